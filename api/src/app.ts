@@ -1,0 +1,37 @@
+import Koa from 'koa';
+import cors from '@koa/cors';
+import type { Container } from '../../shared/src/container.js';
+import { ERRORS } from '../../shared/src/domain/errors.js';
+import { errorHandler } from './middleware/errors.js';
+import { requestContext } from './middleware/request-context.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { buildRouter } from './http/router.js';
+import { callerFromRequest } from './http/caller.js';
+import type { RouteDef } from './http/route.js';
+import type { Services } from './services/index.js';
+import { buildRoutes } from './routes/index.js';
+
+export interface App {
+  koa: Koa;
+  routes: RouteDef[];
+}
+
+/** Build the HTTP application from a container. No I/O happens here; `main.ts` listens. */
+export function createApp(container: Container, services: Services): App {
+  const koa = new Koa({ proxy: container.config.TRUST_PROXY });
+  const routes = buildRoutes(container, services);
+  const router = buildRouter(routes, (ctx) => callerFromRequest(ctx, services.auth));
+
+  koa.use(requestContext(container.logger));
+  koa.use(errorHandler);
+  // Open to every origin, never with credentials: cross-origin callers use Bearer tokens, and the
+  // session cookie stays a same-origin affair.
+  koa.use(cors({ origin: '*', credentials: false, exposeHeaders: ['Retry-After', 'X-Request-Id'], maxAge: 600 }));
+  koa.use(rateLimit(container.rateLimits, container.config.RATE_LIMIT_PER_MIN));
+  koa.use(router.routes());
+  koa.use(router.allowedMethods({ throw: false }));
+  koa.use(async (ctx) => {
+    if (ctx.status === 404 && ctx.body == null) throw ERRORS.routeNotFound();
+  });
+  return { koa, routes };
+}

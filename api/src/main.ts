@@ -1,0 +1,55 @@
+import type { Server } from 'node:http';
+import { loadConfig, ConfigError } from '../../shared/src/config/config.js';
+import { createContainer, type Container } from '../../shared/src/container.js';
+import { createLogger } from '../../shared/src/logger.js';
+import { createHandlers } from '../../workers/src/handlers/index.js';
+import { createApp } from './app.js';
+import { createServices } from './services/index.js';
+
+/**
+ * Start the API. Embedded mode (the default) also runs the job handlers in this process;
+ * distributed mode only enqueues, and `npm run worker` processes run the jobs.
+ */
+export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ server: Server; container: Container; stop: () => Promise<void> }> {
+  const config = loadConfig(env);
+  const container = await createContainer(config);
+  if (config.MODE === 'embedded') await container.queue.startWorker(await createHandlers(container));
+  const app = createApp(container, createServices(container));
+  const server = app.koa.listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  container.logger.info({ port: config.PORT, mode: config.MODE }, 'listening');
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop taking requests, let jobs in flight finish, then close the database.
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await container.close();
+    })());
+  return { server, container, stop };
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}`;
+if (isMain) {
+  start()
+    .then(({ container, stop, server }) => {
+      const shutdown = (signal: string) => {
+        container.logger.info({ signal }, 'shutting down: finishing jobs in flight');
+        server.closeIdleConnections();
+        stop().then(
+          () => process.exit(0),
+          (err) => {
+            container.logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    })
+    .catch((err) => {
+      const log = createLogger('info');
+      if (err instanceof ConfigError) log.fatal(err.message);
+      else log.fatal({ err }, 'start failed');
+      process.exit(1);
+    });
+}

@@ -1,0 +1,42 @@
+import type { Context, Next } from 'koa';
+import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { renderMessage, type MessageCode } from '../../../shared/src/domain/messages.js';
+import { messages } from '../../../shared/src/domain/messages.js';
+import { closeAfterResponse } from './multipart.js';
+
+/** The error body every failure uses: `{ok:false, error, detail, code}` from the message catalogue. */
+export function errorBody(ctx: Context, err: AppError) {
+  const lang = ctx.state.lang ?? 'vi';
+  const error = renderMessage(err.code, lang, err.params);
+  // `detail` names the field when there is one (spec: "the same text, or which field").
+  const detail = typeof err.params.field === 'string' ? err.params.field : error;
+  return { ok: false as const, error, detail, code: err.code };
+}
+
+/**
+ * Render every thrown error through the catalogue. Unknown errors become a 500 whose body says
+ * nothing about internals; the log keeps the details, keyed by the request id.
+ */
+export async function errorHandler(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (thrown) {
+    let err: AppError;
+    if (thrown instanceof AppError) err = thrown;
+    else if (isJobFailure(thrown)) err = new AppError(thrown.status, thrown.code as MessageCode, thrown.params);
+    else {
+      ctx.state.log?.error({ err: thrown }, 'unhandled error');
+      err = ERRORS.internal();
+    }
+    ctx.status = err.status;
+    ctx.set(err.headers);
+    ctx.body = errorBody(ctx, err);
+    if (ctx.state.cutOff) closeAfterResponse(ctx);
+  }
+}
+
+/** A job's stored failure, re-thrown by the API, keeps its status when it is a client error. */
+function isJobFailure(e: unknown): e is { status: number; code: string; params: Record<string, unknown> } {
+  const x = e as { status?: unknown; code?: unknown };
+  return typeof x?.status === 'number' && x.status < 500 && typeof x.code === 'string' && x.code in messages;
+}

@@ -1,0 +1,20 @@
+import type { Context, Next } from 'koa';
+import type { RateLimitStore } from '../../../shared/src/ports/rate-limit.port.js';
+import { ERRORS } from '../../../shared/src/domain/errors.js';
+
+/**
+ * Fixed-window limit. Throws 429 with Retry-After in whole seconds, rounded up so a client that
+ * waits exactly that long is let through.
+ */
+export async function enforceRateLimit(store: RateLimitStore, key: string, limit: number, windowMs: number): Promise<void> {
+  const { count, resetMs } = await store.hit(key, windowMs);
+  if (count > limit) throw ERRORS.rateLimited(Math.max(1, Math.ceil(resetMs / 1000)));
+}
+
+/** A per-client budget on every request; the client is the caller's IP. */
+export function rateLimit(store: RateLimitStore, perMinute: number) {
+  return async (ctx: Context, next: Next) => {
+    await enforceRateLimit(store, `all:${ctx.ip}`, perMinute, 60_000);
+    await next();
+  };
+}

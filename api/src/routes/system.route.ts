@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import type { Container } from '../../../shared/src/container.js';
+import type { Services } from '../services/index.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+
+export const CONTRACT_VERSION = '2026.07.01';
+
+/** Capability names from the live route table: a feature exists exactly when one of its routes does. */
+export function featuresOf(routes: RouteDef[]): string[] {
+  return [...new Set(routes.filter((r) => r.feature && !r.hidden).map((r) => r.feature!))].sort();
+}
+
+export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteDef[]): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/api/health', tag: 'discovery', access: 'public', feature: 'health',
+      summary: 'Liveness, contract version, commit and the features this server has',
+      responses: {
+        200: {
+          description: 'healthy',
+          schema: z.object({
+            ok: z.literal(true), version: z.string(), commit: z.string(), features: z.array(z.string()), auth_open: z.boolean(),
+            mode: z.enum(['embedded', 'distributed']),
+          }),
+        },
+      },
+      handler: async () => ({
+        ok: true,
+        version: CONTRACT_VERSION,
+        commit: c.config.commit,
+        features: featuresOf(allRoutes()),
+        auth_open: c.config.SIGNUP_OPEN,
+        mode: c.config.MODE,
+      }),
+    }),
+  ];
+}

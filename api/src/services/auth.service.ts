@@ -1,0 +1,130 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Container } from '../../../shared/src/container.js';
+import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { enforceRateLimit } from '../middleware/rate-limit.js';
+import type { Caller } from '../http/route.js';
+import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
+import { verifyDidSignature } from './did.js';
+
+export interface Account {
+  id: string;
+  username: string;
+  is_admin: boolean;
+  did: string | null;
+  created_at: string;
+}
+
+export interface Session {
+  token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  account: Account;
+}
+
+interface AccountRow { id: string; username: string; password_hash: string | null; did: string | null; created_at: Date | string }
+
+export const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
+/** The exact text a DID client signs for a challenge nonce. */
+export const challengeMessage = (nonce: string) => `markless sign-in ${nonce}`;
+
+/** Accounts, sessions and DID sign-in. Tokens are random; only their SHA-256 is ever stored. */
+export function createAuthService(c: Container) {
+  const { db, config } = c;
+  const admins = new Set(config.ADMIN_USERS);
+  const toAccount = (r: AccountRow): Account => ({
+    id: r.id, username: r.username, is_admin: admins.has(r.username), did: r.did,
+    created_at: new Date(r.created_at).toISOString(),
+  });
+
+  async function issue(row: AccountRow, via: string): Promise<Session> {
+    const token = `mkl_${randomBytes(32).toString('base64url')}`;
+    await db.query(
+      `insert into tokens (hash, account_id, via, expires_at) values ($1, $2, $3, now() + ($4 || ' seconds')::interval)`,
+      [sha256hex(token), row.id, via, String(config.TOKEN_TTL_S)],
+    );
+    await logActivity(row.id, 'session.issued', { via });
+    return { token, token_type: 'Bearer', expires_in: config.TOKEN_TTL_S, account: toAccount(row) };
+  }
+
+  const logActivity = (owner: string | null, action: string, detail: Record<string, unknown> = {}) =>
+    db.query('insert into activity_events (owner_id, action, detail) values ($1, $2, $3)', [owner, action, detail]);
+
+  return {
+    logActivity,
+
+    async signup(username: string, password: string): Promise<Session> {
+      if (!config.SIGNUP_OPEN) throw ERRORS.rule('signup_closed', 403);
+      const rule = brokenRule(username, password);
+      if (rule) throw ERRORS.rule(rule);
+      const row: AccountRow = { id: randomUUID(), username, password_hash: await hashPassword(password), did: null, created_at: new Date() };
+      const inserted = await db.query(
+        `insert into accounts (id, username, password_hash) values ($1, $2, $3) on conflict (username) do nothing`,
+        [row.id, username, row.password_hash],
+      );
+      if (inserted.affectedRows === 0) throw new AppError(409, 'username_taken');
+      return issue(row, 'password');
+    },
+
+    async login(username: string, password: string): Promise<Session> {
+      if (!USERNAME.test(username)) throw ERRORS.rule('username_invalid');
+      const row = (await db.query<AccountRow>('select * from accounts where username = $1', [username])).rows[0];
+      // Verify against a dummy hash for unknown users so timing does not reveal which usernames exist.
+      const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_HASH);
+      if (!row || !row.password_hash || !ok) throw new AppError(401, 'invalid_credentials');
+      return issue(row, 'password');
+    },
+
+    async callerFromToken(token: string): Promise<Caller | null> {
+      const hash = sha256hex(token);
+      const row = (
+        await db.query<{ id: string; username: string }>(
+          `select a.id, a.username from tokens t join accounts a on a.id = t.account_id
+            where t.hash = $1 and t.revoked_at is null and t.expires_at > now()`,
+          [hash],
+        )
+      ).rows[0];
+      return row ? { account_id: row.id, username: row.username, is_admin: admins.has(row.username), token_hash: hash } : null;
+    },
+
+    async logout(caller: Caller): Promise<void> {
+      await db.query('update tokens set revoked_at = now() where hash = $1', [caller.token_hash]);
+    },
+
+    async logoutAll(caller: Caller): Promise<number> {
+      const r = await db.query('update tokens set revoked_at = now() where account_id = $1 and revoked_at is null', [caller.account_id]);
+      return r.affectedRows;
+    },
+
+    async me(caller: Caller): Promise<Account> {
+      const row = (await db.query<AccountRow>('select * from accounts where id = $1', [caller.account_id])).rows[0];
+      if (!row) throw ERRORS.unauthorized();
+      return toAccount(row);
+    },
+
+    async didChallenge(ip: string) {
+      await enforceRateLimit(c.rateLimits, `did:${ip}`, config.DID_CHALLENGE_PER_MIN, 60_000);
+      const nonce = randomBytes(24).toString('base64url');
+      const r = await db.query<{ expires_at: Date | string }>(
+        `insert into did_challenges (nonce, ip, expires_at) values ($1, $2, now() + ($3 || ' seconds')::interval) returning expires_at`,
+        [nonce, ip, String(config.DID_CHALLENGE_TTL_S)],
+      );
+      return { nonce, message: challengeMessage(nonce), expires_at: new Date(r.rows[0]!.expires_at).toISOString() };
+    },
+
+    async didVerify(did: string, nonce: string, signature: string): Promise<Session> {
+      // Consumed on any attempt, right or wrong: a nonce can never be tried twice.
+      const used = await db.query(
+        `update did_challenges set used_at = now() where nonce = $1 and used_at is null and expires_at > now() returning nonce`,
+        [nonce],
+      );
+      if (used.affectedRows === 0) throw ERRORS.rule('did_challenge_invalid');
+      if (!verifyDidSignature(did, challengeMessage(nonce), signature)) throw new AppError(401, 'did_signature_invalid');
+      const username = `did_${sha256hex(did).slice(0, 16)}`;
+      await db.query(`insert into accounts (id, username, did) values ($1, $2, $3) on conflict (did) do nothing`, [randomUUID(), username, did]);
+      const row = (await db.query<AccountRow>('select * from accounts where did = $1', [did])).rows[0]!;
+      return issue(row, 'did');
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

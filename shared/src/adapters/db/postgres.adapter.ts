@@ -1,0 +1,44 @@
+import pg from 'pg';
+import type { Database, Queryable, QueryResult } from '../../ports/database.port.js';
+
+// PGlite returns int8 as a JS number; do the same so services see one shape in both modes.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+function wrap(q: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+      const r = await q.query(sql, params as unknown[]);
+      return { rows: r.rows as T[], affectedRows: r.rowCount ?? 0 };
+    },
+  };
+}
+
+/** A PostgreSQL server reached through a connection pool (distributed mode). */
+export async function createPostgresDatabase(url: string, max = 10): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // Fail at start, not at the first request, when the server is unreachable.
+  await pool.query('select 1');
+  const base = wrap(pool);
+  return {
+    kind: 'postgres',
+    query: base.query,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const out = await fn(wrap(client));
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,94 @@
+import { execSync } from 'node:child_process';
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+/** Every environment variable the service reads. Parsed once, at start. */
+const EnvSchema = z.object({
+  MODE: z.enum(['embedded', 'distributed']).default('embedded'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_ACCESS_KEY: z.string().default('minioadmin'),
+  S3_SECRET_KEY: z.string().default('minioadmin'),
+  S3_BUCKET: z.string().min(3).default('markless'),
+  S3_REGION: z.string().default('us-east-1'),
+  JOB_WAIT_MS: z.coerce.number().int().min(0).default(30_000),
+  JOB_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  /** How quickly a job whose worker died is noticed and handed to another worker. */
+  JOB_STALLED_MS: z.coerce.number().int().min(1000).default(30_000),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  TOKEN_TTL_S: z.coerce.number().int().min(60).default(43_200),
+  ADMIN_USERS: list.default([]),
+  SIGNUP_OPEN: bool.default(true),
+  CODE_PREFIX: z.string().regex(/^[A-Z]{2,6}$/).default('MKL'),
+  RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(600),
+  DID_CHALLENGE_PER_MIN: z.coerce.number().int().min(1).default(10),
+  DID_CHALLENGE_TTL_S: z.coerce.number().int().min(10).default(300),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  COMMIT: z.string().optional(),
+  SPECIES_CATALOG: z.string().optional(),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Validated configuration, with paths resolved and derived choices made. */
+export interface Config extends Env {
+  dataDir: string;
+  dbDir: string;
+  blobDir: string;
+  indexDir: string;
+  commit: string;
+  speciesCatalogPath: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+function gitCommit(): string {
+  try {
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Parse the environment once. Fails with the full list of bad variables, not just the first,
+ * so an operator fixes everything in one go.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.MODE === 'distributed') {
+    if (!e.DATABASE_URL) problems.push('DATABASE_URL: required in distributed mode');
+    if (!e.REDIS_URL) problems.push('REDIS_URL: required in distributed mode');
+    if (!e.S3_ENDPOINT) problems.push('S3_ENDPOINT: required in distributed mode');
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    ...e,
+    dataDir,
+    dbDir: path.join(dataDir, 'db'),
+    blobDir: path.join(dataDir, 'blobs'),
+    indexDir: path.join(dataDir, 'index'),
+    commit: e.COMMIT ?? gitCommit(),
+    speciesCatalogPath: e.SPECIES_CATALOG ?? path.resolve('shared/data/species-catalog.json'),
+  };
+}

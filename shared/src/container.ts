@@ -1,0 +1,78 @@
+import type { Config } from './config/config.js';
+import type { Database } from './ports/database.port.js';
+import type { BlobStore } from './ports/blob-store.port.js';
+import type { JobQueue } from './ports/queue.port.js';
+import type { RateLimitStore } from './ports/rate-limit.port.js';
+import { createLogger, type Logger } from './logger.js';
+import { createPgliteDatabase } from './adapters/db/pglite.adapter.js';
+import { createPostgresDatabase } from './adapters/db/postgres.adapter.js';
+import { migrate } from './adapters/db/migrate.js';
+import { createFsBlobStore } from './adapters/blobs/fs.adapter.js';
+import { createS3BlobStore } from './adapters/blobs/s3.adapter.js';
+import { createInProcessQueue } from './adapters/queue/inprocess.adapter.js';
+import { createBullQueue } from './adapters/queue/bullmq.adapter.js';
+import { createMemoryRateLimitStore } from './adapters/ratelimit/memory.adapter.js';
+import { createRedisRateLimitStore } from './adapters/ratelimit/redis.adapter.js';
+
+/** Every port the services use, with the adapters chosen for this process. */
+export interface Container {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  blobs: BlobStore;
+  queue: JobQueue;
+  rateLimits: RateLimitStore;
+  /** Release everything, queue first so jobs in flight finish while the database is still open. */
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  /** Queue name for BullMQ; tests give each suite its own. */
+  queueName?: string;
+  logger?: Logger;
+}
+
+/**
+ * The only place adapters are chosen:
+ * - database: PostgreSQL when DATABASE_URL is set, otherwise PGlite under DATA_DIR/db;
+ * - queue: BullMQ when distributed, otherwise the in-process queue on the database;
+ * - blobs: S3 when S3_ENDPOINT is set, otherwise files under DATA_DIR/blobs;
+ * - rate limits: Redis when distributed, otherwise memory.
+ * Migrations are applied here, so every process that opens the database finds it current.
+ */
+export async function createContainer(config: Config, opts: ContainerOptions = {}): Promise<Container> {
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const distributed = config.MODE === 'distributed';
+  const db = config.DATABASE_URL ? await createPostgresDatabase(config.DATABASE_URL) : await createPgliteDatabase(config.dbDir);
+  await migrate(db);
+  const blobs = config.S3_ENDPOINT
+    ? await createS3BlobStore({
+        endpoint: config.S3_ENDPOINT,
+        accessKey: config.S3_ACCESS_KEY,
+        secretKey: config.S3_SECRET_KEY,
+        bucket: config.S3_BUCKET,
+        region: config.S3_REGION,
+      })
+    : await createFsBlobStore(config.blobDir);
+  const queue =
+    distributed && config.REDIS_URL
+      ? createBullQueue({
+          redisUrl: config.REDIS_URL,
+          name: opts.queueName ?? 'markless',
+          concurrency: config.WORKER_CONCURRENCY,
+          attempts: config.JOB_ATTEMPTS,
+          stalledMs: config.JOB_STALLED_MS,
+        })
+      : createInProcessQueue(db, { concurrency: config.WORKER_CONCURRENCY, attempts: config.JOB_ATTEMPTS });
+  const rateLimits =
+    distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL) : createMemoryRateLimitStore();
+  logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind }, 'adapters chosen');
+  return {
+    config, logger, db, blobs, queue, rateLimits,
+    async close() {
+      await queue.close();
+      await rateLimits.close();
+      await db.close();
+    },
+  };
+}

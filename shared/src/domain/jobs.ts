@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/**
+ * The one typed catalogue of jobs. Payloads carry ids and content addresses, never bytes:
+ * the bytes are already in the blob store when a job is enqueued, so any worker can pick it up
+ * and a retry sees exactly the same input.
+ */
+export const Kind = z.enum(['tree', 'fruit', 'animal']);
+export type Kind = z.infer<typeof Kind>;
+
+const Cid = z.string().min(10).max(200);
+const Uuid = z.string().uuid();
+
+export const jobCatalog = {
+  /** Describe the photos of one individual and add them to its owner's pool. */
+  enroll: z.object({
+    owner_id: Uuid,
+    individual_id: Uuid,
+    kind: Kind,
+    /** True when this job creates the individual; false when it adds views to an existing one. */
+    create: z.boolean(),
+    attrs: z.record(z.string(), z.unknown()).default({}),
+    images: z.array(z.object({ cid: Cid, source: z.string().default('enroll') })).min(1),
+  }),
+  /** Identify one individual from one or several photos (several frames are fused). */
+  identify: z.object({
+    owner_id: Uuid,
+    query_id: Uuid,
+    kind: Kind,
+    images: z.array(Cid).min(1),
+    filters: z
+      .object({ farm_id: z.string().optional(), tree_id: z.string().optional(), species: z.string().optional() })
+      .default({}),
+    channels: z.array(z.enum(['body', 'face', 'bio'])).optional(),
+  }),
+  /** Pull frames out of a stored video, then identify or enrol from them. */
+  video: z.object({
+    owner_id: Uuid,
+    video_cid: Cid,
+    kind: Kind,
+    purpose: z.enum(['identify', 'add_views']),
+    individual_id: Uuid.optional(),
+    query_id: Uuid.optional(),
+    max_frames: z.number().int().min(1).max(64).default(8),
+    filters: z.record(z.string(), z.string()).default({}),
+  }),
+  /** Re-embed an owner's images with the current model and rebuild the owner's index. */
+  reindex: z.object({ owner_id: Uuid.optional(), model_version: z.string().min(1) }),
+  /** Anchor an entity chain's current root with the configured backend. */
+  anchor: z.object({
+    owner_id: Uuid,
+    entity_type: z.string().min(1),
+    entity_id: z.string().min(1),
+    event_id: z.string().min(1),
+  }),
+} as const;
+
+export type JobName = keyof typeof jobCatalog;
+export const jobNames = Object.keys(jobCatalog) as JobName[];
+export type JobPayload<N extends JobName> = z.input<(typeof jobCatalog)[N]>;
+export type JobData<N extends JobName> = z.output<(typeof jobCatalog)[N]>;
+/** Job results are plain JSON objects: they travel through Redis and the jobs table. */
+export type JobResult<_N extends JobName = JobName> = Record<string, unknown>;
+
+export interface JobContext {
+  id: string;
+  /** 1 on the first run, 2 on the first retry, and so on. */
+  attempt: number;
+}
+
+export type JobHandler<N extends JobName> = (data: JobData<N>, ctx: JobContext) => Promise<JobResult<N>>;
+export type JobHandlers = { [N in JobName]: JobHandler<N> };
+
+/** Refuse to start when a catalogued job has no handler: a job nobody runs would hang forever. */
+export function assertHandlers(handlers: Partial<Record<string, unknown>>): asserts handlers is JobHandlers {
+  const missing = jobNames.filter((n) => typeof handlers[n] !== 'function');
+  if (missing.length) throw new Error(`no handler registered for job(s): ${missing.join(', ')}`);
+}
+
+/** Validate a payload against the catalogue; the queue calls this before storing anything. */
+export function parsePayload<N extends JobName>(name: N, data: unknown): JobData<N> {
+  return jobCatalog[name].parse(data) as JobData<N>;
+}

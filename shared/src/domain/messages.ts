@@ -1,0 +1,83 @@
+/**
+ * The one message catalogue. Every error body the service sends is rendered from here:
+ * Vietnamese by default (the contract's language), English when the client asks for it.
+ * Placeholders are written `{name}` and filled from the error's params.
+ */
+export const messages = {
+  validation_failed: {
+    vi: 'Trường "{field}" bị thiếu hoặc sai kiểu: {reason}.',
+    en: 'Field "{field}" is missing or has the wrong type: {reason}.',
+  },
+  invalid_json: {
+    vi: 'Nội dung yêu cầu không phải JSON hợp lệ.',
+    en: 'The request body is not valid JSON.',
+  },
+  route_not_found: { vi: 'Không có đường dẫn này.', en: 'No such route.' },
+  not_found: { vi: 'Không tìm thấy.', en: 'Not found.' },
+  unauthorized: {
+    vi: 'Bạn chưa đăng nhập hoặc phiên đã hết hạn. Hãy đăng nhập lại.',
+    en: 'You are not signed in or your session has expired. Please sign in again.',
+  },
+  forbidden: { vi: 'Bạn không có quyền với đối tượng này.', en: 'You have no rights over this object.' },
+  admin_only: { vi: 'Chỉ quản trị viên được dùng chức năng này.', en: 'Only administrators may use this.' },
+  payload_too_large: {
+    vi: 'Tệp quá lớn: giới hạn là {limit_mb} MB. Hãy nén lại rồi gửi lại.',
+    en: 'File too large: the limit is {limit_mb} MB. Compress it and send it again.',
+  },
+  too_many_files: { vi: 'Quá nhiều tệp trong một yêu cầu.', en: 'Too many files in one request.' },
+  rate_limited: {
+    vi: 'Bạn gửi quá nhanh. Hãy đợi {retry_after} giây rồi thử lại.',
+    en: 'Too many requests. Wait {retry_after} seconds and try again.',
+  },
+  internal: {
+    vi: 'Máy chủ gặp lỗi. Hãy thử lại sau.',
+    en: 'The server hit an error. Please try again later.',
+  },
+  username_invalid: {
+    vi: 'Tên đăng nhập phải dài 3 đến 32 ký tự, chỉ gồm chữ thường, chữ số, dấu chấm và gạch dưới.',
+    en: 'The username must be 3 to 32 characters of lowercase letters, digits, dots and underscores.',
+  },
+  username_taken: { vi: 'Tên đăng nhập đã có người dùng.', en: 'That username is already taken.' },
+  password_too_short: {
+    vi: 'Mật khẩu phải có ít nhất 10 ký tự.',
+    en: 'The password must be at least 10 characters long.',
+  },
+  password_too_simple: {
+    vi: 'Mật khẩu phải có ít nhất hai loại ký tự (chữ thường, chữ hoa, chữ số, ký hiệu).',
+    en: 'The password must mix at least two character classes (lowercase, uppercase, digits, symbols).',
+  },
+  password_common: {
+    vi: 'Mật khẩu này quá phổ biến và dễ bị đoán. Hãy chọn mật khẩu khác.',
+    en: 'This password is too common and easy to guess. Choose another one.',
+  },
+  invalid_credentials: {
+    vi: 'Tên đăng nhập hoặc mật khẩu không đúng.',
+    en: 'Wrong username or password.',
+  },
+  signup_closed: { vi: 'Hiện không mở đăng ký tài khoản mới.', en: 'Sign-up is closed.' },
+  did_challenge_invalid: {
+    vi: 'Mã thử thách không hợp lệ, đã dùng hoặc đã hết hạn. Hãy xin mã mới.',
+    en: 'The challenge is invalid, already used or expired. Request a new one.',
+  },
+  did_signature_invalid: {
+    vi: 'Chữ ký không khớp với khóa định danh.',
+    en: 'The signature does not match the identity key.',
+  },
+  feedback_empty: { vi: 'Nội dung góp ý không được để trống.', en: 'The feedback note must not be empty.' },
+} as const satisfies Record<string, { vi: string; en: string }>;
+
+export type MessageCode = keyof typeof messages;
+export type Lang = 'vi' | 'en';
+
+/** Render a catalogue message in the requested language, filling `{name}` placeholders. */
+export function renderMessage(code: MessageCode, lang: Lang, params: Record<string, unknown> = {}): string {
+  const template: string = messages[code][lang];
+  return template.replace(/\{(\w+)\}/g, (_, k: string) => String(params[k] ?? ''));
+}
+
+/** Pick the language from an Accept-Language header: English only when asked for first. */
+export function pickLang(acceptLanguage: string | undefined): Lang {
+  if (!acceptLanguage) return 'vi';
+  const first = acceptLanguage.split(',')[0]?.trim().toLowerCase() ?? '';
+  return first.startsWith('en') ? 'en' : 'vi';
+}
