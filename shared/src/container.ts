@@ -27,8 +27,6 @@ export interface Container {
 }
 
 export interface ContainerOptions {
-  /** Queue name for BullMQ; tests give each suite its own. */
-  queueName?: string;
   logger?: Logger;
 }
 
@@ -58,7 +56,7 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
     distributed && config.REDIS_URL
       ? createBullQueue({
           redisUrl: config.REDIS_URL,
-          name: opts.queueName ?? 'markless',
+          name: config.QUEUE_NAME,
           concurrency: config.WORKER_CONCURRENCY,
           attempts: config.JOB_ATTEMPTS,
           stalledMs: config.JOB_STALLED_MS,
