@@ -57,13 +57,14 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
       ? createBullQueue({
           redisUrl: config.REDIS_URL,
           name: config.QUEUE_NAME,
+          prefix: config.REDIS_PREFIX,
           concurrency: config.WORKER_CONCURRENCY,
           attempts: config.JOB_ATTEMPTS,
           stalledMs: config.JOB_STALLED_MS,
         })
       : createInProcessQueue(db, { concurrency: config.WORKER_CONCURRENCY, attempts: config.JOB_ATTEMPTS });
   const rateLimits =
-    distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL) : createMemoryRateLimitStore();
+    distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`) : createMemoryRateLimitStore();
   logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind }, 'adapters chosen');
   return {
     config, logger, db, blobs, queue, rateLimits,

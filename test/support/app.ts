@@ -39,7 +39,7 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
     dropDb = db.drop;
     Object.assign(env, {
       DATABASE_URL: db.url, REDIS_URL, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: uniqueName('bucket-'), QUEUE_NAME: uniqueName('q'),
+      S3_BUCKET: uniqueName('bucket-'), QUEUE_NAME: uniqueName('q'), REDIS_PREFIX: uniqueName('t'),
     });
   }
   Object.assign(env, opts.env ?? {});
@@ -64,10 +64,10 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
 }
 
 /** JSON request helper: returns status, headers and parsed body. */
-export async function api(base: string, method: string, p: string, opts: { token?: string; json?: unknown; form?: Record<string, string>; body?: BodyInit; headers?: Record<string, string> } = {}) {
+export async function api(base: string, method: string, p: string, opts: { token?: string; json?: unknown; form?: Record<string, string>; body?: RequestInit['body']; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: BodyInit | undefined = opts.body;
+  let body: RequestInit['body'] = opts.body;
   if (opts.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(opts.json);

@@ -20,6 +20,8 @@ const EnvSchema = z.object({
   S3_SECRET_KEY: z.string().default('minioadmin'),
   S3_BUCKET: z.string().min(3).default('markless'),
   S3_REGION: z.string().default('us-east-1'),
+  /** Namespace for every Redis key (queues, rate limits), so several deployments can share one Redis. */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('markless'),
   /** BullMQ queue name; separate names give separate worker pools. */
   QUEUE_NAME: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('markless'),
   JOB_WAIT_MS: z.coerce.number().int().min(0).default(30_000),

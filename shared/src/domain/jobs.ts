@@ -20,7 +20,9 @@ export const jobCatalog = {
     /** True when this job creates the individual; false when it adds views to an existing one. */
     create: z.boolean(),
     attrs: z.record(z.string(), z.unknown()).default({}),
-    images: z.array(z.object({ cid: Cid, source: z.string().default('enroll') })).min(1),
+    images: z
+      .array(z.object({ cid: Cid, source: z.string().default('enroll'), filename: z.string().max(255).default('') }))
+      .min(1),
   }),
   /** Identify one individual from one or several photos (several frames are fused). */
   identify: z.object({

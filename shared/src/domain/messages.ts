@@ -64,6 +64,31 @@ export const messages = {
     en: 'The signature does not match the identity key.',
   },
   feedback_empty: { vi: 'Nội dung góp ý không được để trống.', en: 'The feedback note must not be empty.' },
+  file_missing: {
+    vi: 'Chưa gửi tệp nào trong trường "{field}".',
+    en: 'No file was sent in field "{field}".',
+  },
+  file_empty: { vi: 'Tệp "{filename}" rỗng (0 byte).', en: 'File "{filename}" is empty (0 bytes).' },
+  file_wrong_type: {
+    vi: 'Tệp "{filename}" không phải {expected} được hỗ trợ.',
+    en: 'File "{filename}" is not a supported {expected}.',
+  },
+  image_undecodable: {
+    vi: 'Không đọc được ảnh "{filename}": tệp hỏng, bị cắt cụt hoặc không phải ảnh.',
+    en: 'Image "{filename}" cannot be decoded: it is damaged, truncated or not an image.',
+  },
+  image_unusable: {
+    vi: 'Ảnh "{filename}" không dùng được để nhận dạng: {reasons}. Hãy chụp lại.',
+    en: 'Image "{filename}" cannot be used for identification: {reasons}. Please retake it.',
+  },
+  video_undecodable: {
+    vi: 'Không đọc được video: tệp hỏng hoặc không có khung hình dùng được.',
+    en: 'The video cannot be decoded: it is damaged or has no usable frames.',
+  },
+  activity_unowned_skipped: {
+    vi: 'Đã bỏ qua {count} sự kiện không gắn với tài khoản nào.',
+    en: '{count} events with no owner were skipped.',
+  },
 } as const satisfies Record<string, { vi: string; en: string }>;
 
 export type MessageCode = keyof typeof messages;

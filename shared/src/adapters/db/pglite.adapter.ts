@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import type { Database, Queryable, QueryResult } from '../../ports/database.port.js';
 
 function wrap(q: PGlite | Transaction): Queryable {
@@ -17,7 +17,10 @@ function wrap(q: PGlite | Transaction): Queryable {
  */
 export async function createPgliteDatabase(dir?: string): Promise<Database> {
   if (dir) await mkdir(dir, { recursive: true });
-  const db = await PGlite.create(dir ? { dataDir: dir } : {});
+  // bytea as a Buffer, as the pg driver returns it (PGlite's default is a plain Uint8Array, whose
+  // toString/equals differ), so code reading bytes behaves the same in both modes.
+  const parsers = { [types.BYTEA]: (x: string) => Buffer.from(x.slice(2), 'hex') };
+  const db = await PGlite.create(dir ? { dataDir: dir, parsers } : { parsers });
   const base = wrap(db);
   return {
     kind: 'pglite',

@@ -7,6 +7,8 @@ export interface BullQueueOptions {
   redisUrl: string;
   /** Queue name; tests give each suite its own. */
   name: string;
+  /** Redis key prefix (BullMQ's own default is 'bull'). */
+  prefix?: string;
   concurrency: number;
   attempts: number;
   /** Lock length; a worker that dies is noticed after about this long and its job is retried. */
@@ -61,7 +63,8 @@ async function toRecord(job: Job): Promise<JobRecord> {
 /** The distributed queue: BullMQ on Redis. API processes enqueue and wait; worker processes run handlers. */
 export function createBullQueue(o: BullQueueOptions): JobQueue {
   const connection = redisConnection(o.redisUrl);
-  const queue = new Queue(o.name, { connection });
+  const prefix = o.prefix ?? 'bull';
+  const queue = new Queue(o.name, { connection, prefix });
   let events: QueueEvents | null = null;
   let worker: Worker | null = null;
 
@@ -87,7 +90,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       const job = await Job.fromId(queue, id);
       if (!job) return null;
       if (timeoutMs > 0) {
-        events ??= new QueueEvents(o.name, { connection });
+        events ??= new QueueEvents(o.name, { connection, prefix });
         await events.waitUntilReady();
         // Rejects on failure and on timeout; either way the record below says which.
         await job.waitUntilFinished(events, timeoutMs).catch(() => undefined);
@@ -110,7 +113,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
             throw new Error(encodeError(err));
           }
         },
-        { connection, concurrency: o.concurrency, lockDuration: o.stalledMs, stalledInterval: o.stalledMs },
+        { connection, prefix, concurrency: o.concurrency, lockDuration: o.stalledMs, stalledInterval: o.stalledMs },
       );
       await worker.waitUntilReady();
     },
