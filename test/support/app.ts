@@ -27,7 +27,7 @@ export interface TestApp {
  * process. Distributed: a fresh database on the machine's PostgreSQL, BullMQ on its Redis, an
  * s3rver bucket, and a worker with its own connections.
  */
-export async function startTestApp(opts: { mode?: Mode; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
   const mode = opts.mode ?? 'embedded';
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-test-'));
   const env: Record<string, string> = { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test' };
@@ -45,7 +45,7 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
   Object.assign(env, opts.env ?? {});
   const app = await start(env);
   let worker: Container | undefined;
-  if (mode === 'distributed') {
+  if (mode === 'distributed' && opts.worker !== false) {
     worker = await createContainer(loadConfig(env), { logger: createLogger('silent') });
     await worker.queue.startWorker(await createHandlers(worker));
   }
