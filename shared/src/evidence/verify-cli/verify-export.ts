@@ -1,0 +1,202 @@
+/**
+ * Offline verification of an evidence export folder (FORMAT.md). Each check
+ * is independent: a broken image does not hide a broken chain. The result
+ * is a list of named PASS/FAIL lines; nothing here needs the server or the
+ * network.
+ */
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { bytesMatchCid, canonicalCid } from '../cid.js';
+import { canonicalEventBytes, chainRoot, verifyChain, type ChainEvent } from '../chain.js';
+import { verifyCheckpoint } from '../checkpoint.js';
+import { decodeAnchorTx } from '../cardano.js';
+import { verifyInclusion } from '../merkle.js';
+import { verifyRecord, type TreeRecord } from '../record.js';
+import { imagePath, readExport, type AnchorFile, type Loaded, type LoadedExport } from './export-format.js';
+
+/** One verifier output line. */
+export interface CheckResult {
+  readonly check: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+/** Options of {@link verifyExport}. */
+export interface VerifyExportOptions {
+  /** did:key the local-anchor checkpoint must be signed by (instead of the key the export claims). */
+  readonly trustKey?: string;
+}
+
+/** Runs every check on the export at `dir`. */
+export async function verifyExport(dir: string, options: VerifyExportOptions = {}): Promise<CheckResult[]> {
+  const ex = await readExport(dir);
+  const results: CheckResult[] = [];
+  if (!ex.manifest.ok) results.push(fail('export', ex.manifest.error));
+  const record = checkRecord(ex, results);
+  await checkImages(dir, record, results);
+  checkRecordInChain(ex, results);
+  checkChain(ex.events, results);
+  checkProof(ex, results);
+  checkAnchor(ex, options, results);
+  return results;
+}
+
+const pass = (check: string, detail: string): CheckResult => ({ check, ok: true, detail });
+const fail = (check: string, detail: string): CheckResult => ({ check, ok: false, detail });
+
+function checkRecord(ex: LoadedExport, out: CheckResult[]): TreeRecord | undefined {
+  if (!ex.recordBytes.ok || !ex.recordFile.ok) {
+    out.push(fail('record.cid', firstError(ex.recordBytes, ex.recordFile)));
+    return undefined;
+  }
+  const verdict = verifyRecord(ex.recordBytes.value, { cid: ex.recordFile.value.cid, hash: ex.recordFile.value.hash });
+  out.push(verdict.ok ? pass('record.cid', `${verdict.cid} sha256 ${verdict.hash}`) : fail('record.cid', verdict.reason ?? 'mismatch'));
+  // Images are checked even when the record's CID is off, as long as it decodes.
+  return verdict.record;
+}
+
+async function checkImages(dir: string, record: TreeRecord | undefined, out: CheckResult[]): Promise<void> {
+  if (!record) {
+    out.push(fail('image', 'no readable record, so no image list to check'));
+    return;
+  }
+  for (const cid of record.images) {
+    const path = imagePath(dir, cid);
+    const name = `image ${cid}`;
+    try {
+      await access(path);
+    } catch {
+      out.push(fail(name, `images/${cid} is missing`));
+      continue;
+    }
+    const ok = await bytesMatchCid(createReadStream(path), cid);
+    out.push(ok ? pass(name, 'content matches its CID') : fail(name, 'content does not match its CID'));
+  }
+}
+
+function checkRecordInChain(ex: LoadedExport, out: CheckResult[]): void {
+  if (!ex.recordFile.ok || !ex.events.ok) {
+    out.push(fail('record.in-chain', firstError(ex.recordFile, ex.events)));
+    return;
+  }
+  const { cid, hash } = ex.recordFile.value;
+  const wanted = safeCanonicalCid(cid);
+  const hit = ex.events.value.find((e) => {
+    const body = (e.body ?? {}) as Record<string, unknown>;
+    if (typeof body.record_cid !== 'string' || safeCanonicalCid(body.record_cid) !== wanted) return false;
+    return body.record_hash === undefined || body.record_hash === hash;
+  });
+  out.push(hit ? pass('record.in-chain', `named by event seq ${hit.seq}`) : fail('record.in-chain', `no event names record ${cid}`));
+}
+
+function checkChain(events: Loaded<ChainEvent[]>, out: CheckResult[]): void {
+  if (!events.ok) {
+    out.push(fail('chain', events.error));
+    return;
+  }
+  const verdict = verifyChain(events.value);
+  out.push(
+    verdict.ok
+      ? pass('chain', `${events.value.length} events link and hash correctly`)
+      : fail('chain', `broken at seq ${String(verdict.broken_at)}: ${verdict.reason ?? ''}`),
+  );
+}
+
+function checkProof(ex: LoadedExport, out: CheckResult[]): void {
+  if (!ex.proof.ok || !ex.events.ok) {
+    const error = firstError(ex.proof, ex.events);
+    out.push(fail('proof.inclusion', error), fail('proof.root', error));
+    return;
+  }
+  const { index, n, leaf_hash, path, root_hex } = ex.proof.value;
+  const events = ex.events.value;
+  const event = events[index];
+  out.push(guard('proof.inclusion', () => {
+    if (!event) return `events.json has no event ${index}`;
+    const dataBytes = canonicalEventBytes(event);
+    if (!verifyInclusion({ dataBytes, path, rootHex: root_hex, index, size: n })) return `event ${index} is not in root ${root_hex}`;
+    if (!verifyInclusion({ leafHex: leaf_hash, path, rootHex: root_hex })) return 'proof leaf_hash is not the event';
+    return null;
+  }, `event ${index} is leaf ${index} of ${n} under ${root_hex}`));
+  out.push(guard('proof.root', () => {
+    if (!Number.isSafeInteger(n) || n < 1 || n > events.length) return `n=${n} but events.json has ${events.length} events`;
+    const root = chainRoot(events.slice(0, n));
+    return root === root_hex ? null : `the first ${n} events have root ${root}`;
+  }, `root of the first ${n} events`));
+}
+
+function checkAnchor(ex: LoadedExport, options: VerifyExportOptions, out: CheckResult[]): void {
+  if (!ex.anchor.ok) {
+    out.push(fail('anchor.signature', ex.anchor.error), fail('anchor.root', ex.anchor.error));
+    return;
+  }
+  const anchor = ex.anchor.value;
+  const claimed = guardValue(() => anchoredClaim(anchor, options, out));
+  if (!claimed.ok) {
+    // Only an undecodable Cardano transaction throws, before its signature line was written.
+    out.push(fail('anchor.signature', claimed.error), fail('anchor.root', claimed.error));
+    return;
+  }
+  if (!ex.proof.ok || !ex.events.ok) {
+    out.push(fail('anchor.root', firstError(ex.proof, ex.events)));
+    return;
+  }
+  const first = ex.events.value[0];
+  const entity = first ? `${first.entity_type}/${first.entity_id}` : '';
+  const { root_hex, n } = ex.proof.value;
+  const c = claimed.value;
+  const problems = [
+    c.root_hex !== root_hex && `anchored root ${c.root_hex} is not the proof root ${root_hex}`,
+    c.size !== n && `anchored size ${c.size} is not the proof size ${n}`,
+    c.entity !== entity && `anchored entity ${c.entity} is not ${entity}`,
+  ].filter(Boolean);
+  out.push(problems.length === 0 ? pass('anchor.root', `${anchor.backend} anchor holds root ${root_hex} (n=${n})`) : fail('anchor.root', problems.join('; ')));
+}
+
+/** Checks the anchor's own integrity (pushing anchor.signature) and returns what it anchors. */
+function anchoredClaim(anchor: AnchorFile, options: VerifyExportOptions, out: CheckResult[]) {
+  if (anchor.backend === 'local') {
+    const key = options.trustKey ?? anchor.public_key;
+    const v = verifyCheckpoint(anchor.checkpoint, key);
+    const pinned = options.trustKey ? 'trusted key' : 'key named in anchor.json (pass --trust-key to pin it)';
+    out.push(v.ok ? pass('anchor.signature', `checkpoint ${anchor.checkpoint.seq} signed by ${key}, ${pinned}`) : fail('anchor.signature', v.reason ?? 'invalid'));
+    return anchor.checkpoint;
+  }
+  const tx = decodeAnchorTx(anchor.tx_cbor_hex);
+  const problems = [
+    !tx.signatures_ok && 'witness signatures do not verify',
+    !tx.metadata_bound && 'body does not commit to this metadata',
+    anchor.tx_hash !== tx.tx_hash && `transaction hash is ${tx.tx_hash}, not ${anchor.tx_hash}`,
+  ].filter(Boolean);
+  out.push(problems.length === 0
+    ? pass('anchor.signature', `Cardano tx ${tx.tx_hash} is well-signed (look it up on an explorer to see it on chain)`)
+    : fail('anchor.signature', problems.join('; ')));
+  return tx;
+}
+
+function guard(check: string, run: () => string | null, okDetail: string): CheckResult {
+  const r = guardValue(run);
+  if (!r.ok) return fail(check, r.error);
+  return r.value === null ? pass(check, okDetail) : fail(check, r.value);
+}
+
+function guardValue<T>(run: () => T): Loaded<T> {
+  try {
+    return { ok: true, value: run() };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+function firstError(...loaded: Loaded<unknown>[]): string {
+  for (const l of loaded) if (!l.ok) return l.error;
+  return 'unknown error';
+}
+
+function safeCanonicalCid(value: string): string | null {
+  try {
+    return canonicalCid(value);
+  } catch {
+    return null;
+  }
+}
