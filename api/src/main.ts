@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { loadConfig, ConfigError } from '../../shared/src/config/config.js';
 import { createContainer, type Container } from '../../shared/src/container.js';
 import { createLogger } from '../../shared/src/logger.js';
-import { createHandlers } from '../../workers/src/handlers/index.js';
+import { createHandlers, scheduleReindexIfNeeded } from '../../workers/src/handlers/index.js';
 import { createApp } from './app.js';
 import { createServices } from './services/index.js';
 
@@ -13,7 +13,10 @@ import { createServices } from './services/index.js';
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ server: Server; container: Container; stop: () => Promise<void> }> {
   const config = loadConfig(env);
   const container = await createContainer(config);
-  if (config.MODE === 'embedded') await container.queue.startWorker(await createHandlers(container));
+  if (config.MODE === 'embedded') {
+    await container.queue.startWorker(await createHandlers(container));
+    await scheduleReindexIfNeeded(container);
+  }
   const app = createApp(container, createServices(container));
   const server = app.koa.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

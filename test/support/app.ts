@@ -27,9 +27,11 @@ export interface TestApp {
  * process. Distributed: a fresh database on the machine's PostgreSQL, BullMQ on its Redis, an
  * s3rver bucket, and a worker with its own connections.
  */
-export async function startTestApp(opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean; dataDir?: string } = {}): Promise<TestApp> {
   const mode = opts.mode ?? 'embedded';
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-test-'));
+  // A caller-given data folder outlives this app (restart tests); one we make is removed at stop.
+  const ownDir = !opts.dataDir;
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'markless-test-')));
   const env: Record<string, string> = { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test' };
   let s3: TestS3 | undefined;
   let dropDb: (() => Promise<void>) | undefined;
@@ -58,7 +60,7 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
       await worker?.close();
       await s3?.close();
       await dropDb?.();
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

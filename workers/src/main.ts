@@ -1,7 +1,7 @@
 import { loadConfig, ConfigError } from '../../shared/src/config/config.js';
 import { createContainer } from '../../shared/src/container.js';
 import { createLogger } from '../../shared/src/logger.js';
-import { createHandlers } from './handlers/index.js';
+import { createHandlers, scheduleReindexIfNeeded } from './handlers/index.js';
 
 /**
  * A distributed-mode worker: takes jobs from BullMQ and runs the catalogue's handlers. On SIGTERM
@@ -12,6 +12,7 @@ async function main() {
   if (config.MODE !== 'distributed') throw new ConfigError(['MODE: the worker runs in distributed mode only (embedded mode runs jobs inside `npm start`)']);
   const container = await createContainer(config);
   await container.queue.startWorker(await createHandlers(container));
+  await scheduleReindexIfNeeded(container);
   container.logger.info({ queue: config.QUEUE_NAME, concurrency: config.WORKER_CONCURRENCY }, 'worker ready');
   const shutdown = (signal: string) => {
     container.logger.info({ signal }, 'worker shutting down: finishing jobs in flight');

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
-import { Ok, errorResponse } from './schemas.js';
+import { EnrollOut, IdentifyOut, uploadErrors, videoErrors } from './recognition.schemas.js';
+import { Ok } from './schemas.js';
 
 const optionalNumber = (min: number, max: number) => z.coerce.number().min(min).max(max).optional();
 
@@ -13,24 +14,13 @@ export const TreeEnrollForm = z.object({
   lat: optionalNumber(-90, 90),
   lon: optionalNumber(-180, 180),
 });
-
-const EnrolledImage = z.object({ image_id: z.string(), cid: z.string(), width: z.number(), height: z.number(), quality: z.record(z.string(), z.unknown()) });
-export const EnrollOut = Ok.extend({
-  individual_id: z.string().uuid(),
-  tree_id: z.string().uuid(),
-  images: z.array(EnrolledImage),
-  model: z.object({ name: z.string(), version: z.string() }),
-  job_id: z.string(),
-});
-
-const uploadErrors = {
-  401: errorResponse('not signed in'),
-  413: errorResponse('a photo is over 20 MB or the batch over 64 MB; refused while streaming'),
-  422: errorResponse('no photo, a zero-byte, wrong-type, undecodable or unusable photo, or a bad field; `detail` names it'),
-  429: errorResponse('too many requests; wait Retry-After seconds'),
-};
+const IdentifyForm = z.object({ farm_id: z.string().trim().min(1).max(100).optional() });
+const VideoForm = IdentifyForm.extend({ max_frames: z.coerce.number().int().min(1).max(32).default(8) });
+const TreeId = z.object({ id: z.string().uuid() });
+const asTree = (r: Record<string, unknown>) => ({ ok: true, ...r, tree_id: r.individual_id });
 
 export function treeRoutes(s: Services): RouteDef[] {
+  const ind = s.individuals;
   return [
     defineRoute({
       method: 'post', path: '/api/enroll', tag: 'trees', access: 'user', feature: 'tree-enroll',
@@ -38,10 +28,48 @@ export function treeRoutes(s: Services): RouteDef[] {
       description: 'multipart/form-data: `files` (repeatable, up to 20 photos, 20 MB each, 64 MB in all) plus optional farm_id, species, name, lat, lon.',
       bodyType: 'multipart', body: TreeEnrollForm, upload: { field: 'files', maxFiles: 20, kind: 'image' },
       responses: { 200: { description: 'enrolled', schema: EnrollOut }, 202: accepted, ...uploadErrors },
+      handler: async ({ body, files, caller }) => answerJob(await ind.enroll(caller!, { kind: 'tree', attrs: body, files }), asTree),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/identify', tag: 'trees', access: 'user', feature: 'tree-identify',
+      summary: 'Identify a tree from one or more photos',
+      description:
+        'Answers `match` (the tree), `uncertain` (a short list with photos: let the person choose; this is a valid answer, not an error, and must not be retried) or `no_match`. Matching never leaves your own pool (plus trees shared with you).',
+      bodyType: 'multipart', body: IdentifyForm, upload: { field: 'files', maxFiles: 10, kind: 'image' },
+      responses: { 200: { description: 'a verdict', schema: IdentifyOut }, 202: accepted, ...uploadErrors },
+      handler: async ({ body, files, caller }) =>
+        answerJob(await ind.identify(caller!, { kind: 'tree', files, filters: body }), (r) => ({ ok: true, ...r })),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/identify/video', tag: 'trees', access: 'user', feature: 'tree-identify-video',
+      summary: 'Identify a tree from a video (sharp, distinct frames fused as one query)',
+      bodyType: 'multipart', body: VideoForm, upload: { field: 'file', maxFiles: 1, kind: 'video' },
+      responses: { 200: { description: 'a verdict', schema: IdentifyOut.extend({ frames_used: z.number().int() }) }, 202: accepted, ...videoErrors },
       handler: async ({ body, files, caller }) => {
-        const outcome = await s.individuals.enroll(caller!, { kind: 'tree', attrs: body, files });
-        return answerJob(outcome, (r) => ({ ok: true, ...r, tree_id: r.individual_id, job_id: outcome.done ? outcome.job_id : undefined }));
+        const { max_frames, ...filters } = body;
+        return answerJob(await ind.identifyVideo(caller!, 'tree', files, filters, max_frames), (r) => ({ ok: true, ...r }));
       },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/verify_add', tag: 'trees', access: 'user', feature: 'tree-enroll',
+      summary: 'Confirm a match, then add the new photo(s) to that tree as another angle',
+      bodyType: 'multipart', body: z.object({ tree_id: z.string().uuid() }), upload: { field: 'files', maxFiles: 10, kind: 'image' },
+      responses: { 200: { description: 'views added', schema: EnrollOut }, 202: accepted, ...uploadErrors },
+      handler: async ({ body, files, caller }) => answerJob(await ind.addViews(caller!, 'tree', body.tree_id, files, 'verify_add'), asTree),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/tree/{id}/video', tag: 'trees', access: 'user', feature: 'tree-video',
+      summary: "Add a video's sharp, distinct frames to a tree as views",
+      params: TreeId, bodyType: 'multipart', body: VideoForm.pick({ max_frames: true }), upload: { field: 'file', maxFiles: 1, kind: 'video' },
+      responses: { 200: { description: 'views added', schema: EnrollOut.extend({ video_cid: z.string(), frames_used: z.number().int() }) }, 202: accepted, ...videoErrors },
+      handler: async ({ params, body, files, caller }) => answerJob(await ind.addVideoViews(caller!, 'tree', params.id, files, body.max_frames), asTree),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/tree/{id}/fruit_video', tag: 'trees', access: 'user', feature: 'tree-video',
+      summary: 'Store a video of fruit on a tree; returns its content address (CIDv1)',
+      params: TreeId, bodyType: 'multipart', body: z.object({}), upload: { field: 'file', maxFiles: 1, kind: 'video' },
+      responses: { 200: { description: 'stored', schema: Ok.extend({ cid: z.string(), size: z.number().int(), content_type: z.string() }) }, ...videoErrors },
+      handler: async ({ params, files, caller }) => ({ ok: true, ...(await ind.storeVideo(caller!, params.id, files)) }),
     }),
   ];
 }

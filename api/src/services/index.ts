@@ -15,7 +15,7 @@ export function createServices(c: Container) {
     feedback: createFeedbackService(c), admin: createAdminService(c),
     jobs,
     media,
-    individuals: createIndividualsService({ media, jobs }),
+    individuals: createIndividualsService(c, { media, jobs }),
   };
 }
 

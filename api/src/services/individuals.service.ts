@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Container } from '../../../shared/src/container.js';
+import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
@@ -11,20 +13,84 @@ export interface EnrollInput {
   files: UploadedFile[];
 }
 
-/** Enrolment: photos into the store, an `enroll` job for the worker, the job's answer back. */
-export function createIndividualsService(deps: { media: MediaService; jobs: JobsService }) {
+export interface IdentifyInput {
+  kind: Kind;
+  files: UploadedFile[];
+  filters: { farm_id?: string; tree_id?: string; species?: string };
+  channels?: ('body' | 'face' | 'bio')[];
+}
+
+/** Enrolment and identification: media into the store, a job for the worker, the job's answer back. */
+export function createIndividualsService(c: Container, deps: { media: MediaService; jobs: JobsService }) {
+  const { media, jobs } = deps;
+
+  /** The individual when the caller owns it; otherwise the same 404 as a missing one. */
+  async function owned(caller: Caller, id: string, kind: Kind) {
+    const r = await c.db.query<{ id: string; farm_id: string | null }>(
+      'select id, farm_id from individuals where id = $1 and owner_id = $2 and kind = $3 and deleted_at is null',
+      [id, caller.account_id, kind],
+    );
+    if (!r.rows[0]) throw ERRORS.notFound();
+    return r.rows[0];
+  }
+
   return {
-    async enroll(caller: Caller, input: EnrollInput): Promise<JobOutcome> {
-      return deps.media.withUploads(input.files, 'image', 'files', (media) =>
-        deps.jobs.run('enroll', {
-          owner_id: caller.account_id,
-          individual_id: randomUUID(),
-          kind: input.kind,
-          create: true,
-          attrs: input.attrs,
-          images: media.map((m) => ({ cid: m.cid, source: 'enroll', filename: m.filename })),
+    owned,
+
+    enroll(caller: Caller, input: EnrollInput): Promise<JobOutcome> {
+      return media.withUploads(input.files, 'image', 'files', (m) =>
+        jobs.run('enroll', {
+          owner_id: caller.account_id, individual_id: randomUUID(), kind: input.kind, create: true, attrs: input.attrs,
+          images: m.map((x) => ({ cid: x.cid, source: 'enroll', filename: x.filename })),
         }),
       );
+    },
+
+    /** Add photos to an individual the caller owns (second enrolment, confirmed new angle). */
+    async addViews(caller: Caller, kind: Kind, id: string, files: UploadedFile[], source: string): Promise<JobOutcome> {
+      await owned(caller, id, kind);
+      return media.withUploads(files, 'image', 'files', (m) =>
+        jobs.run('enroll', {
+          owner_id: caller.account_id, individual_id: id, kind, create: false, attrs: {},
+          images: m.map((x) => ({ cid: x.cid, source, filename: x.filename })),
+        }),
+      );
+    },
+
+    identify(caller: Caller, input: IdentifyInput): Promise<JobOutcome> {
+      return media.withUploads(input.files, 'image', 'files', (m) =>
+        jobs.run('identify', {
+          owner_id: caller.account_id, query_id: randomUUID(), kind: input.kind, images: m.map((x) => x.cid),
+          filters: input.filters, ...(input.channels ? { channels: input.channels } : {}),
+        }),
+      );
+    },
+
+    identifyVideo(caller: Caller, kind: Kind, files: UploadedFile[], filters: Record<string, string>, maxFrames: number): Promise<JobOutcome> {
+      return media.withUploads(files, 'video', 'file', ([v]) =>
+        jobs.run('video', {
+          owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'identify', query_id: randomUUID(), max_frames: maxFrames, filters,
+        }),
+      );
+    },
+
+    async addVideoViews(caller: Caller, kind: Kind, id: string, files: UploadedFile[], maxFrames: number): Promise<JobOutcome> {
+      await owned(caller, id, kind);
+      return media.withUploads(files, 'video', 'file', ([v]) =>
+        jobs.run('video', { owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'add_views', individual_id: id, max_frames: maxFrames }),
+      );
+    },
+
+    /** Store a video against a tree and return its content address; nothing else is derived from it. */
+    async storeVideo(caller: Caller, treeId: string, files: UploadedFile[]) {
+      await owned(caller, treeId, 'tree');
+      return media.withUploads(files, 'video', 'file', async ([v]) => {
+        await c.db.query(
+          `insert into activity_events (owner_id, action, detail) values ($1, 'tree.fruit_video', $2)`,
+          [caller.account_id, { tree_id: treeId, cid: v!.cid, size: v!.size }],
+        );
+        return { cid: v!.cid, size: v!.size, content_type: v!.contentType };
+      });
     },
   };
 }

@@ -1,14 +1,14 @@
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
-import type { Describer, Descriptor } from '../recognition/ports.js';
+import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
 
 /**
  * Fetch a stored photo and describe it. Photos that can never work (undecodable, too small,
  * blurred, dark) fail the job at once with a client error naming the file; anything else is
  * thrown as is, so the queue retries it.
  */
-export async function describeOrRefuse(c: Container, engine: Describer, cid: string, filename: string, kind: Kind): Promise<Descriptor> {
+export async function describeOrRefuse(c: Container, engine: RecognitionEngine, cid: string, filename: string, kind: Kind): Promise<Descriptor> {
   const bytes = await c.blobs.get(cid);
   if (!bytes) throw new Error(`blob ${cid} missing from the store`);
   try {

@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { JobData, JobHandler } from '../../../shared/src/domain/jobs.js';
-import type { Describer, Descriptor } from '../recognition/ports.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
+import { vectorToBytes } from '../recognition/bytes.js';
+import { unpackFeatures } from '../vision/keypoints.js';
 import { describeOrRefuse } from './describe.js';
+import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/evidence/store/tree-record.js';
 
 export interface EnrollDeps {
   c: Container;
-  engine: Describer;
+  engine: RecognitionEngine;
   /** Called after the rows are committed, so the owner's index can take the new vectors. */
   onEnrolled: (ownerId: string) => Promise<void>;
 }
@@ -37,13 +41,32 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
       await tx.query(
         `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality)
          values ($1, $2, $3, $4, $5, $6, $7) on conflict do nothing`,
-        [imageId, data.owner_id, d.model.name, d.model.version, Buffer.from(d.global.buffer, d.global.byteOffset, d.global.byteLength), d.local ? Buffer.from(d.local) : null, d.quality],
+        [imageId, data.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d)],
       );
       images.push({ image_id: imageId, cid });
     }
-    return images;
+    return { images, record: data.create && data.kind === 'tree' ? await writeRecord(deps, tx, data, described) : null };
   });
 }
+
+/**
+ * A tree's first enrolment writes its code, canonical record and seq-0 timeline event in the
+ * same transaction as its rows, so no tree ever exists without its evidence (or the reverse).
+ */
+function writeRecord(deps: EnrollDeps, tx: Queryable, data: JobData<'enroll'>, described: { cid: string }[]): Promise<TreeRecordRow> {
+  const a = data.attrs as { species?: string; lat?: number; lon?: number };
+  return writeTreeRecord(tx, {
+    tree_id: data.individual_id, owner_id: data.owner_id, code_prefix: deps.c.config.CODE_PREFIX,
+    species: a.species ?? null, lat: a.lat ?? null, lon: a.lon ?? null, image_cids: described.map((x) => x.cid),
+  });
+}
+
+/** What is kept of a photo's measured quality, with its keypoint count. */
+export const qualityOf = (d: Descriptor) => ({
+  sharpness: Math.round(d.quality.sharpness * 10) / 10,
+  brightness: Math.round(d.quality.brightness * 10) / 10,
+  keypoints: unpackFeatures(d.local).count,
+});
 
 /**
  * Describe every photo, then write the individual, its images and their descriptors in one
@@ -55,12 +78,13 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
     for (const img of data.images) {
       described.push({ cid: img.cid, source: img.source, d: await describeOrRefuse(deps.c, deps.engine, img.cid, img.filename, data.kind) });
     }
-    const images = await writeRows(deps, data, described);
+    const { images, record } = await writeRows(deps, data, described);
     await deps.onEnrolled(data.owner_id);
     return {
       individual_id: data.individual_id,
-      images: images.map((i, k) => ({ ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: described[k]!.d.quality })),
+      images: images.map((i, k) => ({ ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: qualityOf(described[k]!.d) })),
       model: described[0]!.d.model,
+      ...(record ? { code: record.code, record_cid: record.record_cid, record_hash: record.record_hash } : {}),
     };
   };
 }

@@ -1,22 +1,51 @@
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
-import { assertHandlers, type JobHandlers } from '../../../shared/src/domain/jobs.js';
-import { createDescriber } from '../recognition/describer.js';
+import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src/domain/jobs.js';
+import { RecognitionEngine } from '../vision/engine.js';
+import { createPools } from '../recognition/pool.js';
+import { anchorHandler } from './anchor.handler.js';
 import { enrollHandler } from './enroll.handler.js';
+import { identifyHandler } from './identify.handler.js';
+import { reindexHandler } from './reindex.handler.js';
+import { videoHandler } from './video.handler.js';
+
+let shared: Promise<RecognitionEngine> | null = null;
+/** One engine per process: the ONNX session and OpenCV are loaded once. */
+export const engineOnce = () => (shared ??= RecognitionEngine.create());
 
 /** Build the handler for every catalogued job. Throws at start when one is missing. */
 export async function createHandlers(c: Container): Promise<JobHandlers> {
-  const engine = await createDescriber();
+  const engine = await engineOnce();
+  const pools = createPools(c, engine);
+  const poolOwners = async (accountId: string, _kind: Kind) => [accountId];
+  const deps = { c, engine, pools, poolOwners, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)) };
   const pending = async () => {
     throw new UnrecoverableJobError('not built yet', 503, 'internal');
   };
   const handlers: Partial<JobHandlers> = {
-    enroll: enrollHandler({ c, engine, onEnrolled: async () => undefined }),
-    identify: pending,
-    video: pending,
-    reindex: pending,
-    anchor: pending,
+    enroll: enrollHandler(deps),
+    identify: identifyHandler(deps),
+    video: videoHandler(deps),
+    reindex: reindexHandler(deps),
+    anchor: anchorHandler(c),
   };
   assertHandlers(handlers);
   return handlers;
+}
+
+/**
+ * When the model changes, images enrolled under the old one have no descriptor from the new one:
+ * enqueue one `reindex` job (its fixed id deduplicates across processes) to re-embed them.
+ */
+export async function scheduleReindexIfNeeded(c: Container): Promise<string | null> {
+  const engine = await engineOnce();
+  const r = await c.db.query(
+    `select 1 from images i where not exists
+       (select 1 from descriptors d where d.image_id = i.id and d.model = $1 and d.model_version = $2) limit 1`,
+    [engine.model.name, engine.model.version],
+  );
+  if (!r.rows.length) return null;
+  const jobId = `reindex-${engine.model.name}-${engine.model.version}`.replace(/[^A-Za-z0-9._-]/g, '_');
+  c.logger.info({ jobId }, 'images without a current-model descriptor: re-embedding');
+  return c.queue.enqueue('reindex', { model_version: engine.model.version }, { jobId });
 }

@@ -1,0 +1,26 @@
+import type { Config } from '../../config/config.js';
+import type { AnchorBackend } from '../../ports/anchor.port.js';
+import type { Database } from '../../ports/database.port.js';
+import { createCardanoAnchor } from './cardano.adapter.js';
+import { createLocalAnchor } from './local.adapter.js';
+
+const EXPLORERS = {
+  mainnet: 'https://cardanoscan.io/transaction/',
+  preprod: 'https://preprod.cardanoscan.io/transaction/',
+  preview: 'https://preview.cardanoscan.io/transaction/',
+} as const;
+
+/** Builds the anchor backend named by ANCHOR_BACKEND; called only from the container. */
+export async function createAnchorBackend(config: Config, db: Database): Promise<AnchorBackend> {
+  if (config.ANCHOR_BACKEND === 'cardano') {
+    return createCardanoAnchor({
+      apiUrl: config.CARDANO_API_URL!,
+      ...(config.CARDANO_API_KEY ? { apiKey: config.CARDANO_API_KEY } : {}),
+      network: config.CARDANO_NETWORK,
+      signingKeyHex: config.CARDANO_SIGNING_KEY!.toLowerCase(),
+      confirmations: config.CARDANO_CONFIRMATIONS,
+      explorerUrl: config.CARDANO_EXPLORER_URL ?? EXPLORERS[config.CARDANO_NETWORK],
+    });
+  }
+  return createLocalAnchor({ db, keyFile: config.anchorKeyFile, logId: `markless/${config.CODE_PREFIX}` });
+}

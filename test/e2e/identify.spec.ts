@@ -1,0 +1,123 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
+import { otherView, photoForm, textureImage } from '../support/images.js';
+
+/** Three enrolment views of tree `seed` and one unseen view for the query. */
+async function views(seed: number) {
+  const surface = await textureImage(seed, 512);
+  const enrol = await Promise.all([1, 2, 3].map((k) => otherView(surface, seed * 10 + k)));
+  return { enrol, query: await otherView(surface, seed * 10 + 9) };
+}
+
+async function post(app: TestApp, path: string, token: string, form: FormData) {
+  const r = await fetch(`${app.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  return { status: r.status, json: (await r.json()) as any };
+}
+
+describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)', (mode) => {
+  const A_TREES = 8;
+  let app: TestApp;
+  let a: { token: string };
+  let b: { token: string };
+  const treeOf = new Map<number, string>();
+  const queries = new Map<number, Buffer>();
+
+  beforeAll(async () => {
+    app = await startTestApp({ mode });
+    a = await signup(app.url, 'owner_a');
+    b = await signup(app.url, 'owner_b');
+    for (let seed = 1; seed <= A_TREES + 2; seed++) {
+      const v = await views(seed);
+      queries.set(seed, v.query);
+      // Seeds 1..A_TREES belong to A, the next one to B, and the last is never enrolled.
+      if (seed > A_TREES + 1) continue;
+      const owner = seed <= A_TREES ? a : b;
+      const r = await post(app, '/api/enroll', owner.token, photoForm(v.enrol, { species: 'durian', farm_id: 'farm-a' }));
+      expect(r.status).toBe(200);
+      treeOf.set(seed, r.json.tree_id);
+    }
+  }, 300_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("finds each of A's trees from an unseen view", async () => {
+    for (let seed = 1; seed <= A_TREES; seed++) {
+      const r = await post(app, '/api/identify', a.token, photoForm([queries.get(seed)!]));
+      expect(r.status).toBe(200);
+      expect(r.json.verdict, `tree ${seed}`).toBe('match');
+      expect(r.json.match.individual_id).toBe(treeOf.get(seed));
+      expect(r.json.match.photos.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("never answers with B's tree for A, even for a photo of B's tree", async () => {
+    const r = await post(app, '/api/identify', a.token, photoForm([queries.get(A_TREES + 1)!]));
+    expect(r.status).toBe(200);
+    expect(r.json.verdict).not.toBe('match');
+    expect(r.json.candidates.map((c: any) => c.individual_id)).not.toContain(treeOf.get(A_TREES + 1));
+    const own = await post(app, '/api/identify', b.token, photoForm([queries.get(A_TREES + 1)!]));
+    expect(own.json.match?.individual_id).toBe(treeOf.get(A_TREES + 1));
+  });
+
+  it('does not claim a match for a tree nobody enrolled', async () => {
+    const r = await post(app, '/api/identify', a.token, photoForm([queries.get(A_TREES + 2)!]));
+    expect(r.status).toBe(200);
+    expect(r.json.ok).toBe(true);
+    expect(['uncertain', 'no_match']).toContain(r.json.verdict);
+  });
+
+  it('records the model version on every descriptor', async () => {
+    const rows = await app.container.db.query<{ model: string; model_version: string; n: number }>(
+      'select model, model_version, count(*)::int as n from descriptors group by 1, 2',
+    );
+    expect(rows.rows).toHaveLength(1);
+    expect(rows.rows[0]!.model).toBe('markless-texture');
+    expect(rows.rows[0]!.n).toBe((A_TREES + 1) * 3);
+  });
+
+});
+
+describe('the index is a cache (embedded)', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-index-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('rebuilds from the database after its files are deleted, and finds the same trees', async () => {
+    let app = await startTestApp({ dataDir });
+    const owner = await signup(app.url);
+    const trees: string[] = [];
+    const probes: Buffer[] = [];
+    for (const seed of [41, 42, 43]) {
+      const v = await views(seed);
+      probes.push(v.query);
+      trees.push((await post(app, '/api/enroll', owner.token, photoForm(v.enrol))).json.tree_id);
+    }
+    const before = await post(app, '/api/identify', owner.token, photoForm([probes[1]!]));
+    expect(before.json.match.individual_id).toBe(trees[1]);
+    await app.stop();
+
+    const indexDir = path.join(dataDir, 'index');
+    expect((await readdir(indexDir)).length).toBeGreaterThan(0);
+    await rm(indexDir, { recursive: true, force: true });
+
+    app = await startTestApp({ dataDir });
+    try {
+      for (const [i, probe] of probes.entries()) {
+        const r = await post(app, '/api/identify', owner.token, photoForm([probe]));
+        expect(r.json.verdict).toBe('match');
+        expect(r.json.match.individual_id).toBe(trees[i]);
+      }
+      expect((await readdir(indexDir)).length).toBeGreaterThan(0);
+    } finally {
+      await app.stop();
+    }
+  });
+});

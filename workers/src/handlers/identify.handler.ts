@@ -1,0 +1,70 @@
+import type { Container } from '../../../shared/src/container.js';
+import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.js';
+import type { Candidate, Descriptor, RecognitionEngine } from '../vision/engine.js';
+import type { Pools } from '../recognition/pool.js';
+import { describeOrRefuse } from './describe.js';
+
+export interface IdentifyDeps {
+  c: Container;
+  engine: RecognitionEngine;
+  pools: Pools;
+  /** Owners whose pools the caller may match against: itself, plus any who granted it access. */
+  poolOwners: (accountId: string, kind: Kind) => Promise<string[]>;
+}
+
+interface IndividualRow { id: string; owner_id: string; name: string | null; species: string | null; farm_id: string | null }
+
+/** Candidates as the API shows them: who, how likely, and the enrolled photos that support it. */
+async function present(c: Container, cands: Candidate[]) {
+  if (!cands.length) return [];
+  const ids = cands.map((x) => x.individualId);
+  const inds = await c.db.query<IndividualRow>('select id, owner_id, name, species, farm_id from individuals where id = any($1::uuid[])', [ids]);
+  const imageIds = cands.flatMap((x) => x.imageIds.slice(0, 3));
+  const imgs = await c.db.query<{ id: string; cid: string }>('select id, cid from images where id = any($1::uuid[])', [imageIds]);
+  const byInd = new Map(inds.rows.map((r) => [r.id, r]));
+  const cidOf = new Map(imgs.rows.map((r) => [r.id, r.cid]));
+  return cands.map((x) => {
+    const ind = byInd.get(x.individualId);
+    return {
+      individual_id: x.individualId,
+      name: ind?.name ?? null,
+      species: ind?.species ?? null,
+      farm_id: ind?.farm_id ?? null,
+      probability: Math.round(x.probability * 1e4) / 1e4,
+      photos: x.imageIds.slice(0, 3).flatMap((id) => (cidOf.has(id) ? [{ image_id: id, cid: cidOf.get(id)! }] : [])),
+    };
+  });
+}
+
+/** Describe the query photos (or frames) and rank the caller's pool. */
+export async function identifyDescriptors(deps: IdentifyDeps, data: Pick<JobData<'identify'>, 'owner_id' | 'kind' | 'filters' | 'channels'>, queries: Descriptor[]) {
+  const owners = await deps.poolOwners(data.owner_id, data.kind);
+  const gallery = await deps.pools.gallery(owners, { kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null });
+  const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery });
+  const candidates = await present(deps.c, out.candidates);
+  return {
+    verdict: out.verdict,
+    match: out.verdict === 'match' ? (candidates[0] ?? null) : null,
+    candidates,
+    model: out.model,
+  };
+}
+
+/**
+ * Identify from one or several photos of one subject. The query and its answer are stored under
+ * `query_id`, so a later `identify_verdict` label can refer to them; a retry stores nothing twice.
+ */
+export function identifyHandler(deps: IdentifyDeps): JobHandler<'identify'> {
+  return async (data) => {
+    const queries: Descriptor[] = [];
+    for (const [i, cid] of data.images.entries()) {
+      queries.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, data.kind));
+    }
+    const result = { query_id: data.query_id, ...(await identifyDescriptors(deps, data, queries)) };
+    await deps.c.db.query(
+      `insert into identify_queries (id, owner_id, kind, image_cids, result) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
+      [data.query_id, data.owner_id, data.kind, data.images, result],
+    );
+    return result;
+  };
+}

@@ -1,0 +1,65 @@
+import type { Container } from '../../../shared/src/container.js';
+import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
+import type { JobHandler } from '../../../shared/src/domain/jobs.js';
+import { cidForBytes } from '../../../shared/src/evidence/cid.js';
+import { extractFrames, UndecodableVideoError, type Frame } from '../media/frames.js';
+import type { Descriptor } from '../vision/engine.js';
+import { identifyDescriptors, type IdentifyDeps } from './identify.handler.js';
+import { enrollHandler, type EnrollDeps } from './enroll.handler.js';
+
+async function frames(c: Container, cid: string, max: number): Promise<Frame[]> {
+  const bytes = await c.blobs.get(cid);
+  if (!bytes) throw new Error(`blob ${cid} missing from the store`);
+  try {
+    return await extractFrames(bytes, { maxFrames: max });
+  } catch (err) {
+    if (err instanceof UndecodableVideoError) throw new UnrecoverableJobError(err.message, 422, 'video_undecodable', { field: 'file' });
+    throw err;
+  }
+}
+
+/** Frames that describe; blurred or dark ones are dropped rather than failing the whole video. */
+async function describeFrames(deps: IdentifyDeps, list: Frame[], kind: 'tree' | 'fruit' | 'animal'): Promise<Descriptor[]> {
+  const out: Descriptor[] = [];
+  for (const f of list) {
+    const d = await deps.engine.describe(f.jpeg, { kind }).catch((e: { unrecoverable?: boolean }) => {
+      if (e?.unrecoverable) return null;
+      throw e;
+    });
+    if (d) out.push(d);
+  }
+  if (!out.length) throw new UnrecoverableJobError('no usable frame', 422, 'video_undecodable', { field: 'file' });
+  return out;
+}
+
+/**
+ * A video is a multi-image query (identify) or a batch of new views (add_views). Frames are
+ * chosen sharp and distinct, capped at `max_frames`; as views they are stored content-addressed
+ * like any photo, so a retry finds the same blobs and rows.
+ */
+export function videoHandler(deps: IdentifyDeps & EnrollDeps): JobHandler<'video'> {
+  const enroll = enrollHandler(deps);
+  return async (data, ctx) => {
+    const list = await frames(deps.c, data.video_cid, data.max_frames);
+    if (data.purpose === 'identify') {
+      const queries = await describeFrames(deps, list, data.kind);
+      const result = { query_id: data.query_id, frames_used: queries.length, ...(await identifyDescriptors(deps, { ...data, filters: data.filters }, queries)) };
+      if (data.query_id) {
+        await deps.c.db.query(
+          `insert into identify_queries (id, owner_id, kind, image_cids, result) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
+          [data.query_id, data.owner_id, data.kind, [data.video_cid], result],
+        );
+      }
+      return result;
+    }
+    const images = [];
+    for (const f of list) {
+      const cid = await cidForBytes(f.jpeg);
+      await deps.c.blobs.put(cid, f.jpeg, { contentType: 'image/jpeg' });
+      await deps.c.db.query('insert into blobs (cid, size, content_type) values ($1, $2, $3) on conflict (cid) do nothing', [cid, f.jpeg.length, 'image/jpeg']);
+      images.push({ cid, source: 'video', filename: `frame@${f.at.toFixed(2)}s` });
+    }
+    const out = await enroll({ owner_id: data.owner_id, individual_id: data.individual_id!, kind: data.kind, create: false, attrs: {}, images }, ctx);
+    return { ...out, video_cid: data.video_cid, frames_used: images.length };
+  };
+}

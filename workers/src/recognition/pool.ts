@@ -1,0 +1,96 @@
+import type { Container } from '../../../shared/src/container.js';
+import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
+import { checksumIds, openOwnerIndex, type IndexFilter, type IndexRow, type OwnerIndex } from '../index/owner-index.js';
+import type { Kind } from '../vision/settings.js';
+import { bytesToVector, toBytes } from './bytes.js';
+
+interface Cached {
+  index: OwnerIndex;
+  count: number;
+  latest: string | null;
+}
+
+const LIVE = `from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+  where d.owner_id = $1 and d.model = $2 and d.model_version = $3 and ind.deleted_at is null`;
+
+/**
+ * Per-owner HNSW indexes, kept in memory and on disk under DATA_DIR/index. They are a cache of
+ * the descriptors table: opened from disk when the files match the database (count and id
+ * checksum), rebuilt from the database otherwise, and topped up with new rows before a search.
+ */
+export function createPools(c: Container, engine: RecognitionEngine) {
+  const cache = new Map<string, Cached>();
+  const model = engine.model;
+  const params = (owner: string) => [owner, model.name, model.version];
+
+  async function stamp(owner: string) {
+    const r = await c.db.query<{ n: number; latest: Date | string | null }>(`select count(*)::int as n, max(d.created_at) as latest ${LIVE}`, params(owner));
+    const row = r.rows[0]!;
+    return { count: row.n, latest: row.latest ? new Date(row.latest).toISOString() : null };
+  }
+
+  async function rows(owner: string, since?: string): Promise<IndexRow[]> {
+    const r = await c.db.query<{ image_id: string; individual_id: string; kind: Kind; farm_id: string | null; tree_id: string | null; global: Uint8Array }>(
+      `select d.image_id, i.individual_id, ind.kind, ind.farm_id, ind.tree_id, d.global ${LIVE} ${since ? 'and d.created_at > $4' : ''}`,
+      since ? [...params(owner), since] : params(owner),
+    );
+    return r.rows.map((x) => ({ id: x.image_id, individualId: x.individual_id, kind: x.kind, farmId: x.farm_id, treeId: x.tree_id, vector: bytesToVector(x.global) }));
+  }
+
+  async function openFromDisk(owner: string): Promise<OwnerIndex> {
+    const ids = await c.db.query<{ image_id: string }>(`select d.image_id ${LIVE}`, params(owner));
+    const { index, rebuilt } = await openOwnerIndex({
+      root: c.config.indexDir, ownerId: owner, modelVersion: model.version, dim: engine.dim,
+      expected: { modelVersion: model.version, count: ids.rows.length, idsChecksum: checksumIds(ids.rows.map((r) => r.image_id)) },
+      loadRows: () => rows(owner),
+    });
+    if (rebuilt) c.logger.info({ owner, size: index.size }, 'index rebuilt from the database');
+    return index;
+  }
+
+  /** The owner's index, current with the database. */
+  async function indexFor(owner: string): Promise<OwnerIndex> {
+    const now = await stamp(owner);
+    const hit = cache.get(owner);
+    if (hit && hit.count === now.count && hit.latest === now.latest) return hit.index;
+    if (hit && hit.latest && now.count > hit.count) {
+      hit.index.add(await rows(owner, hit.latest));
+      // Rows committed out of order can slip past the `created_at >` delta; the count tells.
+      if (hit.index.size === now.count) {
+        hit.index.save();
+        cache.set(owner, { index: hit.index, ...now });
+        return hit.index;
+      }
+    }
+    const index = await openFromDisk(owner);
+    cache.set(owner, { index, ...now });
+    return index;
+  }
+
+  async function localFeatures(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
+    if (!ids.length) return new Map();
+    const r = await c.db.query<{ image_id: string; local: Uint8Array | null }>(
+      'select image_id, local from descriptors where image_id = any($1::uuid[]) and model = $2 and model_version = $3',
+      [ids, model.name, model.version],
+    );
+    return new Map(r.rows.filter((x) => x.local).map((x) => [x.image_id, toBytes(x.local!)]));
+  }
+
+  return {
+    indexFor,
+    /** Forget cached indexes (after a re-embed), so the next search reopens them. */
+    reset: () => cache.clear(),
+    /** A gallery over the pools of `owners` (the caller, plus owners who granted access), narrowed by `filter`. */
+    async gallery(owners: readonly string[], filter: IndexFilter): Promise<GalleryLookup> {
+      const indexes = await Promise.all(owners.map(indexFor));
+      return {
+        search(global: Float32Array, k: number): GalleryHit[] {
+          return indexes.flatMap((ix) => ix.search(global, k, filter)).sort((a, b) => b.similarity - a.similarity).slice(0, k);
+        },
+        localFeatures,
+      };
+    },
+  };
+}
+
+export type Pools = ReturnType<typeof createPools>;

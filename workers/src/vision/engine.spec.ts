@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IndexedGallery, mapSource } from '../index/gallery.js';
+import { OwnerIndex, type IndexRow } from '../index/owner-index.js';
+import { readManifest } from './embed.js';
+import { RecognitionEngine, type Descriptor } from './engine.js';
+import { UndecodableImageError, UnusableImageError } from './intake.js';
+import { unpackFeatures } from './keypoints.js';
+import { barkView } from './testing/synthetic.js';
+
+const SEEDS = Array.from({ length: 10 }, (_, i) => 1000 + i);
+const ENROL_VIEWS = [
+  { left: 0, top: 0, size: 300 },
+  { left: 180, top: 0, size: 300 },
+  { left: 60, top: 180, size: 300, rotate: 90 },
+];
+/** Keypoints at 320 px keep the suite fast on two shared cores. */
+const opts = { kind: 'tree' as const, settings: { localSide: 320, maxKeypoints: 300 } };
+const root = mkdtempSync(join(tmpdir(), 'markless-engine-spec-'));
+let engine: RecognitionEngine;
+let gallery: IndexedGallery;
+
+beforeAll(async () => {
+  engine = await RecognitionEngine.create();
+  const rows: IndexRow[] = [];
+  const local = new Map<string, Uint8Array>();
+  for (const seed of SEEDS) {
+    for (const [v, view] of ENROL_VIEWS.entries()) {
+      const d = await engine.describe(await barkView(seed, view), opts);
+      const id = `${seed}-${v}`;
+      rows.push({ id, individualId: `tree-${seed}`, kind: 'tree', vector: d.global });
+      local.set(id, d.local);
+    }
+  }
+  const index = new OwnerIndex(join(root, 'owner'), engine.model.version, engine.dim);
+  index.rebuild(rows);
+  gallery = new IndexedGallery(index, { kind: 'tree' }, mapSource(local));
+}, 120_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('RecognitionEngine', () => {
+  it('records the model name and version in every descriptor, and packs its keypoints', async () => {
+    const d = await engine.describe(await barkView(1, { left: 0, top: 0, size: 300 }), opts);
+    const m = readManifest();
+    expect(d.model).toEqual({ name: m.name, version: m.version });
+    const f = unpackFeatures(d.local);
+    expect(f.count).toBeGreaterThan(50);
+    expect(d.local.byteLength).toBe(12 + f.count * (4 + f.descBytes));
+  });
+
+  it('identifies each enrolled texture from an unseen crop, rotation and brightness change', async () => {
+    for (const seed of SEEDS) {
+      const q = await engine.describe(await barkView(seed, { left: 100, top: 90, size: 280, rotate: 30, brightness: 1.25 }), opts);
+      const res = await engine.identify({ kind: 'tree', queries: [q], gallery });
+      expect(res.ranked[0]?.individualId).toBe(`tree-${seed}`);
+      expect(res.verdict).toBe('match');
+      expect(res.candidates[0]!.probability).toBeGreaterThan(res.ranked[1]?.probability ?? 0);
+    }
+  }, 120_000);
+
+  it('fuses several frames of one subject into one answer', async () => {
+    const frames: Descriptor[] = [];
+    for (const left of [120, 140]) frames.push(await engine.describe(await barkView(1003, { left, top: 150, size: 260, brightness: 0.8 }), opts));
+    const res = await engine.identify({ kind: 'tree', queries: frames, gallery });
+    expect(res.verdict).toBe('match');
+    expect(res.candidates[0]!.individualId).toBe('tree-1003');
+  }, 60_000);
+
+  it('does not answer match for a texture that was never enrolled', async () => {
+    for (const seed of [5001, 5002, 5003]) {
+      const q = await engine.describe(await barkView(seed, { left: 100, top: 90, size: 280 }), opts);
+      const res = await engine.identify({ kind: 'tree', queries: [q], gallery });
+      expect(res.verdict).not.toBe('match');
+    }
+  }, 60_000);
+
+  it('refuses descriptors from another model version', async () => {
+    const q = await engine.describe(await barkView(1000, { left: 0, top: 0, size: 300 }), opts);
+    const stale = { ...q, model: { ...q.model, version: '0.0.1' } };
+    await expect(engine.identify({ kind: 'tree', queries: [stale], gallery })).rejects.toThrow(/0\.0\.1/);
+  });
+
+  it('surfaces intake errors with their reasons', async () => {
+    await expect(engine.describe(new Uint8Array([1, 2, 3]), opts)).rejects.toBeInstanceOf(UndecodableImageError);
+    const sharpLib = (await import('sharp')).default;
+    const tiny = await sharpLib(await barkView(1, { left: 0, top: 0, size: 300 })).resize(30, 30).jpeg().toBuffer();
+    const err = await engine.describe(tiny, opts).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnusableImageError);
+    expect((err as UnusableImageError).reasons).toContain('too_small');
+  });
+});

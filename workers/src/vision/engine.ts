@@ -1,0 +1,259 @@
+/**
+ * The recognition engine façade: `describe` turns photo bytes into a stored
+ * descriptor; `identify` ranks enrolled individuals for one or more query
+ * descriptors (e.g. video frames) and returns a calibrated verdict.
+ *
+ * Pipeline: global embedding → HNSW shortlist (the caller's gallery, already
+ * scoped to owner / kind / farm / tree) → keypoint verification with
+ * homography inliers, down-weighting keypoints that match several different
+ * individuals (repeated scene background) → per-individual evidence →
+ * calibrated probability → `match` | `uncertain` | `no_match`.
+ */
+import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence } from './calibrate.js';
+import { decide, type Verdict } from './decide.js';
+import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
+import { decodeImage, measureQuality, UnusableImageError, type QualityReport } from './intake.js';
+import { extractFeatures, packFeatures, unpackFeatures } from './keypoints.js';
+import { evidenceFor, settingsFor, type Channel, type Kind, type KindSettings } from './settings.js';
+import { inlierSpread, verifyPair } from './verify.js';
+
+/** Everything stored for one enrolled or query image. */
+export interface Descriptor {
+  /** The model that produced `global`; never compare across versions. */
+  model: ModelRef;
+  /** L2-normalised global embedding. */
+  global: Float32Array;
+  /** Packed local features (see keypoints.ts); store as bytea. */
+  local: Uint8Array;
+  quality: QualityReport;
+  /** Decoded (EXIF-upright) size. */
+  width: number;
+  height: number;
+}
+
+export interface DescribeOptions {
+  kind: Kind;
+  /** Throw UnusableImageError on failed quality checks (default true). */
+  enforceQuality?: boolean;
+  settings?: Partial<KindSettings>;
+}
+
+/** A shortlist hit from the caller's gallery. */
+export interface GalleryHit {
+  id: string;
+  individualId: string;
+  similarity: number;
+}
+
+/**
+ * The caller's gallery, already scoped to the owner, kind, farm and tree.
+ * The engine does not know about databases or index files.
+ */
+export interface GalleryLookup {
+  /** Nearest enrolled images by global embedding, most similar first. */
+  search(global: Float32Array, k: number): Promise<GalleryHit[]> | GalleryHit[];
+  /** Packed local features for enrolled image ids. */
+  localFeatures(ids: readonly string[]): Promise<Map<string, Uint8Array>> | Map<string, Uint8Array>;
+}
+
+export interface IdentifyRequest {
+  kind: Kind;
+  /** Animal evidence channels; all evidence when omitted. */
+  channels?: readonly Channel[];
+  /** One or more descriptors of the same subject (photos, video frames), fused. */
+  queries: readonly Descriptor[];
+  gallery: GalleryLookup;
+  settings?: Partial<KindSettings>;
+  /** Calibration override (defaults to the engine's stored one for the kind). */
+  calibration?: CalibrationParams;
+}
+
+export interface Candidate {
+  individualId: string;
+  /** Probability that the query shows this individual. */
+  probability: number;
+  evidence: Evidence;
+  /** Enrolled image ids that supported it, best first (for showing photos). */
+  imageIds: string[];
+}
+
+export interface IdentifyResult {
+  verdict: Verdict;
+  /** The match, or the short list for `uncertain`; empty for `no_match`. */
+  candidates: Candidate[];
+  /** All ranked candidates with their evidence (for benchmarks and labels). */
+  ranked: Candidate[];
+  model: ModelRef;
+}
+
+interface ImageScore {
+  id: string;
+  individualId: string;
+  similarity: number;
+  inliers: Int32Array;
+  spread: number;
+  guarded: number;
+}
+
+export class RecognitionEngine {
+  private constructor(
+    private readonly embedder: Embedder,
+    private readonly calibrations: Partial<Record<Kind, CalibrationParams>>,
+  ) {}
+
+  /** Loads the embedding model (once per process) and stored calibrations. */
+  static async create(opts: { embedder?: Embedder; calibration?: Partial<Record<Kind, CalibrationParams>> } = {}): Promise<RecognitionEngine> {
+    return new RecognitionEngine(opts.embedder ?? (await loadEmbedder()), opts.calibration ?? {});
+  }
+
+  get model(): ModelRef {
+    return this.embedder.model;
+  }
+
+  /** Global embedding dimension (for the index). */
+  get dim(): number {
+    return this.embedder.dim;
+  }
+
+  get provider(): Provider {
+    return this.embedder.provider;
+  }
+
+  calibrationFor(kind: Kind): CalibrationParams {
+    return this.calibrations[kind] ?? DEFAULT_CALIBRATION;
+  }
+
+  setCalibration(kind: Kind, params: CalibrationParams): void {
+    this.calibrations[kind] = params;
+  }
+
+  /**
+   * Decodes, checks quality and computes both embeddings for one photo.
+   * @throws UndecodableImageError (unrecoverable) or UnusableImageError (with reasons).
+   */
+  async describe(bytes: Uint8Array, opts: DescribeOptions): Promise<Descriptor> {
+    const s = settingsFor(opts.kind, opts.settings);
+    const img = await decodeImage(bytes);
+    const quality = await measureQuality(img, s.quality);
+    if ((opts.enforceQuality ?? true) && quality.reasons.length > 0) throw new UnusableImageError(quality.reasons, quality);
+    const [global] = await this.embedder.embed([img]);
+    const local = packFeatures(await extractFeatures(img, { side: s.localSide, maxKeypoints: s.maxKeypoints }));
+    return { model: this.model, global: global!, local, quality, width: img.width, height: img.height };
+  }
+
+  /** Ranks enrolled individuals for the queries and decides a verdict. */
+  async identify(req: IdentifyRequest): Promise<IdentifyResult> {
+    const s = settingsFor(req.kind, req.settings);
+    const use = evidenceFor(req.kind, req.channels);
+    for (const q of req.queries) {
+      if (q.model.name !== this.model.name || q.model.version !== this.model.version) {
+        throw new Error(`descriptor from ${q.model.name}@${q.model.version}, engine runs ${this.model.name}@${this.model.version}`);
+      }
+    }
+    const perQuery: ImageScore[][] = [];
+    for (const q of req.queries) perQuery.push(await this.scoreQuery(q, req.gallery, s, use.local));
+    const cal = req.calibration ?? this.calibrationFor(req.kind);
+    const ranked = rankIndividuals(perQuery, cal, use.global);
+    const { verdict, shown } = decide(ranked, cal);
+    return { verdict, candidates: shown, ranked, model: this.model };
+  }
+
+  private async scoreQuery(q: Descriptor, gallery: GalleryLookup, s: KindSettings, useLocal: boolean): Promise<ImageScore[]> {
+    const hits = shortlist(await gallery.search(q.global, s.shortlist * s.perIndividual * 4), s);
+    const scores: ImageScore[] = hits.map((h) => ({ ...h, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
+    if (!useLocal || hits.length === 0) return scores;
+    const qf = unpackFeatures(q.local);
+    const packed = await gallery.localFeatures(hits.map((h) => h.id));
+    for (const sc of scores) {
+      const bytes = packed.get(sc.id);
+      if (!bytes) continue;
+      const ev = await verifyPair(qf, unpackFeatures(bytes), { ratio: s.ratio });
+      sc.inliers = ev.inliers;
+      sc.spread = inlierSpread(qf, ev.inliers);
+    }
+    guardBackground(scores, s.backgroundGuard);
+    return scores;
+  }
+}
+
+/** Keeps the best `shortlist` individuals, with up to `perIndividual` images each. */
+function shortlist(hits: readonly GalleryHit[], s: KindSettings): GalleryHit[] {
+  const byInd = new Map<string, GalleryHit[]>();
+  for (const h of hits) {
+    const list = byInd.get(h.individualId) ?? [];
+    if (list.length === 0 && byInd.size >= s.shortlist) continue;
+    if (list.length < s.perIndividual) list.push(h);
+    byInd.set(h.individualId, list);
+  }
+  return [...byInd.values()].flat();
+}
+
+/**
+ * Weights each query keypoint's inliers by 1 / (number of distinct
+ * individuals it is an inlier for): scene background that repeats across
+ * individuals is shared out, the animal's own pattern keeps its full weight.
+ */
+function guardBackground(scores: ImageScore[], enabled: boolean): void {
+  const owners = new Map<number, Set<string>>();
+  if (enabled) {
+    for (const sc of scores) for (const k of sc.inliers) {
+      const set = owners.get(k) ?? new Set<string>();
+      set.add(sc.individualId);
+      owners.set(k, set);
+    }
+  }
+  for (const sc of scores) {
+    let g = 0;
+    for (const k of sc.inliers) {
+      const n = enabled ? owners.get(k)!.size : 1;
+      g += 1 / n;
+    }
+    sc.guarded = g;
+  }
+}
+
+/**
+ * Re-ranks candidates after some were removed (e.g. a caller-excluded
+ * individual): margins are recomputed among those that remain.
+ */
+export function rerank(cands: readonly Candidate[], cal: CalibrationParams): Candidate[] {
+  const out = cands.map((c) => {
+    let otherG = -1;
+    let otherL = 0;
+    for (const o of cands) if (o.individualId !== c.individualId) {
+      otherG = Math.max(otherG, o.evidence.global);
+      otherL = Math.max(otherL, o.evidence.local);
+    }
+    const evidence: Evidence = {
+      ...c.evidence,
+      globalMargin: cands.length > 1 ? c.evidence.global - otherG : c.evidence.global,
+      localMargin: Math.log1p(c.evidence.local) - Math.log1p(otherL),
+    };
+    return { ...c, evidence, probability: probability(evidence, cal) };
+  });
+  return out.sort((x, y) => y.probability - x.probability);
+}
+
+/** Fuses per-query image scores into per-individual evidence and ranks by probability. */
+function rankIndividuals(perQuery: ImageScore[][], cal: CalibrationParams, useGlobal: boolean): Candidate[] {
+  const agg = new Map<string, { global: number; local: number; spread: number; images: Map<string, number> }>();
+  for (const scores of perQuery) {
+    for (const sc of scores) {
+      const a = agg.get(sc.individualId) ?? { global: -1, local: 0, spread: 0, images: new Map<string, number>() };
+      a.global = Math.max(a.global, useGlobal ? sc.similarity : 0);
+      if (sc.guarded > a.local) {
+        a.local = sc.guarded;
+        a.spread = sc.spread;
+      }
+      a.images.set(sc.id, Math.max(a.images.get(sc.id) ?? 0, sc.guarded + sc.similarity));
+      agg.set(sc.individualId, a);
+    }
+  }
+  const cands: Candidate[] = [...agg.entries()].map(([individualId, a]) => ({
+    individualId,
+    probability: 0,
+    evidence: { global: a.global, local: a.local, globalMargin: 0, localMargin: 0, spread: a.spread },
+    imageIds: [...a.images.entries()].sort((x, y) => y[1] - x[1]).map(([id]) => id),
+  }));
+  return rerank(cands, cal);
+}

@@ -1,0 +1,85 @@
+/**
+ * Per-kind recognition settings. One engine serves trees, fruit and animals;
+ * what differs between them is collected here so it can be tuned in one place.
+ */
+
+/** Kinds of subject the engine can identify. */
+export type Kind = 'tree' | 'fruit' | 'animal';
+
+/** Animal evidence channels (spec section 4). */
+export type Channel = 'body' | 'face' | 'bio';
+
+/** Quality thresholds applied at intake. */
+export interface QualitySettings {
+  /** Shorter side, in pixels, below which a photo is refused. */
+  minSide: number;
+  /** Variance of the Laplacian (grey 0-255, image scaled to 256 px) below which a photo is blurred. */
+  minSharpness: number;
+  /** Mean luminance (0-255) below which a photo is too dark. */
+  minBrightness: number;
+}
+
+/** Everything the engine needs to know about one kind. */
+export interface KindSettings {
+  quality: QualitySettings;
+  /** Longest side the image is scaled to (up or down) before keypoint extraction. */
+  localSide: number;
+  /** Maximum keypoints kept per image (strongest first). */
+  maxKeypoints: number;
+  /** Lowe ratio for the nearest / second-nearest descriptor distance. */
+  ratio: number;
+  /** Individuals kept from the global shortlist for keypoint verification. */
+  shortlist: number;
+  /** Enrolled images verified per shortlisted individual. */
+  perIndividual: number;
+  /**
+   * Whether to down-weight query keypoints whose inliers land on several
+   * different individuals (repeated scene background).
+   */
+  backgroundGuard: boolean;
+}
+
+const TREE: KindSettings = {
+  quality: { minSide: 64, minSharpness: 20, minBrightness: 25 },
+  localSide: 640,
+  maxKeypoints: 800,
+  ratio: 0.8,
+  shortlist: 15,
+  perIndividual: 4,
+  backgroundGuard: false,
+};
+
+const FRUIT: KindSettings = { ...TREE, quality: { minSide: 48, minSharpness: 15, minBrightness: 25 } };
+
+const ANIMAL: KindSettings = {
+  ...TREE,
+  quality: { minSide: 48, minSharpness: 8, minBrightness: 20 },
+  // Field photos carry hundreds of background keypoints; fewer keeps pair cost down.
+  maxKeypoints: 500,
+  backgroundGuard: true,
+};
+
+const BY_KIND: Record<Kind, KindSettings> = { tree: TREE, fruit: FRUIT, animal: ANIMAL };
+
+/** Settings for a kind; returns a copy so callers may override fields safely. */
+export function settingsFor(kind: Kind, overrides: Partial<KindSettings> = {}): KindSettings {
+  return { ...BY_KIND[kind], ...overrides };
+}
+
+/** Which evidence an identify request uses. */
+export interface EvidenceSelection {
+  global: boolean;
+  local: boolean;
+}
+
+/**
+ * Maps animal `channels` to evidence. `body` and `face` are both surface
+ * patterns, matched with global and local evidence; `bio` (biometric
+ * keypoints such as muzzle ridges) relies on local geometry only. Non-animal
+ * kinds always use both.
+ */
+export function evidenceFor(kind: Kind, channels?: readonly Channel[]): EvidenceSelection {
+  if (kind !== 'animal' || !channels || channels.length === 0) return { global: true, local: true };
+  const wantsPattern = channels.includes('body') || channels.includes('face');
+  return { global: wantsPattern, local: true };
+}
