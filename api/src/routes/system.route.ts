@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Container } from '../../../shared/src/container.js';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
+import type { ServiceFacts } from '../discovery/guide.js';
+import { discoveryRoutes } from './discovery.route.js';
 
 export const CONTRACT_VERSION = '2026.07.01';
 
@@ -10,7 +12,18 @@ export function featuresOf(routes: RouteDef[]): string[] {
   return [...new Set(routes.filter((r) => r.feature && !r.hidden).map((r) => r.feature!))].sort();
 }
 
+/**
+ * Health and the discovery documents. They all describe the live table, so they get
+ * `allRoutes()`, which resolves once every other route is registered.
+ */
 export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteDef[]): RouteDef[] {
+  const facts: ServiceFacts = {
+    version: CONTRACT_VERSION,
+    commit: c.config.commit,
+    tokenTtlS: c.config.TOKEN_TTL_S,
+    jobWaitMs: c.config.JOB_WAIT_MS,
+    signupOpen: c.config.SIGNUP_OPEN,
+  };
   return [
     defineRoute({
       method: 'get', path: '/api/health', tag: 'discovery', access: 'public', feature: 'health',
@@ -33,5 +46,6 @@ export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteD
         mode: c.config.MODE,
       }),
     }),
+    ...discoveryRoutes(c, facts, allRoutes),
   ];
 }

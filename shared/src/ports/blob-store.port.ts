@@ -25,3 +25,15 @@ export interface BlobStore {
 export interface BlobMeta {
   contentType?: string;
 }
+
+/**
+ * Keys are CIDs: letters, digits, `.`, `_` and `-`, 1 to 200 characters, not starting or ending
+ * with a dot. So a key is always one safe file name (never `..`, never a path) and means the
+ * same thing in every adapter.
+ */
+export const BLOB_KEY = /^[A-Za-z0-9_-](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9_-])?$/;
+
+/** Throw for a key outside `BLOB_KEY`; every adapter checks before touching storage. */
+export function assertBlobKey(key: string): void {
+  if (typeof key !== 'string' || !BLOB_KEY.test(key)) throw new Error(`invalid blob key: ${JSON.stringify(String(key)).slice(0, 80)}`);
+}

@@ -19,9 +19,21 @@ export interface JobRecord<N extends JobName = JobName> {
 export interface EnqueueOptions {
   /**
    * A fixed id deduplicates: enqueueing the same id twice yields one job, as with BullMQ's
-   * `jobId`. Defaults to a fresh random id.
+   * `jobId`. Defaults to a fresh random id. Must match `JOB_ID`.
    */
   jobId?: string;
+}
+
+/**
+ * Custom job ids: 1 to 200 letters, digits, `.`, `_` or `-`, and not all digits. BullMQ refuses
+ * integer-looking ids and colons, so both adapters refuse them, and an id that works embedded
+ * also works distributed.
+ */
+export const JOB_ID = /^(?!\d+$)[A-Za-z0-9._-]{1,200}$/;
+
+/** Throw for a custom job id outside `JOB_ID`; queues check before storing anything. */
+export function assertJobId(id: string): void {
+  if (typeof id !== 'string' || !JOB_ID.test(id)) throw new Error(`invalid job id: ${JSON.stringify(String(id)).slice(0, 80)}`);
 }
 
 /**

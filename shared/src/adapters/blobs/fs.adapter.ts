@@ -2,9 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BlobMeta, BlobStore } from '../../ports/blob-store.port.js';
-
-const SAFE_KEY = /^[A-Za-z0-9._-]{1,200}$/;
+import { assertBlobKey, type BlobMeta, type BlobStore } from '../../ports/blob-store.port.js';
 
 /**
  * Blobs as files under `root/<2-char shard>/<key>`. Writes go to a temp file then rename, so
@@ -13,7 +11,7 @@ const SAFE_KEY = /^[A-Za-z0-9._-]{1,200}$/;
 export async function createFsBlobStore(root: string): Promise<BlobStore> {
   await mkdir(root, { recursive: true });
   const file = (key: string) => {
-    if (!SAFE_KEY.test(key)) throw new Error(`invalid blob key: ${key}`);
+    assertBlobKey(key);
     return path.join(root, key.slice(-2), key);
   };
   const metaFile = (key: string) => `${file(key)}.meta.json`;
@@ -40,7 +38,7 @@ export async function createFsBlobStore(root: string): Promise<BlobStore> {
     async stream(key) {
       return (await exists(file(key))) ? createReadStream(file(key)) : null;
     },
-    has: (key) => exists(file(key)),
+    has: async (key) => exists(file(key)),
     async stat(key) {
       const s = await stat(file(key)).catch(() => null);
       if (!s) return null;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import * as Minio from 'minio';
-import type { BlobStore } from '../../ports/blob-store.port.js';
+import { assertBlobKey, type BlobStore } from '../../ports/blob-store.port.js';
 
 export interface S3Options {
   endpoint: string;
@@ -40,6 +40,7 @@ export async function createS3BlobStore(o: S3Options): Promise<BlobStore> {
     });
   }
   const stat = async (key: string) => {
+    assertBlobKey(key);
     try {
       const s = await client.statObject(o.bucket, key);
       return { size: s.size, contentType: s.metaData?.['content-type'] as string | undefined };
@@ -49,6 +50,7 @@ export async function createS3BlobStore(o: S3Options): Promise<BlobStore> {
     }
   };
   const stream = async (key: string) => {
+    assertBlobKey(key);
     try {
       return await client.getObject(o.bucket, key);
     } catch (e) {
@@ -71,6 +73,9 @@ export async function createS3BlobStore(o: S3Options): Promise<BlobStore> {
     stream,
     has: async (key) => (await stat(key)) !== null,
     stat,
-    delete: (key) => client.removeObject(o.bucket, key),
+    async delete(key) {
+      assertBlobKey(key);
+      await client.removeObject(o.bucket, key);
+    },
   };
 }

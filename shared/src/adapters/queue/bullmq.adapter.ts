@@ -1,5 +1,5 @@
 import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
-import type { EnqueueOptions, JobQueue, JobRecord, JobState } from '../../ports/queue.port.js';
+import { assertJobId, type EnqueueOptions, type JobQueue, type JobRecord, type JobState } from '../../ports/queue.port.js';
 import { assertHandlers, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
 import { isUnrecoverable, toJobError } from './job-errors.js';
 
@@ -76,6 +76,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
   return {
     kind: 'bullmq',
     async enqueue(name, data, opts: EnqueueOptions = {}) {
+      if (opts.jobId !== undefined) assertJobId(opts.jobId);
       const parsed = parsePayload(name, data);
       const job = await queue.add(name, parsed, {
         ...(opts.jobId ? { jobId: opts.jobId } : {}),

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../ports/database.port.js';
-import type { EnqueueOptions, JobQueue, JobRecord } from '../../ports/queue.port.js';
+import { assertJobId, type EnqueueOptions, type JobQueue, type JobRecord } from '../../ports/queue.port.js';
 import { assertHandlers, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
 import { isUnrecoverable, toJobError } from './job-errors.js';
 
@@ -24,8 +24,10 @@ const toRecord = (r: Row): JobRecord => ({
   name: r.name,
   state: r.state,
   data: r.data as JobRecord['data'],
-  ...(r.result ? { result: r.result as Record<string, unknown> } : {}),
-  ...(r.error ? { error: r.error as JobRecord['error'] } : {}),
+  // As under BullMQ: a result only once completed, an error only once failed for good (a job
+  // that failed and then succeeded on a retry still has its old error in the row).
+  ...(r.state === 'completed' && r.result ? { result: r.result as Record<string, unknown> } : {}),
+  ...(r.state === 'failed' && r.error ? { error: r.error as JobRecord['error'] } : {}),
   attempts: r.attempts,
   created_at: new Date(r.created_at).toISOString(),
   ...(r.finished_at ? { finished_at: new Date(r.finished_at).toISOString() } : {}),
@@ -73,12 +75,11 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
     events.emit(row.id);
   }
 
-  let pumping = false;
-  async function pump(): Promise<void> {
-    // One claimer at a time, or two pumps could both see a free slot and overshoot concurrency.
-    if (pumping) return;
-    pumping = true;
-    try {
+  // One claimer at a time, or two pumps could both see a free slot and overshoot concurrency.
+  // Kept as a promise so close() can wait for a claim that is on its way back from the database.
+  let pumping: Promise<void> | null = null;
+  function pump(): Promise<void> {
+    pumping ??= (async () => {
       while (handlers && !closing && inFlight.size < o.concurrency) {
         const row = await claim();
         if (!row) return;
@@ -88,9 +89,10 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
         });
         inFlight.add(p);
       }
-    } finally {
-      pumping = false;
-    }
+    })().finally(() => {
+      pumping = null;
+    });
+    return pumping;
   }
 
   const get = async (id: string) => {
@@ -101,6 +103,7 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
   return {
     kind: 'inprocess',
     async enqueue(name, data, opts: EnqueueOptions = {}) {
+      if (opts.jobId !== undefined) assertJobId(opts.jobId);
       const parsed = parsePayload(name, data);
       const id = opts.jobId ?? randomUUID();
       await db.query(
@@ -142,7 +145,8 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
     async close() {
       closing = true;
       if (timer) clearInterval(timer);
-      await Promise.allSettled([...inFlight]);
+      // A claim in progress may still start a job, so wait until neither is left.
+      while (pumping || inFlight.size) await Promise.allSettled([pumping, ...inFlight]);
     },
   };
 }
