@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
@@ -19,6 +19,9 @@ export async function startS3(): Promise<TestS3> {
     endpoint: `http://127.0.0.1:${addr.port}`,
     accessKey: 'S3RVER',
     secretKey: 'S3RVER',
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      await rm(directory, { recursive: true, force: true });
+    },
   };
 }

@@ -4,6 +4,7 @@ import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { ServiceFacts } from '../discovery/guide.js';
 import { discoveryRoutes } from './discovery.route.js';
+import { embedderInfo } from '../../../workers/src/vision/embed.js';
 
 export const CONTRACT_VERSION = '2026.07.01';
 
@@ -34,6 +35,13 @@ export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteD
           schema: z.object({
             ok: z.literal(true), version: z.string(), commit: z.string(), features: z.array(z.string()), auth_open: z.boolean(),
             mode: z.enum(['embedded', 'distributed']),
+            recognition: z
+              .object({
+                model: z.object({ name: z.string(), version: z.string() }),
+                provider: z.enum(['cuda', 'cpu']).describe('ONNX Runtime execution provider; cpu is the fallback when no CUDA provider or GPU is present'),
+              })
+              .nullable()
+              .describe('null when the model could not be loaded'),
           }),
         },
       },
@@ -44,6 +52,8 @@ export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteD
         features: featuresOf(allRoutes()),
         auth_open: c.config.SIGNUP_OPEN,
         mode: c.config.MODE,
+        // The model loads once per process; a broken model file shows here instead of failing health.
+        recognition: await embedderInfo().catch(() => null),
       }),
     }),
     ...discoveryRoutes(c, facts, allRoutes),
