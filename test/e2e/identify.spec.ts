@@ -121,3 +121,34 @@ describe('the index is a cache (embedded)', () => {
     }
   });
 });
+
+describe('a model version change re-embeds (embedded)', () => {
+  it('finds images without a current-model descriptor at start and re-embeds them through a reindex job', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-reindex-'));
+    let app = await startTestApp({ dataDir });
+    try {
+      const owner = await signup(app.url);
+      const v = await views(51);
+      const tree = (await post(app, '/api/enroll', owner.token, photoForm(v.enrol))).json.tree_id;
+      const current = (await app.container.db.query<{ model_version: string }>('select distinct model_version from descriptors')).rows;
+      expect(current).toHaveLength(1);
+      // Pretend the stored descriptors came from an older model, then restart.
+      await app.container.db.query(`update descriptors set model_version = '0.0.1-old'`);
+      await app.stop();
+      app = await startTestApp({ dataDir });
+      const db = app.container.db;
+      const fresh = async () =>
+        (await db.query<{ n: number }>('select count(*)::int as n from descriptors where model_version = $1', [current[0]!.model_version])).rows[0]!.n;
+      for (let i = 0; i < 200 && (await fresh()) < 3; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await fresh()).toBe(3);
+      const job = await db.query<{ state: string; name: string }>(`select state, name from jobs where name = 'reindex'`);
+      expect(job.rows).toEqual([{ state: 'completed', name: 'reindex' }]);
+      // Old rows stay, but only the current model's are searched.
+      const r = await post(app, '/api/identify', owner.token, photoForm([v.query]));
+      expect(r.json.match?.individual_id).toBe(tree);
+    } finally {
+      await app.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
