@@ -47,7 +47,22 @@ export async function identifyDescriptors(deps: IdentifyDeps, data: Pick<JobData
     match: out.verdict === 'match' ? (candidates[0] ?? null) : null,
     candidates,
     model: out.model,
+    // Kept with the stored query for re-fitting the calibration from labels; stripped before answering.
+    [EVIDENCE]: out.ranked.slice(0, 10).map((x) => ({ individual_id: x.individualId, evidence: x.evidence })),
   };
+}
+
+/** Key of the ranked evidence inside a result; `publicResult` removes it. */
+export const EVIDENCE = '_evidence';
+
+/** The stored query row, and the result without the internal evidence. */
+export async function storeQuery(c: Container, q: { id: string; owner: string; kind: Kind; cids: string[] }, full: Record<string, unknown>) {
+  const { [EVIDENCE]: evidence, ...result } = full;
+  await c.db.query(
+    `insert into identify_queries (id, owner_id, kind, image_cids, result, evidence) values ($1, $2, $3, $4, $5, $6) on conflict (id) do nothing`,
+    [q.id, q.owner, q.kind, q.cids, result, JSON.stringify(evidence ?? [])],
+  );
+  return result;
 }
 
 /**
@@ -60,11 +75,7 @@ export function identifyHandler(deps: IdentifyDeps): JobHandler<'identify'> {
     for (const [i, cid] of data.images.entries()) {
       queries.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, data.kind));
     }
-    const result = { query_id: data.query_id, ...(await identifyDescriptors(deps, data, queries)) };
-    await deps.c.db.query(
-      `insert into identify_queries (id, owner_id, kind, image_cids, result) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
-      [data.query_id, data.owner_id, data.kind, data.images, result],
-    );
-    return result;
+    const full = { query_id: data.query_id, ...(await identifyDescriptors(deps, data, queries)) };
+    return storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: data.images }, full);
   };
 }

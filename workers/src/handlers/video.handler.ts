@@ -4,7 +4,7 @@ import type { JobHandler } from '../../../shared/src/domain/jobs.js';
 import { cidForBytes } from '../../../shared/src/evidence/cid.js';
 import { extractFrames, UndecodableVideoError, type Frame } from '../media/frames.js';
 import type { Descriptor } from '../vision/engine.js';
-import { identifyDescriptors, type IdentifyDeps } from './identify.handler.js';
+import { EVIDENCE, identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 import { enrollHandler, type EnrollDeps } from './enroll.handler.js';
 
 async function frames(c: Container, cid: string, max: number): Promise<Frame[]> {
@@ -43,14 +43,12 @@ export function videoHandler(deps: IdentifyDeps & EnrollDeps): JobHandler<'video
     const list = await frames(deps.c, data.video_cid, data.max_frames);
     if (data.purpose === 'identify') {
       const queries = await describeFrames(deps, list, data.kind);
-      const result = { query_id: data.query_id, frames_used: queries.length, ...(await identifyDescriptors(deps, { ...data, filters: data.filters }, queries)) };
-      if (data.query_id) {
-        await deps.c.db.query(
-          `insert into identify_queries (id, owner_id, kind, image_cids, result) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
-          [data.query_id, data.owner_id, data.kind, [data.video_cid], result],
-        );
+      const full = { query_id: data.query_id, frames_used: queries.length, ...(await identifyDescriptors(deps, data, queries)) };
+      if (!data.query_id) {
+        const { [EVIDENCE]: _internal, ...result } = full;
+        return result;
       }
-      return result;
+      return storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: [data.video_cid] }, full);
     }
     const images = [];
     for (const f of list) {

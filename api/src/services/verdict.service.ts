@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import type { Container } from '../../../shared/src/container.js';
+import { ERRORS } from '../../../shared/src/domain/errors.js';
+import type { Caller } from '../http/route.js';
+
+export type VerdictLabel = 'correct' | 'wrong' | 'other' | 'unknown_ok';
+
+/**
+ * Ground-truth labels for identify queries, the data that re-fits the calibration. One label per
+ * query and owner (a later label replaces it). A corrected id is kept only when it names one of
+ * the caller's own individuals; otherwise it is dropped silently, never rejected.
+ */
+export function createVerdictService(c: Container) {
+  return {
+    async record(caller: Caller, input: { query_id: string; verdict: VerdictLabel; correct_id?: string }) {
+      const q = await c.db.query<{ kind: string }>('select kind from identify_queries where id = $1 and owner_id = $2', [input.query_id, caller.account_id]);
+      if (!q.rows[0]) throw ERRORS.notFound();
+      let correct: string | null = null;
+      if (input.correct_id) {
+        const own = await c.db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3', [input.correct_id, caller.account_id, q.rows[0].kind]);
+        correct = own.rows.length ? input.correct_id : null;
+      }
+      await c.db.query(
+        `insert into identify_verdicts (id, query_id, owner_id, verdict, correct_id) values ($1, $2, $3, $4, $5)
+         on conflict (query_id, owner_id) do update set verdict = excluded.verdict, correct_id = excluded.correct_id, created_at = now()`,
+        [randomUUID(), input.query_id, caller.account_id, input.verdict, correct],
+      );
+      return { correct_id: correct };
+    },
+  };
+}
