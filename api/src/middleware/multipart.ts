@@ -84,15 +84,18 @@ function cutOff(ctx: Context, limit: number) {
 }
 
 /**
- * After a 413 mid-upload, stop reading: send the answer, then half-close the socket so the client
- * sees the response and its remaining writes fail, rather than us swallowing megabytes we refused.
+ * After a 413 mid-upload the answer goes out at once; nothing more is buffered. What the client
+ * still sends is read and thrown away for a short grace period ("lingering close", as nginx does),
+ * because closing a socket with unread data makes the kernel send a reset that can destroy the
+ * 413 before the client reads it. A client that keeps sending past the grace period is cut off.
  */
-export function closeAfterResponse(ctx: Context): void {
-  ctx.set('Connection', 'close');
-  ctx.req.pause();
+export function closeAfterResponse(ctx: Context, graceMs = 2000): void {
   ctx.res.once('finish', () => {
-    const socket = ctx.req.socket;
-    socket.end();
-    setTimeout(() => socket.destroy(), 2000).unref();
+    const req = ctx.req;
+    if (req.complete) return;
+    req.resume();
+    const timer = setTimeout(() => req.socket.destroy(), graceMs);
+    timer.unref();
+    req.once('end', () => clearTimeout(timer));
   });
 }
