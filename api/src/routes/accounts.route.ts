@@ -26,7 +26,10 @@ export function accountRoutes(s: Services): RouteDef[] {
       summary: 'Create an account and receive a token',
       description: 'Also sets an HttpOnly same-origin session cookie for the web app.',
       body: Credentials,
-      responses: { 200: { description: 'account created', schema: SessionOut }, 400: err('a signup rule was broken; the message names it'), 409: err('username taken'), 422: err('missing field or wrong type') },
+      responses: {
+        200: { description: 'account created', schema: SessionOut }, 400: err('a signup rule was broken; the message names it'),
+        403: err('sign-up is closed on this server (SIGNUP_OPEN=false)'), 409: err('username taken'), 422: err('missing field or wrong type'),
+      },
       handler: async ({ body }, ctx) => {
         const session = await auth.signup(body.username, body.password);
         setSessionCookie(ctx, session.token, session.expires_in);
@@ -37,7 +40,10 @@ export function accountRoutes(s: Services): RouteDef[] {
       method: 'post', path: '/api/login', tag: 'accounts', access: 'public', feature: 'accounts',
       summary: 'Sign in with username and password',
       body: Credentials,
-      responses: { 200: { description: 'signed in', schema: SessionOut }, 400: err('username breaks the username rule'), 401: err('wrong username or password') },
+      responses: {
+        200: { description: 'signed in', schema: SessionOut }, 400: err('username breaks the username rule'),
+        401: err('wrong username or password (the same answer for an unknown user)'), 422: err('missing field or wrong type'),
+      },
       handler: async ({ body }, ctx) => {
         const session = await auth.login(body.username, body.password);
         setSessionCookie(ctx, session.token, session.expires_in);
@@ -83,11 +89,15 @@ export function accountRoutes(s: Services): RouteDef[] {
       method: 'post', path: '/api/auth/did/verify', tag: 'accounts', access: 'public', feature: 'did-auth',
       summary: 'Exchange a signed challenge for a token',
       body: z.object({
-        did: z.string().startsWith('did:key:').describe('Ed25519 did:key (z6Mk...)'),
-        nonce: z.string().min(8),
-        signature: z.string().min(64).describe('Ed25519 signature over `message`, base64, base64url or hex'),
+        // Upper bounds because base58 decoding is quadratic: a megabyte `did` would stall the event loop.
+        did: z.string().startsWith('did:key:').max(200).describe('Ed25519 did:key (z6Mk...)'),
+        nonce: z.string().min(8).max(128),
+        signature: z.string().min(64).max(256).describe('Ed25519 signature over `message`, base64, base64url or hex'),
       }),
-      responses: { 200: { description: 'signed in', schema: SessionOut }, 400: err('challenge unknown, used or expired'), 401: err('signature does not match the key') },
+      responses: {
+        200: { description: 'signed in', schema: SessionOut }, 400: err('challenge unknown, used or expired'),
+        401: err('signature does not match the key; the challenge is used up all the same'), 422: err('missing field or wrong type'),
+      },
       handler: async ({ body }, ctx) => {
         const session = await auth.didVerify(body.did, body.nonce, body.signature);
         setSessionCookie(ctx, session.token, session.expires_in);

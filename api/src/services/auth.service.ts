@@ -49,6 +49,21 @@ export function createAuthService(c: Container) {
   const logActivity = (owner: string | null, action: string, detail: Record<string, unknown> = {}) =>
     db.query('insert into activity_events (owner_id, action, detail) values ($1, $2, $3)', [owner, action, detail]);
 
+  /**
+   * The account of a did:key, created at its first sign-in. The username is derived from the key,
+   * and the key is public: anyone could sign up that name first. On any conflict other than the
+   * key's own row, a random suffix is tried, so a squatted name cannot lock the key out.
+   */
+  async function accountForDid(did: string): Promise<AccountRow> {
+    const base = `did_${sha256hex(did).slice(0, 16)}`;
+    for (const username of [base, `${base}_${randomBytes(4).toString('hex')}`]) {
+      await db.query('insert into accounts (id, username, did) values ($1, $2, $3) on conflict do nothing', [randomUUID(), username, did]);
+      const row = (await db.query<AccountRow>('select * from accounts where did = $1', [did])).rows[0];
+      if (row) return row;
+    }
+    throw ERRORS.internal();
+  }
+
   return {
     logActivity,
 
@@ -103,6 +118,8 @@ export function createAuthService(c: Container) {
 
     async didChallenge(ip: string) {
       await enforceRateLimit(c.rateLimits, `did:${ip}`, config.DID_CHALLENGE_PER_MIN, 60_000);
+      // Challenges are dead a day after they expire; sweeping here keeps the table from growing forever.
+      await db.query(`delete from did_challenges where expires_at < now() - interval '1 day'`);
       const nonce = randomBytes(24).toString('base64url');
       const r = await db.query<{ expires_at: Date | string }>(
         `insert into did_challenges (nonce, ip, expires_at) values ($1, $2, now() + ($3 || ' seconds')::interval) returning expires_at`,
@@ -119,10 +136,7 @@ export function createAuthService(c: Container) {
       );
       if (used.affectedRows === 0) throw ERRORS.rule('did_challenge_invalid');
       if (!verifyDidSignature(did, challengeMessage(nonce), signature)) throw new AppError(401, 'did_signature_invalid');
-      const username = `did_${sha256hex(did).slice(0, 16)}`;
-      await db.query(`insert into accounts (id, username, did) values ($1, $2, $3) on conflict (did) do nothing`, [randomUUID(), username, did]);
-      const row = (await db.query<AccountRow>('select * from accounts where did = $1', [did])).rows[0]!;
-      return issue(row, 'did');
+      return issue(await accountForDid(did), 'did');
     },
   };
 }

@@ -16,7 +16,12 @@ export function publicKeyFromDidKey(did: string): KeyObject | null {
     return null;
   }
   if (bytes.length !== 34 || bytes[0] !== ED25519_MULTICODEC[0] || bytes[1] !== ED25519_MULTICODEC[1]) return null;
-  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, bytes.subarray(2)]), format: 'der', type: 'spki' });
+  try {
+    return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, bytes.subarray(2)]), format: 'der', type: 'spki' });
+  } catch {
+    // Bytes that are not a valid Ed25519 point: treat as "not a did:key", never as a 500.
+    return null;
+  }
 }
 
 /** `did:key` for a raw 32-byte Ed25519 public key. */
