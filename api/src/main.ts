@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { loadConfig, ConfigError } from '../../shared/src/config/config.js';
 import { createContainer, type Container } from '../../shared/src/container.js';
 import { createLogger } from '../../shared/src/logger.js';
+import { exitOnSignals } from '../../shared/src/lifecycle.js';
 import { createHandlers, scheduleReindexIfNeeded } from '../../workers/src/handlers/index.js';
 import { createApp } from './app.js';
 import { createServices } from './services/index.js';
@@ -35,19 +36,10 @@ const isMain = import.meta.url === `file://${process.argv[1]}`;
 if (isMain) {
   start()
     .then(({ container, stop, server }) => {
-      const shutdown = (signal: string) => {
-        container.logger.info({ signal }, 'shutting down: finishing jobs in flight');
+      exitOnSignals(container.logger, 'api', async () => {
         server.closeIdleConnections();
-        stop().then(
-          () => process.exit(0),
-          (err) => {
-            container.logger.error({ err }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
-      process.once('SIGINT', () => shutdown('SIGINT'));
+        await stop();
+      });
     })
     .catch((err) => {
       const log = createLogger('info');

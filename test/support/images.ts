@@ -1,16 +1,8 @@
 import sharp from 'sharp';
+import { mulberry32 } from '../../workers/src/vision/testing/synthetic.js';
 
-/** mulberry32: a tiny seeded PRNG, so every generated image is the same on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so every generated image is the same on every run. */
+export const rng = mulberry32;
 
 /**
  * A bark-like texture unique to `seed`: random blobs and ridges over a brown base, sized

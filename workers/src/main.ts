@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from '../../shared/src/config/config.js';
 import { createContainer } from '../../shared/src/container.js';
 import { createLogger } from '../../shared/src/logger.js';
+import { exitOnSignals } from '../../shared/src/lifecycle.js';
 import { createHandlers, scheduleReindexIfNeeded } from './handlers/index.js';
 
 /**
@@ -14,18 +15,7 @@ async function main() {
   await container.queue.startWorker(await createHandlers(container));
   await scheduleReindexIfNeeded(container);
   container.logger.info({ queue: config.QUEUE_NAME, concurrency: config.WORKER_CONCURRENCY }, 'worker ready');
-  const shutdown = (signal: string) => {
-    container.logger.info({ signal }, 'worker shutting down: finishing jobs in flight');
-    container.close().then(
-      () => process.exit(0),
-      (err) => {
-        container.logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  exitOnSignals(container.logger, 'worker', () => container.close());
 }
 
 main().catch((err) => {

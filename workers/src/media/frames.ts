@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
 import sharp from 'sharp';
+import { laplacianStats } from '../vision/intake.js';
 
 export class UndecodableVideoError extends Error {
   readonly unrecoverable = true;
@@ -48,24 +49,11 @@ function sample(file: string, outDir: string, fps: number, side: number): Promis
   );
 }
 
-/** Sharpness (variance of the Laplacian) and a 16×16 grey thumbnail for telling frames apart. */
+/** Sharpness (variance of the Laplacian, the same measure as photo intake) and a 16×16 thumbnail for telling frames apart. */
 async function measure(jpeg: Buffer): Promise<{ sharpness: number; thumb: Buffer }> {
   const { data, info } = await sharp(jpeg).greyscale().resize(256, 256, { fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
-  const w = info.width;
-  let s1 = 0;
-  let s2 = 0;
-  let n = 0;
-  for (let y = 1; y < info.height - 1; y++) {
-    for (let x = 1; x < w - 1; x++) {
-      const i = y * w + x;
-      const lap = data[i - 1]! + data[i + 1]! + data[i - w]! + data[i + w]! - 4 * data[i]!;
-      s1 += lap;
-      s2 += lap * lap;
-      n++;
-    }
-  }
   const thumb = await sharp(jpeg).greyscale().resize(16, 16, { fit: 'fill' }).raw().toBuffer();
-  return { sharpness: n ? s2 / n - (s1 / n) ** 2 : 0, thumb };
+  return { sharpness: laplacianStats(data, info.width, info.height).sharpness, thumb };
 }
 
 const distance = (a: Buffer, b: Buffer) => {

@@ -96,7 +96,7 @@ export async function measureQuality(img: DecodedImage, q: QualitySettings): Pro
   return { width: img.width, height: img.height, sharpness, brightness, reasons };
 }
 
-function laplacianStats(px: Uint8Array, w: number, h: number): { sharpness: number; brightness: number } {
+export function laplacianStats(px: Uint8Array, w: number, h: number): { sharpness: number; brightness: number } {
   let sum = 0;
   for (let i = 0; i < px.length; i++) sum += px[i]!;
   let n = 0;
