@@ -3,6 +3,7 @@ import type { Database } from './ports/database.port.js';
 import type { BlobStore } from './ports/blob-store.port.js';
 import type { JobQueue } from './ports/queue.port.js';
 import type { RateLimitStore } from './ports/rate-limit.port.js';
+import type { AnchorBackend, Pinner } from './ports/anchor.port.js';
 import { createLogger, type Logger } from './logger.js';
 import { createPgliteDatabase } from './adapters/db/pglite.adapter.js';
 import { createPostgresDatabase } from './adapters/db/postgres.adapter.js';
@@ -13,6 +14,8 @@ import { createInProcessQueue } from './adapters/queue/inprocess.adapter.js';
 import { createBullQueue } from './adapters/queue/bullmq.adapter.js';
 import { createMemoryRateLimitStore } from './adapters/ratelimit/memory.adapter.js';
 import { createRedisRateLimitStore } from './adapters/ratelimit/redis.adapter.js';
+import { createAnchorBackend } from './adapters/anchor/choose.js';
+import { createKuboPinner } from './adapters/anchor/kubo-pin.adapter.js';
 
 /** Every port the services use, with the adapters chosen for this process. */
 export interface Container {
@@ -22,6 +25,10 @@ export interface Container {
   blobs: BlobStore;
   queue: JobQueue;
   rateLimits: RateLimitStore;
+  /** Where chain roots are anchored (ANCHOR_BACKEND). */
+  anchor: AnchorBackend;
+  /** IPFS pinning of record photos and records, only when KUBO_API_URL is set. */
+  pinner: Pinner | null;
   /** Release everything, queue first so jobs in flight finish while the database is still open. */
   close(): Promise<void>;
 }
@@ -35,7 +42,8 @@ export interface ContainerOptions {
  * - database: PostgreSQL when DATABASE_URL is set, otherwise PGlite under DATA_DIR/db;
  * - queue: BullMQ when distributed, otherwise the in-process queue on the database;
  * - blobs: S3 when S3_ENDPOINT is set, otherwise files under DATA_DIR/blobs;
- * - rate limits: Redis when distributed, otherwise memory.
+ * - rate limits: Redis when distributed, otherwise memory;
+ * - anchoring: ANCHOR_BACKEND, `local` (signed checkpoint log) unless `cardano` is asked for.
  * Migrations are applied here, so every process that opens the database finds it current.
  */
 export async function createContainer(config: Config, opts: ContainerOptions = {}): Promise<Container> {
@@ -65,9 +73,10 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
       : createInProcessQueue(db, { concurrency: config.WORKER_CONCURRENCY, attempts: config.JOB_ATTEMPTS });
   const rateLimits =
     distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`) : createMemoryRateLimitStore();
-  logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind }, 'adapters chosen');
+  const anchor = await createAnchorBackend(config, db);
+  logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind, anchor: anchor.kind }, 'adapters chosen');
   return {
-    config, logger, db, blobs, queue, rateLimits,
+    config, logger, db, blobs, queue, rateLimits, anchor, pinner: config.KUBO_API_URL ? createKuboPinner(config.KUBO_API_URL) : null,
     async close() {
       await queue.close();
       await rateLimits.close();

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
+import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
 /** Three enrolment views of tree `seed` and one unseen view for the query. */
@@ -18,7 +18,10 @@ async function post(app: TestApp, path: string, token: string, form: FormData) {
 }
 
 describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)', (mode) => {
-  const A_TREES = 8;
+  // The issue's scenario: 20 trees for A, 5 for B, one tree nobody enrolled.
+  const A_TREES = 20;
+  const B_TREES = 5;
+  const UNSEEN = A_TREES + B_TREES + 1;
   let app: TestApp;
   let a: { token: string };
   let b: { token: string };
@@ -29,11 +32,11 @@ describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)
     app = await startTestApp({ mode });
     a = await signup(app.url, 'owner_a');
     b = await signup(app.url, 'owner_b');
-    for (let seed = 1; seed <= A_TREES + 2; seed++) {
+    for (let seed = 1; seed <= UNSEEN; seed++) {
       const v = await views(seed);
       queries.set(seed, v.query);
-      // Seeds 1..A_TREES belong to A, the next one to B, and the last is never enrolled.
-      if (seed > A_TREES + 1) continue;
+      // Seeds 1..A_TREES belong to A, the next B_TREES to B, and the last is never enrolled.
+      if (seed === UNSEEN) continue;
       const owner = seed <= A_TREES ? a : b;
       const r = await post(app, '/api/enroll', owner.token, photoForm(v.enrol, { species: 'durian', farm_id: 'farm-a' }));
       expect(r.status).toBe(200);
@@ -54,17 +57,34 @@ describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)
     }
   });
 
-  it("never answers with B's tree for A, even for a photo of B's tree", async () => {
-    const r = await post(app, '/api/identify', a.token, photoForm([queries.get(A_TREES + 1)!]));
-    expect(r.status).toBe(200);
-    expect(r.json.verdict).not.toBe('match');
-    expect(r.json.candidates.map((c: any) => c.individual_id)).not.toContain(treeOf.get(A_TREES + 1));
+  it("never answers with B's trees for A, even for photos of B's trees", async () => {
+    const bTrees = new Set(Array.from({ length: B_TREES }, (_, i) => treeOf.get(A_TREES + 1 + i)));
+    for (let seed = A_TREES + 1; seed <= A_TREES + B_TREES; seed++) {
+      const r = await post(app, '/api/identify', a.token, photoForm([queries.get(seed)!]));
+      expect(r.status).toBe(200);
+      expect(r.json.verdict, `B's tree ${seed}`).not.toBe('match');
+      for (const c of r.json.candidates) expect(bTrees.has(c.individual_id)).toBe(false);
+    }
     const own = await post(app, '/api/identify', b.token, photoForm([queries.get(A_TREES + 1)!]));
     expect(own.json.match?.individual_id).toBe(treeOf.get(A_TREES + 1));
   });
 
+  it("matches B's tree for A only while B grants A access", async () => {
+    const bTree = treeOf.get(A_TREES + 1);
+    const probe = () => post(app, '/api/identify', a.token, photoForm([queries.get(A_TREES + 1)!]));
+    const me = await api(app.url, 'GET', '/api/me', { token: a.token });
+    const granted = await api(app.url, 'POST', '/api/grant', { token: b.token, json: { grantee: me.json.account.username, access: 'read' } });
+    expect(granted.status).toBe(200);
+    expect((await probe()).json.match?.individual_id).toBe(bTree);
+    const revoked = await api(app.url, 'POST', '/api/grant/revoke', { token: b.token, json: { grantee: me.json.account.username } });
+    expect(revoked.status).toBe(200);
+    const after = await probe();
+    expect(after.json.verdict).not.toBe('match');
+    expect(after.json.candidates.map((c: any) => c.individual_id)).not.toContain(bTree);
+  });
+
   it('does not claim a match for a tree nobody enrolled', async () => {
-    const r = await post(app, '/api/identify', a.token, photoForm([queries.get(A_TREES + 2)!]));
+    const r = await post(app, '/api/identify', a.token, photoForm([queries.get(UNSEEN)!]));
     expect(r.status).toBe(200);
     expect(r.json.ok).toBe(true);
     expect(['uncertain', 'no_match']).toContain(r.json.verdict);
@@ -76,7 +96,7 @@ describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)
     );
     expect(rows.rows).toHaveLength(1);
     expect(rows.rows[0]!.model).toBe('markless-texture');
-    expect(rows.rows[0]!.n).toBe((A_TREES + 1) * 3);
+    expect(rows.rows[0]!.n).toBe((A_TREES + B_TREES) * 3);
   });
 
 });

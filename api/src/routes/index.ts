@@ -7,6 +7,13 @@ import { feedbackRoutes } from './feedback.route.js';
 import { jobRoutes } from './jobs.route.js';
 import { systemRoutes } from './system.route.js';
 import { treeRoutes } from './trees.route.js';
+import { verdictRoutes } from './verdict.route.js';
+import { evidenceRoutes } from './evidence.route.js';
+import { fieldUiRoutes } from './field-ui.route.js';
+import { grantRoutes } from './grant.route.js';
+import { resolveRoutes } from './resolve.route.js';
+import { scanRoutes } from './scan.route.js';
+import { treeManageRoutes } from './trees-manage.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
@@ -14,7 +21,9 @@ import { treeRoutes } from './trees.route.js';
  */
 export function buildRoutes(c: Container, s: Services): RouteDef[] {
   const routes: RouteDef[] = [...accountRoutes(s), ...jobRoutes(s), ...treeRoutes(s)];
-  routes.push(...feedbackRoutes(s), ...adminRoutes(s));
+  routes.push(...feedbackRoutes(s), ...adminRoutes(s), ...verdictRoutes(s));
+  routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...fieldUiRoutes());
+  routes.push(...evidenceRoutes(s));
   routes.push(...systemRoutes(c, s, () => routes));
   return routes;
 }

@@ -3,19 +3,31 @@ import { createAuthService } from './auth.service.js';
 import { createAdminService } from './admin.service.js';
 import { createFeedbackService } from './feedback.service.js';
 import { createJobsService } from './jobs.service.js';
+import { createVerdictService } from './verdict.service.js';
 import { createMediaService } from './media.service.js';
 import { createIndividualsService } from './individuals.service.js';
+import { createGrantsService } from './grants.service.js';
+import { createResolveService } from './resolve.service.js';
+import { createScanService } from './scan.service.js';
+import { createTreesService } from './trees.service.js';
+import { createViewsService } from './views.service.js';
+import { createEvidenceServices } from './evidence-services.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
   const jobs = createJobsService(c);
   const media = createMediaService(c);
+  const trees = createTreesService(c);
   return {
     auth: createAuthService(c),
     feedback: createFeedbackService(c), admin: createAdminService(c),
     jobs,
+    verdicts: createVerdictService(c),
     media,
     individuals: createIndividualsService(c, { media, jobs }),
+    trees, views: createViewsService(c, { trees }), grants: createGrantsService(c),
+    scan: createScanService(c), resolve: createResolveService(c),
+    ...createEvidenceServices(c, jobs),
   };
 }
 

@@ -40,6 +40,26 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COMMIT: z.string().optional(),
   SPECIES_CATALOG: z.string().optional(),
+  /** Where chain roots are anchored: `local` (signed checkpoint log, the default) or `cardano`. */
+  ANCHOR_BACKEND: z.enum(['local', 'cardano']).default('local'),
+  /** PEM file of the local backend's Ed25519 key; default DATA_DIR/anchor-key.pem, created on first use. */
+  ANCHOR_KEY_FILE: z.string().optional(),
+  /** Blockfrost-compatible API base URL (needed when ANCHOR_BACKEND=cardano). */
+  CARDANO_API_URL: z.string().url().optional(),
+  /** Sent as the `project_id` header. */
+  CARDANO_API_KEY: z.string().optional(),
+  CARDANO_NETWORK: z.enum(['mainnet', 'preprod', 'preview']).default('preprod'),
+  /** Hex Ed25519 key paying anchor fees: 64 hex (normal key) or 128 hex (extended key). */
+  CARDANO_SIGNING_KEY: z.string().regex(/^(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{128})$/).optional(),
+  CARDANO_CONFIRMATIONS: z.coerce.number().int().min(1).default(6),
+  /** Explorer link prefix; the transaction hash is appended. Default: cardanoscan for the network. */
+  CARDANO_EXPLORER_URL: z.string().url().optional(),
+  /** Least seconds between two confirmation polls of one submitted anchor. */
+  CARDANO_POLL_S: z.coerce.number().int().min(0).default(20),
+  /** A submitted anchor not in a block after this long is marked failed. */
+  CARDANO_TX_TIMEOUT_S: z.coerce.number().int().min(60).default(3600),
+  /** Kubo RPC API (e.g. http://127.0.0.1:5001); when set, record images and records are pinned there. */
+  KUBO_API_URL: z.string().url().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -52,6 +72,8 @@ export interface Config extends Env {
   indexDir: string;
   commit: string;
   speciesCatalogPath: string;
+  /** ANCHOR_KEY_FILE, resolved (default DATA_DIR/anchor-key.pem). */
+  anchorKeyFile: string;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +106,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!e.REDIS_URL) problems.push('REDIS_URL: required in distributed mode');
     if (!e.S3_ENDPOINT) problems.push('S3_ENDPOINT: required in distributed mode');
   }
+  if (e.ANCHOR_BACKEND === 'cardano') {
+    if (!e.CARDANO_API_URL) problems.push('CARDANO_API_URL: required when ANCHOR_BACKEND=cardano');
+    if (!e.CARDANO_SIGNING_KEY) problems.push('CARDANO_SIGNING_KEY: required when ANCHOR_BACKEND=cardano');
+  }
   if (problems.length) throw new ConfigError(problems);
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -94,5 +120,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     indexDir: path.join(dataDir, 'index'),
     commit: e.COMMIT ?? gitCommit(),
     speciesCatalogPath: e.SPECIES_CATALOG ?? path.resolve('shared/data/species-catalog.json'),
+    anchorKeyFile: path.resolve(e.ANCHOR_KEY_FILE ?? path.join(dataDir, 'anchor-key.pem')),
   };
 }

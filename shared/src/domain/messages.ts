@@ -89,6 +89,34 @@ export const messages = {
     vi: 'Đã bỏ qua {count} sự kiện không gắn với tài khoản nào.',
     en: '{count} events with no owner were skipped.',
   },
+  code_unknown: {
+    vi: 'Không tìm thấy mã truy xuất này.',
+    en: 'This traceability code was not found.',
+  },
+  scan_token_invalid: {
+    vi: 'Mã quét không hợp lệ, đã dùng, đã hết hạn hoặc không thuộc tài khoản này. Hãy chụp và quét lại.',
+    en: 'The scan token is invalid, already used, expired or not yours. Scan again.',
+  },
+  scan_species_not_offered: {
+    vi: 'Loài "{species}" không nằm trong danh sách gợi ý của lần quét này. Hãy chọn một loài trong danh sách.',
+    en: 'Species "{species}" is not among this scan\'s suggestions. Pick one from the list.',
+  },
+  rename_empty: {
+    vi: 'Tên mới không còn ký tự nào sau khi lọc. Hãy nhập tên khác.',
+    en: 'The new name is empty once cleaned. Enter another name.',
+  },
+  grant_self: {
+    vi: 'Không thể chia sẻ quyền cho chính tài khoản của bạn.',
+    en: 'You cannot share access with your own account.',
+  },
+  entity_no_owner: {
+    vi: 'Đối tượng này chưa được đăng ký nên chưa có chủ; không thể ghi sự kiện cho nó.',
+    en: 'This entity is not enrolled and has no owner, so no event can be recorded for it.',
+  },
+  evidence_not_anchored: {
+    vi: 'Chuỗi sự kiện của cây này chưa được neo. Hãy neo trước (POST .../event/<event_id>/anchor) rồi xuất lại.',
+    en: 'This tree\'s timeline is not anchored yet. Anchor it first (POST .../event/<event_id>/anchor), then export again.',
+  },
 } as const satisfies Record<string, { vi: string; en: string }>;
 
 export type MessageCode = keyof typeof messages;

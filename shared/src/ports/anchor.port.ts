@@ -60,3 +60,16 @@ export interface AnchorBackend {
   progress(txHash: string): Promise<AnchorProgress>;
   health(): Promise<AnchorHealth>;
 }
+
+/**
+ * Optional pinning of evidence to an IPFS node (Kubo RPC API, KUBO_API_URL), so the photos and
+ * records are reachable in the content-addressed network under the very CIDs the records name.
+ * Pinning is best effort: the blob store stays the service's own copy, and a node that is down
+ * never fails an enrolment.
+ */
+export interface Pinner {
+  /** Adds and pins one file; resolves to the CID the node computed (it must equal `cid`). */
+  pinFile(cid: string, bytes: Uint8Array): Promise<string>;
+  /** Puts and pins one DAG-CBOR block (a canonical record); resolves to the node's CID. */
+  pinDagCbor(cid: string, bytes: Uint8Array): Promise<string>;
+}

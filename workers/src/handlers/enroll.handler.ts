@@ -8,6 +8,7 @@ import { vectorToBytes } from '../recognition/bytes.js';
 import { unpackFeatures } from '../vision/keypoints.js';
 import { describeOrRefuse } from './describe.js';
 import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/evidence/store/tree-record.js';
+import { pinTreeEvidence } from '../../../shared/src/evidence/store/pin-evidence.js';
 
 export interface EnrollDeps {
   c: Container;
@@ -79,6 +80,11 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
       described.push({ cid: img.cid, source: img.source, d: await describeOrRefuse(deps.c, deps.engine, img.cid, img.filename, data.kind) });
     }
     const { images, record } = await writeRows(deps, data, described);
+    if (record && deps.c.pinner) {
+      // Best effort, after commit: an unreachable IPFS node must not fail (or retry) an enrolment.
+      await pinTreeEvidence({ ...deps.c, pinner: deps.c.pinner }, data.individual_id)
+        .catch((err: unknown) => deps.c.logger.warn({ err, tree: data.individual_id }, 'pinning to Kubo failed'));
+    }
     await deps.onEnrolled(data.owner_id);
     return {
       individual_id: data.individual_id,

@@ -3,6 +3,8 @@ import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src/domain/jobs.js';
 import { RecognitionEngine } from '../vision/engine.js';
 import { createPools } from '../recognition/pool.js';
+import { loadCalibrations } from '../recognition/calibration.js';
+import { poolOwners as grantedPools } from '../../../shared/src/access/pool-owners.js';
 import { anchorHandler } from './anchor.handler.js';
 import { enrollHandler } from './enroll.handler.js';
 import { identifyHandler } from './identify.handler.js';
@@ -16,8 +18,11 @@ export const engineOnce = () => (shared ??= RecognitionEngine.create());
 /** Build the handler for every catalogued job. Throws at start when one is missing. */
 export async function createHandlers(c: Container): Promise<JobHandlers> {
   const engine = await engineOnce();
+  // Calibrations re-fitted from labels (npm run calibrate -- --apply) take effect at start.
+  for (const [kind, params] of Object.entries(await loadCalibrations(c.db))) engine.setCalibration(kind as Kind, params);
   const pools = createPools(c, engine);
-  const poolOwners = async (accountId: string, _kind: Kind) => [accountId];
+  // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
+  const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
   const deps = { c, engine, pools, poolOwners, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)) };
   const pending = async () => {
     throw new UnrecoverableJobError('not built yet', 503, 'internal');

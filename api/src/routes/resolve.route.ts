@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { AppError } from '../../../shared/src/domain/errors.js';
+import type { Services } from '../services/index.js';
+import { defineRoute, raw, reply, type RouteDef } from '../http/route.js';
+import { TRACE_PAGE_HEADERS, tracePage } from '../pages/trace-page.js';
+import { Ok, errorResponse } from './schemas.js';
+
+const CodeParam = z.object({ code: z.string().min(1).max(200).describe('traceability code, `<PREFIX>-<geohash7>-<8 characters>`') });
+const TreeParam = z.object({ id: z.string().min(1).max(100).describe('tree id') });
+
+const Anchor = z.object({ status: z.string(), backend: z.string(), tx_hash: z.string().nullable(), explorer_url: z.string().nullable(), updated_at: z.string() });
+const PublicOut = Ok.extend({
+  state: z.literal('public'),
+  code: z.string(),
+  link: z.string().describe('the human page, `/t/{code}`'),
+  record: z.object({
+    code: z.string(), species: z.string(), geohash: z.string().describe('coarse location, 7 characters (about 150 m)'),
+    images: z.array(z.string()).describe('CIDs of the photos in the anchored record'), created_at: z.string(), schema: z.number().int(),
+  }).describe('the canonical record, decoded from the bytes whose CID and hash follow'),
+  record_cid: z.string(),
+  record_hash: z.string().describe('SHA-256 of the record bytes, hex'),
+  image_count: z.number().int().describe('photos the server holds; may exceed record.images (later photos are not anchored)'),
+  name: z.string().nullable(),
+  farm_id: z.string().nullable(),
+  anchor: Anchor.nullable(),
+});
+const RestrictedOut = Ok.extend({
+  state: z.literal('restricted'),
+  code: z.string(),
+  link: z.string(),
+  summary: z.object({ species: z.string().nullable(), enrolled_on: z.string(), record_hash: z.string(), anchored: z.boolean() }),
+});
+const VisibilityOut = Ok.extend({
+  tree_id: z.string(),
+  visibility: z.enum(['private', 'restricted', 'public']),
+  code: z.string().nullable(),
+  link: z.string().nullable().describe('`/t/{code}` while the code resolves, else null'),
+});
+
+/** The unknown answer: thrown, so the one error handler renders it like every other 404, with no reason. */
+const unknownCode = () => new AppError(404, 'code_unknown', {}, { 'Cache-Control': 'no-store' });
+
+/**
+ * Public traceability lookup and the owner's switch for it. The API route and the page call the
+ * same `resolve.decide`, so they can never disagree about what a code reveals.
+ */
+export function resolveRoutes(s: Services): RouteDef[] {
+  const owner = {
+    method: 'post', tag: 'traceability', access: 'user', feature: 'traceability-publish', params: TreeParam,
+    description: 'Owner only. A grantee gets 403; anyone else, and a missing tree, the same 404.',
+    responses: { 200: { description: 'the new visibility', schema: VisibilityOut }, 401: errorResponse('not signed in'), 403: errorResponse('a grantee, not the owner'), 404: errorResponse('no such tree, or not yours') },
+  } as const;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/resolve/{code}', tag: 'traceability', access: 'public', feature: 'traceability',
+      summary: 'Look up a traceability code: public record, restricted summary, or unknown',
+      description:
+        'State `public`: the canonical record plus the link `/t/{code}`. `restricted`: a summary card with no images and no coordinates. ' +
+        'Anything else (a wrong code, or a correct code whose owner keeps it private) is the same fixed 404 body, so codes cannot be enumerated.',
+      params: CodeParam,
+      responses: {
+        200: { description: 'public or restricted (see `state`)', schema: z.union([PublicOut, RestrictedOut]) },
+        404: errorResponse('unknown: the fixed body, identical for wrong and private codes'),
+      },
+      handler: async ({ params }) => {
+        const r = await s.resolve.decide(params.code);
+        if (r.state === 'unknown') throw unknownCode();
+        return reply(200, { ok: true, ...r }, { 'Cache-Control': 'no-store' });
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/t/{code}', tag: 'traceability', access: 'public', feature: 'traceability',
+      summary: 'Human page for a traceability code (HTML); same decision as /api/resolve/{code}',
+      params: CodeParam,
+      responses: { 200: { description: 'public record or restricted card', contentType: 'text/html' }, 404: { description: 'the fixed not-found page', contentType: 'text/html' } },
+      handler: async ({ params }) => {
+        const page = tracePage(await s.resolve.decide(params.code));
+        return raw(page.status, page.html, 'text/html; charset=utf-8', { ...TRACE_PAGE_HEADERS });
+      },
+    }),
+    defineRoute({
+      ...owner, path: '/api/tree/{id}/publish',
+      summary: 'Publish a tree: its code resolves to the full record, or with level=restricted to a summary card',
+      bodyType: 'form', body: z.object({ level: z.enum(['public', 'restricted']).default('public').describe('what the code reveals; default `public`') }),
+      handler: async ({ params, body, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, params.id, body.level)) }),
+    }),
+    defineRoute({
+      ...owner, path: '/api/tree/{id}/unpublish',
+      summary: 'Unpublish a tree: its code answers exactly like a wrong code again',
+      handler: async ({ params, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, params.id, 'private')) }),
+    }),
+  ];
+}

@@ -1,0 +1,102 @@
+import type { Readable } from 'node:stream';
+import type { Container } from '../../../shared/src/container.js';
+import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { chainRoot, eventInclusionProof } from '../../../shared/src/evidence/chain.js';
+import { decodeRecord } from '../../../shared/src/evidence/record.js';
+import { anchorMaterial, type AnchorRow } from '../../../shared/src/evidence/store/anchor-store.js';
+import { toBundleJson, type EvidenceBundleJson } from '../../../shared/src/evidence/store/bundle.js';
+import { loadChain, toChainEvent } from '../../../shared/src/evidence/store/chain-store.js';
+import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import type { AnchorFile } from '../../../shared/src/evidence/verify-cli/export-format.js';
+import { BLOB_KEY } from '../../../shared/src/ports/blob-store.port.js';
+import type { Caller } from '../http/route.js';
+import type { AnchorService } from './anchor.service.js';
+
+interface RecordRow { code: string; record_cbor: Buffer; record_cid: string; record_hash: string; created_at: Date }
+
+/**
+ * A tree's evidence for its owner: the provenance summary (spec: code, image CIDs, record CID,
+ * hash, anchor status, true image count), the full export bundle for the offline verifier, and
+ * the blobs by CID. Another account's tree and a missing one are the same 404.
+ */
+export function createProvenanceService(c: Container, deps: { anchors: AnchorService }) {
+  async function ownedRecord(caller: Caller, treeId: string): Promise<{ treeId: string; rec: RecordRow }> {
+    const tree = await resolveEntity(c.db, 'tree', treeId);
+    if (!tree || tree.owner_id !== caller.account_id) throw ERRORS.notFound();
+    const r = await c.db.query<RecordRow>('select code, record_cbor, record_cid, record_hash, created_at from tree_records where individual_id = $1', [tree.entity_id]);
+    if (!r.rows[0]) throw ERRORS.notFound();
+    return { treeId: tree.entity_id, rec: r.rows[0] };
+  }
+
+  return {
+    /** The provenance summary of one of the caller's trees. */
+    async provenance(caller: Caller, treeIdIn: string) {
+      const { treeId, rec } = await ownedRecord(caller, treeIdIn);
+      const record = decodeRecord(new Uint8Array(rec.record_cbor));
+      const count = await c.db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [treeId]);
+      const chain = await loadChain(c.db, 'tree', treeId);
+      const anchored = await deps.anchors.current('tree', treeId);
+      return {
+        ok: true as const, tree_id: treeId, code: rec.code, record_cid: rec.record_cid, record_hash: rec.record_hash,
+        record, images: record.images, record_image_count: record.images.length, image_count: count.rows[0]!.n,
+        chain: { size: chain.length, root_hex: chainRoot(chain) },
+        anchor_status: anchored?.view.status ?? 'none', anchor: anchored?.view ?? null,
+      };
+    },
+
+    /**
+     * Everything the offline verifier needs, as one JSON bundle: record bytes, the record's images,
+     * the tree's own chain, a proof of the enrolment event in the latest anchored root, and that
+     * anchor's checkpoint or signed transaction. 409 while nothing usable is anchored yet.
+     */
+    async exportBundle(caller: Caller, treeIdIn: string): Promise<EvidenceBundleJson & { ok: true; tree_id: string }> {
+      const { treeId, rec } = await ownedRecord(caller, treeIdIn);
+      const anchored = await deps.anchors.current('tree', treeId);
+      if (!anchored || anchored.view.status === 'failed' || anchored.view.status === 'pending') throw new AppError(409, 'evidence_not_anchored');
+      const events = (await loadChain(c.db, 'tree', treeId)).map(toChainEvent);
+      const recordSeq = events.findIndex((e) => e.body.record_cid === rec.record_cid);
+      const record = decodeRecord(new Uint8Array(rec.record_cbor));
+      const images = new Map<string, Uint8Array>();
+      for (const cid of record.images) {
+        const bytes = await c.blobs.get(cid);
+        if (bytes) images.set(cid, new Uint8Array(bytes));
+      }
+      const bundle = toBundleJson({
+        recordBytes: new Uint8Array(rec.record_cbor), recordFile: { cid: rec.record_cid, hash: rec.record_hash, record },
+        images, events, proof: eventInclusionProof(events, Math.max(0, recordSeq), anchored.row.size),
+        anchor: await anchorFile(anchored.row),
+      });
+      return { ok: true, tree_id: treeId, ...bundle };
+    },
+
+    /**
+     * A stored blob, read-only, by CID. Served to an account that owns an image with that CID,
+     * and to anyone when it is a photo named in the canonical record of a published (public) tree,
+     * since the public record already lists that CID. Everything else is the usual 404.
+     */
+    async blob(caller: Caller | null, cid: string): Promise<{ stream: Readable; contentType: string; size: number }> {
+      if (!BLOB_KEY.test(cid)) throw ERRORS.notFound();
+      const owned = await c.db.query<{ content_type: string; size: number }>(
+        `select b.content_type, b.size from blobs b where b.cid = $1 and exists (
+           select 1 from images i join individuals t on t.id = i.individual_id
+            where i.cid = b.cid and t.deleted_at is null
+              and (i.owner_id = $2::uuid or (i.in_record and t.kind = 'tree' and t.visibility = 'public')))`,
+        [cid, caller?.account_id ?? null],
+      );
+      const row = owned.rows[0];
+      const stream = row ? await c.blobs.stream(cid) : null;
+      if (!row || !stream) throw ERRORS.notFound();
+      return { stream, contentType: row.content_type, size: Number(row.size) };
+    },
+  };
+
+  async function anchorFile(row: AnchorRow): Promise<AnchorFile> {
+    const m = await anchorMaterial(c.db, row);
+    if (row.backend === 'cardano') return { backend: 'cardano', tx_hash: row.tx_hash ?? '', tx_cbor_hex: m.tx_cbor_hex ?? '' };
+    if (!m.checkpoint) throw ERRORS.internal();
+    // The service's own key when it still runs the local backend; else the key the checkpoint names.
+    return { backend: 'local', checkpoint: m.checkpoint, public_key: c.anchor.publicKey ?? m.checkpoint.signer };
+  }
+}
+
+export type ProvenanceService = ReturnType<typeof createProvenanceService>;

@@ -1,0 +1,121 @@
+import type { Container } from '../../../shared/src/container.js';
+import { decodeRecord, type TreeRecord } from '../../../shared/src/evidence/record.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+
+/** The anchoring of a tree's record, as far as the public may know it. */
+export interface PublicAnchor {
+  status: string;
+  backend: string;
+  tx_hash: string | null;
+  explorer_url: string | null;
+  updated_at: string;
+}
+
+/** `public`: the owner published the tree; the whole provenance record is shown. */
+export interface PublicResolution {
+  state: 'public';
+  code: string;
+  link: string;
+  record: TreeRecord;
+  record_cid: string;
+  record_hash: string;
+  /** Every photo the server holds for the tree; the anchored record may name fewer (spec 1 rule 8). */
+  image_count: number;
+  name: string | null;
+  farm_id: string | null;
+  anchor: PublicAnchor | null;
+}
+
+/** `restricted`: the code exists and the owner allows a minimum: no images, no coordinates. */
+export interface RestrictedResolution {
+  state: 'restricted';
+  code: string;
+  link: string;
+  summary: { species: string | null; enrolled_on: string; record_hash: string; anchored: boolean };
+}
+
+/** `unknown`: a wrong code and a private one both end here, and nothing else is said. */
+export interface UnknownResolution {
+  state: 'unknown';
+}
+
+export type Resolution = PublicResolution | RestrictedResolution | UnknownResolution;
+
+/** Codes are short; anything longer cannot be one, but is still looked up the same way (see decide). */
+const MAX_CODE_CHARS = 64;
+const UNKNOWN: UnknownResolution = Object.freeze({ state: 'unknown' });
+
+interface CodeRow {
+  individual_id: string;
+  code: string;
+  record_cbor: Uint8Array;
+  record_cid: string;
+  record_hash: string;
+  visibility: 'private' | 'restricted' | 'public';
+  species: string | null;
+  name: string | null;
+  farm_id: string | null;
+  created_at: Date;
+}
+
+const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
+
+async function latestAnchor(db: Queryable, treeId: string): Promise<PublicAnchor | null> {
+  const r = await db.query<Record<string, unknown>>(
+    `select status, backend, tx_hash, explorer_url, updated_at from anchors
+      where entity_type = 'tree' and entity_id = $1 order by size desc, created_at desc limit 1`,
+    [treeId],
+  );
+  const a = r.rows[0];
+  if (!a) return null;
+  return {
+    status: String(a.status), backend: String(a.backend), tx_hash: (a.tx_hash as string) ?? null,
+    explorer_url: (a.explorer_url as string) ?? null, updated_at: iso(a.updated_at),
+  };
+}
+
+async function publicView(db: Queryable, row: CodeRow, link: string): Promise<PublicResolution> {
+  const count = await db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [row.individual_id]);
+  return {
+    state: 'public', code: row.code, link,
+    record: decodeRecord(new Uint8Array(row.record_cbor)),
+    record_cid: row.record_cid, record_hash: row.record_hash,
+    image_count: count.rows[0]!.n, name: row.name, farm_id: row.farm_id,
+    anchor: await latestAnchor(db, row.individual_id),
+  };
+}
+
+/**
+ * The one decision behind `GET /api/resolve/{code}` and the page `/t/{code}`.
+ *
+ * Enumeration resistance: a wrong code and a private code run the same single indexed query
+ * and return the same frozen `unknown` object, so the two routes cannot tell them apart by
+ * body, status or (beyond noise) time. Malformed codes take that same path rather than a
+ * shortcut, so the format check is not a timing oracle either.
+ */
+export function createResolveService(c: Container) {
+  const { db } = c;
+  return {
+    async decide(rawCode: string): Promise<Resolution> {
+      const code = rawCode.trim().slice(0, MAX_CODE_CHARS);
+      const r = await db.query<CodeRow>(
+        `select r.individual_id, r.code, r.record_cbor, r.record_cid, r.record_hash,
+                i.visibility, i.species, i.name, i.farm_id, i.created_at
+           from tree_records r join individuals i on i.id = r.individual_id
+          where r.code = $1 and i.deleted_at is null and i.kind = 'tree'`,
+        [code],
+      );
+      const row = r.rows[0];
+      if (!row || row.visibility === 'private') return UNKNOWN;
+      const link = `/t/${encodeURIComponent(row.code)}`;
+      if (row.visibility === 'public') return publicView(db, row, link);
+      const anchored = (await latestAnchor(db, row.individual_id))?.status === 'confirmed';
+      return {
+        state: 'restricted', code: row.code, link,
+        summary: { species: row.species, enrolled_on: iso(row.created_at).slice(0, 10), record_hash: row.record_hash, anchored },
+      };
+    },
+  };
+}
+
+export type ResolveService = ReturnType<typeof createResolveService>;

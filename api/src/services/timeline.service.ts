@@ -1,0 +1,136 @@
+import type { Container } from '../../../shared/src/container.js';
+import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { EvidenceFormatError, fromHex } from '../../../shared/src/evidence/bytes.js';
+import { chainRoot, eventInclusionProof, verifyChain } from '../../../shared/src/evidence/chain.js';
+import { consistencyProof } from '../../../shared/src/evidence/merkle-consistency.js';
+import {
+  appendChainEvent, loadChain, loadFarmCare, toChainEvent, type EntityType, type StoredEvent,
+} from '../../../shared/src/evidence/store/chain-store.js';
+import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import type { Caller } from '../http/route.js';
+import type { AnchorService } from './anchor.service.js';
+import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Per-entity timelines (spec section 3 "Timeline event visibility", section 4 "Timeline and
+ * anchoring"): appends, reads with `chain_ok`, approval, inclusion and consistency proofs.
+ */
+export function createTimelineService(c: Container, deps: { anchors: AnchorService }) {
+  /** Entity and its chain, or the 404 every unreadable thing gets. */
+  async function entityOr404(type: EntityType, id: string): Promise<ResolvedEntity> {
+    const entity = await resolveEntity(c.db, type, id);
+    if (!entity) throw ERRORS.notFound();
+    return entity;
+  }
+
+  /** The event `eventId` if the caller may read it; otherwise the one identical 404. */
+  async function readableEvent(caller: Caller | null, type: EntityType, id: string, eventId: string) {
+    const entity = await resolveEntity(c.db, type, id);
+    if (!entity || !UUID_RE.test(eventId)) throw ERRORS.notFound();
+    const chain = await loadChain(c.db, type, entity.entity_id);
+    const event = chain.find((e) => e.event_id === eventId.toLowerCase());
+    if (!event || !canSee(event, caller, entity.owner_id)) throw ERRORS.notFound();
+    return { entity, chain, event, isOwner: caller?.account_id === entity.owner_id };
+  }
+
+  /** Care events of the enclosing farm, only when the same account owns the farm. */
+  async function inherited(entity: ResolvedEntity, caller: Caller | null): Promise<StoredEvent[]> {
+    if (entity.entity_type === 'farm' || !entity.farm_id) return [];
+    const farm = await resolveEntity(c.db, 'farm', entity.farm_id);
+    // farm_id is free text: another account's farm of the same name is not this tree's farm.
+    if (!farm || farm.owner_id !== entity.owner_id) return [];
+    return (await loadFarmCare(c.db, farm.entity_id)).filter((e) => canSee(e, caller, farm.owner_id));
+  }
+
+  return {
+    /**
+     * Records an event. The owner's events are public and approved; anyone else's private and
+     * pending; an entity with no resolvable owner refuses with 403 (spec section 3).
+     */
+    async post(caller: Caller, type: EntityType, id: string, body: Record<string, unknown>) {
+      const entity = await resolveEntity(c.db, type, id);
+      if (!entity) throw new AppError(403, 'entity_no_owner');
+      // PostgreSQL's jsonb cannot hold U+0000; refuse it as bad input rather than fail with a 500.
+      if (JSON.stringify(body).includes('\\u0000')) throw ERRORS.validation('body', 'U+0000 is not allowed');
+      const isOwner = entity.owner_id === caller.account_id;
+      try {
+        const event = await c.db.transaction((tx) => appendChainEvent(tx, {
+          entity_type: type, entity_id: entity.entity_id, owner_id: entity.owner_id, author_id: caller.account_id,
+          author_role: isOwner ? 'owner' : 'contributor', body,
+        }));
+        return { ok: true as const, event: eventView(event, isOwner) };
+      } catch (err) {
+        if (err instanceof EvidenceFormatError) throw ERRORS.validation('body', err.message);
+        throw err;
+      }
+    },
+
+    /** Own chain plus inherited care, merged by time, and the integrity of the own chain. */
+    async timeline(caller: Caller | null, type: EntityType, id: string) {
+      const entity = await entityOr404(type, id);
+      const chain = await loadChain(c.db, type, entity.entity_id);
+      const isOwner = caller?.account_id === entity.owner_id;
+      const own = chain.filter((e) => canSee(e, caller, entity.owner_id)).map((e) => eventView(e, isOwner));
+      const care = (await inherited(entity, caller)).map(inheritedView);
+      const events = [...own, ...care].sort((a, b) => a.created_at.localeCompare(b.created_at));
+      const verdict = verifyChain(chain.map(toChainEvent));
+      return {
+        ok: true as const, entity_type: type, entity_id: entity.entity_id, chain_ok: verdict.ok,
+        ...(isOwner ? { size: chain.length, ...(verdict.ok ? {} : { broken_at: verdict.broken_at }) } : {}),
+        events,
+      };
+    },
+
+    /** Owner only: a pending event becomes public and approved. Its hash does not change. */
+    async approve(caller: Caller, type: EntityType, id: string, eventId: string) {
+      const entity = await entityOr404(type, id);
+      if (entity.owner_id !== caller.account_id) throw ERRORS.forbidden();
+      if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
+      const r = await c.db.query(
+        `update timeline_events set approval = 'approved', visibility = 'public'
+         where id = $1 and entity_type = $2 and entity_id = $3`,
+        [eventId.toLowerCase(), type, entity.entity_id],
+      );
+      if (r.affectedRows === 0) throw ERRORS.notFound();
+      const event = (await loadChain(c.db, type, entity.entity_id)).find((e) => e.event_id === eventId.toLowerCase())!;
+      return { ok: true as const, event: eventView(event, true) };
+    },
+
+    /**
+     * RFC 6962 inclusion proof of one event in the chain root (the current root, or the owner's
+     * chosen earlier `size`), with the anchor of that root or null.
+     */
+    async proof(caller: Caller | null, type: EntityType, id: string, eventId: string, size?: number) {
+      const { entity, chain, event, isOwner } = await readableEvent(caller, type, id, eventId);
+      const n = isOwner && size !== undefined ? size : chain.length;
+      if (n <= event.seq || n > chain.length) throw ERRORS.validation('size', `must be between ${event.seq + 1} and ${chain.length}`);
+      const p = eventInclusionProof(chain.map(toChainEvent), event.seq, n);
+      const anchored = await deps.anchors.current(type, entity.entity_id, n);
+      return {
+        ok: true as const, event_id: event.event_id, leaf_hash: p.leaf_hash, path: p.path, root_hex: p.root_hex,
+        ...(isOwner ? { n: p.n, index: p.index } : {}),
+        anchor: anchorForProof(anchored && anchored.view.status !== 'failed' ? anchored.view : null, isOwner),
+      };
+    },
+
+    /** Owner only: RFC 9162 consistency proof that the chain at `first` events is a prefix of it at `second`. */
+    async consistency(caller: Caller, type: EntityType, id: string, first: number, second?: number) {
+      const entity = await entityOr404(type, id);
+      if (entity.owner_id !== caller.account_id) throw ERRORS.forbidden();
+      const chain = await loadChain(c.db, type, entity.entity_id);
+      const n = second ?? chain.length;
+      if (n > chain.length || n < 1) throw ERRORS.validation('second', `must be between 1 and ${chain.length}`);
+      if (first < 1 || first > n) throw ERRORS.validation('first', `must be between 1 and ${n}`);
+      const leaves = chain.slice(0, n).map((e) => fromHex(e.leaf_hash, 32));
+      return {
+        ok: true as const, first, second: n,
+        first_root: chainRoot(chain.slice(0, first)), second_root: chainRoot(chain.slice(0, n)),
+        proof: consistencyProof(leaves, first),
+      };
+    },
+  };
+}
+
+export type TimelineService = ReturnType<typeof createTimelineService>;

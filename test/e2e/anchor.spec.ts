@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyCheckpoint, type SignedCheckpoint } from '../../shared/src/evidence/checkpoint.js';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { startFakeBlockfrost, type FakeBlockfrost } from './anchor.fake-blockfrost.js';
+import { startFakeKubo, type FakeKubo } from './anchor.fake-kubo.js';
+import { enrollTree } from './timeline.helpers.js';
+
+async function setup(app: TestApp) {
+  const owner = await signup(app.url, 'owner');
+  const tree = (await enrollTree(app.url, owner.token, 21)).tree_id as string;
+  const ev = await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, json: { type: 'care', text: 'pruned' } });
+  return { owner, tree, event: ev.json.event.event_id as string };
+}
+
+describe('anchoring, local backend (embedded default)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ mode: 'embedded' });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('anchors the whole chain root with a signed checkpoint, and later proofs carry it', async () => {
+    const { owner, tree, event } = await setup(app);
+    const before = await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token });
+    expect(before.json.anchor).toBeNull();
+    const r = await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: owner.token });
+    expect(r.status).toBe(200);
+    expect(r.json.anchor).toMatchObject({ backend: 'local', status: 'confirmed', size: 2, root_hex: before.json.root_hex });
+    const after = await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token });
+    expect(after.json.anchor).toMatchObject({ status: 'confirmed', root_hex: after.json.root_hex });
+    const guest = await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`);
+    expect(guest.json.anchor).toMatchObject({ status: 'confirmed' });
+    expect(guest.json.anchor.size).toBeUndefined();
+    // The checkpoint is signed by the key /api/anchor/status publishes.
+    const status = await api(app.url, 'GET', '/api/anchor/status', { token: owner.token });
+    expect(status.json).toMatchObject({ ok: true, backend: 'local', healthy: true, detail: { log_ok: true } });
+    const cp = (await app.container.db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log where seq = $1', [r.json.anchor.checkpoint_seq])).rows[0]!.checkpoint;
+    expect(cp).toMatchObject({ entity: `tree/${tree}`, size: 2, root_hex: before.json.root_hex });
+    expect(verifyCheckpoint(cp, status.json.detail.public_key).ok).toBe(true);
+    // Asking again for the same root reuses the anchor; a new event makes the current root unanchored.
+    const again = await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: owner.token });
+    expect(again.json.anchor.anchor_id).toBe(r.json.anchor.anchor_id);
+    await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, json: { type: 'note' } });
+    expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token })).json.anchor).toBeNull();
+    expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}?size=2`, { token: owner.token })).json.anchor).toMatchObject({ status: 'confirmed' });
+  });
+
+  it('lets only the owner anchor, and requires a token for the status', async () => {
+    const { tree, event } = await setup(app);
+    const stranger = await signup(app.url, 'stranger');
+    expect((await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: stranger.token })).status).toBe(403);
+    expect((await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`)).status).toBe(401);
+    expect((await api(app.url, 'GET', '/api/anchor/status')).status).toBe(401);
+  });
+
+  it('answers 404 for an event that is not in the chain', async () => {
+    const { owner, tree } = await setup(app);
+    expect((await api(app.url, 'POST', `/api/tree/${tree}/event/00000000-0000-4000-8000-000000000000/anchor`, { token: owner.token })).status).toBe(404);
+  });
+});
+
+describe('anchoring, cardano backend against a Blockfrost-compatible server (and Kubo pinning)', () => {
+  let app: TestApp;
+  let chain: FakeBlockfrost;
+  let kubo: FakeKubo;
+  beforeAll(async () => {
+    chain = await startFakeBlockfrost();
+    kubo = await startFakeKubo();
+    app = await startTestApp({
+      mode: 'embedded',
+      env: { KUBO_API_URL: kubo.url, ANCHOR_BACKEND: 'cardano', CARDANO_API_URL: chain.url, CARDANO_SIGNING_KEY: randomBytes(32).toString('hex'), CARDANO_CONFIRMATIONS: '3', CARDANO_POLL_S: '0', CARDANO_NETWORK: 'preprod' },
+    });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await chain?.close();
+    await kubo?.close();
+  });
+
+  it('pins the record\'s photos and the record itself to Kubo under the same CIDs', async () => {
+    const owner = await signup(app.url, 'pinner');
+    const enrolled = await enrollTree(app.url, owner.token, 25);
+    const p = await api(app.url, 'GET', `/api/provenance/${enrolled.tree_id}`, { token: owner.token });
+    expect(kubo.pinned).toEqual(expect.arrayContaining([...p.json.images, p.json.record_cid]));
+  });
+
+  it('submits a signed transaction with label 1455 and the root, then confirms after N blocks', async () => {
+    const { owner, tree, event } = await setup(app);
+    const proof = await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token });
+    const r = await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: owner.token });
+    expect(r.status).toBe(200);
+    expect(r.json.anchor).toMatchObject({ backend: 'cardano', status: 'submitted', root_hex: proof.json.root_hex });
+    expect(r.json.anchor.tx_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.json.anchor.explorer_url).toBe(`https://preprod.cardanoscan.io/transaction/${r.json.anchor.tx_hash}`);
+    const sent = chain.submitted.at(-1)!;
+    expect(sent).toMatchObject({ label: 1455, root_hex: proof.json.root_hex, size: 2, entity: `tree/${tree}`, tx_hash: r.json.anchor.tx_hash, signatures_ok: true, metadata_bound: true, content_type: 'application/cbor' });
+    const read = async () => (await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token })).json.anchor;
+    expect(await read()).toMatchObject({ status: 'submitted', confirmations: 0 });
+    chain.mine();
+    expect(await read()).toMatchObject({ status: 'submitted', confirmations: 1 });
+    chain.advance(2);
+    expect(await read()).toMatchObject({ status: 'confirmed', confirmations: 3 });
+    const status = await api(app.url, 'GET', '/api/anchor/status', { token: owner.token });
+    expect(status.json).toMatchObject({ backend: 'cardano', healthy: true, anchors: { confirmed: 1 } });
+    expect(status.json.detail.address).toMatch(/^addr_test1/);
+    // The export carries the signed transaction, and the offline verifier accepts it.
+    const ex = await api(app.url, 'GET', `/api/provenance/${tree}/export`, { token: owner.token });
+    expect(ex.json.anchor).toMatchObject({ backend: 'cardano', tx_hash: r.json.anchor.tx_hash });
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-cardano-'));
+    await writeFile(path.join(dir, 'tree.json'), ex.text);
+    const lines: string[] = [];
+    const code = await runVerify([path.join(dir, 'tree.json')], (l) => lines.push(l));
+    await rm(dir, { recursive: true, force: true });
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+    expect(code).toBe(0);
+    expect(lines.join('\n')).toContain('PASS anchor.root cardano anchor holds root');
+  });
+
+  it('marks a refused submission failed, and a new request retries it', async () => {
+    const { owner, tree, event } = await setup(app);
+    chain.refuseWith = 400;
+    const r = await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: owner.token });
+    chain.refuseWith = null;
+    expect(r.json.anchor).toMatchObject({ status: 'failed' });
+    expect(r.json.anchor.error).toContain('400');
+    expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token })).json.anchor).toBeNull();
+    const retry = await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: owner.token });
+    expect(retry.json.anchor).toMatchObject({ status: 'submitted' });
+  });
+});
