@@ -66,6 +66,24 @@ describe('provenance, export and the offline verifier', () => {
     expect((await api(app.url, 'PUT', `/api/blobs/${cid}`, { token: owner.token, body: 'x' })).status).toBeGreaterThanOrEqual(404);
   });
 
+  it('serves a published tree\'s record photos to anyone, but never its later photos', async () => {
+    const tree = enrolled.tree_id;
+    const recordCid = await cidForBytes(enrolled.files[1]);
+    const later = (await app.container.db.query<{ cid: string }>('select cid from images where individual_id = $1 and not in_record', [tree])).rows[0]!.cid;
+    const published = await api(app.url, 'POST', `/api/tree/${tree}/publish`, { token: owner.token, form: { level: 'public' } });
+    expect(published.status).toBe(200);
+    try {
+      expect((await api(app.url, 'GET', `/api/blobs/${recordCid}`)).status).toBe(200);
+      const hidden = await api(app.url, 'GET', `/api/blobs/${later}`);
+      expect(hidden.status).toBe(404);
+      expect(hidden.text).toBe((await api(app.url, 'GET', '/api/blobs/bafkreinotarealcidatall')).text);
+      expect((await api(app.url, 'GET', `/api/blobs/${later}`, { token: owner.token })).status).toBe(200);
+    } finally {
+      await api(app.url, 'POST', `/api/tree/${tree}/unpublish`, { token: owner.token });
+    }
+    expect((await api(app.url, 'GET', `/api/blobs/${recordCid}`)).status).toBe(404);
+  });
+
   it('exports evidence the verifier accepts, and that it rejects once modified', async () => {
     const tree = enrolled.tree_id;
     expect((await api(app.url, 'GET', `/api/provenance/${tree}/export`, { token: owner.token })).status).toBe(409);

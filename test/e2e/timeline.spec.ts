@@ -53,6 +53,12 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     }
     const notObject = await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, body: '[1,2]', headers: { 'content-type': 'application/json' } });
     expect(notObject.status).toBe(422);
+    for (const raw of ['{"t":"a\\u0000b"}', '{"t":"\\ud800"}', '{"\\udc00":1}', '{"n":123456789012345678901}']) {
+      const r = await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, body: raw, headers: { 'content-type': 'application/json' } });
+      expect(r.status, raw).toBe(422);
+    }
+    const paired = await post(`/api/tree/${tree}/event`, { t: 'sầu riêng 🌳' }, owner.token);
+    expect(paired.json.event.body.t).toBe('sầu riêng 🌳');
   });
 
   it('shows guests public and approved events only, the author their own, the owner everything', async () => {

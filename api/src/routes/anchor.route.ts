@@ -10,6 +10,7 @@ const STATUS_DOC =
   '→ `confirmed` (local: the signed checkpoint is in the log, at once; Cardano: enough confirmations), or → `failed` (refused, no funds, or not in a block within CARDANO_TX_TIMEOUT_S; ask again to retry). ' +
   'A submitted anchor is re-checked whenever a proof, provenance or this route reads it (at most every CARDANO_POLL_S seconds).';
 
+/** Anchoring an entity's chain root (owner only) and the health of the anchoring path. */
 export function anchorRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({

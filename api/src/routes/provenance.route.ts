@@ -13,6 +13,7 @@ const EXPORT_DOC =
   '`events` (the tree\'s own chain), `proof` (inclusion of the enrolment event in the latest anchored root) and `anchor` (the signed checkpoint, or the signed Cardano transaction). ' +
   'Save it and run `npm run verify -- tree.json` (format: shared/src/evidence/verify-cli/FORMAT.md; the bundle is unpacked into that folder layout). 409 until the chain has been anchored.';
 
+/** A tree's evidence for its owner: provenance summary, export bundle, and blobs by CID. */
 export function provenanceRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({

@@ -13,6 +13,7 @@ const EventParams = EntityParams.extend({ event_id: z.string().min(1).max(100) }
 const Hex32 = z.string().regex(/^[0-9a-f]{64}$/);
 const AuditStep = z.object({ sibling: Hex32, right: z.boolean().describe('true: the sibling is the right child') });
 
+/** An anchor as proofs and provenance show it. */
 export const AnchorOut = z.object({
   anchor_id: z.string(), backend: z.enum(['local', 'cardano']), status: z.enum(['pending', 'submitted', 'confirmed', 'failed']),
   size: z.number().int().optional().describe('anchored tree size (owner only)'), root_hex: Hex32,
@@ -35,6 +36,7 @@ const VISIBILITY =
 
 const notFound = errorResponse('no such entity, or no such event, or an event you may not see: one identical answer');
 
+/** Timeline routes of every entity type: append, read, approve, inclusion and consistency proofs. */
 export function timelineRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({

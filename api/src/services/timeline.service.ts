@@ -12,6 +12,27 @@ import type { AnchorService } from './anchor.service.js';
 import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Why a body cannot be stored as given, or null. PostgreSQL's jsonb refuses U+0000 and lone
+ * surrogates, and a hash over text that the database would refuse or alter could never be
+ * re-derived, so both are a 422 here instead of a 500 later.
+ */
+export function unstorableText(value: unknown): string | null {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return 'U+0000 is not allowed in text';
+    return LONE_SURROGATE.test(value) ? 'text holds an unpaired UTF-16 surrogate' : null;
+  }
+  if (Array.isArray(value)) return value.map(unstorableText).find((x) => x !== null) ?? null;
+  if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      const bad = unstorableText(k) ?? unstorableText(v);
+      if (bad) return bad;
+    }
+  }
+  return null;
+}
 
 /**
  * Per-entity timelines (spec section 3 "Timeline event visibility", section 4 "Timeline and
@@ -52,8 +73,8 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
     async post(caller: Caller, type: EntityType, id: string, body: Record<string, unknown>) {
       const entity = await resolveEntity(c.db, type, id);
       if (!entity) throw new AppError(403, 'entity_no_owner');
-      // PostgreSQL's jsonb cannot hold U+0000; refuse it as bad input rather than fail with a 500.
-      if (JSON.stringify(body).includes('\\u0000')) throw ERRORS.validation('body', 'U+0000 is not allowed');
+      const bad = unstorableText(body);
+      if (bad) throw ERRORS.validation('body', bad);
       const isOwner = entity.owner_id === caller.account_id;
       try {
         const event = await c.db.transaction((tx) => appendChainEvent(tx, {

@@ -42,7 +42,10 @@ const EnvSchema = z.object({
   SPECIES_CATALOG: z.string().optional(),
   /** Where chain roots are anchored: `local` (signed checkpoint log, the default) or `cardano`. */
   ANCHOR_BACKEND: z.enum(['local', 'cardano']).default('local'),
-  /** PEM file of the local backend's Ed25519 key; default DATA_DIR/anchor-key.pem, created on first use. */
+  /**
+   * PEM file of the local backend's Ed25519 key; default DATA_DIR/anchor-key.pem, created on first use.
+   * In distributed mode every API and worker process must read the same file (e.g. a mounted secret).
+   */
   ANCHOR_KEY_FILE: z.string().optional(),
   /** Blockfrost-compatible API base URL (needed when ANCHOR_BACKEND=cardano). */
   CARDANO_API_URL: z.string().url().optional(),

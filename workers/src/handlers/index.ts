@@ -1,5 +1,4 @@
 import type { Container } from '../../../shared/src/container.js';
-import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src/domain/jobs.js';
 import { RecognitionEngine } from '../vision/engine.js';
 import { createPools } from '../recognition/pool.js';
@@ -24,9 +23,6 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
   const deps = { c, engine, pools, poolOwners, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)) };
-  const pending = async () => {
-    throw new UnrecoverableJobError('not built yet', 503, 'internal');
-  };
   const handlers: Partial<JobHandlers> = {
     enroll: enrollHandler(deps),
     identify: identifyHandler(deps),

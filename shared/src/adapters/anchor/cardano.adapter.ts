@@ -1,6 +1,6 @@
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { buildAnchorTx, fromHex, type AnchorFeeParams, type AnchorUtxo } from '../../evidence/index.js';
-import type { AnchorBackend, AnchorOutcome, AnchorRequest } from '../../ports/anchor.port.js';
+import type { AnchorBackend, AnchorOutcome, AnchorProgress, AnchorRequest } from '../../ports/anchor.port.js';
 
 /** Options of {@link createCardanoAnchor}. */
 export interface CardanoAnchorOptions {
@@ -53,63 +53,73 @@ function toFeeParams(p: Record<string, unknown>): AnchorFeeParams {
   };
 }
 
-/** The `cardano` anchor backend: offline build and sign, submit over HTTP, poll confirmations. */
-export function createCardanoAnchor(opts: CardanoAnchorOptions): AnchorBackend {
-  const http = opts.fetch ?? fetch;
-  const address = addressOfKey(opts.signingKeyHex, opts.network);
-  const base = opts.apiUrl.replace(/\/+$/, '');
-  const headers = (extra: Record<string, string> = {}) => ({ ...(opts.apiKey ? { project_id: opts.apiKey } : {}), ...extra });
+type Client = ReturnType<typeof blockfrostClient>;
 
+/** Minimal Blockfrost HTTP client: 5xx and network errors throw (retry), other statuses are returned. */
+function blockfrostClient(opts: CardanoAnchorOptions) {
+  const http = opts.fetch ?? fetch;
+  const base = opts.apiUrl.replace(/\/+$/, '');
   async function call<T>(method: string, p: string, body?: Uint8Array): Promise<{ status: number; json: T | null; text: string }> {
-    const res = await http(base + p, { method, headers: headers(body ? { 'Content-Type': 'application/cbor' } : {}), body });
+    const headers: Record<string, string> = { ...(opts.apiKey ? { project_id: opts.apiKey } : {}), ...(body ? { 'Content-Type': 'application/cbor' } : {}) };
+    const res = await http(base + p, { method, headers, body });
     const text = await res.text();
     if (res.status >= 500) throw new EndpointError(res.status, `${method} ${p}: HTTP ${res.status}`);
     let json: T | null = null;
     try { json = JSON.parse(text) as T; } catch { json = null; }
     return { status: res.status, json, text };
   }
-
   async function getJson<T>(p: string): Promise<T> {
     const r = await call<T>('GET', p);
     if (r.status !== 200 || r.json === null) throw new EndpointError(r.status, `GET ${p}: HTTP ${r.status}`);
     return r.json;
   }
+  return { base, call, getJson };
+}
 
-  async function anchor(req: AnchorRequest): Promise<AnchorOutcome> {
-    const utxoRes = await call<BlockfrostUtxo[]>('GET', `/addresses/${address}/utxos`);
-    // Blockfrost answers 404 for an address that has never received anything: no funds.
-    const utxos = utxoRes.status === 404 ? [] : toAnchorUtxos(utxoRes.json ?? []);
-    if (utxos.length === 0) return { status: 'failed', error: `no spendable UTxO at ${address}` };
-    const params = toFeeParams(await getJson<Record<string, unknown>>('/epochs/latest/parameters'));
-    let built;
-    try {
-      built = buildAnchorTx({ utxos, change_address: address, params, signing_key_hex: opts.signingKeyHex, anchor: { root_hex: req.root_hex, size: req.size, entity: req.entity } });
-    } catch (err) {
-      return { status: 'failed', error: (err as Error).message };
-    }
-    const submitted = await call<string>('POST', '/tx/submit', fromHex(built.cbor_hex));
-    const sent = { tx_hash: built.tx_hash, tx_cbor_hex: built.cbor_hex, explorer_url: opts.explorerUrl + built.tx_hash };
-    if (submitted.status !== 200) return { ...sent, status: 'failed', error: `submit refused: HTTP ${submitted.status} ${submitted.text.slice(0, 200)}` };
-    return { ...sent, status: 'submitted' };
+/** Fetches UTxOs and parameters, builds and signs offline, submits the raw CBOR. */
+async function submitAnchor(client: Client, opts: CardanoAnchorOptions, address: string, req: AnchorRequest): Promise<AnchorOutcome> {
+  const utxoRes = await client.call<BlockfrostUtxo[]>('GET', `/addresses/${address}/utxos`);
+  // Blockfrost answers 404 for an address that has never received anything: no funds.
+  const utxos = utxoRes.status === 404 ? [] : toAnchorUtxos(utxoRes.json ?? []);
+  if (utxos.length === 0) return { status: 'failed', error: `no spendable UTxO at ${address}` };
+  const params = toFeeParams(await client.getJson<Record<string, unknown>>('/epochs/latest/parameters'));
+  let built;
+  try {
+    built = buildAnchorTx({ utxos, change_address: address, params, signing_key_hex: opts.signingKeyHex, anchor: { root_hex: req.root_hex, size: req.size, entity: req.entity } });
+  } catch (err) {
+    return { status: 'failed', error: (err as Error).message };
   }
+  const submitted = await client.call<string>('POST', '/tx/submit', fromHex(built.cbor_hex));
+  const sent = { tx_hash: built.tx_hash, tx_cbor_hex: built.cbor_hex, explorer_url: opts.explorerUrl + built.tx_hash };
+  if (submitted.status !== 200) return { ...sent, status: 'failed', error: `submit refused: HTTP ${submitted.status} ${submitted.text.slice(0, 200)}` };
+  return { ...sent, status: 'submitted' };
+}
 
+/** Confirmations = tip height - the transaction's block height + 1; 0 while not in a block. */
+async function readProgress(client: Client, opts: CardanoAnchorOptions, txHash: string): Promise<AnchorProgress> {
+  const tx = await client.call<{ block_height?: number | null }>('GET', `/txs/${txHash}`);
+  if (tx.status === 404 || typeof tx.json?.block_height !== 'number') return { status: 'submitted', confirmations: 0 };
+  const tip = await client.getJson<{ height: number }>('/blocks/latest');
+  const confirmations = Math.max(0, tip.height - tx.json.block_height + 1);
+  return { status: confirmations >= opts.confirmations ? 'confirmed' : 'submitted', confirmations };
+}
+
+/** The `cardano` anchor backend: offline build and sign, submit over HTTP, poll confirmations. */
+export function createCardanoAnchor(opts: CardanoAnchorOptions): AnchorBackend {
+  const address = addressOfKey(opts.signingKeyHex, opts.network);
+  const client = blockfrostClient(opts);
+  const detail = { network: opts.network, address, endpoint: client.base, confirmations_required: opts.confirmations };
   return {
     kind: 'cardano',
     publicKey: null,
-    anchor: (_tx, req) => anchor(req),
-    async progress(txHash) {
-      const tx = await call<{ block_height?: number | null }>('GET', `/txs/${txHash}`);
-      if (tx.status === 404 || typeof tx.json?.block_height !== 'number') return { status: 'submitted', confirmations: 0 };
-      const tip = await getJson<{ height: number }>('/blocks/latest');
-      const confirmations = Math.max(0, tip.height - tx.json.block_height + 1);
-      return { status: confirmations >= opts.confirmations ? 'confirmed' : 'submitted', confirmations };
-    },
+    anchor: (_tx, req) => submitAnchor(client, opts, address, req),
+    progress: (txHash) => readProgress(client, opts, txHash),
     async health() {
       try {
-        await getJson('/epochs/latest/parameters');
-        return { ok: true, detail: { network: opts.network, address, endpoint: base, confirmations_required: opts.confirmations } };
+        await client.getJson('/epochs/latest/parameters');
+        return { ok: true, detail };
       } catch (err) {
-        return { ok: false, detail: { network: opts.network, address, endpoint: base, error: (err as Error).message } };
+        return { ok: false, detail: { ...detail, error: (err as Error).message } };
       }
     },
   };
