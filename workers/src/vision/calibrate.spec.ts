@@ -38,6 +38,14 @@ describe('calibration', () => {
     expect(strong).toBeGreaterThan(probability(data[1]!.evidence, report.params));
   });
 
+  it('keeps the prior and disables match when the labels hold too few correct answers', () => {
+    const data = samples(400).map((s, i) => ({ ...s, same: s.same && i < 8 }));
+    const report = fitCalibration(data, { previous: DEFAULT_CALIBRATION });
+    expect(report.params.coef).toEqual(DEFAULT_CALIBRATION.coef);
+    expect(report.params.matchThreshold).toBe(1);
+    expect(decide([{ probability: 0.999 }], report.params).verdict).toBe('uncertain');
+  });
+
   it('turns probabilities into match, uncertain or no_match', () => {
     const cal = { ...DEFAULT_CALIBRATION, matchThreshold: 0.9, uncertainThreshold: 0.3 };
     expect(decide([{ probability: 0.95 }, { probability: 0.2 }], cal).verdict).toBe('match');

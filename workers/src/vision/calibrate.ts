@@ -109,12 +109,16 @@ export interface FitReport {
 }
 
 /**
- * Fits logistic regression (L2-regularised, Newton-free gradient descent on
- * standardised features) and picks the match threshold for `targetFmr`.
+ * Fits logistic regression (L2-regularised, class-balanced gradient descent
+ * on standardised features, non-negative coefficients) and picks the match
+ * threshold for `targetFmr` (share of all samples falsely accepted). With
+ * fewer than `minPositives` samples of either class the coefficients are kept
+ * and the match threshold becomes 1 (no `match` verdicts until labels show the
+ * engine separates this population).
  */
 export function fitCalibration(
   samples: readonly LabelledSample[],
-  opts: { previous?: CalibrationParams; targetFmr?: number; l2?: number; source?: string } = {},
+  opts: { previous?: CalibrationParams; targetFmr?: number; l2?: number; source?: string; minPositives?: number } = {},
 ): FitReport {
   const prev = opts.previous ?? DEFAULT_CALIBRATION;
   const X = samples.map((s) => featureVector(s.evidence));
@@ -130,7 +134,9 @@ export function fitCalibration(
   // Balance classes so a rare class still shapes the boundary.
   const wPos = nPos ? samples.length / (2 * nPos) : 1;
   const wNeg = samples.length - nPos ? samples.length / (2 * (samples.length - nPos)) : 1;
-  for (let it = 0; it < 3000; it++) {
+  const minPositives = opts.minPositives ?? 10;
+  const enough = nPos >= minPositives && samples.length - nPos >= minPositives;
+  for (let it = 0; enough && it < 3000; it++) {
     const gw = new Array<number>(d).fill(0);
     let gb = 0;
     for (let i = 0; i < Z.length; i++) {
@@ -140,16 +146,22 @@ export function fitCalibration(
       for (let j = 0; j < d; j++) gw[j]! += err * Z[i]![j]!;
       gb += err;
     }
-    for (let j = 0; j < d; j++) w[j] = w[j]! - 0.5 * (gw[j]! / Z.length + l2 * w[j]!);
+    // Every feature is evidence *for* the same individual, so coefficients are
+    // kept non-negative: a small or lopsided sample cannot invert the meaning.
+    for (let j = 0; j < d; j++) w[j] = Math.max(0, w[j]! - 0.5 * (gw[j]! / Z.length + l2 * w[j]!));
     b -= 0.5 * (gb / Z.length);
   }
-  const coef = w.map((v, j) => v / sd[j]!);
-  const intercept = b - w.reduce((a, v, j) => a + (v * mean[j]!) / sd[j]!, 0);
-  const draft: CalibrationParams = { intercept, coef, matchThreshold: 0.5, uncertainThreshold: 0.5, source: opts.source ?? 'fit' };
+  // Too few labels of either class: keep the previous coefficients, re-pick only the threshold.
+  const coef = enough ? w.map((v, j) => v / sd[j]!) : [...prev.coef];
+  const intercept = enough ? b - w.reduce((a, v, j) => a + (v * mean[j]!) / sd[j]!, 0) : prev.intercept;
+  const source = `${opts.source ?? 'fit'}${enough ? '' : ' (too few correct answers to fit: coefficients kept, match disabled)'}`;
+  const draft: CalibrationParams = { intercept, coef, matchThreshold: 0.5, uncertainThreshold: 0.5, source };
   const labels = samples.map((s) => s.same);
   const after = samples.map((s) => probability(s.evidence, draft));
   const before = samples.map((s) => probability(s.evidence, prev));
-  const matchThreshold = Math.max(0.5, thresholdForFalseMatchRate(after, labels, opts.targetFmr ?? 0.01));
+  // Without enough correct answers in the labels there is no evidence the engine
+  // can tell this population apart: answer `uncertain` at best, never `match`.
+  const matchThreshold = enough ? Math.max(0.5, thresholdForFalseMatchRate(after, labels, opts.targetFmr ?? 0.01)) : 1;
   const params = { ...draft, matchThreshold, uncertainThreshold: Math.min(0.3, matchThreshold / 2) };
   const pos = after.filter((_, i) => labels[i]);
   const falseAcc = after.filter((p, i) => !labels[i] && p >= matchThreshold).length;

@@ -8,6 +8,20 @@
  * homography inliers, down-weighting keypoints that match several different
  * individuals (repeated scene background) → per-individual evidence →
  * calibrated probability → `match` | `uncertain` | `no_match`.
+ *
+ * Typical use from a job handler:
+ * ```ts
+ * const engine = await RecognitionEngine.create();            // once per process
+ * const d = await engine.describe(bytes, { kind: 'tree' });    // enrol: store d.global, d.local, d.model
+ * const { index } = await openOwnerIndex({ root, ownerId, modelVersion: engine.model.version,
+ *   dim: engine.dim, expected, loadRows });                    // index/owner-index.ts
+ * const gallery = new IndexedGallery(index, { kind: 'tree', farmId }, loadLocalFeaturesFromDb);
+ * const res = await engine.identify({ kind: 'tree', queries: [d], gallery });
+ * // res.verdict: 'match' | 'uncertain' | 'no_match'; res.candidates[i].probability, .imageIds
+ * ```
+ * Errors: `describe` throws `UndecodableImageError` (unrecoverable: do not
+ * retry) or `UnusableImageError` (with `reasons`); `identify` throws when a
+ * descriptor comes from another model version (re-embed first).
  */
 import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence } from './calibrate.js';
 import { decide, type Verdict } from './decide.js';

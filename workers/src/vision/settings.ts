@@ -56,6 +56,9 @@ const ANIMAL: KindSettings = {
   quality: { minSide: 48, minSharpness: 8, minBrightness: 20 },
   // Field photos carry hundreds of background keypoints; fewer keeps pair cost down.
   maxKeypoints: 500,
+  // The global embedding sees the whole scene, so the right animal ranks lower: widen the shortlist.
+  shortlist: 24,
+  perIndividual: 3,
   backgroundGuard: true,
 };
 

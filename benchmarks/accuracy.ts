@@ -1,0 +1,175 @@
+/**
+ * Accuracy benchmark on a protocol (see shared/datasets/README.md):
+ *
+ *   npm run bench:accuracy -- --protocol <dir>/protocol.json [--out file.json]
+ *     [--calib-samples 120] [--sample-queries N] [--limit-queries N] [--cache <dir outside the repo>]
+ *
+ * Enrols every gallery image through RecognitionEngine.describe, calibrates
+ * from the gallery alone (leave-one-out, see below), identifies every query
+ * through RecognitionEngine.identify, and prints one JSON object as the last
+ * stdout line.
+ *
+ * Calibration never looks at queries: a deterministic sample of gallery
+ * images is identified against the rest of the gallery (positives and
+ * wrong-answer negatives), and again with its whole individual hidden
+ * (open-set negatives); `fitCalibration` fits on those samples.
+ *
+ * Definitions: top1/top5 over queries whose individual is enrolled; auc of the
+ * top-1 probability, correct top-1 answers versus wrong top-1 answers plus
+ * open-set queries; false_match_rate = wrong or open-set queries answered
+ * `match` / all queries (at the service threshold); accept_at_far1 = correct
+ * `match` answers / enrolled queries at the threshold that keeps such false
+ * matches at or below 1% of all queries; uncertain_rate = `uncertain` / all
+ * queries. Query time includes decoding, embedding and keypoints.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fitCalibration, rocAuc, thresholdForFalseMatchRate, type LabelledSample } from '../workers/src/vision/calibrate.js';
+import { rerank, RecognitionEngine, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
+import { settingsFor, type Kind } from '../workers/src/vision/settings.js';
+import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
+import { OwnerIndex } from '../workers/src/index/owner-index.js';
+import { machineInfo, parseArgs, peakRssMb, percentile } from './machine.js';
+
+interface Protocol {
+  name: string;
+  kind: Kind;
+  gallery: { id: string; path: string }[];
+  queries: { path: string; expect: string | null }[];
+}
+
+const args = parseArgs(process.argv.slice(2));
+const protocolPath = resolve(args.get('protocol') ?? '');
+if (!existsSync(protocolPath)) throw new Error('usage: --protocol <dir>/protocol.json');
+const proto = JSON.parse(readFileSync(protocolPath, 'utf8')) as Protocol;
+const root = dirname(protocolPath);
+const kind: Kind = (proto.kind as string)?.startsWith('animal') ? 'animal' : ((proto.kind as Kind) ?? 'animal');
+const cacheDir = args.get('cache');
+const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
+
+const engine = await RecognitionEngine.create();
+/** Cached descriptors are only valid for the same extraction settings. */
+const CACHE_SALT = JSON.stringify({ settings: settingsFor(kind), keypointsFormat: 'akaze-adaptive-v1' });
+
+async function describeCached(path: string): Promise<{ d: Descriptor; ms: number }> {
+  const bytes = readFileSync(join(root, path));
+  const key = cacheDir ? join(cacheDir, createHash('sha256').update(bytes).update(engine.model.version).update(CACHE_SALT).digest('hex')) : '';
+  if (cacheDir && existsSync(key + '.json')) {
+    const c = JSON.parse(readFileSync(key + '.json', 'utf8'));
+    return { d: { ...c, global: Float32Array.from(c.global), local: new Uint8Array(readFileSync(key + '.bin')) }, ms: c.ms };
+  }
+  const t = performance.now();
+  const d = await engine.describe(bytes, { kind, enforceQuality: false });
+  const ms = performance.now() - t;
+  if (cacheDir) {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(key + '.bin', d.local);
+    writeFileSync(key + '.json', JSON.stringify({ ...d, global: Array.from(d.global), local: undefined, ms }));
+  }
+  return { d, ms };
+}
+
+// Enrol.
+const enrolMs: number[] = [];
+const local = new Map<string, Uint8Array>();
+const index = new OwnerIndex(join('/tmp', `markless-bench-${process.pid}`), engine.model.version, engine.dim);
+const rows = [];
+let unusable = 0;
+for (const [i, g] of proto.gallery.entries()) {
+  const { d, ms } = await describeCached(g.path);
+  enrolMs.push(ms);
+  if (d.quality.reasons.length) unusable++;
+  local.set(g.path, d.local);
+  rows.push({ id: g.path, individualId: g.id, kind, vector: d.global });
+  if (i % 200 === 0) log(`enrol ${i}/${proto.gallery.length}`);
+}
+index.rebuild(rows);
+const gallery = new IndexedGallery(index, { kind }, mapSource(local));
+const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
+
+// Calibrate from the gallery only (leave-one-out plus hidden-individual open set).
+const nCalib = Number(args.get('calib-samples') ?? 120);
+const calibPicks = [...proto.gallery]
+  .map((g) => ({ g, h: createHash('sha256').update(g.path).digest('hex') }))
+  .sort((a, b) => (a.h < b.h ? -1 : 1))
+  .slice(0, nCalib)
+  .map((x) => x.g);
+const samples: LabelledSample[] = [];
+for (const [i, g] of calibPicks.entries()) {
+  const { d } = await describeCached(g.path);
+  const res = await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path] }) });
+  const top = res.ranked[0];
+  if (top) samples.push({ evidence: top.evidence, same: top.individualId === g.id });
+  const open = rerank(res.ranked.filter((c) => c.individualId !== g.id), engine.calibrationFor(kind))[0];
+  if (open) samples.push({ evidence: open.evidence, same: false });
+  if (i % 20 === 0) log(`calibrate ${i}/${calibPicks.length}`);
+}
+// Half the 1% target on the calibration sample: a margin for sampling error on unseen queries.
+const fit = fitCalibration(samples, { source: 'fit:gallery-leave-one-out', targetFmr: 0.005 });
+engine.setCalibration(kind, fit.params);
+log(`calibration: ${JSON.stringify(fit)}`);
+
+// Identify.
+// --sample-queries N keeps every k-th query (a deterministic stride over the
+// protocol's order, so every identity and the open set stay represented).
+const sampleN = Number(args.get('sample-queries') ?? 0);
+const stride = sampleN > 0 ? Math.max(1, Math.ceil(proto.queries.length / sampleN)) : 1;
+const limit = Number(args.get('limit-queries') ?? proto.queries.length);
+const queries = proto.queries.filter((_, i) => i % stride === 0).slice(0, limit);
+const queryMs: number[] = [];
+const outcomes: { expect: string | null; ranked: Candidate[]; verdict: string }[] = [];
+for (const [i, q] of queries.entries()) {
+  const t = performance.now();
+  const bytes = readFileSync(join(root, q.path));
+  // Queries are always described afresh (never from the cache) so their timing is real.
+  const d = await engine.describe(bytes, { kind, enforceQuality: false });
+  const res = await engine.identify({ kind, queries: [d], gallery });
+  queryMs.push(performance.now() - t);
+  outcomes.push({ expect: q.expect, ranked: res.ranked, verdict: res.verdict });
+  if (i % 50 === 0) log(`query ${i}/${queries.length}`);
+}
+
+const enrolled = outcomes.filter((o) => o.expect !== null);
+const isCorrect = (o: (typeof outcomes)[number]): boolean => o.expect !== null && o.ranked[0]?.individualId === o.expect;
+const top1 = enrolled.filter(isCorrect).length / Math.max(1, enrolled.length);
+const top5 = enrolled.filter((o) => o.ranked.slice(0, 5).some((c) => c.individualId === o.expect)).length / Math.max(1, enrolled.length);
+const scores = outcomes.map((o) => o.ranked[0]?.probability ?? 0);
+const labels = outcomes.map(isCorrect);
+const t1 = thresholdForFalseMatchRate(scores, labels, 0.01);
+const acceptAtFar1 = outcomes.filter((o, i) => labels[i] && scores[i]! >= t1).length / Math.max(1, enrolled.length);
+const falseMatches = outcomes.filter((o, i) => o.verdict === 'match' && !labels[i]).length;
+const result = {
+  dataset: proto.name,
+  n_gallery: proto.gallery.length,
+  n_queries: queries.length,
+  n_queries_in_protocol: proto.queries.length,
+  query_sampling: stride > 1 ? `every ${stride}th query of the protocol (--sample-queries ${sampleN})` : 'all',
+  n_queries_enrolled: enrolled.length,
+  n_queries_open_set: queries.length - enrolled.length,
+  top1,
+  top5,
+  auc: rocAuc(scores, labels),
+  accept_at_far1: acceptAtFar1,
+  false_match_rate: falseMatches / Math.max(1, queries.length),
+  match_rate: outcomes.filter((o) => o.verdict === 'match').length / Math.max(1, queries.length),
+  correct_match_rate: outcomes.filter((o, i) => o.verdict === 'match' && labels[i]).length / Math.max(1, enrolled.length),
+  uncertain_rate: outcomes.filter((o) => o.verdict === 'uncertain').length / Math.max(1, queries.length),
+  ms_query_p50: percentile(queryMs, 50),
+  ms_query_p95: percentile(queryMs, 95),
+  ms_enrol_image_p50: percentile(enrolMs, 50),
+  peak_rss_mb: peakRssMb(),
+  gallery_images_failing_quality: unusable,
+  calibration: { ...fit, samples_from: 'gallery only (leave-one-out + hidden individual)' },
+  model: engine.model,
+  descriptor_cache: cacheDir ? 'gallery only (enrol timings are from their first computation); queries always described afresh' : 'none',
+  machine: machineInfo(engine.provider),
+  date: new Date().toISOString(),
+};
+const out = args.get('out');
+if (out) {
+  mkdirSync(dirname(resolve(out)), { recursive: true });
+  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+}
+rmSync(index.dir, { recursive: true, force: true });
+console.log(JSON.stringify(result));
