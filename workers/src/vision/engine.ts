@@ -173,7 +173,7 @@ export class RecognitionEngine {
   }
 
   private async scoreQuery(q: Descriptor, gallery: GalleryLookup, s: KindSettings, useLocal: boolean): Promise<ImageScore[]> {
-    const hits = shortlist(await gallery.search(q.global, s.shortlist * s.perIndividual * 4), s);
+    const hits = shortlist(await gallery.search(q.global, (s.shortlist * s.perIndividual + s.tailShortlist) * 4), s);
     const scores: ImageScore[] = hits.map((h) => ({ ...h, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
     if (!useLocal || hits.length === 0) return scores;
     const qf = unpackFeatures(q.local);
@@ -190,16 +190,21 @@ export class RecognitionEngine {
   }
 }
 
-/** Keeps the best `shortlist` individuals, with up to `perIndividual` images each. */
+/** Keeps the best `shortlist` individuals with up to `perIndividual` images each, then `tailShortlist` more with one image each. */
 function shortlist(hits: readonly GalleryHit[], s: KindSettings): GalleryHit[] {
-  const byInd = new Map<string, GalleryHit[]>();
+  const byInd = new Map<string, { rank: number; list: GalleryHit[] }>();
   for (const h of hits) {
-    const list = byInd.get(h.individualId) ?? [];
-    if (list.length === 0 && byInd.size >= s.shortlist) continue;
-    if (list.length < s.perIndividual) list.push(h);
-    byInd.set(h.individualId, list);
+    let entry = byInd.get(h.individualId);
+    if (!entry) {
+      if (byInd.size >= s.shortlist + s.tailShortlist) continue;
+      entry = { rank: byInd.size, list: [] };
+      byInd.set(h.individualId, entry);
+    }
+    // Individuals past the main shortlist are verified on their best image only (the tail).
+    const cap = entry.rank < s.shortlist ? s.perIndividual : 1;
+    if (entry.list.length < cap) entry.list.push(h);
   }
-  return [...byInd.values()].flat();
+  return [...byInd.values()].flatMap((e) => e.list);
 }
 
 /**

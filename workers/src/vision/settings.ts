@@ -33,6 +33,12 @@ export interface KindSettings {
   /** Enrolled images verified per shortlisted individual. */
   perIndividual: number;
   /**
+   * Further individuals, after the first `shortlist`, verified on their single most similar image.
+   * Cheap recall insurance for surfaces whose global look barely differs between individuals
+   * (bark of one species), where the right one can rank past the main shortlist.
+   */
+  tailShortlist: number;
+  /**
    * Whether to down-weight query keypoints whose inliers land on several
    * different individuals (repeated scene background).
    */
@@ -46,6 +52,7 @@ const TREE: KindSettings = {
   ratio: 0.8,
   shortlist: 15,
   perIndividual: 4,
+  tailShortlist: 8,
   backgroundGuard: false,
 };
 
@@ -59,6 +66,7 @@ const ANIMAL: KindSettings = {
   // The global embedding sees the whole scene, so the right animal ranks lower: widen the shortlist.
   shortlist: 24,
   perIndividual: 3,
+  tailShortlist: 0,
   backgroundGuard: true,
 };
 
