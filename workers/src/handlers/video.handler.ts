@@ -4,6 +4,7 @@ import type { JobHandler } from '../../../shared/src/domain/jobs.js';
 import { cidForBytes } from '../../../shared/src/evidence/cid.js';
 import { extractFrames, UndecodableVideoError, type Frame } from '../media/frames.js';
 import type { Descriptor } from '../vision/engine.js';
+import { selectFrames } from '../vision/frames.js';
 import { EVIDENCE, identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 import { enrollHandler, type EnrollDeps } from './enroll.handler.js';
 
@@ -18,18 +19,23 @@ async function frames(c: Container, cid: string, max: number): Promise<Frame[]> 
   }
 }
 
-/** Frames that describe; blurred or dark ones are dropped rather than failing the whole video. */
-async function describeFrames(deps: IdentifyDeps, list: Frame[], kind: 'tree' | 'fruit' | 'animal'): Promise<Descriptor[]> {
-  const out: Descriptor[] = [];
+/**
+ * Describe the candidate frames (no quality gate: blurred or dark ones are dropped by the
+ * selection, not allowed to fail the whole video), then keep at most `max` that are usable and
+ * not near-duplicates in embedding space.
+ */
+async function describeFrames(deps: IdentifyDeps, list: Frame[], kind: 'tree' | 'fruit' | 'animal', max: number): Promise<Descriptor[]> {
+  const all: Descriptor[] = [];
   for (const f of list) {
-    const d = await deps.engine.describe(f.jpeg, { kind }).catch((e: { unrecoverable?: boolean }) => {
+    const d = await deps.engine.describe(f.jpeg, { kind, enforceQuality: false }).catch((e: { unrecoverable?: boolean }) => {
       if (e?.unrecoverable) return null;
       throw e;
     });
-    if (d) out.push(d);
+    if (d) all.push(d);
   }
-  if (!out.length) throw new UnrecoverableJobError('no usable frame', 422, 'video_undecodable', { field: 'file' });
-  return out;
+  const kept = selectFrames(all, { max }).map((i) => all[i]!);
+  if (!kept.length) throw new UnrecoverableJobError('no usable frame', 422, 'video_undecodable', { field: 'file' });
+  return kept;
 }
 
 /**
@@ -40,9 +46,9 @@ async function describeFrames(deps: IdentifyDeps, list: Frame[], kind: 'tree' | 
 export function videoHandler(deps: IdentifyDeps & EnrollDeps): JobHandler<'video'> {
   const enroll = enrollHandler(deps);
   return async (data, ctx) => {
-    const list = await frames(deps.c, data.video_cid, data.max_frames);
     if (data.purpose === 'identify') {
-      const queries = await describeFrames(deps, list, data.kind);
+      // Twice the frames by pixel sharpness and distinctness, then the embedding picks the final set.
+      const queries = await describeFrames(deps, await frames(deps.c, data.video_cid, data.max_frames * 2), data.kind, data.max_frames);
       const full = { query_id: data.query_id, frames_used: queries.length, ...(await identifyDescriptors(deps, data, queries)) };
       if (!data.query_id) {
         const { [EVIDENCE]: _internal, ...result } = full;
@@ -51,7 +57,7 @@ export function videoHandler(deps: IdentifyDeps & EnrollDeps): JobHandler<'video
       return storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: [data.video_cid] }, full);
     }
     const images = [];
-    for (const f of list) {
+    for (const f of await frames(deps.c, data.video_cid, data.max_frames)) {
       const cid = await cidForBytes(f.jpeg);
       await deps.c.blobs.put(cid, f.jpeg, { contentType: 'image/jpeg' });
       await deps.c.db.query('insert into blobs (cid, size, content_type) values ($1, $2, $3) on conflict (cid) do nothing', [cid, f.jpeg.length, 'image/jpeg']);
