@@ -205,15 +205,9 @@ export interface ViewsDescription {
   views_measured: number;
 }
 
-interface ViewRow {
-  image_id: string;
-  cid: string;
-  source: string;
-  in_record: boolean;
-  width: number | null;
-  height: number | null;
+/** A view as read from the database: the client shape plus the descriptors it is measured from. */
+interface ViewRow extends Omit<TreeView, 'created_at' | 'quality'> {
   created_at: Date;
-  model_version: string | null;
   global: Uint8Array | null;
   local: Uint8Array | null;
   quality: Record<string, unknown> | null;
