@@ -8,10 +8,8 @@ import { engineOnce } from '../../workers/src/handlers/index.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
-async function post(app: TestApp, path: string, token: string, form: FormData) {
-  const r = await fetch(`${app.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  return { status: r.status, json: (await r.json()) as any };
-}
+/** A multipart POST with a token; `api()` sends FormData as it is. */
+const post = (app: TestApp, path: string, token: string, form: FormData) => api(app.url, 'POST', path, { token, body: form });
 
 describe('identify_verdict labels re-fit the calibration (embedded)', () => {
   let app: TestApp;

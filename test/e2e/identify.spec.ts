@@ -12,10 +12,8 @@ async function views(seed: number) {
   return { enrol, query: await otherView(surface, seed * 10 + 9) };
 }
 
-async function post(app: TestApp, path: string, token: string, form: FormData) {
-  const r = await fetch(`${app.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  return { status: r.status, json: (await r.json()) as any };
-}
+/** A multipart POST with a token; `api()` sends FormData as it is. */
+const post = (app: TestApp, path: string, token: string, form: FormData) => api(app.url, 'POST', path, { token, body: form });
 
 describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)', (mode) => {
   // The issue's scenario: 20 trees for A, 5 for B, one tree nobody enrolled.

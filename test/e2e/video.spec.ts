@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cidForBytes } from '../../shared/src/evidence/cid.js';
-import { signup, startTestApp, type TestApp } from '../support/app.js';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
 /** A phone-like pass over a surface: the still texture panned for `seconds`, encoded as H.264 MP4. */
@@ -50,10 +50,7 @@ describe('video routes (embedded)', () => {
     await app?.stop();
   });
 
-  const post = async (p: string, form: FormData) => {
-    const r = await fetch(`${app.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    return { status: r.status, json: (await r.json()) as any };
-  };
+  const post = (p: string, form: FormData) => api(app.url, 'POST', p, { token, body: form });
 
   it('identifies a tree from a video, fusing several frames', async () => {
     const r = await post('/api/identify/video', videoForm(await panClip(surfaces[1]!), { max_frames: '4' }));

@@ -1,7 +1,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia, type MediaClass } from '../../../shared/src/domain/media.js';
-import { cidForBytes } from '../../../shared/src/evidence/cid.js';
+import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 
 export interface StoredMedia {
@@ -34,9 +34,8 @@ export function createMediaService(c: Container) {
   async function store(files: UploadedFile[], cls: MediaClass, field: string, created: string[]): Promise<StoredMedia[]> {
     const out: StoredMedia[] = [];
     for (const { file, type } of check(files, cls, field)) {
-      const cid = await cidForBytes(file.bytes);
-      if ((await blobs.put(cid, file.bytes, { contentType: type })).created) created.push(cid);
-      await db.query('insert into blobs (cid, size, content_type) values ($1, $2, $3) on conflict (cid) do nothing', [cid, file.bytes.length, type]);
+      const { cid, created: isNew } = await storeBlob(c, file.bytes, type);
+      if (isNew) created.push(cid);
       out.push({ cid, filename: file.filename, contentType: type, size: file.bytes.length });
     }
     return out;

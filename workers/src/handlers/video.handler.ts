@@ -1,7 +1,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
-import { cidForBytes } from '../../../shared/src/evidence/cid.js';
+import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
 import { extractFrames, UndecodableVideoError, type Frame } from '../media/frames.js';
 import type { Descriptor } from '../vision/engine.js';
 import { selectFrames } from '../vision/frames.js';
@@ -58,9 +58,7 @@ export function videoHandler(deps: IdentifyDeps & EnrollDeps): JobHandler<'video
     }
     const images = [];
     for (const f of await frames(deps.c, data.video_cid, data.max_frames)) {
-      const cid = await cidForBytes(f.jpeg);
-      await deps.c.blobs.put(cid, f.jpeg, { contentType: 'image/jpeg' });
-      await deps.c.db.query('insert into blobs (cid, size, content_type) values ($1, $2, $3) on conflict (cid) do nothing', [cid, f.jpeg.length, 'image/jpeg']);
+      const { cid } = await storeBlob(deps.c, f.jpeg, 'image/jpeg');
       images.push({ cid, source: 'video', filename: `frame@${f.at.toFixed(2)}s` });
     }
     const out = await enroll({ owner_id: data.owner_id, individual_id: data.individual_id!, kind: data.kind, create: false, attrs: {}, images }, ctx);
