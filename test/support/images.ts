@@ -53,3 +53,33 @@ export function photoForm(photos: Buffer[], fields: Record<string, string> = {})
   photos.forEach((p, i) => form.append('files', new Blob([p], { type: 'image/jpeg' }), `photo-${i}.jpg`));
   return form;
 }
+
+/** A uniform grey frame: what a covered lens or a blank wall gives. */
+export function blankImage(size = 480): Promise<Buffer> {
+  return sharp({ create: { width: size, height: size, channels: 3, background: { r: 128, g: 128, b: 128 } } }).jpeg().toBuffer();
+}
+
+/** A flower: smooth petals around a disc on a green ground. Not a kind the service identifies. */
+export function flowerImage(seed: number, size = 480): Promise<Buffer> {
+  const r = rng(seed);
+  const petals = 5 + Math.floor(r() * 4);
+  const hue = ['#e04070', '#f0c020', '#f08030', '#c050e0'][seed % 4]!;
+  const c = size / 2;
+  const shapes = Array.from({ length: petals }, (_, k) => {
+    const a = (k / petals) * 360 + r() * 10;
+    return `<ellipse cx="${c}" cy="${c - size * 0.2}" rx="${size * 0.09}" ry="${size * 0.2}" fill="${hue}" transform="rotate(${a} ${c} ${c})"/>`;
+  }).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><rect width="100%" height="100%" fill="#3a7d32"/>${shapes}<circle cx="${c}" cy="${c}" r="${size * 0.07}" fill="#704010"/></svg>`;
+  return sharp(Buffer.from(svg)).blur(1.2).jpeg({ quality: 90 }).toBuffer();
+}
+
+/** Processed goods: a printed carton with a label, bars of "text" and a barcode. */
+export function packageImage(seed: number, size = 480): Promise<Buffer> {
+  const r = rng(seed);
+  const lines = Array.from({ length: 6 }, (_, k) => `<rect x="${size * 0.2}" y="${size * (0.45 + k * 0.05)}" width="${size * (0.3 + r() * 0.3)}" height="${size * 0.02}" fill="#222"/>`).join('');
+  const bars = Array.from({ length: 30 }, (_, k) => `<rect x="${size * 0.2 + k * 6}" y="${size * 0.8}" width="${1 + Math.floor(r() * 3)}" height="${size * 0.1}" fill="#000"/>`).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><rect width="100%" height="100%" fill="#d8d0c0"/>` +
+    `<rect x="${size * 0.15}" y="${size * 0.1}" width="${size * 0.7}" height="${size * 0.85}" fill="#f4f1e8" stroke="#b03020" stroke-width="8"/>` +
+    `<rect x="${size * 0.2}" y="${size * 0.15}" width="${size * 0.6}" height="${size * 0.2}" fill="#b03020"/>${lines}${bars}</svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 90 }).toBuffer();
+}

@@ -14,13 +14,17 @@ import { grantRoutes } from './grant.route.js';
 import { resolveRoutes } from './resolve.route.js';
 import { scanRoutes } from './scan.route.js';
 import { treeManageRoutes } from './trees-manage.route.js';
+import { fruitRoutes } from './fruit.route.js';
+import { animalRoutes } from './animal.route.js';
+import { autoRoutes } from './auto.route.js';
+import { farmRoutes } from './farm.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
  * same list, so it is passed to the system routes once the others are known.
  */
 export function buildRoutes(c: Container, s: Services): RouteDef[] {
-  const routes: RouteDef[] = [...accountRoutes(s), ...jobRoutes(s), ...treeRoutes(s)];
+  const routes: RouteDef[] = [...accountRoutes(s), ...jobRoutes(s), ...autoRoutes(s), ...treeRoutes(s), ...fruitRoutes(s), ...animalRoutes(s), ...farmRoutes(s)];
   routes.push(...feedbackRoutes(s), ...adminRoutes(s), ...verdictRoutes(s));
   routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...fieldUiRoutes());
   routes.push(...evidenceRoutes(s));

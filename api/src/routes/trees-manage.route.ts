@@ -5,7 +5,7 @@ import { NAME_MAX_CHARS } from '../services/trees.service.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { ErrorBody, Ok, errorResponse } from './schemas.js';
 
-const flag = z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+export const flag = z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const TreeOut = z.object({
   tree_id: z.string(), owner_id: z.string(),
@@ -26,7 +26,7 @@ const Feature = z.object({
   score: z.number().describe('measured repeatability in [0, 1]'), band: z.enum(['cao', 'vừa', 'thấp']),
   samples: z.number().int().describe('keypoints (regions) or view pairs (overall) measured'),
 });
-const ViewsOut = Ok.extend({
+export const ViewsOut = Ok.extend({
   tree_id: z.string(), views: z.array(ViewOut), count: z.number().int(),
   features_vi: z.string().optional().describe('describe=1: which parts re-photograph consistently and which vary, in bands cao/vừa/thấp'),
   features: z.array(Feature).optional().describe('describe=1: the measurements behind features_vi'),

@@ -12,6 +12,7 @@ import { createScanService } from './scan.service.js';
 import { createTreesService } from './trees.service.js';
 import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
+import { createFarmsService } from './farms.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -26,7 +27,7 @@ export function createServices(c: Container) {
     media,
     individuals: createIndividualsService(c, { media, jobs }),
     trees, views: createViewsService(c, { trees }), grants: createGrantsService(c),
-    scan: createScanService(c), resolve: createResolveService(c),
+    scan: createScanService(c), resolve: createResolveService(c), farms: createFarmsService(c),
     ...createEvidenceServices(c, jobs),
   };
 }

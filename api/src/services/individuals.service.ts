@@ -66,6 +66,13 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
       );
     },
 
+    /** Try every kind the caller has enrolled; only a match picks the lane (workers/src/handlers/auto.handler.ts). */
+    identifyAuto(caller: Caller, files: UploadedFile[], near?: { lat: number; lon: number }): Promise<JobOutcome> {
+      return media.withUploads(files, 'image', 'files', (m) =>
+        jobs.run('identify_auto', { owner_id: caller.account_id, query_id: randomUUID(), images: m.map((x) => x.cid), ...(near ? { near } : {}) }),
+      );
+    },
+
     identifyVideo(caller: Caller, kind: Kind, files: UploadedFile[], filters: Record<string, string>, maxFrames: number): Promise<JobOutcome> {
       return media.withUploads(files, 'video', 'file', ([v]) =>
         jobs.run('video', {

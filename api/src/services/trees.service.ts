@@ -1,5 +1,6 @@
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { standingFor, type Standing } from './grants.service.js';
 
 /** Who may see which traceability answer: see migration 003. */
@@ -66,18 +67,18 @@ export function createTreesService(c: Container) {
   const { db } = c;
 
   /**
-   * The tree as the caller may use it. A missing tree and another account's tree (without a
+   * The tree (or, with `kind`, the fruit or animal) as the caller may use it. A missing tree and another account's tree (without a
    * grant) are the same 404, so ids cannot be probed; a grant that is too weak is a 403.
    */
-  async function access(callerId: string, treeId: string, need: 'read' | 'write' | 'owner'): Promise<TreeAccess> {
+  async function access(callerId: string, treeId: string, need: 'read' | 'write' | 'owner', kind: Kind = 'tree'): Promise<TreeAccess> {
     // A malformed id names no tree; it is answered like any missing one, without a query.
     if (!UUID_RE.test(treeId)) throw ERRORS.notFound();
     const r = await db.query<{ id: string; owner_id: string }>(
-      `select id, owner_id from individuals where id = $1 and kind = 'tree' and deleted_at is null`,
-      [treeId],
+      `select id, owner_id from individuals where id = $1 and kind = $2 and deleted_at is null`,
+      [treeId, kind],
     );
     const row = r.rows[0];
-    const standing = row ? await standingFor(db, callerId, row.owner_id, 'tree') : null;
+    const standing = row ? await standingFor(db, callerId, row.owner_id, kind) : null;
     if (!row || !standing) throw ERRORS.notFound();
     const rank = { read: 0, write: 1, owner: 2 } as const;
     if (rank[standing] < rank[need]) throw ERRORS.forbidden();

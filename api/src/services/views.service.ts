@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/src/container.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { TreesService } from './trees.service.js';
 
 /**
@@ -240,8 +241,9 @@ const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
 export function createViewsService(c: Container, deps: { trees: TreesService }) {
   const { db } = c;
   return {
-    async list(callerId: string, treeId: string, describe: boolean): Promise<{ tree_id: string; views: TreeView[] } & Partial<ViewsDescription>> {
-      const tree = await deps.trees.access(callerId, treeId, 'read');
+    /** Views of one individual of `kind` the caller may read (own, or shared through a grant). */
+    async list(callerId: string, treeId: string, describe: boolean, kind: Kind = 'tree'): Promise<{ tree_id: string; views: TreeView[] } & Partial<ViewsDescription>> {
+      const tree = await deps.trees.access(callerId, treeId, 'read', kind);
       const r = await db.query<ViewRow>(
         `select im.id as image_id, im.cid, im.source, im.in_record, im.width, im.height, im.created_at,
                 d.model_version, d.global, d.local, d.quality

@@ -63,6 +63,14 @@ const EnvSchema = z.object({
   CARDANO_TX_TIMEOUT_S: z.coerce.number().int().min(60).default(3600),
   /** Kubo RPC API (e.g. http://127.0.0.1:5001); when set, record images and records are pinned there. */
   KUBO_API_URL: z.string().url().optional(),
+  /**
+   * Off by default, as on the live service: fruit photos and farm boundaries stay on this server
+   * (no canonical record, no pinning, nothing anchorable). On: each gets a DAG-CBOR record and a
+   * seq-0 event on its entity's chain, and is pinned when KUBO_API_URL is set.
+   */
+  EVIDENCE_FRUIT_AND_BOUNDARIES: bool.default(false),
+  /** With lat/lon, /api/identify/auto searches trees and fruit enrolled within this radius (or with no location). */
+  AUTO_NEAR_KM: z.coerce.number().min(0.1).max(1000).default(5),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

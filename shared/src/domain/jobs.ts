@@ -35,6 +35,17 @@ export const jobCatalog = {
       .default({}),
     channels: z.array(z.enum(['body', 'face', 'bio'])).optional(),
   }),
+  /**
+   * Identify without saying what the photo shows: every kind the caller has enrolled is tried,
+   * and only a `match` picks the lane (see workers/src/handlers/auto.handler.ts).
+   */
+  identify_auto: z.object({
+    owner_id: Uuid,
+    query_id: Uuid,
+    images: z.array(Cid).min(1),
+    /** Where the photo was taken: narrows trees and fruit to those enrolled nearby (or without a location). */
+    near: z.object({ lat: z.number().min(-90).max(90), lon: z.number().min(-180).max(180) }).optional(),
+  }),
   /** Pull frames out of a stored video, then identify or enrol from them. */
   video: z.object({
     owner_id: Uuid,

@@ -9,6 +9,8 @@ import { unpackFeatures } from '../vision/keypoints.js';
 import { describeOrRefuse } from './describe.js';
 import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/evidence/store/tree-record.js';
 import { pinTreeEvidence } from '../../../shared/src/evidence/store/pin-evidence.js';
+import { pinSideRecord, writeSideRecord } from '../../../shared/src/evidence/store/side-record-store.js';
+import { encodeFruitRecord } from '../../../shared/src/evidence/side-record.js';
 
 export interface EnrollDeps {
   c: Container;
@@ -46,8 +48,22 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
       );
       images.push({ image_id: imageId, cid });
     }
-    return { images, record: data.create && data.kind === 'tree' ? await writeRecord(deps, tx, data, described) : null };
+    const record = data.create && data.kind === 'tree' ? await writeRecord(deps, tx, data, described) : null;
+    const side = data.create && data.kind === 'fruit' && deps.c.config.EVIDENCE_FRUIT_AND_BOUNDARIES ? await writeFruitRecord(tx, data, described) : null;
+    return { images, record, side };
   });
+}
+
+/** With EVIDENCE_FRUIT_AND_BOUNDARIES on, a fruit's first enrolment gets a canonical record (see side-record.ts). */
+async function writeFruitRecord(tx: Queryable, data: JobData<'enroll'>, described: { cid: string }[]) {
+  const treeId = (data.attrs as { tree_id?: string }).tree_id;
+  const tree = treeId ? await tx.query<{ code: string }>('select code from tree_records where individual_id = $1', [treeId]) : null;
+  const created = await tx.query<{ created_at: Date }>('select created_at from individuals where id = $1', [data.individual_id]);
+  const encoded = encodeFruitRecord({
+    fruit_id: data.individual_id, tree_code: tree?.rows[0]?.code ?? null, images: described.map((x) => x.cid), created_at: new Date(created.rows[0]!.created_at),
+  });
+  const row = await writeSideRecord(tx, { entity_type: 'fruit', entity_id: data.individual_id, owner_id: data.owner_id, encoded, body_type: 'enroll' });
+  return { ...row, encoded };
 }
 
 /**
@@ -61,6 +77,10 @@ function writeRecord(deps: EnrollDeps, tx: Queryable, data: JobData<'enroll'>, d
     species: a.species ?? null, lat: a.lat ?? null, lon: a.lon ?? null, image_cids: described.map((x) => x.cid),
   });
 }
+
+/** How far a fruit's evidence goes: server-only (the default) or a canonical, anchorable record. */
+const fruitEvidence = (side: { record_cid: string; record_hash: string } | null) =>
+  side ? { evidence: 'recorded', record_cid: side.record_cid, record_hash: side.record_hash } : { evidence: 'server_only' };
 
 /** What is kept of a photo's measured quality, with its keypoint count. */
 export const qualityOf = (d: Descriptor) => ({
@@ -79,18 +99,19 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
     for (const img of data.images) {
       described.push({ cid: img.cid, source: img.source, d: await describeOrRefuse(deps.c, deps.engine, img.cid, img.filename, data.kind) });
     }
-    const { images, record } = await writeRows(deps, data, described);
-    if (record && deps.c.pinner) {
-      // Best effort, after commit: an unreachable IPFS node must not fail (or retry) an enrolment.
-      await pinTreeEvidence({ ...deps.c, pinner: deps.c.pinner }, data.individual_id)
-        .catch((err: unknown) => deps.c.logger.warn({ err, tree: data.individual_id }, 'pinning to Kubo failed'));
-    }
+    const { images, record, side } = await writeRows(deps, data, described);
+    const pinner = deps.c.pinner;
+    // Best effort, after commit: an unreachable IPFS node must not fail (or retry) an enrolment.
+    const pinFailed = (err: unknown) => deps.c.logger.warn({ err, individual: data.individual_id }, 'pinning to Kubo failed');
+    if (record && pinner) await pinTreeEvidence({ ...deps.c, pinner }, data.individual_id).catch(pinFailed);
+    if (side && pinner) await pinSideRecord({ blobs: deps.c.blobs, pinner }, side.encoded, described.map((x) => x.cid)).catch(pinFailed);
     await deps.onEnrolled(data.owner_id);
     return {
       individual_id: data.individual_id,
       images: images.map((i, k) => ({ ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: qualityOf(described[k]!.d) })),
       model: described[0]!.d.model,
       ...(record ? { code: record.code, record_cid: record.record_cid, record_hash: record.record_hash } : {}),
+      ...(data.kind === 'fruit' && data.create ? fruitEvidence(side) : {}),
     };
   };
 }

@@ -2,6 +2,7 @@ import type { Container } from '../../../shared/src/container.js';
 import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.js';
 import type { Candidate, Descriptor, RecognitionEngine } from '../vision/engine.js';
 import type { Pools } from '../recognition/pool.js';
+import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import { describeOrRefuse } from './describe.js';
 
 export interface IdentifyDeps {
@@ -15,7 +16,7 @@ export interface IdentifyDeps {
 interface IndividualRow { id: string; owner_id: string; name: string | null; species: string | null; farm_id: string | null }
 
 /** Candidates as the API shows them: who, how likely, and the enrolled photos that support it. */
-async function present(c: Container, cands: Candidate[]) {
+async function present(c: Container, kind: Kind, cands: Candidate[]) {
   if (!cands.length) return [];
   const ids = cands.map((x) => x.individualId);
   const inds = await c.db.query<IndividualRow>('select id, owner_id, name, species, farm_id from individuals where id = any($1::uuid[])', [ids]);
@@ -27,6 +28,7 @@ async function present(c: Container, cands: Candidate[]) {
     const ind = byInd.get(x.individualId);
     return {
       individual_id: x.individualId,
+      ...(kind === 'animal' ? { animal_did: animalDid(x.individualId) } : {}),
       name: ind?.name ?? null,
       species: ind?.species ?? null,
       farm_id: ind?.farm_id ?? null,
@@ -36,12 +38,22 @@ async function present(c: Container, cands: Candidate[]) {
   });
 }
 
-/** Describe the query photos (or frames) and rank the caller's pool. */
-export async function identifyDescriptors(deps: IdentifyDeps, data: Pick<JobData<'identify'>, 'owner_id' | 'kind' | 'filters' | 'channels'>, queries: Descriptor[]) {
+/**
+ * Describe the query photos (or frames) and rank the caller's pool; `only` narrows the pool to
+ * those individuals (the auto route's location filter).
+ */
+export async function identifyDescriptors(
+  deps: IdentifyDeps,
+  data: Pick<JobData<'identify'>, 'owner_id' | 'kind' | 'filters' | 'channels'>,
+  queries: Descriptor[],
+  only?: ReadonlySet<string>,
+) {
   const owners = await deps.poolOwners(data.owner_id, data.kind);
-  const gallery = await deps.pools.gallery(owners, { kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null });
+  const gallery = await deps.pools.gallery(owners, {
+    kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null, ...(only ? { individualIds: only } : {}),
+  });
   const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery });
-  const candidates = await present(deps.c, out.candidates);
+  const candidates = await present(deps.c, data.kind, out.candidates);
   return {
     verdict: out.verdict,
     match: out.verdict === 'match' ? (candidates[0] ?? null) : null,

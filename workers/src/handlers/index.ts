@@ -5,6 +5,7 @@ import { createPools } from '../recognition/pool.js';
 import { loadCalibrations } from '../recognition/calibration.js';
 import { poolOwners as grantedPools } from '../../../shared/src/access/pool-owners.js';
 import { anchorHandler } from './anchor.handler.js';
+import { autoHandler } from './auto.handler.js';
 import { enrollHandler } from './enroll.handler.js';
 import { identifyHandler } from './identify.handler.js';
 import { reindexHandler } from './reindex.handler.js';
@@ -26,6 +27,7 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
   const handlers: Partial<JobHandlers> = {
     enroll: enrollHandler(deps),
     identify: identifyHandler(deps),
+    identify_auto: autoHandler(deps),
     video: videoHandler(deps),
     reindex: reindexHandler(deps),
     anchor: anchorHandler(c),

@@ -32,4 +32,9 @@ describe('embedding model', () => {
     const norm = Math.sqrt(a!.reduce((s, v) => s + v * v, 0));
     expect(norm).toBeCloseTo(1, 5);
   });
+
+  it('runs on the CPU provider when asked to', async () => {
+    const e = await Embedder.load(MODELS_DIR, { provider: 'cpu' });
+    expect(e.provider).toBe('cpu');
+  });
 });

@@ -29,6 +29,11 @@ export interface ModelRef {
 
 export type Provider = 'cuda' | 'cpu';
 
+export interface EmbedderLoadOptions {
+  /** `auto` (default): CUDA when its provider library is present, else CPU. `cpu`: CPU only. */
+  provider?: 'auto' | 'cpu';
+}
+
 const here = dirname(fileURLToPath(import.meta.url));
 /** Default models folder (repo root `models/`); override with MARKLESS_MODELS_DIR. */
 export const MODELS_DIR = resolve(process.env.MARKLESS_MODELS_DIR ?? join(here, '../../../models'));
@@ -60,17 +65,19 @@ export class Embedder {
     return Number(this.manifest.input.shape[2]);
   }
 
-  static async load(dir = MODELS_DIR): Promise<Embedder> {
+  static async load(dir = MODELS_DIR, opts: EmbedderLoadOptions = {}): Promise<Embedder> {
     const manifest = readManifest(dir);
     const bytes = readFileSync(join(dir, manifest.file));
     const sha = createHash('sha256').update(bytes).digest('hex');
     if (sha !== manifest.sha256) throw new Error(`model ${manifest.file} sha256 ${sha} does not match manifest ${manifest.sha256}`);
-    if (cudaLibraryPresent()) {
+    if (opts.provider !== 'cpu' && cudaLibraryPresent()) {
       try {
         const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cuda'] });
         return new Embedder(session, manifest, 'cuda');
-      } catch {
-        // No CUDA provider library or no GPU: the CPU provider is the documented fallback.
+      } catch (err) {
+        // The library is there but the session failed (no GPU, a missing CUDA or cuDNN library):
+        // the CPU provider is the documented fallback, and the reason must not be lost.
+        process.emitWarning(`CUDA execution provider unavailable, using CPU: ${(err as Error).message}`, 'MarklessEmbedder');
       }
     }
     const session = await ort.InferenceSession.create(bytes, {

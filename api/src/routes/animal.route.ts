@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { ERRORS } from '../../../shared/src/domain/errors.js';
+import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import type { Services } from '../services/index.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { accepted, answerJob } from './jobs.route.js';
+import { CandidateOut, EnrollOut, IdentifyOut, uploadErrors } from './recognition.schemas.js';
+
+/** Spec section 8: an animal is enrolled from at least 3 photos taken from different angles. */
+export const ANIMAL_MIN_PHOTOS = 3;
+
+const AnimalEnrollForm = z.object({
+  species: z.string().trim().min(1).max(100),
+  farm_id: z.string().trim().min(1).max(100),
+  name: z.string().trim().max(200).optional(),
+});
+const Channels = z
+  .string()
+  .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+  .pipe(z.array(z.enum(['body', 'face', 'bio'])).min(1))
+  .optional()
+  .describe('comma-separated subset of body, face, bio; absent means every channel');
+const AnimalIdentifyForm = z.object({ farm_id: z.string().trim().min(1).max(100).optional(), channels: Channels });
+
+const AnimalCandidate = CandidateOut.extend({ animal_did: z.string().describe('the animal\'s identifier, used in /api/animal/{animal_did}') });
+const AnimalIdentifyOut = IdentifyOut.extend({ match: AnimalCandidate.nullable(), candidates: z.array(AnimalCandidate) });
+const AnimalEnrollOut = EnrollOut.extend({ animal_did: z.string() });
+
+const asAnimal = (r: Record<string, unknown>) => ({ ok: true, ...r, animal_did: animalDid(String(r.individual_id)) });
+
+/** Animal enrolment and identification, plus their `/animal/...` mirror (same behaviour, hidden from docs). */
+export function animalRoutes(s: Services): RouteDef[] {
+  const ind = s.individuals;
+  const routes = [
+    defineRoute({
+      method: 'post', path: '/api/animal/enroll', tag: 'animals', access: 'user', feature: 'animal-enroll',
+      summary: `Enrol one animal from at least ${ANIMAL_MIN_PHOTOS} photos taken from different angles`,
+      description: 'multipart/form-data: `files` (repeatable, 3 to 20 photos of the coat pattern or muzzle, 20 MB each, 64 MB in all), species and farm_id (required), name.',
+      bodyType: 'multipart', body: AnimalEnrollForm, upload: { field: 'files', maxFiles: 20, kind: 'image' },
+      responses: { 200: { description: 'the new individual', schema: AnimalEnrollOut }, 202: accepted, ...uploadErrors },
+      handler: async ({ body, files, caller }) => {
+        if (files.length < ANIMAL_MIN_PHOTOS) throw ERRORS.validation('files', `at least ${ANIMAL_MIN_PHOTOS} photos from different angles`);
+        return answerJob(await ind.enroll(caller!, { kind: 'animal', attrs: body, files }), asAnimal);
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/animal/identify', tag: 'animals', access: 'user', feature: 'animal-identify',
+      summary: 'Identify an animal from one photo among your own (and shared) animals',
+      description: 'Same verdicts as /api/identify; candidates also carry animal_did.',
+      bodyType: 'multipart', body: AnimalIdentifyForm, upload: { field: 'files', maxFiles: 1, kind: 'image' },
+      query: z.object({ channels: Channels }),
+      responses: { 200: { description: 'a verdict', schema: AnimalIdentifyOut }, 202: accepted, ...uploadErrors },
+      handler: async ({ body, query, files, caller }) => {
+        const { channels: formChannels, ...filters } = body;
+        // The spec passes channels in the query string; a form field is accepted too.
+        const channels = query.channels ?? formChannels;
+        return answerJob(
+          await ind.identify(caller!, { kind: 'animal', files, filters, ...(channels ? { channels } : {}) }),
+          (r) => ({ ok: true, ...r }),
+        );
+      },
+    }),
+  ];
+  return [...routes, ...routes.map((r) => ({ ...r, path: r.path.replace(/^\/api\/animal\//, '/animal/'), hidden: true }))];
+}

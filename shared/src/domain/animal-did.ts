@@ -1,0 +1,16 @@
+/**
+ * An animal's public identifier. The spec names animals by `animal_did`, a string; ours wraps the
+ * individual's id in a DID-shaped name so it is self-describing on printed papers and in URLs
+ * (`/api/animal/{animal_did}`), and maps back to the row without a lookup table.
+ */
+const PREFIX = 'did:markless:animal:';
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const animalDid = (individualId: string): string => `${PREFIX}${individualId.toLowerCase()}`;
+
+/** The individual id a DID names, or null for anything that is not one of ours. */
+export function individualIdOf(did: string): string | null {
+  if (!did.startsWith(PREFIX)) return null;
+  const id = did.slice(PREFIX.length);
+  return UUID_RE.test(id) ? id.toLowerCase() : null;
+}

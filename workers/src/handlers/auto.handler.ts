@@ -1,0 +1,99 @@
+import type { Container } from '../../../shared/src/container.js';
+import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
+import { Kind, type JobHandler } from '../../../shared/src/domain/jobs.js';
+import type { Descriptor } from '../vision/engine.js';
+import { describeOrRefuse } from './describe.js';
+import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
+
+/** The route whose answer the auto route returns for each kind. */
+export const LANES: Record<Kind, string> = { tree: '/api/identify', fruit: '/api/fruit/identify', animal: '/api/animal/identify' };
+
+/** Why nothing was recognised. */
+export type NotRecognised = 'unusable_photo' | 'nothing_enrolled' | 'no_enrolled_match';
+
+interface Checked {
+  kind: Kind;
+  verdict: 'match' | 'uncertain' | 'no_match';
+  top_probability: number | null;
+}
+
+const KM_PER_DEGREE = 111.32;
+
+/**
+ * Individuals of `kind` in these pools enrolled within `km` of the point, plus those enrolled
+ * without a location (they cannot be ruled out). Animals move, so they are never narrowed.
+ */
+async function nearby(c: Container, owners: string[], kind: Kind, near: { lat: number; lon: number }, km: number): Promise<Set<string>> {
+  const r = await c.db.query<{ id: string }>(
+    `select id from individuals
+      where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null
+        and (lat is null or lon is null
+             or sqrt(power(lat - $3, 2) + power((lon - $4) * cos(radians($3)), 2)) * $5 <= $6)`,
+    [owners, kind, near.lat, near.lon, KM_PER_DEGREE, km],
+  );
+  return new Set(r.rows.map((x) => x.id));
+}
+
+async function poolSize(c: Container, owners: string[], kind: Kind): Promise<number> {
+  const r = await c.db.query<{ n: number }>(
+    'select count(*)::int as n from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
+    [owners, kind],
+  );
+  return r.rows[0]?.n ?? 0;
+}
+
+/** Describe for one kind; a photo that cannot be used (blank, dark, blurred) gives null. */
+async function describeAll(deps: IdentifyDeps, cids: string[], kind: Kind): Promise<Descriptor[] | null> {
+  const out: Descriptor[] = [];
+  for (const [i, cid] of cids.entries()) {
+    try {
+      out.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, kind));
+    } catch (err) {
+      if (err instanceof UnrecoverableJobError && err.code === 'image_unusable') return null;
+      throw err;
+    }
+  }
+  return out;
+}
+
+/**
+ * The auto route never guesses a class from appearance: there is no trained detector for bark,
+ * peel or coat to trust (see models/README.md), and a flower or a packet must not be routed to a
+ * lane just because it has texture. Instead it asks every pool the caller has enrolled (own plus
+ * granted), and only a `match` picks the lane. Its result is that lane's own identify answer,
+ * stored under `query_id` like a direct call, so `identify_verdict` labels work the same way.
+ * When no pool matches, the answer is "not recognised" with what each pool said, so the client
+ * can offer the kind's own route (where an unseen individual gets its honest `uncertain`).
+ */
+export function autoHandler(deps: IdentifyDeps): JobHandler<'identify_auto'> {
+  return async (data) => {
+    const checked: Checked[] = [];
+    let best: { kind: Kind; full: Record<string, unknown>; p: number } | null = null;
+    let described = 0;
+    let enrolled = 0;
+    for (const kind of Kind.options) {
+      const owners = await deps.poolOwners(data.owner_id, kind);
+      if ((await poolSize(deps.c, owners, kind)) === 0) continue;
+      enrolled++;
+      const queries = await describeAll(deps, data.images, kind);
+      if (!queries) continue;
+      described++;
+      const only = data.near && kind !== 'animal' ? await nearby(deps.c, owners, kind, data.near, deps.c.config.AUTO_NEAR_KM) : undefined;
+      const full = await identifyDescriptors(deps, { owner_id: data.owner_id, kind, filters: {} }, queries, only);
+      const top = (full.candidates[0]?.probability as number | undefined) ?? null;
+      checked.push({ kind, verdict: full.verdict, top_probability: top });
+      if (full.verdict === 'match' && (!best || (top ?? 0) > best.p)) best = { kind, full, p: top ?? 0 };
+    }
+    if (!best) {
+      const reason: NotRecognised = enrolled === 0 ? 'nothing_enrolled' : described === 0 ? 'unusable_photo' : 'no_enrolled_match';
+      return { kind: 'not_recognised', lane: null, result: null, reason, checked };
+    }
+    // storeQuery keeps the ranked evidence with the query and returns the answer without it.
+    const result = await storeQuery(
+      deps.c,
+      { id: data.query_id, owner: data.owner_id, kind: best.kind, cids: data.images },
+      { query_id: data.query_id, ...best.full },
+    );
+    return { kind: best.kind, lane: LANES[best.kind], result: { ok: true, ...result }, checked };
+  };
+}
