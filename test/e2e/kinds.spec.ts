@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { blankImage, flowerImage, otherView, packageImage, photoForm, textureImage } from '../support/images.js';
 
 /** Enrolment views and one unseen query view of the surface `seed`. */
@@ -12,7 +12,7 @@ async function views(seed: number, n = 3) {
 const post = (app: TestApp, path: string, token: string, form: FormData) => api(app.url, 'POST', path, { token, body: form });
 const blobCount = async (app: TestApp) => (await app.container.db.query<{ n: number }>('select count(*)::int as n from blobs')).rows[0]!.n;
 
-describe('fruit, animal and auto lanes (embedded)', () => {
+describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (%s)', (mode) => {
   let app: TestApp;
   let owner: { token: string };
   let stranger: { token: string };
@@ -22,7 +22,7 @@ describe('fruit, animal and auto lanes (embedded)', () => {
   let animalDid: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ mode });
     owner = await signup(app.url, 'lanes');
     stranger = await signup(app.url, 'stranger');
     // Hanoi: the tree is enrolled there, so the location filter can be checked.
