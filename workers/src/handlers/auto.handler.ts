@@ -1,7 +1,8 @@
 import type { Container } from '../../../shared/src/container.js';
-import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import { Kind, type JobHandler } from '../../../shared/src/domain/jobs.js';
 import type { Descriptor } from '../vision/engine.js';
+import { unusableReasons } from '../vision/intake.js';
+import { settingsFor } from '../vision/settings.js';
 import { describeOrRefuse } from './describe.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 
@@ -42,18 +43,29 @@ async function poolSize(c: Container, owners: string[], kind: Kind): Promise<num
   return r.rows[0]?.n ?? 0;
 }
 
-/** Describe for one kind; a photo that cannot be used (blank, dark, blurred) gives null. */
-async function describeAll(deps: IdentifyDeps, cids: string[], kind: Kind): Promise<Descriptor[] | null> {
-  const out: Descriptor[] = [];
-  for (const [i, cid] of cids.entries()) {
-    try {
-      out.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, kind));
-    } catch (err) {
-      if (err instanceof UnrecoverableJobError && err.code === 'image_unusable') return null;
-      throw err;
+/**
+ * Descriptors per kind, computed once for each distinct set of describe settings (trees and
+ * fruit share theirs; only the quality gate differs, and it is applied here per kind). A kind
+ * for which some photo fails its gate (blank, dark, blurred) gets null.
+ */
+function describer(deps: IdentifyDeps, cids: string[]) {
+  const cache = new Map<string, Promise<Descriptor[]>>();
+  return async (kind: Kind): Promise<Descriptor[] | null> => {
+    const s = settingsFor(kind);
+    // Everything engine.describe reads from the settings besides the quality gate.
+    const key = `${s.localSide}/${s.maxKeypoints}`;
+    let all = cache.get(key);
+    if (!all) {
+      all = (async () => {
+        const out: Descriptor[] = [];
+        for (const [i, cid] of cids.entries()) out.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, kind, { enforceQuality: false }));
+        return out;
+      })();
+      cache.set(key, all);
     }
-  }
-  return out;
+    const ds = await all;
+    return ds.every((d) => unusableReasons(d.quality, s.quality).length === 0) ? ds : null;
+  };
 }
 
 /**
@@ -71,11 +83,12 @@ export function autoHandler(deps: IdentifyDeps): JobHandler<'identify_auto'> {
     let best: { kind: Kind; full: Record<string, unknown>; p: number } | null = null;
     let described = 0;
     let enrolled = 0;
+    const describeFor = describer(deps, data.images);
     for (const kind of Kind.options) {
       const owners = await deps.poolOwners(data.owner_id, kind);
       if ((await poolSize(deps.c, owners, kind)) === 0) continue;
       enrolled++;
-      const queries = await describeAll(deps, data.images, kind);
+      const queries = await describeFor(kind);
       if (!queries) continue;
       described++;
       const only = data.near && kind !== 'animal' ? await nearby(deps.c, owners, kind, data.near, deps.c.config.AUTO_NEAR_KM) : undefined;

@@ -8,11 +8,18 @@ import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
  * blurred, dark) fail the job at once with a client error naming the file; anything else is
  * thrown as is, so the queue retries it.
  */
-export async function describeOrRefuse(c: Container, engine: RecognitionEngine, cid: string, filename: string, kind: Kind): Promise<Descriptor> {
+export async function describeOrRefuse(
+  c: Container,
+  engine: RecognitionEngine,
+  cid: string,
+  filename: string,
+  kind: Kind,
+  opts: { enforceQuality?: boolean } = {},
+): Promise<Descriptor> {
   const bytes = await c.blobs.get(cid);
   if (!bytes) throw new Error(`blob ${cid} missing from the store`);
   try {
-    return await engine.describe(bytes, { kind });
+    return await engine.describe(bytes, { kind, ...opts });
   } catch (err) {
     const e = err as { unrecoverable?: boolean; code?: string; reasons?: string[]; message?: string };
     if (e?.code === 'image_unusable' || Array.isArray(e?.reasons)) {

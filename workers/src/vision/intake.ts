@@ -89,11 +89,17 @@ export async function toGrey(img: DecodedImage, side: number, enlarge = false): 
 export async function measureQuality(img: DecodedImage, q: QualitySettings): Promise<QualityReport> {
   const grey = await toGrey(img, 256);
   const { sharpness, brightness } = laplacianStats(grey.data, grey.width, grey.height);
+  const measured = { width: img.width, height: img.height, sharpness, brightness };
+  return { ...measured, reasons: unusableReasons(measured, q) };
+}
+
+/** Why measured quality fails a kind's gate (empty: usable). Pure, so one measurement can be judged by several kinds' gates. */
+export function unusableReasons(m: Omit<QualityReport, 'reasons'>, q: QualitySettings): UnusableReason[] {
   const reasons: UnusableReason[] = [];
-  if (Math.min(img.width, img.height) < q.minSide) reasons.push('too_small');
-  if (sharpness < q.minSharpness) reasons.push('too_blurred');
-  if (brightness < q.minBrightness) reasons.push('too_dark');
-  return { width: img.width, height: img.height, sharpness, brightness, reasons };
+  if (Math.min(m.width, m.height) < q.minSide) reasons.push('too_small');
+  if (m.sharpness < q.minSharpness) reasons.push('too_blurred');
+  if (m.brightness < q.minBrightness) reasons.push('too_dark');
+  return reasons;
 }
 
 export function laplacianStats(px: Uint8Array, w: number, h: number): { sharpness: number; brightness: number } {
