@@ -4,6 +4,23 @@ import { photoForm, textureImage } from '../support/images.js';
 import { identify } from '../../shared/src/evidence/record.js';
 import { decodeSideRecord } from '../../shared/src/evidence/side-record.js';
 import { startFakeKubo, type FakeKubo } from './anchor.fake-kubo.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
+
+/** Run the offline verifier on an export body; returns its exit code and lines. */
+async function verifyBundle(text: string) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'side-verify-'));
+  try {
+    const file = path.join(dir, 'bundle.json');
+    await writeFile(file, text);
+    const lines: string[] = [];
+    return { code: await runVerify([file], (l) => lines.push(l)), lines };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /** A small square field near Can Tho, closed as GeoJSON requires. */
 const FIELD = { type: 'Polygon', coordinates: [[[105.78, 10.03], [105.79, 10.03], [105.79, 10.04], [105.78, 10.04], [105.78, 10.03]]] };
@@ -46,6 +63,7 @@ describe.each([
       expect(rows.rows).toHaveLength(0);
       expect(tl.json.events).toEqual([]);
       for (const cid of cids) expect(kubo.pinned).not.toContain(cid);
+      expect((await api(app.url, 'GET', `/api/evidence/fruit/${fruit.fruit_id}/export`, { token: owner.token })).status).toBe(404);
       return;
     }
     expect(fruit.evidence).toBe('recorded');
@@ -61,6 +79,21 @@ describe.each([
     const anchored = await api(app.url, 'POST', `/api/fruit/${fruit.fruit_id}/event/${tl.json.events[0].event_id}/anchor`, { token: owner.token });
     expect(anchored.status).toBe(200);
     expect(anchored.json.anchor.status).toBe('confirmed');
+    // The offline verifier checks the fruit's record, photos, chain, proof and anchor.
+    const ex = await api(app.url, 'GET', `/api/evidence/fruit/${fruit.fruit_id}/export`, { token: owner.token });
+    expect(ex.status).toBe(200);
+    const ok = await verifyBundle(ex.text);
+    expect(ok.lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+    expect(ok.code).toBe(0);
+    expect(ok.lines).toContain(`PASS image ${cids[0]} content matches its CID`);
+    expect(ok.lines.find((l) => l.startsWith('PASS record.cid'))).toContain('(fruit record)');
+    const forged = JSON.parse(ex.text);
+    forged.images[cids[0]] = Buffer.from('another fruit').toString('base64');
+    const bad = await verifyBundle(JSON.stringify(forged));
+    expect(bad.code).toBe(1);
+    expect(bad.lines).toContain(`FAIL image ${cids[0]} content does not match its CID`);
+    const stranger = await signup(app.url, 'nosy');
+    expect((await api(app.url, 'GET', `/api/evidence/fruit/${fruit.fruit_id}/export`, { token: stranger.token })).status).toBe(404);
   });
 
   it(on ? 'records each boundary version on the farm chain' : 'stores a boundary on the server only', async () => {
@@ -88,7 +121,16 @@ describe.each([
     expect(moved.json.record_cid).not.toBe(r.json.record_cid);
     const after = await api(app.url, 'GET', `/api/farm/farm-${on}/timeline`, { token: owner.token });
     expect(after.json.chain_ok).toBe(true);
-    expect(after.json.events.filter((e: { body: { type: string } }) => e.body.type === 'boundary')).toHaveLength(2);
+    const events = after.json.events.filter((e: { body: { type: string } }) => e.body.type === 'boundary');
+    expect(events).toHaveLength(2);
+    // Anchored, the newest boundary version verifies offline (it names no images).
+    expect((await api(app.url, 'GET', `/api/evidence/farm/farm-${on}/export`, { token: owner.token })).status).toBe(409);
+    await api(app.url, 'POST', `/api/farm/farm-${on}/event/${events[1].event_id}/anchor`, { token: owner.token });
+    const ex = await api(app.url, 'GET', `/api/evidence/farm/farm-${on}/export`, { token: owner.token });
+    expect(ex.json.record.cid).toBe(moved.json.record_cid);
+    const v = await verifyBundle(ex.text);
+    expect(v.lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+    expect(v.lines.find((l) => l.startsWith('PASS record.cid'))).toContain('(farm_boundary record)');
   });
 
   it("answers another account's farm like a missing one, and refuses a broken polygon", async () => {

@@ -41,6 +41,21 @@ export function provenanceRoutes(s: Services): RouteDef[] {
       }),
     }),
     defineRoute({
+      method: 'get', path: '/api/evidence/{entity_type}/{entity_id}/export', tag: 'evidence', access: 'user', feature: 'provenance',
+      summary: "Export a fruit's or a farm boundary's evidence for the offline verifier (owner only)",
+      description:
+        'Only exists when EVIDENCE_FRUIT_AND_BOUNDARIES is on (off by default: fruit and boundaries are then server-only and this answers 404). ' +
+        "Same bundle format as /api/provenance/{tree_id}/export, for the fruit's record or the farm's newest boundary record; `npm run verify` checks it.",
+      params: z.object({ entity_type: z.enum(['fruit', 'farm']), entity_id: z.string().min(1).max(100) }),
+      responses: {
+        200: { description: 'the evidence bundle', schema: Ok.extend({ format: z.literal('markless-evidence-bundle'), version: z.literal(1), entity_type: z.string(), entity_id: z.string() }).passthrough() },
+        401: errorResponse('not signed in'), 404: errorResponse('no such fruit or farm, not yours, or no record (server-only evidence)'), 409: errorResponse('the chain is not anchored yet'),
+      },
+      handler: async ({ params, caller }) => reply(200, await s.provenance.exportSideBundle(caller!, params.entity_type, params.entity_id), {
+        'Content-Disposition': `attachment; filename="evidence-${params.entity_type}-${params.entity_id.replace(/[^A-Za-z0-9-]/g, '')}.json"`,
+      }),
+    }),
+    defineRoute({
       method: 'get', path: '/api/blobs/{cid}', tag: 'trees', access: 'optional', feature: 'provenance',
       summary: 'A stored photo or video by its CID (read-only)',
       description: 'The bytes whose Kubo CIDv1 (`ipfs add --cid-version=1`) is `cid`. Served to the owner of an image with that CID, and to anyone for photos named in the record of a public (published) tree. Otherwise 404.',

@@ -3,9 +3,10 @@ import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { chainRoot, eventInclusionProof } from '../../../shared/src/evidence/chain.js';
 import { decodeRecord } from '../../../shared/src/evidence/record.js';
+import { decodeSideRecord } from '../../../shared/src/evidence/side-record.js';
 import { anchorMaterial, type AnchorRow } from '../../../shared/src/evidence/store/anchor-store.js';
 import { toBundleJson, type EvidenceBundleJson } from '../../../shared/src/evidence/store/bundle.js';
-import { loadChain, toChainEvent } from '../../../shared/src/evidence/store/chain-store.js';
+import { loadChain, toChainEvent, type EntityType } from '../../../shared/src/evidence/store/chain-store.js';
 import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
 import type { AnchorFile } from '../../../shared/src/evidence/verify-cli/export-format.js';
 import { BLOB_KEY } from '../../../shared/src/ports/blob-store.port.js';
@@ -26,6 +27,31 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
     const r = await c.db.query<RecordRow>('select code, record_cbor, record_cid, record_hash, created_at from tree_records where individual_id = $1', [tree.entity_id]);
     if (!r.rows[0]) throw ERRORS.notFound();
     return { treeId: tree.entity_id, rec: r.rows[0] };
+  }
+
+  /**
+   * Everything the offline verifier needs, as one JSON bundle: record bytes, the record's images,
+   * the entity's own chain, a proof of the event naming the record in the latest anchored root,
+   * and that anchor's checkpoint or signed transaction. 409 while nothing usable is anchored yet.
+   */
+  async function bundle(
+    entityType: EntityType, entityId: string, rec: { record_cbor: Buffer; record_cid: string; record_hash: string }, record: unknown, imageCids: readonly string[],
+  ): Promise<EvidenceBundleJson> {
+    const anchored = await deps.anchors.current(entityType, entityId);
+    if (!anchored || anchored.view.status === 'failed' || anchored.view.status === 'pending') throw new AppError(409, 'evidence_not_anchored');
+    const events = (await loadChain(c.db, entityType, entityId)).map(toChainEvent);
+    // The newest event naming the record: a farm's boundary versions each have one.
+    const recordSeq = events.map((e) => e.body.record_cid).lastIndexOf(rec.record_cid);
+    const images = new Map<string, Uint8Array>();
+    for (const cid of imageCids) {
+      const bytes = await c.blobs.get(cid);
+      if (bytes) images.set(cid, new Uint8Array(bytes));
+    }
+    return toBundleJson({
+      recordBytes: new Uint8Array(rec.record_cbor), recordFile: { cid: rec.record_cid, hash: rec.record_hash, record },
+      images, events, proof: eventInclusionProof(events, Math.max(0, recordSeq), anchored.row.size),
+      anchor: await anchorFile(anchored.row),
+    });
   }
 
   return {
@@ -51,22 +77,26 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
      */
     async exportBundle(caller: Caller, treeIdIn: string): Promise<EvidenceBundleJson & { ok: true; tree_id: string }> {
       const { treeId, rec } = await ownedRecord(caller, treeIdIn);
-      const anchored = await deps.anchors.current('tree', treeId);
-      if (!anchored || anchored.view.status === 'failed' || anchored.view.status === 'pending') throw new AppError(409, 'evidence_not_anchored');
-      const events = (await loadChain(c.db, 'tree', treeId)).map(toChainEvent);
-      const recordSeq = events.findIndex((e) => e.body.record_cid === rec.record_cid);
       const record = decodeRecord(new Uint8Array(rec.record_cbor));
-      const images = new Map<string, Uint8Array>();
-      for (const cid of record.images) {
-        const bytes = await c.blobs.get(cid);
-        if (bytes) images.set(cid, new Uint8Array(bytes));
-      }
-      const bundle = toBundleJson({
-        recordBytes: new Uint8Array(rec.record_cbor), recordFile: { cid: rec.record_cid, hash: rec.record_hash, record },
-        images, events, proof: eventInclusionProof(events, Math.max(0, recordSeq), anchored.row.size),
-        anchor: await anchorFile(anchored.row),
-      });
-      return { ok: true, tree_id: treeId, ...bundle };
+      return { ok: true, tree_id: treeId, ...(await bundle('tree', treeId, rec, record, record.images)) };
+    },
+
+    /**
+     * The same bundle for a fruit's or a farm boundary's record (written only with
+     * EVIDENCE_FRUIT_AND_BOUNDARIES on; a farm's newest boundary version). 404 when there is none.
+     */
+    async exportSideBundle(caller: Caller, entityType: 'fruit' | 'farm', entityIdIn: string): Promise<EvidenceBundleJson & { ok: true; entity_type: string; entity_id: string }> {
+      const entity = await resolveEntity(c.db, entityType, entityIdIn);
+      if (!entity || entity.owner_id !== caller.account_id) throw ERRORS.notFound();
+      const r = await c.db.query<{ record_cbor: Buffer; record_cid: string; record_hash: string }>(
+        'select record_cbor, record_cid, record_hash from entity_records where entity_type = $1 and entity_id = $2 order by created_at desc limit 1',
+        [entityType, entity.entity_id],
+      );
+      const rec = r.rows[0];
+      if (!rec) throw ERRORS.notFound();
+      const record = decodeSideRecord(new Uint8Array(rec.record_cbor));
+      const images = Array.isArray(record.images) ? record.images.map(String) : [];
+      return { ok: true, entity_type: entityType, entity_id: entity.entity_id, ...(await bundle(entityType, entity.entity_id, rec, record, images)) };
     },
 
     /**

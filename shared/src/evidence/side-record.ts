@@ -68,3 +68,45 @@ export function encodeBoundaryRecord(input: BoundaryRecordInput): EncodedSideRec
 export function decodeSideRecord(bytes: Uint8Array): Record<string, unknown> {
   return dagCbor.decode(bytes) as Record<string, unknown>;
 }
+
+/** Result of {@link verifySideRecord}: the image CIDs it names (none for a boundary). */
+export interface SideRecordVerdict {
+  ok: boolean;
+  reason?: string;
+  kind?: string;
+  images?: string[];
+  cid?: string;
+  hash?: string;
+}
+
+/** Whether record bytes are a side record (fruit or farm boundary) rather than a tree record. */
+export function isSideRecord(bytes: Uint8Array): boolean {
+  try {
+    const v = decodeSideRecord(bytes);
+    return v.kind === 'fruit' || v.kind === 'farm_boundary';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks side-record bytes against an expected CID and hash: they must decode, be canonical
+ * (re-encoding gives the same bytes), carry a known kind and schema, and hash to both identifiers.
+ */
+export function verifySideRecord(bytes: Uint8Array, expected: { cid: string; hash: string }): SideRecordVerdict {
+  let v: Record<string, unknown>;
+  try {
+    v = decodeSideRecord(bytes);
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+  if ((v.kind !== 'fruit' && v.kind !== 'farm_boundary') || v.schema !== SIDE_RECORD_SCHEMA) return { ok: false, reason: 'not a fruit or farm-boundary record of schema 1' };
+  const reencoded = dagCbor.encode(v);
+  if (reencoded.length !== bytes.length || reencoded.some((b, i) => b !== bytes[i])) return { ok: false, reason: 'record bytes are not canonical DAG-CBOR' };
+  const images = Array.isArray(v.images) ? v.images.map((c) => canonicalCid(c as CID)) : [];
+  const { cid, hash } = identify(bytes);
+  const base = { kind: v.kind, images, cid, hash };
+  if (canonicalCid(expected.cid) !== cid) return { ...base, ok: false, reason: `record CID is ${cid}, expected ${expected.cid}` };
+  if (expected.hash.toLowerCase() !== hash) return { ...base, ok: false, reason: `record hash is ${hash}, expected ${expected.hash}` };
+  return { ...base, ok: true };
+}

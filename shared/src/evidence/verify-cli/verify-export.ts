@@ -11,7 +11,8 @@ import { canonicalEventBytes, chainRoot, verifyChain, type ChainEvent } from '..
 import { verifyCheckpoint } from '../checkpoint.js';
 import { decodeAnchorTx } from '../cardano.js';
 import { verifyInclusion } from '../merkle.js';
-import { verifyRecord, type TreeRecord } from '../record.js';
+import { verifyRecord, type RecordVerdict } from '../record.js';
+import { isSideRecord, verifySideRecord, type SideRecordVerdict } from '../side-record.js';
 import { imagePath, readExport, type AnchorFile, type Loaded, type LoadedExport } from './export-format.js';
 
 /** One verifier output line. */
@@ -44,18 +45,27 @@ export async function verifyExport(dir: string, options: VerifyExportOptions = {
 const pass = (check: string, detail: string): CheckResult => ({ check, ok: true, detail });
 const fail = (check: string, detail: string): CheckResult => ({ check, ok: false, detail });
 
-function checkRecord(ex: LoadedExport, out: CheckResult[]): TreeRecord | undefined {
+/** A tree record, or a fruit / farm-boundary record (side-record.ts): either names its images. */
+function checkRecord(ex: LoadedExport, out: CheckResult[]): { images: readonly string[] } | undefined {
   if (!ex.recordBytes.ok || !ex.recordFile.ok) {
     out.push(fail('record.cid', firstError(ex.recordBytes, ex.recordFile)));
     return undefined;
   }
-  const verdict = verifyRecord(ex.recordBytes.value, { cid: ex.recordFile.value.cid, hash: ex.recordFile.value.hash });
-  out.push(verdict.ok ? pass('record.cid', `${verdict.cid} sha256 ${verdict.hash}`) : fail('record.cid', verdict.reason ?? 'mismatch'));
+  const expected = { cid: ex.recordFile.value.cid, hash: ex.recordFile.value.hash };
+  const bytes = ex.recordBytes.value;
+  const v = isSideRecord(bytes) ? verifySideRecord(bytes, expected) : treeVerdict(verifyRecord(bytes, expected));
+  out.push(v.ok ? pass('record.cid', `${v.cid} sha256 ${v.hash}${v.kind ? ` (${v.kind} record)` : ''}`) : fail('record.cid', v.reason ?? 'mismatch'));
   // Images are checked even when the record's CID is off, as long as it decodes.
-  return verdict.record;
+  return v.images ? { images: v.images } : undefined;
 }
 
-async function checkImages(dir: string, record: TreeRecord | undefined, out: CheckResult[]): Promise<void> {
+/** A tree record's verdict in the side-record verdict's shape. */
+const treeVerdict = (v: RecordVerdict): SideRecordVerdict => ({
+  ok: v.ok, ...(v.reason ? { reason: v.reason } : {}), ...(v.record ? { images: [...v.record.images] } : {}),
+  ...(v.cid ? { cid: v.cid } : {}), ...(v.hash ? { hash: v.hash } : {}),
+});
+
+async function checkImages(dir: string, record: { images: readonly string[] } | undefined, out: CheckResult[]): Promise<void> {
   if (!record) {
     out.push(fail('image', 'no readable record, so no image list to check'));
     return;
