@@ -91,3 +91,8 @@ export const raw = (status: number, body: string | Buffer, contentType: string, 
 export function defineRoute<B, Q, P>(def: RouteDef<B, Q, P>): RouteDef<B, Q, P> {
   return def;
 }
+
+/** Spec section 9: animal routes live at /api/animal/... and /animal/...; the mirror is hidden from docs. */
+export function withAnimalMirror(routes: RouteDef[]): RouteDef[] {
+  return [...routes, ...routes.map((r) => ({ ...r, path: r.path.replace(/^\/api\/animal\//, '/animal/'), hidden: true }))];
+}

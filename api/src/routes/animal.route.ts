@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import type { Services } from '../services/index.js';
-import { defineRoute, type RouteDef } from '../http/route.js';
+import { defineRoute, withAnimalMirror, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { CandidateOut, EnrollOut, IdentifyOut, uploadErrors } from './recognition.schemas.js';
 
@@ -61,5 +61,5 @@ export function animalRoutes(s: Services): RouteDef[] {
       },
     }),
   ];
-  return [...routes, ...routes.map((r) => ({ ...r, path: r.path.replace(/^\/api\/animal\//, '/animal/'), hidden: true }))];
+  return withAnimalMirror(routes);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
+import { Kind } from '../../../shared/src/domain/jobs.js';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
@@ -12,12 +13,12 @@ const AutoForm = z.object({
 });
 
 const Checked = z.object({
-  kind: z.enum(['tree', 'fruit', 'animal']),
+  kind: Kind,
   verdict: z.enum(['match', 'uncertain', 'no_match']),
   top_probability: z.number().nullable(),
 });
 const AutoOut = Ok.extend({
-  kind: z.enum(['tree', 'fruit', 'animal', 'not_recognised']),
+  kind: z.enum([...Kind.options, 'not_recognised']),
   lane: z.enum(['/api/identify', '/api/fruit/identify', '/api/animal/identify']).nullable().describe('the route whose own answer `result` is; null when not recognised'),
   result: IdentifyOut.passthrough().nullable().describe("that route's response, verbatim (its query_id takes identify_verdict labels as usual)"),
   reason: z.enum(['unusable_photo', 'nothing_enrolled', 'no_enrolled_match']).optional().describe(

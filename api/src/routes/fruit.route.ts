@@ -4,18 +4,16 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { EnrollOut, IdentifyOut, uploadErrors } from './recognition.schemas.js';
 import { flag, ViewsOut } from './trees-manage.route.js';
-import { VerdictForm, VerdictOut } from './verdict.route.js';
+import { verdictRoute } from './verdict.route.js';
 import { errorResponse } from './schemas.js';
+import { IdentifyForm, TreeEnrollForm } from './trees.route.js';
 
-const FruitEnrollForm = z.object({
+// A fruit's place is its tree's, so it takes tree_id instead of lat/lon.
+const FruitEnrollForm = TreeEnrollForm.omit({ lat: true, lon: true }).extend({
   tree_id: z.string().uuid().optional().describe('the tree (yours) the fruit hangs on; fruit identify can then be narrowed to it'),
-  farm_id: z.string().trim().min(1).max(100).optional(),
-  species: z.string().trim().min(1).max(100).optional(),
-  name: z.string().trim().max(200).optional(),
 });
-const FruitIdentifyForm = z.object({
+const FruitIdentifyForm = IdentifyForm.extend({
   tree_id: z.string().uuid().optional().describe('search only fruit enrolled on this tree: the largest available improvement for fruit'),
-  farm_id: z.string().trim().min(1).max(100).optional(),
 });
 const FruitEnrollOut = EnrollOut.extend({
   fruit_id: z.string().uuid(),
@@ -57,13 +55,7 @@ export function fruitRoutes(s: Services): RouteDef[] {
         return answerJob(await ind.identify(caller!, { kind: 'fruit', files, filters: body }), (r) => ({ ok: true, ...r }));
       },
     }),
-    defineRoute({
-      method: 'post', path: '/api/fruit/identify_verdict', tag: 'fruit', access: 'user', feature: 'identify-verdict',
-      summary: 'Send a ground-truth label for a fruit identify query (feeds calibration re-fits)',
-      bodyType: 'form', body: VerdictForm,
-      responses: { 200: { description: 'label stored', schema: VerdictOut }, 401: errorResponse('not signed in'), 404: errorResponse('no such query, or not yours'), 422: errorResponse('missing field or wrong type') },
-      handler: async ({ body, caller }) => ({ ok: true, ...(await s.verdicts.record(caller!, body)) }),
-    }),
+    verdictRoute(s, { path: '/api/fruit/identify_verdict', tag: 'fruit', what: 'fruit' }),
     defineRoute({
       method: 'get', path: '/api/fruit/{id}/views', tag: 'fruit', access: 'user', feature: 'fruit-views',
       summary: 'The photos (views) of one fruit; describe=1 adds features_vi measured from them',

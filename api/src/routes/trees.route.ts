@@ -14,7 +14,7 @@ export const TreeEnrollForm = z.object({
   lat: optionalNumber(-90, 90),
   lon: optionalNumber(-180, 180),
 });
-const IdentifyForm = z.object({ farm_id: z.string().trim().min(1).max(100).optional() });
+export const IdentifyForm = z.object({ farm_id: z.string().trim().min(1).max(100).optional() });
 const VideoForm = IdentifyForm.extend({ max_frames: z.coerce.number().int().min(1).max(32).default(8) });
 const TreeId = z.object({ id: z.string().uuid() });
 const asTree = (r: Record<string, unknown>) => ({ ok: true, ...r, tree_id: r.individual_id });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDef } from '../http/route.js';
+import { defineRoute, withAnimalMirror, type RouteDef } from '../http/route.js';
 import {
   FEE_BASE_USD, FEE_VALUE_RATE, SPECIES_FACTORS, TRUST_TIERS, checkInclusion, estimateFee, provenanceDemo, type TrustTier,
 } from '../services/evidence.service.js';
@@ -65,7 +65,5 @@ function publicRoutes(): RouteDef[] {
 
 /** The public trust helpers, plus their `/animal/...` mirror (same behaviour, hidden from docs). */
 export function trustRoutes(): RouteDef[] {
-  const routes = publicRoutes();
-  const mirror = routes.map((r) => ({ ...r, path: r.path.replace(/^\/api\/animal\//, '/animal/'), hidden: true }));
-  return [...routes, ...mirror];
+  return withAnimalMirror(publicRoutes());
 }
