@@ -1,3 +1,13 @@
+import { hardeningMessages } from './messages/hardening.js';
+import { evidenceMessages } from './messages/evidence.js';
+import { recognitionMessages } from './messages/recognition.js';
+import { animalMessages } from './messages/animal.js';
+import { fruitMessages } from './messages/fruit.js';
+import { careMessages } from './messages/care.js';
+import { populationMessages } from './messages/population.js';
+import { opsMessages } from './messages/ops.js';
+import { datasciMessages } from './messages/datasci.js';
+
 /**
  * The one message catalogue. Every error body the service sends is rendered from here:
  * Vietnamese by default (the contract's language), English when the client asks for it.
@@ -117,6 +127,15 @@ export const messages = {
     vi: 'Chuỗi sự kiện của cây này chưa được neo. Hãy neo trước (POST .../event/<event_id>/anchor) rồi xuất lại.',
     en: 'This tree\'s timeline is not anchored yet. Anchor it first (POST .../event/<event_id>/anchor), then export again.',
   },
+  ...hardeningMessages,
+  ...evidenceMessages,
+  ...recognitionMessages,
+  ...animalMessages,
+  ...fruitMessages,
+  ...careMessages,
+  ...populationMessages,
+  ...opsMessages,
+  ...datasciMessages,
 } as const satisfies Record<string, { vi: string; en: string }>;
 
 export type MessageCode = keyof typeof messages;
