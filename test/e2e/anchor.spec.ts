@@ -84,10 +84,13 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     await kubo?.close();
   });
 
-  it('pins the record\'s photos and the record itself to Kubo under the same CIDs', async () => {
+  it('pins the record\'s photos and the record itself to Kubo under the same CIDs once the tree is published', async () => {
     const owner = await signup(app.url, 'pinner');
     const enrolled = await enrollTree(app.url, owner.token, 25);
     const p = await api(app.url, 'GET', `/api/provenance/${enrolled.tree_id}`, { token: owner.token });
+    // A private tree's photos never go to the public IPFS network.
+    expect(kubo.pinned).not.toContain(p.json.record_cid);
+    expect((await api(app.url, 'POST', `/api/tree/${enrolled.tree_id}/publish`, { token: owner.token })).status).toBe(200);
     expect(kubo.pinned).toEqual(expect.arrayContaining([...p.json.images, p.json.record_cid]));
   });
 
