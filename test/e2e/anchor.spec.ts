@@ -71,11 +71,11 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
   let chain: FakeBlockfrost;
   let kubo: FakeKubo;
   beforeAll(async () => {
-    chain = await startFakeBlockfrost();
+    chain = await startFakeBlockfrost({ funds: 3 });
     kubo = await startFakeKubo();
     app = await startTestApp({
       mode: 'embedded',
-      env: { KUBO_API_URL: kubo.url, ANCHOR_BACKEND: 'cardano', CARDANO_API_URL: chain.url, CARDANO_SIGNING_KEY: randomBytes(32).toString('hex'), CARDANO_CONFIRMATIONS: '3', CARDANO_POLL_S: '0', CARDANO_NETWORK: 'preprod' },
+      env: { KUBO_API_URL: kubo.url, ANCHOR_BACKEND: 'cardano', CARDANO_API_URL: chain.url, CARDANO_SIGNING_KEY: randomBytes(32).toString('hex'), CARDANO_CONFIRMATIONS: '3', CARDANO_POLL_S: '0', CARDANO_NETWORK: 'preprod', CARDANO_TX_TIMEOUT_S: '60' },
     });
   });
   afterAll(async () => {
@@ -84,10 +84,13 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     await kubo?.close();
   });
 
-  it('pins the record\'s photos and the record itself to Kubo under the same CIDs', async () => {
+  it('pins the record\'s photos and the record itself to Kubo under the same CIDs once the tree is published', async () => {
     const owner = await signup(app.url, 'pinner');
     const enrolled = await enrollTree(app.url, owner.token, 25);
     const p = await api(app.url, 'GET', `/api/provenance/${enrolled.tree_id}`, { token: owner.token });
+    // A private tree's photos never go to the public IPFS network.
+    expect(kubo.pinned).not.toContain(p.json.record_cid);
+    expect((await api(app.url, 'POST', `/api/tree/${enrolled.tree_id}/publish`, { token: owner.token })).status).toBe(200);
     expect(kubo.pinned).toEqual(expect.arrayContaining([...p.json.images, p.json.record_cid]));
   });
 
@@ -115,12 +118,54 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     expect(ex.json.anchor).toMatchObject({ backend: 'cardano', tx_hash: r.json.anchor.tx_hash });
     const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-cardano-'));
     await writeFile(path.join(dir, 'tree.json'), ex.text);
+    // Offline, the verifier cannot know the transaction was ever submitted, and says so.
+    const offline: string[] = [];
+    expect(await runVerify([path.join(dir, 'tree.json')], (l) => offline.push(l))).toBe(1);
+    expect(offline.filter((l) => l.startsWith('FAIL'))).toEqual([expect.stringMatching(/^FAIL anchor\.trust checked offline: .*NOT checked: that it was ever submitted/)]);
     const lines: string[] = [];
-    const code = await runVerify([path.join(dir, 'tree.json')], (l) => lines.push(l));
+    const code = await runVerify([path.join(dir, 'tree.json'), '--online', chain.url, '--confirmations', '3', '--expect', tree], (l) => lines.push(l));
     await rm(dir, { recursive: true, force: true });
     expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
     expect(code).toBe(0);
     expect(lines.join('\n')).toContain('PASS anchor.root cardano anchor holds root');
+    expect(lines.join('\n')).toMatch(/PASS anchor\.trust Cardano transaction [0-9a-f]{64} is on chain in block \d+ with 3 confirmations/);
+  });
+
+  it('sets a TTL on every transaction, and marks failed only one that can no longer land', async () => {
+    chain.mine();
+    const { owner, tree, event } = await setup(app);
+    const slotAtSubmit = chain.slot();
+    const r = await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: owner.token });
+    expect(r.json.anchor).toMatchObject({ status: 'submitted' });
+    const sent = chain.submitted.find((t) => t.tx_hash === r.json.anchor.tx_hash)!;
+    expect(sent.ttl_slot).toBe(slotAtSubmit + 60);
+    const read = async () => (await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}?size=2`, { token: owner.token })).json.anchor;
+    chain.advance(3); // 60 slots later: the last slot it may still land in
+    expect(await read()).toMatchObject({ status: 'submitted' });
+    chain.advance(1);
+    expect(await read()).toBeNull(); // failed anchors are not shown as a proof's anchor
+    const row = (await app.container.db.query<{ status: string; error: string }>('select status, error from anchors where tx_hash = $1', [sent.tx_hash])).rows[0]!;
+    expect(row).toMatchObject({ status: 'failed', error: expect.stringMatching(/TTL slot \d+: it can never land/) });
+    chain.mine();
+    expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}?size=2`, { token: owner.token })).json.anchor).toBeNull();
+  });
+
+  it('gives concurrent anchors disjoint inputs, so the chain refuses neither', async () => {
+    chain.mine();
+    const a = await setup(app);
+    const b = await setup(app);
+    const refusedBefore = chain.refused.length;
+    const [ra, rb] = await Promise.all([a, b].map((x) => api(app.url, 'POST', `/api/tree/${x.tree}/event/${x.event}/anchor`, { token: x.owner.token })));
+    expect(chain.refused.slice(refusedBefore)).toEqual([]);
+    expect([ra!.json.anchor.status, rb!.json.anchor.status]).toEqual(['submitted', 'submitted']);
+    const txa = chain.submitted.find((t) => t.tx_hash === ra!.json.anchor.tx_hash)!;
+    const txb = chain.submitted.find((t) => t.tx_hash === rb!.json.anchor.tx_hash)!;
+    expect(txa.inputs.filter((i) => txb.inputs.includes(i))).toEqual([]);
+    chain.mine();
+    chain.advance(2);
+    const read = (x: typeof a) => api(app.url, 'GET', `/api/tree/${x.tree}/proof/${x.event}?size=2`, { token: x.owner.token });
+    expect((await read(a)).json.anchor).toMatchObject({ status: 'confirmed' });
+    expect((await read(b)).json.anchor).toMatchObject({ status: 'confirmed' });
   });
 
   it('marks a refused submission failed, and a new request retries it', async () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestApp, type TestApp } from '../support/app.js';
+import { toHex } from '../../shared/src/evidence/bytes.js';
+import { hashLeaf, hashNode, inclusionProof, merkleRoot } from '../../shared/src/evidence/merkle.js';
 
 describe('public trust helpers (no token) and their /animal mirror', () => {
   let app: TestApp;
@@ -19,8 +21,27 @@ describe('public trust helpers (no token) and their /animal mirror', () => {
     const body = demo.json.verify_with.body;
     const flippedData = { ...body, record_cbor_hex: body.record_cbor_hex.slice(0, -1) + (body.record_cbor_hex.endsWith('0') ? '1' : '0') };
     expect((await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', { json: flippedData })).json).toEqual({ ok: true, verified: false });
-    const byLeaf = await api(app.url, 'POST', '/animal/trust/verify-inclusion', { json: { leaf_hex: demo.json.proof.leaf_hex, proof_path: body.proof_path, root_hex: body.root_hex } });
+    const byLeaf = await api(app.url, 'POST', '/animal/trust/verify-inclusion', { json: { leaf_hex: demo.json.proof.leaf_hex, proof_path: body.proof_path, root_hex: body.root_hex, index: demo.json.proof.index, tree_size: demo.json.proof.n } });
     expect(byLeaf.json).toEqual({ ok: true, verified: true });
+  });
+
+  it('refuses an interior node passed off as a leaf (H(0x01‖L4‖L5) with the path minus its first step)', async () => {
+    const leaves = Array.from({ length: 6 }, (_, i) => hashLeaf(new TextEncoder().encode(`event ${i}`)));
+    const root = toHex(merkleRoot(leaves));
+    const path = inclusionProof(leaves, 4);
+    const interior = toHex(hashNode(leaves[4]!, leaves[5]!));
+    const post = (json: Record<string, unknown>) => api(app.url, 'POST', '/api/animal/trust/verify-inclusion', { json });
+    const genuine = await post({ leaf_hex: toHex(leaves[4]!), proof_path: path, root_hex: root, index: 4, tree_size: 6 });
+    expect(genuine.json).toEqual({ ok: true, verified: true });
+    // Without a position the bare hash is refused outright.
+    const noPosition = await post({ leaf_hex: interior, proof_path: path.slice(1), root_hex: root });
+    expect(noPosition.status).toBe(422);
+    expect(noPosition.json.detail).toMatch(/index/);
+    // With the anchored size, no index makes the shortened path's sides fit.
+    for (const index of [4, 5]) {
+      expect((await post({ leaf_hex: interior, proof_path: path.slice(1), root_hex: root, index, tree_size: 6 })).json).toEqual({ ok: true, verified: false });
+    }
+    expect((await post({ leaf_hex: interior, proof_path: path.slice(1), root_hex: root, index: 6, tree_size: 6 })).status).toBe(422);
   });
 
   it('refuses malformed verify-inclusion bodies with 422', async () => {

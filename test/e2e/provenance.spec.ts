@@ -95,11 +95,12 @@ describe('provenance, export and the offline verifier', () => {
     expect(ex.json).toMatchObject({ format: 'markless-evidence-bundle', version: 1, anchor: { backend: 'local' }, proof: { index: 0, n: 1 } });
     const good = path.join(dir, 'tree.json');
     await writeFile(good, ex.text);
+    const key = (await api(app.url, 'GET', '/.well-known/markless.json')).json.anchoring.public_key as string;
     const lines: string[] = [];
-    expect(await runVerify([good], (l) => lines.push(l))).toBe(0);
-    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(9);
+    expect(await runVerify([good, '--trust-key', key, '--expect', enrolled.code], (l) => lines.push(l))).toBe(0);
+    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(11);
     // One command, as the README shows it.
-    const cli = await run('npm', ['run', '--silent', 'verify', '--', good], { cwd: process.cwd() });
+    const cli = await run('npm', ['run', '--silent', 'verify', '--', good, '--trust-key', key], { cwd: process.cwd() });
     expect(cli.stdout).toContain('checks passed');
 
     const forged = JSON.parse(ex.text);
@@ -107,7 +108,7 @@ describe('provenance, export and the offline verifier', () => {
     const bad = path.join(dir, 'forged.json');
     await writeFile(bad, JSON.stringify(forged));
     const out: string[] = [];
-    expect(await runVerify([bad], (l) => out.push(l))).toBe(1);
+    expect(await runVerify([bad, '--trust-key', key], (l) => out.push(l))).toBe(1);
     expect(out.find((l) => l.startsWith('FAIL chain'))).toBeDefined();
 
     const swapped = JSON.parse(ex.text);
@@ -115,7 +116,7 @@ describe('provenance, export and the offline verifier', () => {
     swapped.images[cid] = Buffer.from('not the photo').toString('base64');
     await writeFile(bad, JSON.stringify(swapped));
     const out2: string[] = [];
-    expect(await runVerify([bad], (l) => out2.push(l))).toBe(1);
+    expect(await runVerify([bad, '--trust-key', key], (l) => out2.push(l))).toBe(1);
     expect(out2).toContain(`FAIL image ${cid} content does not match its CID`);
   });
 });

@@ -9,14 +9,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
 
+/** The service key the verifier should pin, as the service publishes it. */
+const serviceKey = async (url: string) => (await api(url, 'GET', '/.well-known/markless.json')).json.anchoring.public_key as string;
+
 /** Run the offline verifier on an export body; returns its exit code and lines. */
-async function verifyBundle(text: string) {
+async function verifyBundle(text: string, key: string) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'side-verify-'));
   try {
     const file = path.join(dir, 'bundle.json');
     await writeFile(file, text);
     const lines: string[] = [];
-    return { code: await runVerify([file], (l) => lines.push(l)), lines };
+    return { code: await runVerify([file, '--trust-key', key], (l) => lines.push(l)), lines };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -82,14 +85,15 @@ describe.each([
     // The offline verifier checks the fruit's record, photos, chain, proof and anchor.
     const ex = await api(app.url, 'GET', `/api/evidence/fruit/${fruit.fruit_id}/export`, { token: owner.token });
     expect(ex.status).toBe(200);
-    const ok = await verifyBundle(ex.text);
+    const key = await serviceKey(app.url);
+    const ok = await verifyBundle(ex.text, key);
     expect(ok.lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
     expect(ok.code).toBe(0);
     expect(ok.lines).toContain(`PASS image ${cids[0]} content matches its CID`);
     expect(ok.lines.find((l) => l.startsWith('PASS record.cid'))).toContain('(fruit record)');
     const forged = JSON.parse(ex.text);
     forged.images[cids[0]] = Buffer.from('another fruit').toString('base64');
-    const bad = await verifyBundle(JSON.stringify(forged));
+    const bad = await verifyBundle(JSON.stringify(forged), key);
     expect(bad.code).toBe(1);
     expect(bad.lines).toContain(`FAIL image ${cids[0]} content does not match its CID`);
     const stranger = await signup(app.url, 'nosy');
@@ -128,7 +132,7 @@ describe.each([
     await api(app.url, 'POST', `/api/farm/farm-${on}/event/${events[1].event_id}/anchor`, { token: owner.token });
     const ex = await api(app.url, 'GET', `/api/evidence/farm/farm-${on}/export`, { token: owner.token });
     expect(ex.json.record.cid).toBe(moved.json.record_cid);
-    const v = await verifyBundle(ex.text);
+    const v = await verifyBundle(ex.text, await serviceKey(app.url));
     expect(v.lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
     expect(v.lines.find((l) => l.startsWith('PASS record.cid'))).toContain('(farm_boundary record)');
   });

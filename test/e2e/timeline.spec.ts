@@ -105,9 +105,9 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     expect(verifyInclusion({ leafHex: e.leaf_hash, path: mine.json.path, rootHex: mine.json.root_hex, index: mine.json.index, size: mine.json.n })).toBe(true);
     const flipped = mine.json.path.map((s: any, i: number) => (i === 0 ? { ...s, sibling: (s.sibling[0] === '0' ? '1' : '0') + s.sibling.slice(1) } : s));
     expect(verifyInclusion({ leafHex: e.leaf_hash, path: flipped, rootHex: mine.json.root_hex })).toBe(false);
-    const viaApi = await post('/api/animal/trust/verify-inclusion', { leaf_hex: e.leaf_hash, proof_path: mine.json.path, root_hex: mine.json.root_hex });
+    const viaApi = await post('/api/animal/trust/verify-inclusion', { leaf_hex: e.leaf_hash, proof_path: mine.json.path, root_hex: mine.json.root_hex, index: mine.json.index, tree_size: mine.json.n });
     expect(viaApi.json).toEqual({ ok: true, verified: true });
-    const viaApiFlipped = await post('/api/animal/trust/verify-inclusion', { leaf_hex: e.leaf_hash, proof_path: flipped, root_hex: mine.json.root_hex });
+    const viaApiFlipped = await post('/api/animal/trust/verify-inclusion', { leaf_hex: e.leaf_hash, proof_path: flipped, root_hex: mine.json.root_hex, index: mine.json.index, tree_size: mine.json.n });
     expect(viaApiFlipped.json).toEqual({ ok: true, verified: false });
     const guest = await get(`/api/tree/${tree}/proof/${e.event_id}`);
     expect(guest.status).toBe(200);

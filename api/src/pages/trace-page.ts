@@ -37,7 +37,8 @@ ${body}
 const row = (label: string, value: unknown) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`;
 
 function publicBody(p: PublicResolution): string {
-  const anchor = p.anchor ? `${p.anchor.status}${p.anchor.tx_hash ? ` · ${p.anchor.tx_hash}` : ''}` : 'chưa neo / not anchored';
+  // What the anchor really is (a server signature or a chain transaction), never just "confirmed".
+  const anchor = p.anchor ? `${p.anchor.text.vi} / ${p.anchor.text.en}` : 'chưa neo / not anchored';
   const explorer = p.anchor?.explorer_url && /^https:\/\//.test(p.anchor.explorer_url)
     ? `<p><a href="${escapeHtml(p.anchor.explorer_url)}" rel="noopener noreferrer">Xem giao dịch / view transaction</a></p>`
     : '';
@@ -53,6 +54,7 @@ ${row('CID bản ghi / record CID', p.record_cid)}
 ${row('Mã băm / record hash (SHA-256)', p.record_hash)}
 ${row('Neo / anchor', anchor)}
 </dl>${explorer}
+<p>Tự kiểm tra không cần tài khoản / check it yourself, no account needed: <a href="/api/resolve/${encodeURIComponent(p.code)}/export">bundle</a> → <code>npm run verify -- bundle.json --expect ${escapeHtml(p.code)} --trust-key …</code> (<a href="/.well-known/markless.json">key</a>)</p>
 <h2>Ảnh trong bản ghi / photos in the record</h2><ul>${images}</ul></div>
 <p><a href="/api/resolve/${encodeURIComponent(p.code)}">JSON</a></p>`;
 }

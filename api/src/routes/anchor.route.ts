@@ -4,6 +4,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { Ok, errorResponse } from './schemas.js';
 import { AnchorOut, EntityParams } from './timeline.route.js';
+import { CheckpointList, ConsistencyOut } from './evidence.schemas.js';
 
 const STATUS_DOC =
   'Anchor status: `pending` (recorded, the backend has not answered yet) → `submitted` (Cardano: accepted by the endpoint, waiting for CARDANO_CONFIRMATIONS blocks) ' +
@@ -26,6 +27,31 @@ export function anchorRoutes(s: Services): RouteDef[] {
         const outcome = await s.anchors.request(caller!, params.entity_type, params.entity_id, params.event_id);
         return answerJob(outcome, (r) => ({ ok: true, ...r, job_id: outcome.done ? outcome.job_id : undefined }));
       },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/anchor/checkpoints', tag: 'timeline', access: 'public', feature: 'anchoring',
+      summary: 'The signed checkpoint log, paged (public)',
+      description:
+        'Every checkpoint the local backend signed, oldest first, with the service key and its fingerprint. Check a stretch offline with ' +
+        '`npm run verify -- log checkpoints.json --trust-key <key> --include anchor.json`: signatures, consecutive seqs, each linking to the hash of the one before. ' +
+        'Entries name entities by type and random id and give sizes and roots only. Empty with the cardano backend (the chain is its log).',
+      query: z.object({
+        after: z.coerce.number().int().min(-1).default(-1).describe('return checkpoints with seq greater than this'),
+        limit: z.coerce.number().int().min(1).max(1000).default(100),
+      }),
+      responses: { 200: { description: 'one page of the log', schema: CheckpointList }, 422: errorResponse('after or limit out of range') },
+      handler: async ({ query }) => s.anchorPublic.checkpoints(query.after, query.limit),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/anchor/consistency/{entity_type}/{entity_id}', tag: 'timeline', access: 'public', feature: 'anchoring',
+      summary: 'Consistency proof between two anchored roots of a published entity (public)',
+      description:
+        'RFC 9162 proof that the chain at `first` events is a prefix of the chain at `second`, where both sizes were anchored. For a published tree, fruit or animal only; ' +
+        'anything else (private, missing, a size that was never anchored) is the same 404. Check it with `npm run verify -- consistency proof.json --log checkpoints.json --trust-key <key>`.',
+      params: z.object({ entity_type: z.enum(['tree', 'fruit', 'animal']), entity_id: z.string().min(1).max(100) }),
+      query: z.object({ first: z.coerce.number().int().min(1), second: z.coerce.number().int().min(1) }),
+      responses: { 200: { description: 'the proof and both roots', schema: ConsistencyOut }, 404: errorResponse('not published, missing, or a size that was not anchored'), 422: errorResponse('first or second is not a positive integer') },
+      handler: async ({ params, query }) => s.anchorPublic.consistency(params.entity_type, params.entity_id, query.first, query.second),
     }),
     defineRoute({
       method: 'get', path: '/api/anchor/status', tag: 'timeline', access: 'user', feature: 'anchoring',

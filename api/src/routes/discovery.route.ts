@@ -4,6 +4,7 @@ import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { defineRoute, raw, type RouteDef } from '../http/route.js';
 import { assetReply, DOC_ASSETS, docsPage, loadAsset } from '../discovery/docs-page.js';
 import type { ServiceFacts } from '../discovery/guide.js';
+import { anchoringFacts } from '../services/anchor-public.service.js';
 import { buildOpenApi } from '../discovery/openapi.js';
 import { CatalogOut, SpeciesCatalog } from '../discovery/species-catalog.js';
 import { apiIndex, llmsTxt, manifest, robotsTxt } from '../discovery/texts.js';
@@ -19,6 +20,10 @@ const Manifest = Ok.extend({
   limits: z.record(z.string(), z.number()).describe('byte limits, token lifetime (s) and job wait (ms)'),
   entity_kinds: z.array(z.object({ kind: z.enum(['tree', 'fruit', 'animal']), routes: z.array(RouteSummary) })),
   links: z.record(z.string(), z.string()),
+  anchoring: z.object({
+    backend: z.enum(['local', 'cardano']), public_key: z.string().nullable().describe('did:key that signs local checkpoints: pass it to the verifier with --trust-key'),
+    key_fingerprint: z.string().nullable(), log_id: z.string().nullable(), checkpoints: z.string().describe('the public, paged checkpoint log'),
+  }).describe('how this service anchors, and the key a verifier should pin'),
 });
 const textHeaders = { 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' };
 
@@ -50,7 +55,7 @@ export function discoveryRoutes(c: Container, facts: ServiceFacts, allRoutes: ()
       handler: async () => apiIndex(allRoutes(), facts),
     }),
     ...pageRoutes(),
-    ...textRoutes(facts, allRoutes),
+    ...textRoutes(facts, allRoutes, anchoringFacts(c)),
     defineRoute({
       method: 'get', path: '/api/species/catalog', tag: 'discovery', access: 'public', feature: 'species-catalog',
       summary: 'Species (trees, fruit crops, farm animals) and care activities the service knows',
@@ -86,7 +91,7 @@ function pageRoutes(): RouteDef[] {
 }
 
 /** The text files and the manifest, for crawlers and agents. */
-function textRoutes(facts: ServiceFacts, allRoutes: () => RouteDef[]): RouteDef[] {
+function textRoutes(facts: ServiceFacts, allRoutes: () => RouteDef[], anchoring: ReturnType<typeof anchoringFacts>): RouteDef[] {
   return [
     defineRoute({
       method: 'get', path: '/llms.txt', tag: 'discovery', access: 'public', feature: 'llms-txt',
@@ -104,7 +109,7 @@ function textRoutes(facts: ServiceFacts, allRoutes: () => RouteDef[]): RouteDef[
       method: 'get', path: '/.well-known/markless.json', tag: 'discovery', access: 'public', feature: 'manifest',
       summary: 'Service manifest: no-key routes, limits, entity kinds with their routes, links',
       responses: { 200: { description: 'the manifest', schema: Manifest } },
-      handler: async () => manifest(allRoutes(), facts),
+      handler: async () => ({ ...manifest(allRoutes(), facts), anchoring }),
     }),
   ];
 }

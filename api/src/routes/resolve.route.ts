@@ -4,11 +4,19 @@ import type { Services } from '../services/index.js';
 import { defineRoute, raw, reply, type RouteDef } from '../http/route.js';
 import { TRACE_PAGE_HEADERS, tracePage } from '../pages/trace-page.js';
 import { Ok, errorResponse } from './schemas.js';
+import { EvidenceBundle } from './evidence.schemas.js';
 
 const CodeParam = z.object({ code: z.string().min(1).max(200).describe('traceability code, `<PREFIX>-<geohash7>-<8 characters>`') });
 const TreeParam = z.object({ id: z.string().min(1).max(100).describe('tree id') });
 
-const Anchor = z.object({ status: z.string(), backend: z.string(), tx_hash: z.string().nullable(), explorer_url: z.string().nullable(), updated_at: z.string() });
+const Anchor = z.object({
+  backend: z.enum(['local', 'cardano']), status: z.string(), size: z.number().int(), root_hex: z.string(),
+  public_key: z.string().nullable().describe('local: did:key of the key that signed the checkpoint'),
+  key_fingerprint: z.string().nullable().describe('local: `SHA256:xxxx xxxx …`, compare with /.well-known/markless.json'),
+  checkpoint_seq: z.number().int().nullable(),
+  tx_hash: z.string().nullable(), confirmations: z.number().int(), explorer_url: z.string().nullable(),
+  text: z.object({ vi: z.string(), en: z.string() }).describe('what the anchor really is, in one sentence: "signed by this server\'s key (fingerprint …)" or "Cardano transaction … (N confirmations)"'),
+}).describe('the newest usable anchor of the tree\'s chain');
 const PublicOut = Ok.extend({
   state: z.literal('public'),
   code: z.string(),
@@ -51,6 +59,21 @@ export function resolveRoutes(s: Services): RouteDef[] {
     responses: { 200: { description: 'the new visibility', schema: VisibilityOut }, 401: errorResponse('not signed in'), 403: errorResponse('a grantee, not the owner'), 404: errorResponse('no such tree, or not yours') },
   } as const;
   return [
+    defineRoute({
+      method: 'get', path: '/api/resolve/{code}/export', tag: 'traceability', access: 'public', feature: 'traceability',
+      summary: "A published tree's evidence bundle, for anyone to re-check offline",
+      description:
+        'The same `markless-evidence-bundle` the owner exports (format: shared/src/evidence/verify-cli/FORMAT.md and the EvidenceBundle schema): ' +
+        'record bytes, the photos it names, the own chain, a proof of the enrolment event and the anchor. Check it with ' +
+        '`npm run verify -- bundle.json --expect <code> --trust-key <key from /.well-known/markless.json>` (or `--online <Blockfrost URL>` for a Cardano anchor). ' +
+        'Only for published trees; anything else is the same 404 as an unknown code. 409 while the chain is not anchored.',
+      params: CodeParam,
+      responses: {
+        200: { description: 'the evidence bundle', schema: EvidenceBundle.extend({ ok: z.literal(true), code: z.string() }) },
+        404: errorResponse('unknown code, or the tree is not published'), 409: errorResponse('the chain is not anchored yet'),
+      },
+      handler: async ({ params }) => s.provenance.publicExport(params.code),
+    }),
     defineRoute({
       method: 'get', path: '/api/resolve/{code}', tag: 'traceability', access: 'public', feature: 'traceability',
       summary: 'Look up a traceability code: public record, restricted summary, or unknown',

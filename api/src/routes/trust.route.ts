@@ -11,7 +11,9 @@ const TIER_NAMES = TRUST_TIERS.map((t) => t.tier) as [TrustTier, ...TrustTier[]]
 
 const VerifyBody = z.object({
   record_cbor_hex: Hex.optional().describe('the leaf data (e.g. an event\'s canonical DAG-CBOR); hashed as SHA-256(0x00 || [salt] || data)'),
-  leaf_hex: Hex32.optional().describe('the leaf hash itself, instead of record_cbor_hex'),
+  leaf_hex: Hex32.optional().describe('the leaf hash itself, instead of record_cbor_hex; then index and tree_size are required, so an interior node cannot pass as a leaf'),
+  index: z.number().int().min(0).max(2 ** 40).optional().describe('0-based leaf index (RFC 9162 §2.1.3.2); with tree_size it fixes the side of every path step'),
+  tree_size: z.number().int().min(1).max(2 ** 40).optional().describe('number of leaves under root_hex'),
   proof_path: z.array(z.object({ sibling: Hex32, right: z.boolean() })).max(64),
   root_hex: Hex32,
   salt_hex: Hex32.optional().describe('32-byte per-leaf salt, only with record_cbor_hex'),
@@ -36,9 +38,10 @@ function publicRoutes(): RouteDef[] {
   return [
     defineRoute({
       method: 'post', path: '/api/animal/trust/verify-inclusion', tag: 'animals', access: 'public', feature: 'trust',
-      summary: 'Check an RFC 6962 inclusion proof', description: 'Give exactly one of record_cbor_hex or leaf_hex. Nothing is stored.',
+      summary: 'Check an RFC 6962 inclusion proof',
+      description: 'Give exactly one of record_cbor_hex or leaf_hex. With leaf_hex, index and tree_size are required and the path\'s sides and length must be those RFC 9162 §2.1.3.2 derives from them. Nothing is stored.',
       body: VerifyBody,
-      responses: { 200: { description: 'whether the path leads from the leaf to root_hex', schema: Ok.extend({ verified: z.boolean() }) }, 422: errorResponse('malformed hex, or both or neither of record_cbor_hex and leaf_hex') },
+      responses: { 200: { description: 'whether the path leads from the leaf to root_hex', schema: Ok.extend({ verified: z.boolean() }) }, 422: errorResponse('malformed hex, both or neither of record_cbor_hex and leaf_hex, or leaf_hex without index and tree_size') },
       handler: async ({ body }) => checkInclusion(body),
     }),
     defineRoute({

@@ -44,17 +44,26 @@ export function estimateFee(q: FeeQuery) {
 }
 
 /** Body of verify-inclusion: exactly one of record_cbor_hex (leaf data) or leaf_hex. */
-export interface VerifyInclusionBody { record_cbor_hex?: string; leaf_hex?: string; proof_path: AuditStep[]; root_hex: string; salt_hex?: string }
+export interface VerifyInclusionBody {
+  record_cbor_hex?: string; leaf_hex?: string; proof_path: AuditStep[]; root_hex: string; salt_hex?: string;
+  index?: number; tree_size?: number;
+}
 
 /** Checks an RFC 6962 inclusion proof; malformed input is a 422, a wrong proof `verified: false`. */
 export function checkInclusion(b: VerifyInclusionBody): { ok: true; verified: boolean } {
   if ((b.record_cbor_hex === undefined) === (b.leaf_hex === undefined)) throw ERRORS.validation('record_cbor_hex', 'give exactly one of record_cbor_hex or leaf_hex');
+  // A bare hash could be an interior node: H(0x01‖L4‖L5) with the path minus its first step
+  // "verifies". The leaf's position (RFC 9162 §2.1.3.2) fixes every side and the path length.
+  if (b.leaf_hex !== undefined && (b.index === undefined || b.tree_size === undefined)) throw ERRORS.validation('index', 'leaf_hex needs index and tree_size');
+  if ((b.index === undefined) !== (b.tree_size === undefined)) throw ERRORS.validation('tree_size', 'give index and tree_size together');
+  if (b.index !== undefined && b.tree_size !== undefined && b.index >= b.tree_size) throw ERRORS.validation('index', 'index must be below tree_size');
   try {
     const verified = verifyInclusion({
       ...(b.leaf_hex !== undefined ? { leafHex: b.leaf_hex.toLowerCase() } : { dataBytes: new Uint8Array(Buffer.from(b.record_cbor_hex!, 'hex')) }),
       ...(b.salt_hex !== undefined ? { saltHex: b.salt_hex.toLowerCase() } : {}),
       path: b.proof_path.map((s) => ({ sibling: s.sibling.toLowerCase(), right: s.right })),
       rootHex: b.root_hex.toLowerCase(),
+      ...(b.index !== undefined && b.tree_size !== undefined ? { index: b.index, size: b.tree_size } : {}),
     });
     return { ok: true, verified };
   } catch (err) {
@@ -80,12 +89,12 @@ export function provenanceDemo() {
   });
   const last = chain.at(-1)!;
   const p = eventInclusionProof(chain, last.seq);
-  const body = { record_cbor_hex: toHex(canonicalEventBytes(last)), proof_path: p.path, root_hex: p.root_hex };
+  const body = { record_cbor_hex: toHex(canonicalEventBytes(last)), proof_path: p.path, root_hex: p.root_hex, index: p.index, tree_size: p.n };
   return {
     ok: true as const,
     description: 'Sample lineage: cow → carcass → cut → meat pack, each step an event of one hash chain. The proof shows the pack event is in the chain root.',
     lineage: chain,
-    proof: { index: p.index, n: p.n, leaf_hex: p.leaf_hash, ...body },
+    proof: { n: p.n, leaf_hex: p.leaf_hash, ...body },
     verify_with: { method: 'POST', path: '/api/animal/trust/verify-inclusion', body },
   };
 }

@@ -82,6 +82,22 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
     },
 
     /**
+     * The bundle of a published tree, by its code, for anyone: the same document the owner
+     * exports. A private, restricted, missing or deleted tree is the same 404 as an unknown code.
+     */
+    async publicExport(code: string): Promise<EvidenceBundleJson & { ok: true; code: string }> {
+      const r = await c.db.query<RecordRow & { individual_id: string }>(
+        `select r.individual_id, r.code, r.record_cbor, r.record_cid, r.record_hash, r.created_at from tree_records r
+           join individuals i on i.id = r.individual_id where r.code = $1 and i.visibility = 'public' and i.deleted_at is null`,
+        [code],
+      );
+      const rec = r.rows[0];
+      if (!rec) throw ERRORS.notFound();
+      const record = decodeRecord(new Uint8Array(rec.record_cbor));
+      return { ok: true, code: rec.code, ...(await bundle('tree', rec.individual_id, rec, record, record.images)) };
+    },
+
+    /**
      * The same bundle for a fruit's or a farm boundary's record (written only with
      * EVIDENCE_FRUIT_AND_BOUNDARIES on; a farm's newest boundary version). 404 when there is none.
      */

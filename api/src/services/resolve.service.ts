@@ -1,15 +1,10 @@
 import type { Container } from '../../../shared/src/container.js';
 import { decodeRecord, type TreeRecord } from '../../../shared/src/evidence/record.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import { describeLatestAnchor, type AnchorDescription } from './anchor-public.service.js';
 
-/** The anchoring of a tree's record, as far as the public may know it. */
-export interface PublicAnchor {
-  status: string;
-  backend: string;
-  tx_hash: string | null;
-  explorer_url: string | null;
-  updated_at: string;
-}
+/** The anchoring of a tree's record, as far as the public may know it: what it really is, in words. */
+export type PublicAnchor = AnchorDescription;
 
 /** `public`: the owner published the tree; the whole provenance record is shown. */
 export interface PublicResolution {
@@ -60,19 +55,7 @@ interface CodeRow {
 
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
 
-async function latestAnchor(db: Queryable, treeId: string): Promise<PublicAnchor | null> {
-  const r = await db.query<Record<string, unknown>>(
-    `select status, backend, tx_hash, explorer_url, updated_at from anchors
-      where entity_type = 'tree' and entity_id = $1 order by size desc, created_at desc limit 1`,
-    [treeId],
-  );
-  const a = r.rows[0];
-  if (!a) return null;
-  return {
-    status: String(a.status), backend: String(a.backend), tx_hash: (a.tx_hash as string) ?? null,
-    explorer_url: (a.explorer_url as string) ?? null, updated_at: iso(a.updated_at),
-  };
-}
+const latestAnchor = (db: Queryable, treeId: string) => describeLatestAnchor(db, 'tree', treeId);
 
 async function publicView(db: Queryable, row: CodeRow, link: string): Promise<PublicResolution> {
   const count = await db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [row.individual_id]);

@@ -1,5 +1,6 @@
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
+import { pinTreeEvidence } from '../../../shared/src/evidence/store/pin-evidence.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { standingFor, type Standing } from './grants.service.js';
 
@@ -120,6 +121,10 @@ export function createTreesService(c: Container) {
       await db.query('update individuals set visibility = $2, visibility_changed_at = now() where id = $1', [tree.id, visibility]);
       const rec = await db.query<{ code: string }>('select code from tree_records where individual_id = $1', [tree.id]);
       const code = rec.rows[0]?.code ?? null;
+      // Only a published record goes to the public IPFS network; best effort, like every pin.
+      if (visibility === 'public' && c.pinner) {
+        await pinTreeEvidence({ db, blobs: c.blobs, pinner: c.pinner }, tree.id).catch((err: unknown) => c.logger.warn({ err, tree: tree.id }, 'pinning to Kubo failed'));
+      }
       return { tree_id: tree.id, visibility, code, link: code && visibility !== 'private' ? `/t/${encodeURIComponent(code)}` : null };
     },
   };

@@ -59,7 +59,7 @@ const EnvSchema = z.object({
   CARDANO_EXPLORER_URL: z.string().url().optional(),
   /** Least seconds between two confirmation polls of one submitted anchor. */
   CARDANO_POLL_S: z.coerce.number().int().min(0).default(20),
-  /** A submitted anchor not in a block after this long is marked failed. */
+  /** Validity window of every Cardano anchor transaction (its TTL, in 1-second slots): one not in a block by then can never land, and is marked failed. */
   CARDANO_TX_TIMEOUT_S: z.coerce.number().int().min(60).default(3600),
   /** Kubo RPC API (e.g. http://127.0.0.1:5001); when set, record images and records are pinned there. */
   KUBO_API_URL: z.string().url().optional(),

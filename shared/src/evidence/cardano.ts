@@ -194,6 +194,10 @@ export interface DecodedAnchorTx {
   readonly witnesses: ReadonlyArray<{ readonly public_key_hex: string; readonly valid: boolean }>;
   /** At least one witness, and all witnesses valid. */
   readonly signatures_ok: boolean;
+  /** Last slot in which the transaction may enter a block (its TTL), or null when it has none. */
+  readonly ttl_slot: number | null;
+  /** The UTxOs it spends, as `<tx_hash>#<index>`. */
+  readonly inputs: readonly string[];
 }
 
 /**
@@ -223,7 +227,21 @@ export function decodeAnchorTx(cborHex: string): DecodedAnchorTx {
     metadata_bound: bodyAuxHash !== undefined && bodyAuxHash === CSL.hash_auxiliary_data(aux).to_hex(),
     witnesses,
     signatures_ok: witnesses.length > 0 && witnesses.every((w) => w.valid),
+    ttl_slot: ttlOf(tx.body()),
+    inputs: inputsOf(tx.body()),
   };
+}
+
+function ttlOf(body: CSL.TransactionBody): number | null {
+  const ttl = body.ttl_bignum();
+  return ttl ? Number(ttl.to_str()) : null;
+}
+
+function inputsOf(body: CSL.TransactionBody): string[] {
+  const list = body.inputs();
+  const out: string[] = [];
+  for (let i = 0; i < list.len(); i++) out.push(`${list.get(i).transaction_id().to_hex()}#${list.get(i).index()}`);
+  return out;
 }
 
 function witnessChecks(set: CSL.TransactionWitnessSet, txHash: Uint8Array): DecodedAnchorTx['witnesses'] {

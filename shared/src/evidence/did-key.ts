@@ -10,6 +10,7 @@
  * Used by checkpoints (so a third party gets the service key in a standard
  * form) and by accounts for DID sign-in.
  */
+import { createHash } from 'node:crypto';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { base58btc } from 'multiformats/bases/base58';
 import { EvidenceFormatError } from './bytes.js';
@@ -72,4 +73,15 @@ export function rawEd25519PublicKey(key: KeyObject): Uint8Array {
 /** did:key of an Ed25519 KeyObject. */
 export function keyObjectToDidKey(key: KeyObject): string {
   return publicKeyToDidKey(rawEd25519PublicKey(key));
+}
+
+/**
+ * A short, human-comparable fingerprint of a did:key: SHA-256 of the raw 32-byte Ed25519 key,
+ * first 20 bytes as hex in groups of four (`SHA256:a1b2 c3d4 …`). Printed by the verifier and the
+ * public trace page so a person can compare the key a bundle names with the one the service
+ * publishes at `/.well-known/markless.json` without reading a whole did:key.
+ */
+export function keyFingerprint(did: string): string {
+  const hex = createHash('sha256').update(didKeyToPublicKey(did)).digest('hex').slice(0, 40);
+  return `SHA256:${hex.match(/.{4}/g)!.join(' ')}`;
 }

@@ -77,6 +77,8 @@ export interface SideRecordVerdict {
   images?: string[];
   cid?: string;
   hash?: string;
+  /** The identifiers the record names (fruit_id and tree_code, or farm_id), for the entity check. */
+  ids?: Record<string, string>;
 }
 
 /** Whether record bytes are a side record (fruit or farm boundary) rather than a tree record. */
@@ -105,7 +107,8 @@ export function verifySideRecord(bytes: Uint8Array, expected: { cid: string; has
   if (reencoded.length !== bytes.length || reencoded.some((b, i) => b !== bytes[i])) return { ok: false, reason: 'record bytes are not canonical DAG-CBOR' };
   const images = Array.isArray(v.images) ? v.images.map((c) => canonicalCid(c as CID)) : [];
   const { cid, hash } = identify(bytes);
-  const base = { kind: v.kind, images, cid, hash };
+  const ids = Object.fromEntries(['fruit_id', 'tree_code', 'farm_id'].filter((k) => typeof v[k] === 'string').map((k) => [k, v[k] as string]));
+  const base = { kind: v.kind, images, cid, hash, ids };
   if (canonicalCid(expected.cid) !== cid) return { ...base, ok: false, reason: `record CID is ${cid}, expected ${expected.cid}` };
   if (expected.hash.toLowerCase() !== hash) return { ...base, ok: false, reason: `record hash is ${hash}, expected ${expected.hash}` };
   return { ...base, ok: true };

@@ -10,7 +10,7 @@ import type { Queryable } from './database.port.js';
  * Status of one anchoring: `pending` (recorded, not yet handed to the backend) → `submitted`
  * (the backend accepted it; Cardano: in the mempool or in too few blocks) → `confirmed` (local:
  * the signed checkpoint is in the log; Cardano: N confirmations), or → `failed` (refused by the
- * endpoint, no funds, or not in a block before the timeout). Left out on purpose: batching many
+ * endpoint, no funds, or not in a block before its TTL slot passed, so it can never land). Left out on purpose: batching many
  * roots into one transaction, and fee payment by anyone but the service's own key.
  */
 export type AnchorStatus = 'pending' | 'submitted' | 'confirmed' | 'failed';
@@ -31,6 +31,10 @@ export interface AnchorOutcome {
   readonly explorer_url?: string;
   readonly checkpoint?: SignedCheckpoint;
   readonly error?: string;
+  /** Cardano: the last slot the transaction may enter a block in. */
+  readonly ttl_slot?: number;
+  /** Cardano: the UTxOs the transaction spends, `<tx_hash>#<index>`. */
+  readonly inputs?: readonly string[];
 }
 
 /** Latest on-chain state of a submitted anchor. */
@@ -56,8 +60,12 @@ export interface AnchorBackend {
    * make the job retry (network trouble); returns `failed` for a refusal a retry cannot fix.
    */
   anchor(tx: Queryable, req: AnchorRequest): Promise<AnchorOutcome>;
-  /** Re-reads a submitted anchor's confirmations (Cardano); the local backend never needs it. */
-  progress(txHash: string): Promise<AnchorProgress>;
+  /**
+   * Re-reads a submitted anchor's confirmations (Cardano); the local backend never needs it.
+   * With the transaction's `ttlSlot`, answers `failed` once the chain is past it without the
+   * transaction in a block: from then on it can never land.
+   */
+  progress(txHash: string, ttlSlot?: number | null): Promise<AnchorProgress>;
   health(): Promise<AnchorHealth>;
 }
 

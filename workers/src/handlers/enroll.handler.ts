@@ -8,7 +8,6 @@ import { vectorToBytes } from '../recognition/bytes.js';
 import { unpackFeatures } from '../vision/keypoints.js';
 import { describeOrRefuse } from './describe.js';
 import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/evidence/store/tree-record.js';
-import { pinTreeEvidence } from '../../../shared/src/evidence/store/pin-evidence.js';
 import { pinSideRecord, writeSideRecord } from '../../../shared/src/evidence/store/side-record-store.js';
 import { encodeFruitRecord } from '../../../shared/src/evidence/side-record.js';
 
@@ -103,7 +102,8 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
     const pinner = deps.c.pinner;
     // Best effort, after commit: an unreachable IPFS node must not fail (or retry) an enrolment.
     const pinFailed = (err: unknown) => deps.c.logger.warn({ err, individual: data.individual_id }, 'pinning to Kubo failed');
-    if (record && pinner) await pinTreeEvidence({ ...deps.c, pinner }, data.individual_id).catch(pinFailed);
+    // A tree's record goes to IPFS when its owner publishes it (trees.service), never before:
+    // pinning a private tree would put its photos on a public network.
     if (side && pinner) await pinSideRecord({ blobs: deps.c.blobs, pinner }, side.encoded, described.map((x) => x.cid)).catch(pinFailed);
     await deps.onEnrolled(data.owner_id);
     return {

@@ -1,6 +1,7 @@
 import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { buildAnchorTx, fromHex, type AnchorFeeParams, type AnchorUtxo } from '../../evidence/index.js';
 import type { AnchorBackend, AnchorOutcome, AnchorProgress, AnchorRequest } from '../../ports/anchor.port.js';
+import type { Queryable } from '../../ports/database.port.js';
 
 /** Options of {@link createCardanoAnchor}. */
 export interface CardanoAnchorOptions {
@@ -15,6 +16,11 @@ export interface CardanoAnchorOptions {
   confirmations: number;
   /** Prefix to which the transaction hash is appended. */
   explorerUrl: string;
+  /**
+   * Validity window in slots (1 slot = 1 s on mainnet, preprod and preview): every transaction
+   * gets TTL = tip slot + this, so one not in a block by then can never land.
+   */
+  ttlSlots: number;
   fetch?: typeof fetch;
 }
 
@@ -76,29 +82,74 @@ function blockfrostClient(opts: CardanoAnchorOptions) {
   return { base, call, getJson };
 }
 
-/** Fetches UTxOs and parameters, builds and signs offline, submits the raw CBOR. */
-async function submitAnchor(client: Client, opts: CardanoAnchorOptions, address: string, req: AnchorRequest): Promise<AnchorOutcome> {
+/** Enough lovelace in the chosen inputs to pay the fee and leave a valid change output. */
+const MIN_SPEND = 3_000_000n;
+
+/**
+ * UTxOs held by anchors still in flight (pending or submitted): the chain only drops them from
+ * the address once their transaction is in a block, so they must not be chosen again meanwhile.
+ */
+async function inFlightInputs(tx: Queryable): Promise<Set<string>> {
+  const r = await tx.query<{ inputs: string[] | string }>(
+    `select inputs from anchors where backend = 'cardano' and status in ('pending', 'submitted') and inputs is not null`,
+  );
+  return new Set(r.rows.flatMap((row) => (typeof row.inputs === 'string' ? JSON.parse(row.inputs) as string[] : row.inputs)));
+}
+
+/** Largest free UTxOs first, until they cover MIN_SPEND: small, disjoint input sets. */
+export function selectInputs(utxos: readonly AnchorUtxo[], busy: ReadonlySet<string>): AnchorUtxo[] {
+  const free = utxos.filter((u) => !busy.has(`${u.tx_hash}#${u.index}`)).sort((a, b) => (BigInt(b.lovelace) > BigInt(a.lovelace) ? 1 : -1));
+  const chosen: AnchorUtxo[] = [];
+  let sum = 0n;
+  for (const u of free) {
+    if (sum >= MIN_SPEND) break;
+    chosen.push(u);
+    sum += BigInt(u.lovelace);
+  }
+  return chosen;
+}
+
+/**
+ * Fetches UTxOs, parameters and the tip; builds and signs offline; submits the raw CBOR. Runs
+ * under a per-wallet lock inside the caller's transaction, which also records the inputs it
+ * spends, so two anchors (in any process) never spend the same UTxO.
+ */
+async function submitAnchor(client: Client, opts: CardanoAnchorOptions, address: string, tx: Queryable, req: AnchorRequest): Promise<AnchorOutcome> {
+  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`cardano-wallet:${address}`]);
   const utxoRes = await client.call<BlockfrostUtxo[]>('GET', `/addresses/${address}/utxos`);
   // Blockfrost answers 404 for an address that has never received anything: no funds.
   const utxos = utxoRes.status === 404 ? [] : toAnchorUtxos(utxoRes.json ?? []);
   if (utxos.length === 0) return { status: 'failed', error: `no spendable UTxO at ${address}` };
+  const inputs = selectInputs(utxos, await inFlightInputs(tx));
+  // Not a refusal: the UTxOs come back once the anchors in flight land (or pass their TTL).
+  if (inputs.length === 0) throw new Error(`every UTxO at ${address} is held by an anchor in flight; retrying later`);
   const params = toFeeParams(await client.getJson<Record<string, unknown>>('/epochs/latest/parameters'));
+  const tip = await client.getJson<{ slot?: number }>('/blocks/latest');
+  if (typeof tip.slot !== 'number') throw new EndpointError(502, 'GET /blocks/latest: no slot in the answer');
+  const ttl = tip.slot + opts.ttlSlots;
   let built;
   try {
-    built = buildAnchorTx({ utxos, change_address: address, params, signing_key_hex: opts.signingKeyHex, anchor: { root_hex: req.root_hex, size: req.size, entity: req.entity } });
+    built = buildAnchorTx({ utxos: inputs, change_address: address, params, signing_key_hex: opts.signingKeyHex, anchor: { root_hex: req.root_hex, size: req.size, entity: req.entity }, ttl_slot: ttl });
   } catch (err) {
     return { status: 'failed', error: (err as Error).message };
   }
   const submitted = await client.call<string>('POST', '/tx/submit', fromHex(built.cbor_hex));
-  const sent = { tx_hash: built.tx_hash, tx_cbor_hex: built.cbor_hex, explorer_url: opts.explorerUrl + built.tx_hash };
+  const sent = { tx_hash: built.tx_hash, tx_cbor_hex: built.cbor_hex, explorer_url: opts.explorerUrl + built.tx_hash, ttl_slot: ttl };
   if (submitted.status !== 200) return { ...sent, status: 'failed', error: `submit refused: HTTP ${submitted.status} ${submitted.text.slice(0, 200)}` };
-  return { ...sent, status: 'submitted' };
+  return { ...sent, status: 'submitted', inputs: inputs.map((u) => `${u.tx_hash}#${u.index}`) };
 }
 
-/** Confirmations = tip height - the transaction's block height + 1; 0 while not in a block. */
-async function readProgress(client: Client, opts: CardanoAnchorOptions, txHash: string): Promise<AnchorProgress> {
+/**
+ * Confirmations = tip height - the transaction's block height + 1; 0 while not in a block, and
+ * `failed` once the tip is past the transaction's TTL without it (it can never land then).
+ */
+async function readProgress(client: Client, opts: CardanoAnchorOptions, txHash: string, ttlSlot?: number | null): Promise<AnchorProgress> {
   const tx = await client.call<{ block_height?: number | null }>('GET', `/txs/${txHash}`);
-  if (tx.status === 404 || typeof tx.json?.block_height !== 'number') return { status: 'submitted', confirmations: 0 };
+  if (tx.status === 404 || typeof tx.json?.block_height !== 'number') {
+    if (ttlSlot === undefined || ttlSlot === null) return { status: 'submitted', confirmations: 0 };
+    const tip = await client.getJson<{ slot?: number }>('/blocks/latest');
+    return { status: typeof tip.slot === 'number' && tip.slot > ttlSlot ? 'failed' : 'submitted', confirmations: 0 };
+  }
   const tip = await client.getJson<{ height: number }>('/blocks/latest');
   const confirmations = Math.max(0, tip.height - tx.json.block_height + 1);
   return { status: confirmations >= opts.confirmations ? 'confirmed' : 'submitted', confirmations };
@@ -108,12 +159,12 @@ async function readProgress(client: Client, opts: CardanoAnchorOptions, txHash: 
 export function createCardanoAnchor(opts: CardanoAnchorOptions): AnchorBackend {
   const address = addressOfKey(opts.signingKeyHex, opts.network);
   const client = blockfrostClient(opts);
-  const detail = { network: opts.network, address, endpoint: client.base, confirmations_required: opts.confirmations };
+  const detail = { network: opts.network, address, endpoint: client.base, confirmations_required: opts.confirmations, ttl_slots: opts.ttlSlots };
   return {
     kind: 'cardano',
     publicKey: null,
-    anchor: (_tx, req) => submitAnchor(client, opts, address, req),
-    progress: (txHash) => readProgress(client, opts, txHash),
+    anchor: (tx, req) => submitAnchor(client, opts, address, tx, req),
+    progress: (txHash, ttlSlot) => readProgress(client, opts, txHash, ttlSlot),
     async health() {
       try {
         await client.getJson('/epochs/latest/parameters');

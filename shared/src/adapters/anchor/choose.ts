@@ -20,6 +20,8 @@ export async function createAnchorBackend(config: Config, db: Database): Promise
       signingKeyHex: config.CARDANO_SIGNING_KEY!.toLowerCase(),
       confirmations: config.CARDANO_CONFIRMATIONS,
       explorerUrl: config.CARDANO_EXPLORER_URL ?? EXPLORERS[config.CARDANO_NETWORK],
+      // Slots are 1 s on every Cardano network we name, so the TTL is the timeout.
+      ttlSlots: config.CARDANO_TX_TIMEOUT_S,
     });
   }
   return createLocalAnchor({ db, keyFile: config.anchorKeyFile, logId: `markless/${config.CODE_PREFIX}` });

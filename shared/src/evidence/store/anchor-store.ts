@@ -28,6 +28,7 @@ export interface AnchorView {
 
 interface AnchorRow extends Omit<AnchorView, 'anchor_id' | 'created_at' | 'updated_at'> {
   id: string;
+  ttl_slot: string | number | null;
   entity_type: string;
   entity_id: string;
   tx_cbor_hex: string | null;
@@ -81,8 +82,9 @@ export async function anchorChain(db: Database, backend: AnchorBackend, job: Anc
 async function recordOutcome(tx: Queryable, id: string, o: AnchorOutcome): Promise<AnchorRow> {
   const r = await tx.query<AnchorRow>(
     `update anchors set status = $2, tx_hash = $3, tx_cbor_hex = $4, explorer_url = $5, checkpoint_seq = $6, error = $7,
-       confirmations = $8, updated_at = now() where id = $1 returning *`,
-    [id, o.status, o.tx_hash ?? null, o.tx_cbor_hex ?? null, o.explorer_url ?? null, o.checkpoint?.seq ?? null, o.error ?? null, o.status === 'confirmed' ? 1 : 0],
+       confirmations = $8, ttl_slot = $9, inputs = $10::jsonb, updated_at = now() where id = $1 returning *`,
+    [id, o.status, o.tx_hash ?? null, o.tx_cbor_hex ?? null, o.explorer_url ?? null, o.checkpoint?.seq ?? null, o.error ?? null, o.status === 'confirmed' ? 1 : 0,
+      o.ttl_slot ?? null, o.inputs ? JSON.stringify(o.inputs) : null],
   );
   return r.rows[0]!;
 }
@@ -116,7 +118,8 @@ export interface RefreshOptions {
 
 /**
  * Advances a submitted anchor: asks the backend for confirmations (at most once per `pollS`),
- * marks it confirmed, or failed once `timeoutS` has passed without it reaching a block. A
+ * marks it confirmed, or failed once the chain is past its TTL slot without it (so a failed
+ * anchor can never land later). Rows written before TTLs existed fall back to `timeoutS`. A
  * backend that cannot be reached leaves the row as it was.
  */
 export async function refreshAnchor(db: Queryable, backend: AnchorBackend, row: AnchorRow, opts: RefreshOptions): Promise<AnchorRow> {
@@ -124,15 +127,17 @@ export async function refreshAnchor(db: Queryable, backend: AnchorBackend, row: 
   if (Date.now() - new Date(row.updated_at).getTime() < opts.pollS * 1000) return row;
   let progress;
   try {
-    progress = await backend.progress(row.tx_hash);
+    progress = await backend.progress(row.tx_hash, row.ttl_slot === null ? null : Number(row.ttl_slot));
   } catch {
     return row;
   }
-  const expired = progress.confirmations === 0 && Date.now() - new Date(row.created_at).getTime() > opts.timeoutS * 1000;
-  const status: AnchorStatus = expired ? 'failed' : progress.status;
+  const legacyExpired = row.ttl_slot === null && progress.confirmations === 0 && Date.now() - new Date(row.created_at).getTime() > opts.timeoutS * 1000;
+  const status: AnchorStatus = legacyExpired ? 'failed' : progress.status;
+  const error = status !== 'failed' ? null
+    : legacyExpired ? 'not in a block before the timeout' : `not in a block before its TTL slot ${String(row.ttl_slot)}: it can never land`;
   const r = await db.query<AnchorRow>(
     `update anchors set status = $2, confirmations = $3, error = $4, updated_at = now() where id = $1 and status = 'submitted' returning *`,
-    [row.id, status, progress.confirmations, expired ? 'not in a block before the timeout' : null],
+    [row.id, status, progress.confirmations, error],
   );
   return r.rows[0] ?? row;
 }

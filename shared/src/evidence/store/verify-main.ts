@@ -1,5 +1,6 @@
 /**
- * `npm run verify -- <export-dir | bundle.json> [--trust-key did:key:...]`
+ * `npm run verify -- <export-dir | bundle.json> [--trust-key did:key:...] [--expect CODE] [--online URL]`
+ * (and the `log` and `consistency` subcommands of verify-cli/main.ts)
  *
  * The one command a newcomer runs to re-check a tree's evidence with no server: it accepts the
  * folder of verify-cli/FORMAT.md or the JSON bundle that `GET /api/provenance/{tree_id}/export`
@@ -11,14 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../verify-cli/main.js';
+import { parseArgs, runCli } from '../verify-cli/main.js';
 import { writeExport } from '../verify-cli/export-format.js';
 import { fromBundleJson } from './bundle.js';
 
 /** Runs the command; returns the exit code so tests can call it. */
 export async function runVerify(argv: readonly string[], write: (line: string) => void): Promise<number> {
-  const target = argv.find((a, i) => !a.startsWith('-') && argv[i - 1] !== '--trust-key');
-  if (!target) return runCli(argv, write);
+  const args = parseArgs(argv);
+  if ('error' in args || args.command !== 'export') return runCli(argv, write);
+  const target = args.target;
   let isFile = false;
   try {
     isFile = (await stat(target)).isFile();

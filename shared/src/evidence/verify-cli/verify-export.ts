@@ -13,6 +13,7 @@ import { decodeAnchorTx } from '../cardano.js';
 import { verifyInclusion } from '../merkle.js';
 import { verifyRecord, type RecordVerdict } from '../record.js';
 import { isSideRecord, verifySideRecord, type SideRecordVerdict } from '../side-record.js';
+import { anchorTrust, type OnlineOptions } from './anchor-trust.js';
 import { imagePath, readExport, type AnchorFile, type Loaded, type LoadedExport } from './export-format.js';
 
 /** One verifier output line. */
@@ -26,6 +27,10 @@ export interface CheckResult {
 export interface VerifyExportOptions {
   /** did:key the local-anchor checkpoint must be signed by (instead of the key the export claims). */
   readonly trustKey?: string;
+  /** A traceability code or entity id the bundle must be about (`--expect`). */
+  readonly expect?: string;
+  /** Look a Cardano anchor up on chain (`--online`). */
+  readonly online?: OnlineOptions;
 }
 
 /** Runs every check on the export at `dir`. */
@@ -35,18 +40,27 @@ export async function verifyExport(dir: string, options: VerifyExportOptions = {
   if (!ex.manifest.ok) results.push(fail('export', ex.manifest.error));
   const record = checkRecord(ex, results);
   await checkImages(dir, record, results);
-  checkRecordInChain(ex, results);
+  checkRecordInChain(ex, record, results);
   checkChain(ex.events, results);
   checkProof(ex, results);
   checkAnchor(ex, options, results);
+  results.push(await checkTrust(ex, options));
+  results.push(checkEntity(ex, record, options));
   return results;
+}
+
+/** What the record says about itself: its kind, images and the identifiers it names. */
+interface RecordFacts {
+  readonly kind: 'tree' | 'fruit' | 'farm_boundary';
+  readonly images: readonly string[];
+  readonly ids: Readonly<Record<string, string>>;
 }
 
 const pass = (check: string, detail: string): CheckResult => ({ check, ok: true, detail });
 const fail = (check: string, detail: string): CheckResult => ({ check, ok: false, detail });
 
 /** A tree record, or a fruit / farm-boundary record (side-record.ts): either names its images. */
-function checkRecord(ex: LoadedExport, out: CheckResult[]): { images: readonly string[] } | undefined {
+function checkRecord(ex: LoadedExport, out: CheckResult[]): RecordFacts | undefined {
   if (!ex.recordBytes.ok || !ex.recordFile.ok) {
     out.push(fail('record.cid', firstError(ex.recordBytes, ex.recordFile)));
     return undefined;
@@ -56,12 +70,14 @@ function checkRecord(ex: LoadedExport, out: CheckResult[]): { images: readonly s
   const v = isSideRecord(bytes) ? verifySideRecord(bytes, expected) : treeVerdict(verifyRecord(bytes, expected));
   out.push(v.ok ? pass('record.cid', `${v.cid} sha256 ${v.hash}${v.kind ? ` (${v.kind} record)` : ''}`) : fail('record.cid', v.reason ?? 'mismatch'));
   // Images are checked even when the record's CID is off, as long as it decodes.
-  return v.images ? { images: v.images } : undefined;
+  if (!v.images) return undefined;
+  const kind = v.kind === 'fruit' || v.kind === 'farm_boundary' ? v.kind : 'tree';
+  return { kind, images: v.images, ids: v.ids ?? {} };
 }
 
 /** A tree record's verdict in the side-record verdict's shape. */
 const treeVerdict = (v: RecordVerdict): SideRecordVerdict => ({
-  ok: v.ok, ...(v.reason ? { reason: v.reason } : {}), ...(v.record ? { images: [...v.record.images] } : {}),
+  ok: v.ok, ...(v.reason ? { reason: v.reason } : {}), ...(v.record ? { images: [...v.record.images], ids: { code: v.record.code } } : {}),
   ...(v.cid ? { cid: v.cid } : {}), ...(v.hash ? { hash: v.hash } : {}),
 });
 
@@ -84,19 +100,37 @@ async function checkImages(dir: string, record: { images: readonly string[] } | 
   }
 }
 
-function checkRecordInChain(ex: LoadedExport, out: CheckResult[]): void {
-  if (!ex.recordFile.ok || !ex.events.ok) {
-    out.push(fail('record.in-chain', firstError(ex.recordFile, ex.events)));
+/**
+ * The record must be named by the event that created the entity's evidence, written by the
+ * owner, inside the anchored prefix: seq 0 `enroll` for trees and fruit, an owner `boundary`
+ * event for a farm boundary version. Any other event naming it proves nothing: a contributor
+ * (or anyone appending after the anchor) could have written it.
+ */
+function checkRecordInChain(ex: LoadedExport, record: RecordFacts | undefined, out: CheckResult[]): void {
+  if (!ex.recordFile.ok || !ex.events.ok || !ex.proof.ok) {
+    out.push(fail('record.in-chain', firstError(ex.recordFile, ex.events, ex.proof)));
     return;
   }
   const { cid, hash } = ex.recordFile.value;
   const wanted = safeCanonicalCid(cid);
-  const hit = ex.events.value.find((e) => {
+  const n = ex.proof.value.n;
+  const names = (e: ChainEvent) => {
     const body = (e.body ?? {}) as Record<string, unknown>;
-    if (typeof body.record_cid !== 'string' || safeCanonicalCid(body.record_cid) !== wanted) return false;
-    return body.record_hash === undefined || body.record_hash === hash;
-  });
-  out.push(hit ? pass('record.in-chain', `named by event seq ${hit.seq}`) : fail('record.in-chain', `no event names record ${cid}`));
+    return typeof body.record_cid === 'string' && safeCanonicalCid(body.record_cid) === wanted && body.record_hash === hash;
+  };
+  const boundary = record?.kind === 'farm_boundary';
+  const hit = ex.events.value.find((e) => names(e) && e.author_role === 'owner' && e.seq < n &&
+    (boundary ? e.body.type === 'boundary' : e.seq === 0 && e.body.type === 'enroll'));
+  if (hit) {
+    out.push(pass('record.in-chain', `named by the owner's ${boundary ? 'boundary' : 'enrolment'} event seq ${hit.seq}, inside the anchored first ${n} events`));
+    return;
+  }
+  const other = ex.events.value.find(names);
+  const why = !other ? `no event names record ${cid} with its hash`
+    : other.author_role !== 'owner' ? `record ${cid} is named only by event seq ${other.seq}, which the owner did not write`
+      : other.seq >= n ? `record ${cid} is named only by event seq ${other.seq}, after the anchored first ${n} events`
+        : `record ${cid} is named by event seq ${other.seq}, which is not the owner's ${boundary ? 'boundary' : 'seq-0 enrolment'} event`;
+  out.push(fail('record.in-chain', why));
 }
 
 function checkChain(events: Loaded<ChainEvent[]>, out: CheckResult[]): void {
@@ -125,7 +159,7 @@ function checkProof(ex: LoadedExport, out: CheckResult[]): void {
     if (!event) return `events.json has no event ${index}`;
     const dataBytes = canonicalEventBytes(event);
     if (!verifyInclusion({ dataBytes, path, rootHex: root_hex, index, size: n })) return `event ${index} is not in root ${root_hex}`;
-    if (!verifyInclusion({ leafHex: leaf_hash, path, rootHex: root_hex })) return 'proof leaf_hash is not the event';
+    if (!verifyInclusion({ leafHex: leaf_hash, path, rootHex: root_hex, index, size: n })) return 'proof leaf_hash is not the event';
     return null;
   }, `event ${index} is leaf ${index} of ${n} under ${root_hex}`));
   out.push(guard('proof.root', () => {
@@ -182,6 +216,39 @@ function anchoredClaim(anchor: AnchorFile, options: VerifyExportOptions, out: Ch
     ? pass('anchor.signature', `Cardano tx ${tx.tx_hash} is well-signed (look it up on an explorer to see it on chain)`)
     : fail('anchor.signature', problems.join('; ')));
   return tx;
+}
+
+async function checkTrust(ex: LoadedExport, options: VerifyExportOptions): Promise<CheckResult> {
+  const anchor = ex.anchor;
+  if (!anchor.ok) return fail('anchor.trust', anchor.error);
+  const v = await guardAsync(() => anchorTrust(anchor.value, options));
+  return v.ok ? { check: 'anchor.trust', ok: v.value.ok, detail: v.value.detail } : fail('anchor.trust', v.error);
+}
+
+/** Says which entity the bundle is about and what it rests on; with `--expect`, it must match. */
+function checkEntity(ex: LoadedExport, record: RecordFacts | undefined, options: VerifyExportOptions): CheckResult {
+  const first = ex.events.ok ? ex.events.value[0] : undefined;
+  if (!first) return fail('entity', 'events.json names no entity');
+  const ids = record?.ids ?? {};
+  const named = Object.entries(ids).map(([k, v]) => `${k} ${v}`).join(', ');
+  const rests = !ex.anchor.ok ? 'no readable anchor'
+    : ex.anchor.value.backend === 'local' ? `local checkpoint ${ex.anchor.value.checkpoint.seq} of log ${ex.anchor.value.checkpoint.log_id}`
+      : `Cardano transaction ${ex.anchor.value.tx_hash}`;
+  const what = `${first.entity_type} ${first.entity_id}${named ? ` (${named})` : ''}, resting on ${rests}`;
+  const own = ids.fruit_id ?? ids.farm_id;
+  if (own !== undefined && own !== first.entity_id) return fail('entity', `the record is about ${own}, but the chain is ${first.entity_type}/${first.entity_id}`);
+  if (options.expect === undefined) return pass('entity', what);
+  const candidates = [first.entity_id, ...Object.values(ids)].map((x) => x.toLowerCase());
+  return candidates.includes(options.expect.toLowerCase()) ? pass('entity', `${what}; matches the expected ${options.expect}`)
+    : fail('entity', `this bundle is about ${what}, not the expected ${options.expect}`);
+}
+
+async function guardAsync<T>(run: () => Promise<T>): Promise<Loaded<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
 }
 
 function guard(check: string, run: () => string | null, okDetail: string): CheckResult {

@@ -1,0 +1,133 @@
+import type { Container } from '../../../shared/src/container.js';
+import { ERRORS } from '../../../shared/src/domain/errors.js';
+import { fromHex } from '../../../shared/src/evidence/bytes.js';
+import { chainRoot } from '../../../shared/src/evidence/chain.js';
+import type { SignedCheckpoint } from '../../../shared/src/evidence/checkpoint.js';
+import { keyFingerprint } from '../../../shared/src/evidence/did-key.js';
+import { consistencyProof } from '../../../shared/src/evidence/merkle-consistency.js';
+import { loadChain, type EntityType } from '../../../shared/src/evidence/store/chain-store.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+
+/** What an anchor really is, in words a person can check, never just "confirmed". */
+export interface AnchorDescription {
+  backend: 'local' | 'cardano';
+  status: string;
+  size: number;
+  root_hex: string;
+  /** local: the did:key that signed the checkpoint, and its fingerprint. */
+  public_key: string | null;
+  key_fingerprint: string | null;
+  checkpoint_seq: number | null;
+  /** cardano: the transaction and how deep it is. */
+  tx_hash: string | null;
+  confirmations: number;
+  explorer_url: string | null;
+  /** One sentence in each language saying what the anchor is and what it proves. */
+  text: { vi: string; en: string };
+}
+
+interface AnchorRowLite {
+  backend: 'local' | 'cardano'; status: string; size: number; root_hex: string; tx_hash: string | null;
+  explorer_url: string | null; confirmations: number; checkpoint_seq: number | null;
+}
+
+/** The sentence for one anchor: who vouches for the root, and how far that can be trusted. */
+function anchorText(a: AnchorRowLite, fp: string | null): { vi: string; en: string } {
+  if (a.status === 'failed') return { vi: 'Lần neo gần nhất đã thất bại; chuỗi này chưa được neo.', en: 'The last anchoring failed; this chain is not anchored.' };
+  if (a.backend === 'local') {
+    return {
+      vi: `Được ký bởi khóa của chính máy chủ này (dấu vân tay ${fp ?? '?'}), không phải một blockchain công khai: chỉ đáng tin khi bạn tin khóa đó.`,
+      en: `Signed by this server's own key (fingerprint ${fp ?? '?'}), not a public blockchain: trust it only as far as you trust that key.`,
+    };
+  }
+  if (a.status === 'confirmed') {
+    return {
+      vi: `Giao dịch Cardano ${a.tx_hash} (${a.confirmations} xác nhận) mang gốc Merkle của chuỗi.`,
+      en: `Cardano transaction ${a.tx_hash} (${a.confirmations} confirmations) carries the chain's Merkle root.`,
+    };
+  }
+  return {
+    vi: `Giao dịch Cardano ${a.tx_hash ?? ''} đã gửi nhưng chưa đủ xác nhận (${a.confirmations}); chưa thể coi là đã neo.`,
+    en: `Cardano transaction ${a.tx_hash ?? ''} was sent but is not confirmed yet (${a.confirmations} confirmations); do not treat it as anchored.`,
+  };
+}
+
+/** The best anchor of an entity (any non-failed one first, largest size), described; null when none. */
+export async function describeLatestAnchor(db: Queryable, type: string, id: string): Promise<AnchorDescription | null> {
+  const r = await db.query<AnchorRowLite & { checkpoint: SignedCheckpoint | null }>(
+    `select a.backend, a.status, a.size, a.root_hex, a.tx_hash, a.explorer_url, a.confirmations, a.checkpoint_seq, l.checkpoint
+       from anchors a left join checkpoint_log l on l.seq = a.checkpoint_seq and a.backend = 'local'
+      where a.entity_type = $1 and a.entity_id = $2 and a.status <> 'pending'
+      order by (a.status = 'failed'), a.size desc, a.created_at desc limit 1`,
+    [type, id],
+  );
+  const a = r.rows[0];
+  if (!a) return null;
+  const key = a.checkpoint?.signer ?? null;
+  const fp = key ? keyFingerprint(key) : null;
+  return {
+    backend: a.backend, status: a.status, size: Number(a.size), root_hex: a.root_hex, public_key: key, key_fingerprint: fp,
+    checkpoint_seq: a.checkpoint_seq, tx_hash: a.tx_hash, confirmations: Number(a.confirmations), explorer_url: a.explorer_url,
+    text: anchorText(a, fp),
+  };
+}
+
+/** Backend, key and fingerprint: what /.well-known/markless.json and the checkpoint pages publish. */
+export function anchoringFacts(c: Container) {
+  const publicKey = c.anchor.publicKey;
+  return {
+    backend: c.anchor.kind, public_key: publicKey, key_fingerprint: publicKey ? keyFingerprint(publicKey) : null,
+    log_id: c.anchor.kind === 'local' ? `markless/${c.config.CODE_PREFIX}` : null,
+    checkpoints: '/api/anchor/checkpoints',
+  };
+}
+
+const PUBLIC_KINDS = new Set(['tree', 'fruit', 'animal']);
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What anyone may fetch about anchoring without an account: the service key, the signed
+ * checkpoint log (paged), and consistency proofs between two anchored roots of a published
+ * entity. The log names entities by id and size only; ids are random UUIDs that reveal no
+ * name, code or place.
+ */
+export function createAnchorPublicService(c: Container) {
+  const facts = anchoringFacts(c);
+  return {
+    /** Checkpoints with seq > `after`, oldest first, at most `limit`. */
+    async checkpoints(after: number, limit: number) {
+      const r = await c.db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log where seq > $1 order by seq limit $2', [after, limit]);
+      const total = (await c.db.query<{ n: number }>('select count(*)::int as n from checkpoint_log')).rows[0]!.n;
+      const list = r.rows.map((x) => x.checkpoint);
+      const last = list.at(-1);
+      const { checkpoints: _link, ...key } = facts;
+      return { ok: true as const, ...key, total, checkpoints: list, next_after: last && list.length === limit ? last.seq : null };
+    },
+
+    /**
+     * RFC 9162 consistency proof between two anchored sizes of a published tree, fruit or animal.
+     * Anything else (private, missing, an unanchored size) is the same 404.
+     */
+    async consistency(type: EntityType, idIn: string, first: number, second: number) {
+      if (!PUBLIC_KINDS.has(type) || !UUID_RE.test(idIn) || first < 1 || first > second) throw ERRORS.notFound();
+      const id = idIn.toLowerCase();
+      const pub = await c.db.query('select 1 from individuals where id = $1 and kind = $2 and visibility = $3 and deleted_at is null', [id, type, 'public']);
+      if (!pub.rows[0]) throw ERRORS.notFound();
+      const anchored = await c.db.query<{ size: number; root_hex: string }>(
+        `select size, root_hex from anchors where entity_type = $1 and entity_id = $2 and size = any($3::int[]) and status in ('confirmed', 'submitted')`,
+        [type, id, [first, second]],
+      );
+      const chain = await loadChain(c.db, type, id);
+      const rootAt = (n: number) => anchored.rows.find((a) => Number(a.size) === n)?.root_hex;
+      if (second > chain.length || !rootAt(first) || !rootAt(second)) throw ERRORS.notFound();
+      const leaves = chain.slice(0, second).map((e) => fromHex(e.leaf_hash, 32));
+      return {
+        ok: true as const, entity: `${type}/${id}`, first, second,
+        first_root: chainRoot(chain.slice(0, first)), second_root: chainRoot(chain.slice(0, second)),
+        proof: consistencyProof(leaves, first),
+      };
+    },
+  };
+}
+
+export type AnchorPublicService = ReturnType<typeof createAnchorPublicService>;
