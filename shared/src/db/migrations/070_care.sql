@@ -19,7 +19,9 @@ create table if not exists care_entries (
   withdrawal_until timestamptz,
   banned jsonb,
   created_at timestamptz not null default now(),
-  deleted_at timestamptz
+  deleted_at timestamptz,
+  -- the id of the deletion event the timeline shows once the entry is deleted
+  deletion_event_id uuid
 );
 create index if not exists care_entries_target_idx on care_entries (target_type, target_id, created_at);
 create index if not exists care_entries_author_idx on care_entries (author_id);
