@@ -112,10 +112,17 @@ export interface ProductStore {
 /** The brand part of a product name, e.g. "Draxxin" of "Draxxin (tulathromycin injection)". */
 const brandOf = (name: string) => fold(name.replace(/\(.*\)/, ''));
 
+/** The whole brand, and its first word alone when distinctive enough ("Baytril" for "Baytril 100"). */
+function brandTerms(name: string): Term[] {
+  const full = brandOf(name);
+  const first = full.split(' ')[0]!;
+  return [{ folded: full, exact: false }, ...(first !== full && first.length >= 5 ? [{ folded: first, exact: false }] : [])];
+}
+
 export function buildProductStore(raw: unknown): ProductStore {
   const file = ProductsFile.parse(raw);
   const compiled = file.products.map((p) => ({
-    p, brand: { folded: brandOf(p.name), exact: false }, ingredients: p.active_ingredients.map((a) => ({ folded: fold(a), exact: false })),
+    p, brand: brandTerms(p.name), ingredients: p.active_ingredients.map((a) => ({ folded: fold(a), exact: false })),
   }));
   return {
     products: file.products,
@@ -125,7 +132,7 @@ export function buildProductStore(raw: unknown): ProductStore {
       const byName: ProductHit[] = [];
       const byIngredient: ProductHit[] = [];
       for (const { p, brand, ingredients } of compiled) {
-        if (firstHit(tk, [brand])) byName.push({ product: p, by: 'name' });
+        if (firstHit(tk, brand)) byName.push({ product: p, by: 'name' });
         else if (firstHit(tk, ingredients)) byIngredient.push({ product: p, by: 'ingredient' });
       }
       return [...byName, ...byIngredient];
