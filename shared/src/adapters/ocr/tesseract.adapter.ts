@@ -62,7 +62,8 @@ function runCli(opts: TesseractOptions, png: Buffer): Promise<string | null> {
     let out = '';
     let settled = false;
     const done = (v: string | null) => { if (!settled) { settled = true; clearTimeout(timer); resolve(v); } };
-    const child = spawn(opts.bin, ['stdin', 'stdout', '-l', opts.langs, '--psm', '3', '--dpi', '300'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    // One OpenMP thread: on a small shared machine tesseract's thread pool only adds contention.
+    const child = spawn(opts.bin, ['stdin', 'stdout', '-l', opts.langs, '--psm', '3', '--dpi', '300'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, OMP_THREAD_LIMIT: '1' } });
     const timer = setTimeout(() => { child.kill('SIGKILL'); done(null); }, opts.timeoutMs);
     child.on('error', () => done(null)); // ENOENT: not installed
     child.stdout.setEncoding('utf8');
