@@ -4,6 +4,7 @@ import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Interval, Product } from '../../../shared/src/domain/care/catalogue.js';
 import { fold } from '../../../shared/src/domain/care/normalize.js';
 import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import { individualIdOf } from '../../../shared/src/domain/animal-did.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import type { CareService } from './care.service.js';
 import { standingFor } from './grants.service.js';
@@ -60,7 +61,8 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
 
   /** The target if the caller owns it or holds a grant (write access when `write`); otherwise the one 404. */
   async function target(callerId: string, type: CareTarget, id: string, write: boolean): Promise<ResolvedEntity & { species: string | null }> {
-    const entity = await resolveEntity(db, type, id);
+    // An animal may be named by its animal_did as well as by its id.
+    const entity = await resolveEntity(db, type, (type === 'animal' && individualIdOf(id)) || id);
     if (!entity) throw ERRORS.notFound();
     const standing = await standingFor(db, callerId, entity.owner_id, type);
     if (!standing || (write && standing === 'read')) throw ERRORS.notFound();
