@@ -43,7 +43,9 @@ interface Term {
 }
 
 function termsOf(s: Substance): Term[] {
-  const names = [s.name, ...s.synonyms, ...s.vi_names, ...s.trade_names].map((n) => ({ folded: fold(n), exact: false }));
+  // The name also without its parenthesis: "Lindane (gamma-HCH)" must match "Lindane".
+  const bare = s.name.replace(/\(.*?\)/g, ' ');
+  const names = [s.name, bare, ...s.synonyms, ...s.vi_names, ...s.trade_names].map((n) => ({ folded: fold(n), exact: false }));
   const cas = s.cas.map((n) => ({ folded: fold(n), exact: true }));
   const seen = new Set<string>();
   return [...names, ...cas].filter((t) => t.folded && !seen.has(t.folded) && seen.add(t.folded));
