@@ -102,6 +102,9 @@ describe('care log', () => {
       expect(r.status, JSON.stringify(fields)).toBe(422);
       expect(r.json.ok).toBe(false);
     }
+    // A JSON body where multipart is expected is the client's mistake too, not a server error.
+    const json = await api(app.url, 'POST', '/api/care/log', { token: owner.token, json: { target_type: 'tree', target_id: tree, product_name: 'x' } });
+    expect(json.status).toBe(422);
     expect(await count()).toBe(rows);
     expect(await blobs()).toBe(nBlobs);
   });
