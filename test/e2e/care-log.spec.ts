@@ -4,7 +4,7 @@
  * the care events on the individual's timeline as inherited events, and deletion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { otherView, textureImage } from '../support/images.js';
 import { labelImage, labelSpec } from '../support/labels.js';
 import { enrollTree } from './timeline.helpers.js';
@@ -12,7 +12,7 @@ import { enrollTree } from './timeline.helpers.js';
 type Account = { token: string; id: string; username: string };
 const DAY = 86_400_000;
 
-describe('care log', () => {
+describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
   let app: TestApp;
   let owner: Account;
   let stranger: Account;
@@ -31,7 +31,7 @@ describe('care log', () => {
   const blobs = async () => (await app.container.db.query<{ n: number }>('select count(*)::int as n from blobs')).rows[0]!.n;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ mode });
     [owner, stranger, grantee] = await Promise.all([signup(app.url, 'owner'), signup(app.url, 'stranger'), signup(app.url, 'grantee')]);
     tree = (await enrollTree(app.url, owner.token, 71, { species: 'tomato', farm_id: 'care-farm' })).tree_id;
     const surface = await textureImage(72, 512);
