@@ -16,6 +16,10 @@ import { createMemoryRateLimitStore } from './adapters/ratelimit/memory.adapter.
 import { createRedisRateLimitStore } from './adapters/ratelimit/redis.adapter.js';
 import { createAnchorBackend } from './adapters/anchor/choose.js';
 import { createKuboPinner } from './adapters/anchor/kubo-pin.adapter.js';
+import type { OcrEngine } from './ports/ocr.port.js';
+import type { ResidueStore } from './ports/residue-store.port.js';
+import { createTesseractOcr, noOcr } from './adapters/ocr/tesseract.adapter.js';
+import { createHttpResidueStore } from './adapters/residue/http-store.adapter.js';
 
 /** Every port the services use, with the adapters chosen for this process. */
 export interface Container {
@@ -29,6 +33,10 @@ export interface Container {
   anchor: AnchorBackend;
   /** IPFS pinning of record photos and records, only when KUBO_API_URL is set. */
   pinner: Pinner | null;
+  /** OCR of care packaging photos (OCR_ENGINE): the tesseract CLI, or none. */
+  ocr: OcrEngine;
+  /** External residue measurement store (RESIDUE_STORE_URL), or null: stamps then resolve to UNKNOWN. */
+  residueStore: ResidueStore | null;
   /** Release everything, queue first so jobs in flight finish while the database is still open. */
   close(): Promise<void>;
 }
@@ -43,7 +51,8 @@ export interface ContainerOptions {
  * - queue: BullMQ when distributed, otherwise the in-process queue on the database;
  * - blobs: S3 when S3_ENDPOINT is set, otherwise files under DATA_DIR/blobs;
  * - rate limits: Redis when distributed, otherwise memory;
- * - anchoring: ANCHOR_BACKEND, `local` (signed checkpoint log) unless `cardano` is asked for.
+ * - anchoring: ANCHOR_BACKEND, `local` (signed checkpoint log) unless `cardano` is asked for;
+ * - OCR: the tesseract CLI unless OCR_ENGINE=none; residue stamps: HTTP when RESIDUE_STORE_URL is set.
  * Migrations are applied here, so every process that opens the database finds it current.
  */
 export async function createContainer(config: Config, opts: ContainerOptions = {}): Promise<Container> {
@@ -74,9 +83,14 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
   const rateLimits =
     distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`) : createMemoryRateLimitStore();
   const anchor = await createAnchorBackend(config, db);
+  const ocr = config.OCR_ENGINE === 'tesseract'
+    ? createTesseractOcr({ bin: config.TESSERACT_BIN, langs: config.TESSERACT_LANGS, timeoutMs: config.OCR_TIMEOUT_MS })
+    : noOcr;
+  const residueStore = config.RESIDUE_STORE_URL ? createHttpResidueStore(config.RESIDUE_STORE_URL, config.RESIDUE_STORE_TIMEOUT_MS) : null;
   logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind, anchor: anchor.kind }, 'adapters chosen');
   return {
     config, logger, db, blobs, queue, rateLimits, anchor, pinner: config.KUBO_API_URL ? createKuboPinner(config.KUBO_API_URL) : null,
+    ocr, residueStore,
     async close() {
       await queue.close();
       await rateLimits.close();

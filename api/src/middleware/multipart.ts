@@ -29,6 +29,8 @@ export interface MultipartResult {
 export function parseMultipart(ctx: Context, limits: MultipartLimits): Promise<MultipartResult> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limits.totalBytes + 64 * 1024) return Promise.reject(cutOff(ctx, limits.totalBytes));
+  // busboy throws on any other content type; that is the client's mistake (422), not a 500.
+  if (!ctx.is('multipart/form-data')) return Promise.reject(ERRORS.validation('body', 'expected multipart/form-data'));
   return new Promise((resolve, reject) => {
     const fields: Record<string, string | string[]> = {};
     const files: UploadedFile[] = [];

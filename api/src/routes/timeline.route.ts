@@ -26,7 +26,7 @@ const EventOut = z.object({
   visibility: z.enum(['public', 'private']), approval: z.enum(['approved', 'pending']), prev_hash: Hex32, leaf_hash: Hex32,
 });
 const InheritedOut = EventOut.omit({ entity_type: true, entity_id: true, seq: true, prev_hash: true, leaf_hash: true })
-  .extend({ inherited_from: z.object({ entity_type: z.literal('farm'), entity_id: z.string() }) });
+  .extend({ inherited_from: z.object({ entity_type: z.enum(['farm', 'care']).describe('farm: a care event of the enclosing farm; care: an entry of this individual\'s care log (POST /api/care/log), entity_id being the care entry id'), entity_id: z.string() }) });
 
 const VISIBILITY =
   'Owner (from the token) → the event is public and approved. Any other signed-in account → private and pending, until the owner approves it. ' +
@@ -52,7 +52,7 @@ export function timelineRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'get', path: '/api/{entity_type}/{entity_id}/timeline', tag: 'timeline', access: 'optional', feature: 'timeline',
       summary: 'Events of an entity, with chain_ok',
-      description: 'Own-chain events plus care events inherited from the enclosing farm (marked `inherited_from`, no hashes), merged by time. ' +
+      description: 'Own-chain events plus care events inherited from the enclosing farm and from the individual\'s care log (marked `inherited_from`, no hashes), merged by time. ' +
         'Guests see public and approved events; an author also sees their own; the owner sees all, with `seq` and `size`. `chain_ok` re-derives every hash and link of the own chain.',
       params: EntityParams,
       responses: {

@@ -10,6 +10,7 @@ import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence
 import type { Caller } from '../http/route.js';
 import type { AnchorService } from './anchor.service.js';
 import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
+import { careTimelineEvents } from './care-views.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -95,7 +96,9 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const isOwner = caller?.account_id === entity.owner_id;
       const own = chain.filter((e) => canSee(e, caller, entity.owner_id)).map((e) => eventView(e, isOwner));
       const care = (await inherited(entity, caller)).map(inheritedView);
-      const events = [...own, ...care].sort((a, b) => a.created_at.localeCompare(b.created_at));
+      // Care log entries of this individual (POST /api/care/log), inherited like farm care.
+      const careLog = await careTimelineEvents(c.db, entity, caller);
+      const events = [...own, ...care, ...careLog].sort((a, b) => a.created_at.localeCompare(b.created_at));
       const verdict = verifyChain(chain.map(toChainEvent));
       return {
         ok: true as const, entity_type: type, entity_id: entity.entity_id, chain_ok: verdict.ok,

@@ -71,6 +71,18 @@ const EnvSchema = z.object({
   EVIDENCE_FRUIT_AND_BOUNDARIES: bool.default(false),
   /** With lat/lon, /api/identify/auto searches trees and fruit enrolled within this radius (or with no location). */
   AUTO_NEAR_KM: z.coerce.number().min(0.1).max(1000).default(5),
+  /** Care: OCR of packaging photos, `tesseract` (Debian's tesseract-ocr CLI) or `none` (reason ocr_unavailable). */
+  OCR_ENGINE: z.enum(['tesseract', 'none']).default('tesseract'),
+  TESSERACT_BIN: z.string().default('tesseract'),
+  TESSERACT_LANGS: z.string().regex(/^[a-z_]+(\+[a-z_]+)*$/).default('vie+eng'),
+  OCR_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Care data files (default shared/data/care/banned.json, products.json); unreadable banned file → banned_check `unavailable`. */
+  CARE_BANNED_FILE: z.string().optional(),
+  CARE_PRODUCTS_FILE: z.string().optional(),
+  /** Residue: limits file (default shared/data/residue/mrls.json) and the external measurement store of stamps. */
+  RESIDUE_MRL_FILE: z.string().optional(),
+  RESIDUE_STORE_URL: z.string().url().optional(),
+  RESIDUE_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
