@@ -13,6 +13,8 @@ import { createTreesService } from './trees.service.js';
 import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
+import { createFruitPublicService } from './fruit-public.service.js';
+import { createFruitBatchService } from './fruit-batch.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -29,6 +31,7 @@ export function createServices(c: Container) {
     trees, views: createViewsService(c, { trees }), grants: createGrantsService(c),
     scan: createScanService(c), resolve: createResolveService(c), farms: createFarmsService(c),
     ...createEvidenceServices(c, jobs),
+    fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees }),
   };
 }
 
