@@ -43,9 +43,10 @@ export interface BatchCounts {
 }
 
 /** What a finished row says: identified (done) or failed with a catalogue reason. */
-export type RowOutcome =
+export type RowOutcome = (
   | { status: 'done'; fruit_id: string | null; candidate: string | null; probability: number | null; verdict: string }
-  | { status: 'failed'; reason_code: string; reason_params: Record<string, unknown> };
+  | { status: 'failed'; reason_code: string; reason_params: Record<string, unknown> }
+) & { work_ms?: number };
 
 /** A new row as the API creates it: pending with a stored photo, or failed at once (not an image). */
 export interface NewRow {
@@ -150,14 +151,14 @@ export function fruitBatchRepo(db: Database) {
       const r =
         o.status === 'done'
           ? await db.query(
-              `update fruit_batch_rows set status = 'done', fruit_id = $3, candidate = $4, probability = $5, verdict = $6, finished_at = now()
+              `update fruit_batch_rows set status = 'done', fruit_id = $3, candidate = $4, probability = $5, verdict = $6, work_ms = $7, finished_at = now()
                 where batch_id = $1 and idx = $2 and status = 'pending'`,
-              [batchId, idx, o.fruit_id, o.candidate, o.probability, o.verdict],
+              [batchId, idx, o.fruit_id, o.candidate, o.probability, o.verdict, o.work_ms ?? null],
             )
           : await db.query(
-              `update fruit_batch_rows set status = 'failed', reason_code = $3, reason_params = $4, finished_at = now()
+              `update fruit_batch_rows set status = 'failed', reason_code = $3, reason_params = $4, work_ms = $5, finished_at = now()
                 where batch_id = $1 and idx = $2 and status = 'pending'`,
-              [batchId, idx, o.reason_code, o.reason_params],
+              [batchId, idx, o.reason_code, o.reason_params, o.work_ms ?? null],
             );
       await closeIfFinished(batchId);
       return r.affectedRows === 1;

@@ -23,6 +23,7 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
     const row = await repo.pendingRow(data.batch_id, data.index);
     if (!row) return { skipped: true };
     let outcome: RowOutcome;
+    const started = performance.now();
     try {
       const query = await describeOrRefuse(deps.c, deps.engine, row.cid, row.file_name, 'fruit');
       const r = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'fruit', filters: data.filters }, [query]);
@@ -34,6 +35,7 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
       else if (ctx.attempt >= deps.c.config.JOB_ATTEMPTS) outcome = { status: 'failed', reason_code: 'batch_row_error', reason_params: { filename: row.file_name } };
       else throw err;
     }
+    outcome.work_ms = Math.round(performance.now() - started);
     const written = await repo.finishRow(data.batch_id, data.index, outcome);
     return { written, status: outcome.status };
   };

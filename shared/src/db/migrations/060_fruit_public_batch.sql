@@ -41,6 +41,8 @@ create table if not exists fruit_batch_rows (
   reason_code text,
   reason_params jsonb,
   finished_at timestamptz,
+  -- Time the worker spent on this photo (describe + rank), for throughput figures (bench:batch).
+  work_ms integer,
   primary key (batch_id, idx)
 );
 create index if not exists fruit_batch_rows_cid_idx on fruit_batch_rows (cid);
