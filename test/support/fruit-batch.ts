@@ -34,7 +34,7 @@ export async function untilDone(app: TestApp, token: string, batchId: string, ms
 }
 
 /** A multipart batch body: photos under `files`, an optional archive, plain fields. */
-export function batchForm(photos: { name: string; bytes: Buffer }[], fields: Record<string, string> = {}, archive?: Buffer): FormData {
+export function batchForm(photos: { name: string; bytes: Buffer }[], fields: Record<string, string> = {}, archive?: Uint8Array): FormData {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   for (const p of photos) form.append('files', new Blob([p.bytes]), p.name);
