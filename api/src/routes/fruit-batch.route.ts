@@ -96,7 +96,7 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
         const out = new PassThrough();
         const stop = new AbortController();
         out.on('error', () => stop.abort());
-        ctx.req.on('close', () => stop.abort());
+        ctx.res.on('close', () => stop.abort());
         ctx.req.socket.setTimeout(0);
         void (async () => {
           let last = { done: 0, failed: 0, total: 0 };
