@@ -88,9 +88,10 @@ async function runOne(name: string): Promise<Record<string, unknown>> {
     const sent = await api(stack.url, 'POST', '/api/fruit/batch', { token: owner.token, body: batchForm(photos) });
     if (sent.status !== 202) throw new Error(`batch refused: ${sent.status} ${sent.text}`);
     const acceptedS = (performance.now() - t0) / 1000;
+    let shown = -1;
     const batch = await until(async () => {
       const b = await api(stack.url, 'GET', `/api/fruit/batch/${sent.json.batch_id}`, { token: owner.token });
-      if (b.json.done % 20 === 0) log(`${name}: ${b.json.done}/${b.json.total}`);
+      if (b.json.done >= shown + 20) log(`${name}: ${(shown = b.json.done)}/${b.json.total}`);
       return b.json.status === 'done' ? b.json : null;
     }, 3_600_000, 250);
     const wallS = (performance.now() - t0) / 1000;
