@@ -203,7 +203,11 @@ describe('public fruit rate limit and contract', () => {
     const doc = (await api(app.url, 'GET', '/openapi.json')).json;
     const choose = doc.paths['/api/fruit/scan/choose'].post;
     expect(Object.keys(choose.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '429']));
-    for (const code of ['fruit_scan_token_invalid', 'fruit_scan_token_used', 'fruit_scan_token_expired', 'fruit_scan_not_offered']) expect(choose.description).toContain(code);
+    const codes = ['fruit_scan_token_invalid', 'fruit_scan_token_used', 'fruit_scan_token_expired', 'fruit_scan_not_offered'];
+    for (const code of codes) expect(choose.description).toContain(code);
+    const bad = choose.responses['400'].content['application/json'].schema;
+    const resolved = bad.$ref ? doc.components.schemas[bad.$ref.split('/').pop()] : bad;
+    expect(resolved.properties.code.enum).toEqual(codes);
     expect(doc.paths['/api/fruit/scan'].post.security ?? []).toEqual([]);
     expect(doc.paths['/api/fruit/lookup'].post.responses['200']).toBeDefined();
   });
