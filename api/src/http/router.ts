@@ -14,6 +14,7 @@ export type CallerResolver = (ctx: Context) => Promise<Caller | null>;
 export const toKoaPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
 export function uploadLimits(u: UploadSpec): MultipartLimits {
+  if (u.limits) return u.limits;
   if (u.kind === 'video') {
     return { fileBytes: LIMITS.videoBytes, totalBytes: LIMITS.videoBytes + LIMITS.framingBytes, maxFiles: u.maxFiles };
   }
@@ -33,7 +34,7 @@ export function validate<T>(schema: ZodType<T>, value: unknown, where: string): 
 async function readBody(def: RouteDef, ctx: Context) {
   if (def.upload) {
     const { fields, files } = await parseMultipart(ctx, uploadLimits(def.upload));
-    return { raw: fields, files: files.filter((f) => f.field === def.upload!.field) };
+    return { raw: fields, files: files.filter((f) => f.field === def.upload!.field || def.upload!.extraFiles?.some((x) => x.field === f.field)) };
   }
   if (!def.body) return { raw: undefined, files: [] };
   return { raw: def.bodyType === 'form' ? await readForm(ctx) : await readJson(ctx), files: [] };
@@ -52,6 +53,7 @@ function handlerFor(def: RouteDef, resolve: CallerResolver) {
   return async (ctx: Context) => {
     // Authorise before reading the body, so an anonymous 20 MB upload costs us nothing.
     const caller = await authorise(def, ctx, resolve);
+    if (def.guard) await def.guard(ctx);
     const params = def.params ? validate(def.params, ctx.params, 'path') : ctx.params;
     const query = def.query ? validate(def.query, ctx.query, 'query') : ctx.query;
     const { raw, files } = await readBody(def, ctx);

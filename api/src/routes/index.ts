@@ -20,6 +20,8 @@ import { autoRoutes } from './auto.route.js';
 import { farmRoutes } from './farm.route.js';
 import { careRoutes } from './care.route.js';
 import { residueRoutes } from './residue.route.js';
+import { fruitPublicRoutes } from './fruit-public.route.js';
+import { fruitBatchRoutes } from './fruit-batch.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
@@ -31,6 +33,7 @@ export function buildRoutes(c: Container, s: Services): RouteDef[] {
   routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...fieldUiRoutes());
   routes.push(...evidenceRoutes(s));
   routes.push(...careRoutes(s), ...residueRoutes(s));
+  routes.push(...fruitPublicRoutes(s), ...fruitBatchRoutes(s));
   routes.push(...systemRoutes(c, s, () => routes));
   return routes;
 }
