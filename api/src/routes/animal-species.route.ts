@@ -37,7 +37,7 @@ export function animalSpeciesRoutes(s: Services): RouteDef[] {
       method: 'post', path: '/api/animal/scan', tag: 'animals', access: 'user', feature: 'animal-scan',
       summary: 'Detect the species in one photo, then identify the animal within that species',
       description: `multipart: \`files\` (one photo), farm_id (optional: your farm; absent means all your animals), channels (query). ${RULES} ` +
-        'When the species still needs confirming, the identification runs over the narrowed species; `species` says which applied.',
+        'When the species still needs confirming, the identification runs over all the farm species (a weak guess never shuts the right animal out); `species` holds the decision.',
       bodyType: 'multipart', body: z.object({ farm_id: FarmId.optional(), channels: Channels }), upload: { field: 'files', maxFiles: 1, kind: 'image' },
       query: z.object({ channels: Channels }),
       responses: { 200: { description: 'the species decision and the match result', schema: AnimalIdentifyOut.extend({ species: DetectOut }) }, 202: accepted, ...uploadErrors },

@@ -34,8 +34,8 @@ async function detectIn(deps: AnimalSpeciesDeps, cid: string): Promise<{ detecti
 
 /**
  * Detect (only for a farm of several species: rules 1 and 2 need no detector), decide the species
- * with the shared rules, and for a scan identify within the decided species, or within the
- * narrowed list when the person still has to confirm. The identification is stored like any
+ * with the shared rules, and for a scan identify within the decided species, or among all the
+ * farm's species while the person still has to confirm. The identification is stored like any
  * identify query, so `identify_verdict` can label it.
  */
 export function animalSpeciesHandler(deps: AnimalSpeciesDeps): JobHandler<'animal_species'> {
@@ -45,7 +45,8 @@ export function animalSpeciesHandler(deps: AnimalSpeciesDeps): JobHandler<'anima
     const decision = decideSpecies({ farm: data.farm, groups: data.groups, catalogue: data.catalogue, detections: detected?.detections });
     const detection = { ...decision, detections: detected?.detections ?? [], detector: detected?.model ?? null };
     if (!data.identify) return { detection };
-    const chosen = decision.species ? [decision.species] : decision.candidates.map((x) => x.species);
+    // Only a confident decision narrows the pool: a weak one could shut the right animal out.
+    const chosen = decision.species ? [decision.species] : data.farm.map((x) => x.id);
     const spellings = data.farm.filter((f) => chosen.includes(f.id)).flatMap((f) => f.spellings);
     const only = await individualsOf(deps.c, data, spellings);
     const query = await describeOrRefuse(deps.c, deps.engine, cid, 'photo-1', 'animal');
