@@ -27,7 +27,7 @@ const Channel = z.enum(['body', 'face', 'bio']);
 const DriftOut = Ok.extend({
   farm_id: z.string(), individuals_considered: z.number().int(), queries_considered: z.number().int(),
   needs_rephotography: z.array(Who.extend({ answers: z.number().int(), earlier_mean: z.number(), recent_mean: z.number(), recent_not_match: z.number(), reason: z.enum(['probability_dropping', 'mostly_uncertain']), channels: z.array(Channel) })),
-  confusable_pairs: z.array(z.object({ a: Who, b: Who, similarity: z.number(), self_similarity: z.number(), uncertain_together: z.number().int(), channels: z.array(Channel) })),
+  confusable_pairs: z.array(z.object({ a: Who, b: Who, similarity: z.number(), self_similarity: z.number(), uncertain_together: z.number().int(), close_calls: z.number().int().describe('stored answers where one was the runner-up with at least 80% of the other\'s keypoint evidence'), channels: z.array(Channel) })),
   channels_to_capture: z.array(z.object({ channel: Channel, animals: z.number().int() })),
   rules: z.record(z.string(), z.unknown()),
 });
@@ -52,7 +52,7 @@ export function animalFixedRoutes(s: Services): RouteDef[] {
       method: 'get', path: '/api/animal/drift/report', tag: 'animals', access: 'user', feature: 'animal-drift',
       summary: 'Animals needing new photos, pairs about to be confused, channels to capture',
       description: 'Measured from stored identify answers (top candidate probability and verdict, oldest vs newest) and from the enrolled photos\' global embeddings. ' +
-        'An animal is judged after 4 answers; a pair is listed when photos of the two are as alike as one animal photographed twice, or they were offered together as uncertain twice.',
+        'An animal is judged after 4 answers. A pair is listed when their embeddings are as alike as one animal photographed twice and two stored answers were close calls between them (runner-up with at least 80% of the keypoint evidence), or when offered together as uncertain twice.',
       query: z.object({ farm_id: z.string().trim().min(1).max(100) }),
       responses: { 200: { description: 'the report', schema: DriftOut }, 401: errorResponse('not signed in'), 422: errorResponse('farm_id missing') },
       handler: async ({ query, caller }) => ({ ok: true, ...(await s.animalDrift.report(caller!.account_id, query.farm_id)) }),

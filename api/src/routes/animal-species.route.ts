@@ -5,6 +5,7 @@ import { accepted, answerJob } from './jobs.route.js';
 import { uploadErrors } from './recognition.schemas.js';
 import { AnimalCandidate, AnimalIdentifyOut, Channels } from './animal.route.js';
 import { Ok, errorResponse } from './schemas.js';
+import { animalDid } from '../../../shared/src/domain/animal-did.js';
 
 const FarmId = z.string().trim().min(1).max(100);
 const SpeciesCandidate = z.object({
@@ -29,6 +30,18 @@ const RULES =
   '(need_confirm false) when its score is at least 0.5 and it shares no confusable group (species-catalog `confusable_groups`), no detector class, ' +
   'and no class with another species of the farm; otherwise need_confirm true with the narrowed list (species seen, those confusable with them, and those the detector cannot see).';
 const NoFile = z.object({ farm_id: FarmId });
+
+type Cand = { individual_id: string; animal_did: string; probability: number };
+
+/** The identify answer, read for one animal: matched, among the uncertain few, or not it. */
+export function verifyAnswer(r: Record<string, unknown>, id: string) {
+  const cand = (r.candidates as Cand[]).find((x) => x.individual_id === id) ?? null;
+  const verdict = !cand ? 'no_match' : r.verdict === 'match' ? 'match' : 'uncertain';
+  return {
+    query_id: r.query_id as string, animal_did: animalDid(id), verdict, same: verdict === 'match' ? true : verdict === 'no_match' ? false : null,
+    probability: cand?.probability ?? null, candidate: cand, model: r.model,
+  };
+}
 
 /** Species detection, detect-then-identify scans and 1:1 verification. */
 export function animalSpeciesRoutes(s: Services): RouteDef[] {
@@ -61,8 +74,8 @@ export function animalSpeciesRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'post', path: '/api/animal/verify', tag: 'animals', access: 'user', feature: 'animal-verify',
       summary: 'Is this photo that animal? A 1:1 check with a calibrated verdict',
-      description: 'multipart: animal_did (or its uuid), `files` (one photo), channels (query, optional). The identify pipeline runs with the pool narrowed to that one animal: ' +
-        '`match` (same animal), `uncertain`, or `no_match`, with the calibrated probability; stored under query_id for identify_verdict.',
+      description: 'multipart: animal_did (or its uuid), `files` (one photo), channels (query, optional). The photo is identified among your animals and the answer read for this one: ' +
+        '`match` (it is the match), `uncertain` (it is among the few offered), or `no_match` (another animal matched, or nothing did), with its calibrated probability; stored under query_id for identify_verdict.',
       bodyType: 'multipart', body: z.object({ animal_did: z.string().trim().min(1).max(200), channels: Channels }), upload: { field: 'files', maxFiles: 1, kind: 'image' },
       query: z.object({ channels: Channels }),
       responses: {
@@ -70,22 +83,15 @@ export function animalSpeciesRoutes(s: Services): RouteDef[] {
           description: 'the verdict', schema: Ok.extend({
             query_id: z.string().uuid(), animal_did: z.string(), verdict: z.enum(['match', 'uncertain', 'no_match']),
             same: z.boolean().nullable().describe('true for match, false for no_match, null for uncertain'),
-            probability: z.number().nullable().describe('calibrated probability that the photo shows this animal; null when below the uncertain threshold'),
+            probability: z.number().nullable().describe('calibrated probability that the photo shows this animal; null when it is not among the answers'),
             candidate: AnimalCandidate.nullable(), model: z.object({ name: z.string(), version: z.string() }),
           }),
         },
         202: accepted, ...uploadErrors,
       },
       handler: async ({ body, query, files, caller }) => {
-        const channels = query.channels ?? body.channels;
-        return answerJob(await s.animals.verify(caller!, body.animal_did, files, channels), (r) => {
-          const cand = (r.candidates as { animal_did: string; probability: number }[])[0] ?? null;
-          const verdict = r.verdict as 'match' | 'uncertain' | 'no_match';
-          return {
-            ok: true, query_id: r.query_id, animal_did: cand?.animal_did ?? (s.animals.didOf(body.animal_did)), verdict,
-            same: verdict === 'match' ? true : verdict === 'no_match' ? false : null, probability: cand?.probability ?? null, candidate: cand, model: r.model,
-          };
-        });
+        const { outcome, id } = await s.animals.verify(caller!, body.animal_did, files, query.channels ?? body.channels);
+        return answerJob(outcome, (r) => ({ ok: true, ...verifyAnswer(r, id) }));
       },
     }),
   ];

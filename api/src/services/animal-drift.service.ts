@@ -22,6 +22,9 @@ const MAX_VECTORS = 2000;
 type Channel = 'body' | 'face' | 'bio';
 interface Answer { p: number; verdict: string; at: number }
 interface StoredResult { verdict?: string; candidates?: { individual_id?: string; probability?: number }[] }
+type StoredEvidence = { individual_id: string; evidence: { local: number } }[] | null;
+/** A runner-up whose local (keypoint) evidence reaches this share of the top answer's was a close call. */
+export const CLOSE_CALL = 0.8;
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -33,11 +36,24 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return d;
 }
 
-/** Top-candidate answers per animal, and how often two animals were offered together as `uncertain`. */
-function readAnswers(rows: { result: StoredResult; created_at: Date | string }[], farm: Set<string>) {
+const pairKey = (x: string, y: string) => (x < y ? `${x}|${y}` : `${y}|${x}`);
+const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+
+/**
+ * Top-candidate answers per animal; how often two animals were offered together as `uncertain`;
+ * and close calls: a runner-up whose keypoint evidence came near the top answer's (from the
+ * ranked evidence each query keeps).
+ */
+function readAnswers(rows: { result: StoredResult; evidence: StoredEvidence; created_at: Date | string }[], farm: Set<string>) {
   const answers = new Map<string, Answer[]>();
   const together = new Map<string, number>();
+  const close = new Map<string, number>();
   for (const r of rows) {
+    const ranked = (r.evidence ?? []).filter((x) => farm.has(x.individual_id));
+    const lead = ranked[0];
+    if (lead && lead.evidence.local > 0) {
+      for (const y of ranked.slice(1)) if (y.evidence.local >= CLOSE_CALL * lead.evidence.local) bump(close, pairKey(lead.individual_id, y.individual_id));
+    }
     const cands = (r.result?.candidates ?? []).filter((x) => x.individual_id && farm.has(x.individual_id));
     const top = r.result?.candidates?.[0];
     if (top?.individual_id && farm.has(top.individual_id)) {
@@ -47,10 +63,10 @@ function readAnswers(rows: { result: StoredResult; created_at: Date | string }[]
     }
     if (r.result?.verdict === 'uncertain' && cands.length > 1) {
       const ids = cands.map((x) => x.individual_id!).sort();
-      for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) together.set(`${ids[i]}|${ids[j]}`, (together.get(`${ids[i]}|${ids[j]}`) ?? 0) + 1);
+      for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) bump(together, pairKey(ids[i]!, ids[j]!));
     }
   }
-  return { answers, together };
+  return { answers, together, close };
 }
 
 /** Animals whose recent answers are weaker than their earlier ones, or mostly `uncertain`. */
@@ -73,8 +89,12 @@ function weakening(answers: Map<string, Answer[]>) {
   return out;
 }
 
-/** Pairs whose photos look as alike as one animal photographed twice (cross ≥ the lower self-similarity). */
-function closePairs(vectors: Map<string, Float32Array[]>, together: Map<string, number>) {
+/**
+ * Pairs about to be confused: photos as alike as one animal photographed twice (cross-similarity
+ * of embeddings at least the lower self-similarity) that also made two close calls in stored
+ * answers; or offered together as `uncertain` twice.
+ */
+function closePairs(vectors: Map<string, Float32Array[]>, together: Map<string, number>, close: Map<string, number>) {
   const ids = [...vectors.keys()].sort();
   const within = new Map<string, number>();
   for (const id of ids) {
@@ -90,9 +110,10 @@ function closePairs(vectors: Map<string, Float32Array[]>, together: Map<string, 
       let cross = -1;
       for (const va of vectors.get(a)!) for (const vb of vectors.get(b)!) if (va.length === vb.length) cross = Math.max(cross, cosine(va, vb));
       const bar = Math.min(within.get(a) ?? 1, within.get(b) ?? 1);
-      const confusedInQueries = together.get(`${a}|${b}`) ?? 0;
-      if (cross >= bar || confusedInQueries >= 2) {
-        pairs.push({ a, b, similarity: round(cross), self_similarity: round(bar), uncertain_together: confusedInQueries });
+      const confusedInQueries = together.get(pairKey(a, b)) ?? 0;
+      const closeCalls = close.get(pairKey(a, b)) ?? 0;
+      if ((cross >= bar && closeCalls >= 2) || confusedInQueries >= 2) {
+        pairs.push({ a, b, similarity: round(cross), self_similarity: round(bar), uncertain_together: confusedInQueries, close_calls: closeCalls });
       }
     }
   }
@@ -131,11 +152,11 @@ export function createAnimalDriftService(c: Container) {
       );
       const farm = new Set(inds.rows.map((x) => x.id));
       const names = new Map(inds.rows.map((x) => [x.id, x.name]));
-      const q = await db.query<{ result: StoredResult; created_at: Date | string }>(
-        `select result, created_at from identify_queries where owner_id = $1 and kind = 'animal' and result is not null order by created_at desc limit ${MAX_QUERIES}`,
+      const q = await db.query<{ result: StoredResult; evidence: StoredEvidence; created_at: Date | string }>(
+        `select result, evidence, created_at from identify_queries where owner_id = $1 and kind = 'animal' and result is not null order by created_at desc limit ${MAX_QUERIES}`,
         [ownerId],
       );
-      const { answers, together } = readAnswers(q.rows, farm);
+      const { answers, together, close } = readAnswers(q.rows, farm);
       const { vectors, keypoints } = await embeddings(ownerId, farmId);
       const who = (id: string) => ({ animal_did: animalDid(id), name: names.get(id) ?? null });
       // Few keypoints per photo: local evidence is thin, close-ups (bio: muzzle, face) give it more.
@@ -146,14 +167,17 @@ export function createAnimalDriftService(c: Container) {
         return { ...who(id), ...rest, channels };
       });
       // Alike as a whole: the whole-body look cannot tell them apart, local detail (face, muzzle) can.
-      const pairs = closePairs(vectors, together).map((p) => ({ a: who(p.a), b: who(p.b), similarity: p.similarity, self_similarity: p.self_similarity, uncertain_together: p.uncertain_together, channels: ['face', 'bio'] as Channel[] }));
+      const pairs = closePairs(vectors, together, close).map(({ a, b, ...p }) => ({ a: who(a), b: who(b), ...p, channels: ['face', 'bio'] as Channel[] }));
       const tally = new Map<Channel, number>();
       for (const x of [...needs.map((n) => n.channels), ...pairs.flatMap((p) => [p.channels, p.channels])]) for (const ch of x) tally.set(ch, (tally.get(ch) ?? 0) + 1);
       return {
         farm_id: farmId, individuals_considered: farm.size, queries_considered: q.rows.length,
         needs_rephotography: needs, confusable_pairs: pairs,
         channels_to_capture: [...tally.entries()].sort((a, b) => b[1] - a[1]).map(([channel, n]) => ({ channel, animals: n })),
-        rules: { min_answers: DRIFT_MIN_MATCHES, probability_drop: DRIFT_DROP, pair: 'cross-similarity of photos >= the lower self-similarity, or offered together as uncertain twice' },
+        rules: {
+          min_answers: DRIFT_MIN_MATCHES, probability_drop: DRIFT_DROP, close_call: CLOSE_CALL,
+          pair: 'embeddings as alike as one animal photographed twice plus two close calls, or offered together as uncertain twice',
+        },
       };
     },
   };

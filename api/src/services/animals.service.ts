@@ -137,15 +137,19 @@ export function createAnimalsService(
       return { animal_did: did, available: true, status: 'built', model_cid: m.model_cid, meta: { reason_code: m.reason_code, trust: m.trust } };
     },
 
-    /** 1:1: the identify pipeline with the pool narrowed to this one animal, stored for labelling. */
-    async verify(caller: Caller, ref: string, files: UploadedFile[], channels?: ('body' | 'face' | 'bio')[]): Promise<JobOutcome> {
+    /**
+     * 1:1: the photo is identified against the caller's whole pool (the calibration is fitted on
+     * answers among competitors; a pool of one would have no margins to judge by), and the answer
+     * is read for the named animal. Stored under query_id like any identify query.
+     */
+    async verify(caller: Caller, ref: string, files: UploadedFile[], channels?: ('body' | 'face' | 'bio')[]) {
       const a = await access(caller.account_id, ref, 'read');
-      return deps.media.withUploads(files, 'image', 'files', (m) =>
+      const outcome: JobOutcome = await deps.media.withUploads(files, 'image', 'files', (m) =>
         deps.jobs.run('identify', {
-          owner_id: caller.account_id, query_id: randomUUID(), kind: 'animal', images: m.map((x) => x.cid), filters: {},
-          only: [a.id], ...(channels ? { channels } : {}),
+          owner_id: caller.account_id, query_id: randomUUID(), kind: 'animal', images: m.map((x) => x.cid), filters: {}, ...(channels ? { channels } : {}),
         }),
       );
+      return { outcome, id: a.id };
     },
   };
 }

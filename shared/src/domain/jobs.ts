@@ -34,8 +34,6 @@ export const jobCatalog = {
       .object({ farm_id: z.string().optional(), tree_id: z.string().optional(), species: z.string().optional() })
       .default({}),
     channels: z.array(z.enum(['body', 'face', 'bio'])).optional(),
-    /** Narrow the pool to these individuals (1:1 verify of an animal passes exactly one). */
-    only: z.array(Uuid).min(1).max(10_000).optional(),
   }),
   /**
    * Animal species decision (spec "detect rules", shared/src/domain/animal-species.ts): run the

@@ -87,8 +87,7 @@ export function identifyHandler(deps: IdentifyDeps): JobHandler<'identify'> {
     for (const [i, cid] of data.images.entries()) {
       queries.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, data.kind));
     }
-    const only = data.only ? new Set(data.only) : undefined;
-    const full = { query_id: data.query_id, ...(await identifyDescriptors(deps, data, queries, only)) };
+    const full = { query_id: data.query_id, ...(await identifyDescriptors(deps, data, queries)) };
     return storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: data.images }, full);
   };
 }

