@@ -28,7 +28,8 @@ const RULES =
   '(2) a farm whose animals are all one species: that species at once, need_confirm false, no photo needed; ' +
   '(3) several species: a COCO object detector runs in a worker over the photo; the farm species whose detector class scores highest proceeds ' +
   '(need_confirm false) when its score is at least 0.5 and it shares no confusable group (species-catalog `confusable_groups`), no detector class, ' +
-  'and no class with another species of the farm; otherwise need_confirm true with the narrowed list (species seen, those confusable with them, and those the detector cannot see).';
+  'and no class with another species of the farm; otherwise need_confirm true with a narrowed list: the confident species and those confusable with it, ' +
+  'or, when nothing scored 0.5, all the farm\'s species best score first (a weak sighting rules nothing out).';
 const NoFile = z.object({ farm_id: FarmId });
 
 type Cand = { individual_id: string; animal_did: string; probability: number };

@@ -48,6 +48,12 @@ describe('decideSpecies: the three detect rules', () => {
     expect(d.candidates.map((c) => c.species).sort()).toEqual(['cattle', 'zebu']);
   });
 
+  it('rule 3: a confident sighting of a species outside the farm narrows nothing', () => {
+    const d = decideSpecies({ farm: farmOf('cattle', 'pig'), groups, catalogue, detections: [det('cat', 0.9)] });
+    expect(d).toMatchObject({ need_confirm: true, reason: 'no_detection' });
+    expect(d.candidates.map((c) => c.species).sort()).toEqual(['cattle', 'pig']);
+  });
+
   it('rule 3: a species the detector cannot see is never ruled out', () => {
     const d = decideSpecies({ farm: farmOf('nyala', 'horse'), groups, catalogue, detections: [det('horse', 0.97)] });
     expect(d).toMatchObject({ need_confirm: true, reason: 'confusable' });
@@ -57,7 +63,8 @@ describe('decideSpecies: the three detect rules', () => {
   it('rule 3: below the confidence bar asks; nothing seen offers the whole farm', () => {
     const low = decideSpecies({ farm: farmOf('cattle', 'horse', 'sheep'), groups, catalogue, detections: [det('horse', DETECT_CONFIDENT - 0.01)] });
     expect(low).toMatchObject({ need_confirm: true, reason: 'low_confidence', species: null });
-    expect(low.candidates.map((c) => c.species)).toEqual(['horse']);
+    // A weak sighting rules nothing out: the whole farm, best score first.
+    expect(low.candidates.map((c) => c.species)).toEqual(['horse', 'cattle', 'sheep']);
     const none = decideSpecies({ farm: farmOf('cattle', 'horse', 'sheep'), groups, catalogue, detections: [] });
     expect(none).toMatchObject({ need_confirm: true, reason: 'no_detection' });
     expect(none.candidates.map((c) => c.species).sort()).toEqual(['cattle', 'horse', 'sheep']);

@@ -46,7 +46,7 @@ export interface SpeciesDecision {
 
 /** A detection at or above this score is "confident" (rule 3). */
 export const DETECT_CONFIDENT = 0.5;
-/** Below this score a detection is noise; classes seen only below it do not narrow the list. */
+/** Below this score a detection is noise (reported as `no_detection`). */
 export const DETECT_FLOOR = 0.15;
 
 /**
@@ -70,8 +70,8 @@ export function confusableWith(id: string, farm: readonly FarmSpecies[], groups:
  * 2. a farm with one species: that species at once, `need_confirm: false`, no photo needed;
  * 3. a farm with several: the detector's best class among the farm's species proceeds when its
  *    score is at least DETECT_CONFIDENT and it is not confusable with another of the farm's species;
- *    otherwise the person confirms from a narrowed list (the farm's species the detector saw, the
- *    confusable ones, and those the detector cannot see at all).
+ *    otherwise the person confirms: from the confident species and those it is confusable with, or,
+ *    when nothing was seen confidently, from all the farm's species, best score first.
  */
 export function decideSpecies(input: {
   farm: readonly FarmSpecies[];
@@ -92,15 +92,13 @@ export function decideSpecies(input: {
     .map((f) => ({ species: f.id, score: f.detector_class ? (best.get(f.detector_class) ?? 0) : null, confusable_with: confusableWith(f.id, farm, groups) }))
     .sort((a, b) => (b.score ?? -1) - (a.score ?? -1) || a.species.localeCompare(b.species));
   const top = scored[0]!;
-  const blind = scored.filter((s) => s.score === null);
   const topScore = top.score ?? 0;
   if (topScore >= DETECT_CONFIDENT && top.confusable_with.length === 0) {
     return { rule: 'detector', species: top.species, need_confirm: false, candidates: [top] };
   }
   const reason = topScore < DETECT_FLOOR ? 'no_detection' : topScore < DETECT_CONFIDENT ? 'low_confidence' : 'confusable';
-  // Narrowed: what the detector saw, what it cannot tell apart from that, and what it cannot see at all.
-  const seen = scored.filter((s) => (s.score ?? 0) >= DETECT_FLOOR);
-  const keep = new Set([...seen.map((s) => s.species), ...seen.flatMap((s) => s.confusable_with), ...blind.map((s) => s.species)]);
-  const candidates = keep.size ? scored.filter((s) => keep.has(s.species)) : scored;
+  // Narrowed only on a confident sighting (to it and what it cannot be told from); a weak or no
+  // sighting rules nothing out, so the whole farm is offered, best score first.
+  const candidates = reason === 'confusable' ? scored.filter((s) => s.species === top.species || top.confusable_with.includes(s.species)) : scored;
   return { rule: 'detector', species: null, need_confirm: true, candidates, reason };
 }
