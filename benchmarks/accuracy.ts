@@ -4,14 +4,16 @@
  *   npm run bench:accuracy -- --protocol <dir>/protocol.json [--out file.json]
  *     [--calib-samples 120] [--sample-queries N] [--limit-queries N] [--cache <dir outside the repo>]
  *     [--local akaze|xfeat] [--crop on|off] [--shortlist N] [--per-individual N] [--variant name]
- *     [--cache-queries] [--plots <dir>]
+ *     [--cache-queries] [--plots <dir>] [--lnbnn]
  *
  * Variant flags override the kind's settings (settings.ts) for an ablation;
  * without them the engine's own per-kind choice runs. `--plots` writes SVG
  * score histograms (true vs false top-1 answers, with the match and
  * uncertain thresholds) and the ROC (benchmarks/plots.ts).
  * `shortlist_recall`: share of enrolled queries whose individual reached
- * keypoint verification (the global stage's recall).
+ * keypoint verification (the global stage's recall). `--lnbnn` (XFeat only) also
+ * ranks individuals by LNBNN voting over all gallery descriptors (lnbnn.ts) and
+ * reports its top-1/top-5 and recall@K beside the global embedding's recall@K.
  *
  * Enrols every gallery image through RecognitionEngine.describe, calibrates
  * from the gallery alone (leave-one-out, see below), identifies every query
@@ -41,6 +43,8 @@ import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
 import { OwnerIndex } from '../workers/src/index/owner-index.js';
 import { machineInfo, parseArgs, peakRssMb, percentile } from './machine.js';
 import { writePlots } from './plots.js';
+import { LnbnnIndex } from './lnbnn.js';
+import { isXFeat, unpackXFeat } from '../workers/src/vision/xfeat.js';
 
 interface Protocol {
   name: string;
@@ -135,6 +139,18 @@ const sampleN = Number(args.get('sample-queries') ?? 0);
 const stride = sampleN > 0 ? Math.max(1, Math.ceil(proto.queries.length / sampleN)) : 1;
 const limit = Number(args.get('limit-queries') ?? proto.queries.length);
 const queries = proto.queries.filter((_, i) => i % stride === 0).slice(0, limit);
+const lnbnn = args.has('lnbnn') && settings.local === 'xfeat'
+  ? new LnbnnIndex(proto.gallery.filter((g) => isXFeat(local.get(g.path)!)).map((g) => ({ individualId: g.id, features: unpackXFeat(local.get(g.path)!) })))
+  : null;
+if (lnbnn) log(`lnbnn index: ${lnbnn.size} descriptors`);
+const RECALL_K = [1, 5, 15, 24, 48];
+const shortlistRanks: { global: number; lnbnn: number }[] = [];
+/** 1-based rank of `id` among individuals in a best-first list of hits; Infinity when absent. */
+const rankOf = (ids: readonly string[], id: string): number => {
+  const uniq = [...new Set(ids)];
+  const at = uniq.indexOf(id);
+  return at < 0 ? Infinity : at + 1;
+};
 const queryMs: number[] = [];
 const cacheQueries = args.has('cache-queries');
 const outcomes: { expect: string | null; ranked: Candidate[]; verdict: string }[] = [];
@@ -145,6 +161,10 @@ for (const [i, q] of queries.entries()) {
   const d = cacheQueries ? (await describeCached(q.path)).d : await engine.describe(readFileSync(join(root, q.path)), { kind, enforceQuality: false, settings: overrides });
   const res = await engine.identify({ kind, queries: [d], gallery, settings: overrides });
   queryMs.push(performance.now() - t);
+  if (lnbnn && q.expect !== null) {
+    const globalIds = index.search(d.global, 400, { kind }).map((h) => h.individualId);
+    shortlistRanks.push({ global: rankOf(globalIds, q.expect), lnbnn: rankOf(lnbnn.rank(unpackXFeat(d.local)).map((c) => c.individualId), q.expect) });
+  }
   outcomes.push({ expect: q.expect, ranked: res.ranked, verdict: res.verdict });
   if (i % 50 === 0) log(`query ${i}/${queries.length}`);
 }
@@ -163,6 +183,13 @@ const result = {
   dataset: proto.name,
   variant,
   settings: { local: settings.local, subject: settings.subject, shortlist: settings.shortlist, perIndividual: settings.perIndividual, tailShortlist: settings.tailShortlist },
+  ...(lnbnn
+    ? {
+        shortlist_variants: Object.fromEntries(
+          (['global', 'lnbnn'] as const).map((v) => [v, Object.fromEntries(RECALL_K.map((k) => [`recall_at_${k}`, shortlistRanks.filter((r) => r[v] <= k).length / Math.max(1, shortlistRanks.length)]))]),
+        ),
+      }
+    : {}),
   shortlist_recall: enrolled.filter((o) => o.ranked.some((c) => c.individualId === o.expect)).length / Math.max(1, enrolled.length),
   n_gallery: proto.gallery.length,
   n_queries: queries.length,
