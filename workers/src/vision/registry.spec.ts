@@ -60,3 +60,21 @@ describe('model registry (models/manifest.json)', () => {
     expect(() => loadRegistry({ operatorDir: dir })).toThrow(/sha256/);
   });
 });
+
+describe('a model version in the manifest is part of the engine version', () => {
+  it('bumping the detector entry changes the version stored on descriptors, which is what schedules the re-embed job', async () => {
+    const { RecognitionEngine } = await import('./engine.js');
+    const bundled = await RecognitionEngine.create({ registry: loadRegistry({ operatorDir: null }) });
+    const det = loadRegistry({ operatorDir: null }).get('yolox-nano-coco');
+    const dir = join(tmp, 'bumped');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(det.dir, det.file), join(dir, det.file));
+    const { dir: _d, origin: _o, ...plain } = det;
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: 2, models: [{ ...plain, version: '9.9.9' }] }));
+    const bumped = await RecognitionEngine.create({ registry: loadRegistry({ operatorDir: dir }) });
+    expect(bumped.model.name).toBe(bundled.model.name);
+    expect(bumped.model.version).not.toBe(bundled.model.version);
+    expect(bumped.model.version).toContain('yolox-nano-coco@9.9.9');
+    expect(bumped.models).toContainEqual({ name: 'yolox-nano-coco', version: '9.9.9' });
+  });
+});
