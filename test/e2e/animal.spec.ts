@@ -84,7 +84,7 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     did.c = await enrol(owner.token, 'c', 704, 'horse');
     const noPhoto = await post('/detect', owner.token, photoForm([], { farm_id: farm }));
     expect(noPhoto.status).toBe(422);
-    expect(noPhoto.json.detail).toBe('files');
+    expect(noPhoto.json).toMatchObject({ detail: 'files', code: 'animal_detect_photo_needed' });
     const sure = await post('/detect', owner.token, photoForm([confident.photo], { farm_id: farm }));
     expect(sure.status, sure.text).toBe(200);
     expect(sure.json).toMatchObject({ ok: true, rule: 'detector', species: 'elephant', need_confirm: false, detector: { name: 'yolox-nano-coco' } });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
-import { ERRORS } from '../../../shared/src/domain/errors.js';
+import { AppError } from '../../../shared/src/domain/errors.js';
 import { decideSpecies, type FarmSpecies } from '../../../shared/src/domain/animal-species.js';
 import { SpeciesCatalog } from '../discovery/species-catalog.js';
 import type { Caller } from '../http/route.js';
@@ -67,7 +67,7 @@ export function createAnimalSpeciesService(c: Container, deps: { media: MediaSer
         const decision = decideSpecies({ farm, groups: cat.groups, catalogue: cat.animals.map((s) => s.id) });
         return { done: true, job_id: '', result: { detection: { ...decision, detections: [], detector: null } } };
       }
-      if (!files.length) throw ERRORS.validation('files', 'this farm holds several species: send one photo for the detector');
+      if (!files.length) throw new AppError(422, 'animal_detect_photo_needed', { field: 'files' });
       return deps.media.withUploads(files, 'image', 'files', async ([m]) => deps.jobs.run('animal_species', await payload(caller, farmId, m!.cid)));
     },
 

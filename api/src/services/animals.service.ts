@@ -57,9 +57,6 @@ export function createAnimalsService(
   const access = (callerId: string, ref: string, need: 'read' | 'write' | 'owner') => deps.trees.access(callerId, animalIdOr404(ref), need, 'animal');
 
   return {
-    /** The canonical animal_did of a reference (did or uuid). */
-    didOf: (ref: string) => animalDid(animalIdOr404(ref)),
-
     /** One page of the caller's animals on one farm (farm_id is scoped to the caller's account). */
     async list(callerId: string, q: { farm_id: string; species?: string; limit: number; offset: number }) {
       let spellings: string[] | null = null;
