@@ -9,6 +9,15 @@ export const Species = z.object({
   scientific_name: z.string().min(3),
   name_vi: z.string().min(1),
   name_en: z.string().min(1),
+  detector_class: z.string().nullable().optional().describe('animals: the object-detector (COCO) class that stands for this species; null when the detector has none'),
+});
+
+/** Species the animal detector cannot tell apart (spec: "not in a confusable group"). */
+export const ConfusableGroup = z.object({
+  id: z.string().regex(/^[a-z0-9_]+$/),
+  species: z.array(z.string()).min(2),
+  why_en: z.string().optional(),
+  why_vi: z.string().optional(),
 });
 
 /** One care activity a timeline event can record (fertilising, vaccination...). */
@@ -19,13 +28,14 @@ export const Activity = z.object({
   kinds: z.array(z.enum(['tree', 'fruit', 'animal'])).optional().describe('entity kinds the activity applies to'),
 });
 
-const CatalogFile = z.object({ species: z.array(Species), activities: z.array(Activity) });
+const CatalogFile = z.object({ species: z.array(Species), activities: z.array(Activity), confusable_groups: z.array(ConfusableGroup).default([]) });
 
 /** What `/api/species/catalog` answers; `error` is present only when the catalogue could not be read. */
 export const CatalogOut = z.object({
   ok: z.literal(true),
   species: z.array(Species),
   activities: z.array(Activity),
+  confusable_groups: z.array(ConfusableGroup).optional().describe('animal species the detector cannot tell apart; /api/animal/detect asks to confirm among them'),
   error: z.string().optional().describe('a sentence saying the catalogue file could not be read; the lists are then empty'),
 });
 
@@ -64,7 +74,7 @@ export class SpeciesCatalog {
   private async load(): Promise<void> {
     try {
       const parsed = CatalogFile.parse(JSON.parse(await readFile(this.filePath, 'utf8')));
-      this.loaded = { species: parsed.species, activities: parsed.activities };
+      this.loaded = { species: parsed.species, activities: parsed.activities, confusable_groups: parsed.confusable_groups };
     } catch {
       this.failedAt = this.now();
     }

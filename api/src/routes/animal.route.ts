@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import type { Services } from '../services/index.js';
-import { defineRoute, withAnimalMirror, type RouteDef } from '../http/route.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { animalSpeciesRoutes } from './animal-species.route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { CandidateOut, EnrollOut, IdentifyOut, uploadErrors } from './recognition.schemas.js';
 
@@ -14,7 +15,7 @@ const AnimalEnrollForm = z.object({
   farm_id: z.string().trim().min(1).max(100),
   name: z.string().trim().max(200).optional(),
 });
-const Channels = z
+export const Channels = z
   .string()
   .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
   .pipe(z.array(z.enum(['body', 'face', 'bio'])).min(1))
@@ -22,16 +23,16 @@ const Channels = z
   .describe('comma-separated subset of body, face, bio; absent means every channel');
 const AnimalIdentifyForm = z.object({ farm_id: z.string().trim().min(1).max(100).optional(), channels: Channels });
 
-const AnimalCandidate = CandidateOut.extend({ animal_did: z.string().describe('the animal\'s identifier, used in /api/animal/{animal_did}') });
-const AnimalIdentifyOut = IdentifyOut.extend({ match: AnimalCandidate.nullable(), candidates: z.array(AnimalCandidate) });
+export const AnimalCandidate = CandidateOut.extend({ animal_did: z.string().describe('the animal\'s identifier, used in /api/animal/{animal_did}') });
+export const AnimalIdentifyOut = IdentifyOut.extend({ match: AnimalCandidate.nullable(), candidates: z.array(AnimalCandidate) });
 const AnimalEnrollOut = EnrollOut.extend({ animal_did: z.string() });
 
 const asAnimal = (r: Record<string, unknown>) => ({ ok: true, ...r, animal_did: animalDid(String(r.individual_id)) });
 
-/** Animal enrolment and identification, plus their `/animal/...` mirror (same behaviour, hidden from docs). */
-export function animalRoutes(s: Services): RouteDef[] {
+/** Animal enrolment and identification (the mirror is added by animal-manage.route.ts for every animal route). */
+export function animalRecognitionRoutes(s: Services): RouteDef[] {
   const ind = s.individuals;
-  const routes = [
+  return [
     defineRoute({
       method: 'post', path: '/api/animal/enroll', tag: 'animals', access: 'user', feature: 'animal-enroll',
       summary: `Enrol one animal from at least ${ANIMAL_MIN_PHOTOS} photos taken from different angles`,
@@ -60,6 +61,6 @@ export function animalRoutes(s: Services): RouteDef[] {
         );
       },
     }),
+    ...animalSpeciesRoutes(s),
   ];
-  return withAnimalMirror(routes);
 }

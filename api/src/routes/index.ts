@@ -15,7 +15,7 @@ import { resolveRoutes } from './resolve.route.js';
 import { scanRoutes } from './scan.route.js';
 import { treeManageRoutes } from './trees-manage.route.js';
 import { fruitRoutes } from './fruit.route.js';
-import { animalRoutes } from './animal.route.js';
+import { animalRoutes } from './animal-routes.js';
 import { autoRoutes } from './auto.route.js';
 import { farmRoutes } from './farm.route.js';
 import { careRoutes } from './care.route.js';

@@ -16,6 +16,7 @@ import { createFarmsService } from './farms.service.js';
 import { createCareServices } from './care-services.js';
 import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
+import { createAnimalServices } from './animal-services.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -34,6 +35,7 @@ export function createServices(c: Container) {
     ...createEvidenceServices(c, jobs),
     ...createCareServices(c, media),
     fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees }),
+    ...createAnimalServices(c, { trees, media, jobs }),
   };
 }
 

@@ -107,8 +107,8 @@ export function createTreesService(c: Container) {
     list,
 
     /** Rename after sanitising; `null` when nothing is left (the route answers 200 with ok:false). */
-    async rename(callerId: string, treeId: string, raw: string): Promise<{ tree_id: string; name: string } | null> {
-      const tree = await access(callerId, treeId, 'write');
+    async rename(callerId: string, treeId: string, raw: string, kind: Kind = 'tree'): Promise<{ tree_id: string; name: string } | null> {
+      const tree = await access(callerId, treeId, 'write', kind);
       const name = sanitizeName(raw);
       if (!name) return null;
       await db.query('update individuals set name = $2 where id = $1', [tree.id, name]);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Caller } from '../http/route.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
 
 export type VerdictLabel = 'correct' | 'wrong' | 'other' | 'unknown_ok';
 
@@ -12,9 +13,10 @@ export type VerdictLabel = 'correct' | 'wrong' | 'other' | 'unknown_ok';
  */
 export function createVerdictService(c: Container) {
   return {
-    async record(caller: Caller, input: { query_id: string; verdict: VerdictLabel; correct_id?: string }) {
+    async record(caller: Caller, input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: Kind }) {
       const q = await c.db.query<{ kind: string }>('select kind from identify_queries where id = $1 and owner_id = $2', [input.query_id, caller.account_id]);
-      if (!q.rows[0]) throw ERRORS.notFound();
+      // A kind's own verdict route labels only that kind's queries; another kind's query is as absent as a missing one.
+      if (!q.rows[0] || (input.kind && q.rows[0].kind !== input.kind)) throw ERRORS.notFound();
       let correct: string | null = null;
       if (input.correct_id) {
         const own = await c.db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3', [input.correct_id, caller.account_id, q.rows[0].kind]);

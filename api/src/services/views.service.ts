@@ -139,8 +139,13 @@ const REGIONS = [
   { part: 'lower', label_vi: 'vùng vỏ phía dưới', from: 2 / 3, to: 1.0001 },
 ] as const;
 
+/** An animal's surface is its coat (lông), not bark or peel (vỏ); the words differ, the measure does not. */
+const WORDS: Record<Kind, { surface: string; one: string }> = {
+  tree: { surface: 'vỏ', one: 'cây' }, fruit: { surface: 'vỏ', one: 'quả' }, animal: { surface: 'lông', one: 'con vật' },
+};
+
 /** Repeatability of the upper, middle and lower thirds of the frame, from the keypoints found again. */
-export function regionRepeatability(views: Keypoints[]): PartMeasure[] {
+export function regionRepeatability(views: Keypoints[], kind: Kind = 'tree'): PartMeasure[] {
   const hit = repeatedKeypoints(views);
   return REGIONS.flatMap((r) => {
     let total = 0;
@@ -155,7 +160,7 @@ export function regionRepeatability(views: Keypoints[]): PartMeasure[] {
     });
     if (total === 0) return [];
     const score = repeated / total;
-    return [{ part: r.part, label_vi: r.label_vi, score, band: bandOf(score, BAND_THRESHOLDS.local), samples: total }];
+    return [{ part: r.part, label_vi: r.label_vi.replace('vỏ', WORDS[kind].surface), score, band: bandOf(score, BAND_THRESHOLDS.local), samples: total }];
   });
 }
 
@@ -174,8 +179,8 @@ const BAND_RANK: Record<Band, number> = { cao: 2, 'vừa': 1, 'thấp': 0 };
  * follows the measured bands; when every part sits in one band, the sentence says so instead
  * of inventing a contrast.
  */
-export function sentenceVi(measures: PartMeasure[], views: number): string {
-  if (views < 2 || measures.length === 0) return `Mới có ${views} ảnh dùng được: cần ít nhất 2 ảnh của cùng cây để đo độ lặp lại.`;
+export function sentenceVi(measures: PartMeasure[], views: number, kind: Kind = 'tree'): string {
+  if (views < 2 || measures.length === 0) return `Mới có ${views} ảnh dùng được: cần ít nhất 2 ảnh của cùng ${WORDS[kind].one} để đo độ lặp lại.`;
   const sorted = [...measures].sort((a, b) => BAND_RANK[b.band] - BAND_RANK[a.band] || b.score - a.score);
   const top = BAND_RANK[sorted[0]!.band];
   const steady = sorted.filter((m) => BAND_RANK[m.band] === top);
@@ -224,15 +229,15 @@ function spread<T>(items: T[], n: number): T[] {
 const toFloats = (b: Uint8Array) => new Float32Array(Uint8Array.from(b).buffer);
 
 /** Measure the views that share the most common model version: vectors of different models do not compare. */
-export function describeViews(rows: ViewRow[]): ViewsDescription {
+export function describeViews(rows: ViewRow[], kind: Kind = 'tree'): ViewsDescription {
   const counts = new Map<string, number>();
   for (const r of rows) if (r.model_version && r.global) counts.set(r.model_version, (counts.get(r.model_version) ?? 0) + 1);
   const version = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const usable = rows.filter((r) => r.model_version === version && r.global);
   const keypoints = spread(usable, MAX_COMPARED_VIEWS).map((r) => unpackKeypoints(r.local)).filter((k): k is Keypoints => k !== null);
   const overall = overallRepeatability(usable.map((r) => toFloats(r.global!)));
-  const features = [...(keypoints.length >= 2 ? regionRepeatability(keypoints) : []), ...(overall ? [overall] : [])];
-  return { features_vi: sentenceVi(features, usable.length), features, views_measured: usable.length };
+  const features = [...(keypoints.length >= 2 ? regionRepeatability(keypoints, kind) : []), ...(overall ? [overall] : [])];
+  return { features_vi: sentenceVi(features, usable.length, kind), features, views_measured: usable.length };
 }
 
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
@@ -256,7 +261,7 @@ export function createViewsService(c: Container, deps: { trees: TreesService }) 
         image_id: v.image_id, cid: v.cid, source: v.source, in_record: v.in_record, width: v.width, height: v.height,
         quality: v.quality ?? {}, model_version: v.model_version, created_at: iso(v.created_at),
       }));
-      return { tree_id: tree.id, views, ...(describe ? describeViews(r.rows) : {}) };
+      return { tree_id: tree.id, views, ...(describe ? describeViews(r.rows, kind) : {}) };
     },
   };
 }

@@ -14,3 +14,12 @@ export function individualIdOf(did: string): string | null {
   const id = did.slice(PREFIX.length);
   return UUID_RE.test(id) ? id.toLowerCase() : null;
 }
+
+/**
+ * The individual id an animal reference names: an `animal_did` or the bare uuid (both are
+ * accepted everywhere an animal id is taken). Null for anything else, so callers answer 404.
+ */
+export function animalRefToId(ref: string): string | null {
+  const trimmed = ref.trim();
+  return individualIdOf(trimmed) ?? (UUID_RE.test(trimmed) ? trimmed.toLowerCase() : null);
+}

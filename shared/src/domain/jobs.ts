@@ -36,6 +36,22 @@ export const jobCatalog = {
     channels: z.array(z.enum(['body', 'face', 'bio'])).optional(),
   }),
   /**
+   * Animal species decision (spec "detect rules", shared/src/domain/animal-species.ts): run the
+   * object detector over the photo when the farm has several species, decide, and with
+   * `identify` go on to identify within the decided (or narrowed) species.
+   */
+  animal_species: z.object({
+    owner_id: Uuid,
+    images: z.array(Cid).length(1),
+    farm_id: z.string().max(100).optional(),
+    /** The farm's species: catalogue id (or the stored name when not catalogued), detector class, stored spellings. */
+    farm: z.array(z.object({ id: z.string().max(100), detector_class: z.string().max(50).nullable(), spellings: z.array(z.string().max(100)).max(50) })).max(200),
+    groups: z.array(z.array(z.string().max(100))).max(100).default([]),
+    catalogue: z.array(z.string().max(100)).max(500).default([]),
+    /** Present for scans: the query id under which the identification is stored. */
+    identify: z.object({ query_id: Uuid, channels: z.array(z.enum(['body', 'face', 'bio'])).optional() }).optional(),
+  }),
+  /**
    * Identify without saying what the photo shows: every kind the caller has enrolled is tried,
    * and only a `match` picks the lane (see workers/src/handlers/auto.handler.ts).
    */

@@ -5,6 +5,8 @@ import { createPools } from '../recognition/pool.js';
 import { loadCalibrations } from '../recognition/calibration.js';
 import { poolOwners as grantedPools } from '../../../shared/src/access/pool-owners.js';
 import { anchorHandler } from './anchor.handler.js';
+import { animalSpeciesHandler } from './animal-species.handler.js';
+import { animalDetector } from '../vision/animal-detector.js';
 import { autoHandler } from './auto.handler.js';
 import { enrollHandler } from './enroll.handler.js';
 import { identifyHandler } from './identify.handler.js';
@@ -35,6 +37,7 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
     anchor: anchorHandler(c),
     fruit_lookup: fruitLookupHandler(deps),
     fruit_batch_item: fruitBatchItemHandler(deps),
+    animal_species: animalSpeciesHandler({ ...deps, detector: animalDetector }),
   };
   assertHandlers(handlers);
   return handlers;

@@ -7,6 +7,7 @@
  */
 import type { Queryable } from '../../ports/database.port.js';
 import type { EntityType } from './chain-store.js';
+import { animalRefToId } from '../../domain/animal-did.js';
 
 /** An entity with a resolvable owner. */
 export interface ResolvedEntity {
@@ -22,6 +23,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** The entity's owner, or null when it has none (not enrolled, deleted, wrong kind). */
 export async function resolveEntity(db: Queryable, type: EntityType, id: string): Promise<ResolvedEntity | null> {
   if (type === 'farm') return resolveFarm(db, id);
+  // An animal is named by its animal_did as well as by its uuid; both reach the same chain.
+  if (type === 'animal') id = animalRefToId(id) ?? id;
   // A malformed id cannot name an individual; asking PostgreSQL would only raise a cast error.
   if (!UUID_RE.test(id)) return null;
   const r = await db.query<{ owner_id: string; farm_id: string | null }>(

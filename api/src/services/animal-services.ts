@@ -1,0 +1,19 @@
+import type { Container } from '../../../shared/src/container.js';
+import { createAnimalDriftService } from './animal-drift.service.js';
+import { createAnimalSpeciesService } from './animal-species.service.js';
+import { createAnimalsService } from './animals.service.js';
+import type { JobsService } from './jobs.service.js';
+import type { MediaService } from './media.service.js';
+import type { TreesService } from './trees.service.js';
+import { createViewsService } from './views.service.js';
+
+/** The animal services, wired together (kept out of services/index.ts so that file stays a list). */
+export function createAnimalServices(c: Container, deps: { trees: TreesService; media: MediaService; jobs: JobsService }) {
+  const animalSpecies = createAnimalSpeciesService(c, deps);
+  const views = createViewsService(c, { trees: deps.trees });
+  return {
+    animalSpecies,
+    animals: createAnimalsService(c, { ...deps, views, species: animalSpecies }),
+    animalDrift: createAnimalDriftService(c),
+  };
+}

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { detectableShots } from '../support/animal-shots.js';
+import { photoForm } from '../support/images.js';
+
+/** The animal flows that run in a worker (species detection, scan, 1:1 verify, deletion) in distributed mode: BullMQ, PostgreSQL, S3. */
+let app: TestApp;
+let token: string;
+const did: Record<string, string> = {};
+let query: Buffer;
+let confident: Buffer;
+
+beforeAll(async () => {
+  app = await startTestApp({ mode: 'distributed' });
+  token = (await signup(app.url, 'dist')).token;
+  const shots = (await detectableShots(702, 4)).map((s) => s.photo);
+  query = shots[3]!;
+  confident = (await detectableShots(705, 1, { minScore: 0.6, label: 'elephant' }))[0]!.photo;
+  const other = (await detectableShots(703, 3)).map((s) => s.photo);
+  for (const [key, photos, species] of [['a', shots.slice(0, 3), 'elephant'], ['b', other, 'horse']] as const) {
+    const r = await api(app.url, 'POST', '/animal/enroll', { token, body: photoForm([...photos], { species, farm_id: 'd' }) });
+    expect(r.status, r.text).toBe(200);
+    did[key] = r.json.animal_did;
+  }
+}, 180_000);
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe('animals in distributed mode', () => {
+  it('detects in the worker, scans, verifies and deletes', async () => {
+    const d = await api(app.url, 'POST', '/api/animal/detect', { token, body: photoForm([confident], { farm_id: 'd' }) });
+    expect(d.status, d.text).toBe(200);
+    expect(d.json).toMatchObject({ rule: 'detector', species: 'elephant', need_confirm: false, detector: { name: 'yolox-nano-coco' } });
+    const s = await api(app.url, 'POST', '/animal/scan', { token, body: photoForm([query], { farm_id: 'd' }) });
+    expect(s.status, s.text).toBe(200);
+    expect(s.json.match?.animal_did).toBe(did.a);
+    const v = await api(app.url, 'POST', '/api/animal/verify', { token, body: photoForm([query], { animal_did: did.a! }) });
+    expect(v.json).toMatchObject({ verdict: 'match', same: true, animal_did: did.a });
+    const del = await api(app.url, 'DELETE', `/animal/${did.a}`, { token });
+    expect(del.status, del.text).toBe(200);
+    const after = await api(app.url, 'POST', '/api/animal/identify', { token, body: photoForm([query]) });
+    expect(after.json.candidates.map((c: { animal_did: string }) => c.animal_did)).not.toContain(did.a);
+  });
+});
