@@ -106,6 +106,7 @@ export class Embedder {
         input[base + 2 * plane + i] = px[i * 3 + 2]! / 255;
       }
     }
+    embedObserver?.(images.length);
     const feeds = { [this.manifest.input.name]: new ort.Tensor('float32', input, [images.length, 3, s, s]) };
     const out = await this.session.run(feeds);
     const t = out[this.manifest.output.name]!;
@@ -128,6 +129,12 @@ function cudaLibraryPresent(): boolean {
   } catch {
     return false;
   }
+}
+
+let embedObserver: ((batchSize: number) => void) | null = null;
+/** Be told the batch size of every embedding run (the metrics' `markless_embed_batch_size`). */
+export function setEmbedObserver(fn: ((batchSize: number) => void) | null): void {
+  embedObserver = fn;
 }
 
 let shared: Promise<Embedder> | undefined;
