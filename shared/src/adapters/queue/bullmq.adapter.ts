@@ -105,16 +105,20 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
   const queues = Object.fromEntries(
     QUEUES.map((q) => [q, new Queue(fullName(q), { connection: { ...connection, enableOfflineQueue: false }, prefix })]),
   ) as Record<QueueName, Queue>;
+  // Outages are answered per call (503); without listeners BullMQ would print every reconnect error.
+  for (const q of QUEUES) queues[q].on('error', () => undefined);
   const events = new Map<QueueName, QueueEvents>();
   const workers = new Map<QueueName, Worker>();
   const concurrencyOf = (q: QueueName) => o.queueConcurrency?.[q] ?? o.concurrency;
   // Our own keys (quota sets, the steering hash) on one connection that also fails fast.
   const client = new Redis({ ...(connection as object), maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
   client.on('error', () => undefined);
-  let connecting: Promise<void> | null = null;
+  // Connected on first use; while Redis is away, callers wait up to 2 s for it, then fail (503),
+  // and ioredis keeps reconnecting in the background.
   const redis = async () => {
-    if (client.status === 'wait') connecting ??= client.connect();
-    await connecting;
+    if (client.status === 'wait') void client.connect().catch(() => undefined);
+    for (let i = 0; i < 40 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+    if (client.status !== 'ready') throw new Error('Connection is closed: redis is not ready');
     return client;
   };
   const quota = ownerQuota(redis, `${prefix}:${o.name}:owner-jobs:`, o.fairness?.queuedQuota ?? 0);
@@ -188,7 +192,10 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       const [q, job] = hit;
       if (timeoutMs > 0) {
         let ev = events.get(q);
-        if (!ev) events.set(q, (ev = new QueueEvents(fullName(q), { connection, prefix })));
+        if (!ev) {
+          events.set(q, (ev = new QueueEvents(fullName(q), { connection, prefix })));
+          ev.on('error', () => undefined);
+        }
         await ev.waitUntilReady();
         // Rejects on failure and on timeout; either way the record below says which.
         await job.waitUntilFinished(ev, timeoutMs).catch(() => undefined);
