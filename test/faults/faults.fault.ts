@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start } from '../../api/src/main.js';
-import type { Queryable } from '../../shared/src/ports/database.port.js';
 import { api, signup } from '../support/app.js';
 import { photoForm, textureImage } from '../support/images.js';
+import { individualRowCounts } from '../support/rows.js';
 import { freePort, spawnEntry, until, type Child } from '../support/process.js';
 import { ownPostgres, ownRedis, ownS3, type OwnPostgres, type OwnRedis, type OwnS3 } from './deps.js';
 
@@ -24,14 +24,7 @@ async function enroll(url: string, token: string, files: Buffer[]) {
   return { status: r.status, retryAfter: r.headers.get('retry-after'), json: (await r.json()) as any };
 }
 
-async function counts(db: Queryable, individual: string) {
-  const q = async (sql: string) => (await db.query<{ n: number }>(sql, [individual])).rows[0]!.n;
-  return {
-    individuals: await q('select count(*)::int as n from individuals where id = $1'),
-    images: await q('select count(*)::int as n from images where individual_id = $1'),
-    descriptors: await q('select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1'),
-  };
-}
+const counts = individualRowCounts;
 
 describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
   let redis: OwnRedis;
@@ -62,7 +55,7 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
     env = {
       MODE: 'distributed', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', COMMIT: 'faults',
       DATABASE_URL: pg.url, REDIS_URL: redis.url, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER',
-      S3_BUCKET: 'faults', JOB_WAIT_MS: '0', JOB_STALLED_MS: '2000', JOB_ATTEMPTS: '10', DATA_DIR: path.join(os.tmpdir(), `markless-faults-${process.pid}`),
+      S3_BUCKET: 'faults', JOB_WAIT_MS: '0', JOB_STALLED_MS: '10000', JOB_ATTEMPTS: '10', DATA_DIR: path.join(os.tmpdir(), `markless-faults-${process.pid}`),
       WORKER_CONCURRENCY: '1',
     };
     app = await start(env);
@@ -87,6 +80,7 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
     const t0 = Date.now();
     await startWorker();
     const done = await poll(user.token, r.json.job_id);
+    if (done.status !== 'completed') console.log('WORKER OUTPUT', workers.map((w) => w.output()).join('\n---\n').slice(-4000));
     expect(done).toMatchObject({ status: 'completed' });
     expect(await counts(app.container.db, done.result.individual_id)).toEqual({ individuals: 1, images: 8, descriptors: 8 });
     log.push({ fault: 'worker SIGKILL mid-job', recovered_ms: Date.now() - t0, attempts: done.attempts, rows: '1 individual, 8 images, 8 descriptors' });
@@ -107,7 +101,6 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
     const after = await enroll(url, user.token, await photos(3, 3));
     expect(after.status).toBe(202);
     const done = await poll(user.token, after.json.job_id);
-    console.log('DEBUG', JSON.stringify(after.json), JSON.stringify(done), JSON.stringify((await app.container.db.query('select id, owner_id, created_at from individuals where owner_id = $1', [user.id])).rows));
     expect(done).toMatchObject({ status: 'completed' });
     expect(await counts(app.container.db, done.result.individual_id)).toEqual({ individuals: 1, images: 3, descriptors: 3 });
     log.push({ fault: 'Redis restart', during: { status: during.status, retry_after: during.retryAfter }, recovered_ms: Date.now() - t0 });
