@@ -9,7 +9,7 @@
  * requests were answered 202 (the job outlived JOB_WAIT_MS: the knee). Results and SVG plots of
  * latency against offered load go to benchmarks/results/, with the machine and its load average.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -96,6 +96,10 @@ function runStep(url: string, req: { headers: Record<string, string>; body: Buff
 }
 
 async function main() {
+  if (args.has('report-only')) {
+    const saved = JSON.parse(await readFile(path.join(OUT, 'load.json'), 'utf8'));
+    return save(saved.runs, saved);
+  }
   const env = {
     JOB_WAIT_MS: String(WAIT_MS), WORKER_CONCURRENCY: '1', RATE_LIMIT_PER_MIN: '1000000',
     // One account drives all the load: per-account fairness and quota would cap it, so both are off here.
@@ -124,15 +128,17 @@ async function main() {
   await save(runs);
 }
 
-async function save(runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[]) {
+async function save(runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[], saved?: { ran_at: string; machine: { cores: number; load_average_1m_at_end: number } }) {
   await mkdir(OUT, { recursive: true });
-  const note = `${os.cpus().length} cores shared with other engineers; load average at end ${os.loadavg()[0]!.toFixed(1)}`;
-  const result = {
+  const cores = saved?.machine.cores ?? os.cpus().length;
+  const la = saved?.machine.load_average_1m_at_end ?? +os.loadavg()[0]!.toFixed(1);
+  const note = `${cores} cores shared with other engineers; load average at end ${la}`;
+  const result = saved ?? {
     benchmark: 'bench:load (identify, loopback)', ran_at: new Date().toISOString(), machine: machineInfo('cpu'),
     settings: { gallery_individuals: GALLERY, photos_per_individual: 2, step_s: STEP_S, rates: RATES, job_wait_ms: WAIT_MS, worker_concurrency: 1 },
     runs,
   };
-  await writeFile(path.join(OUT, 'load.json'), JSON.stringify(result, null, 2) + '\n');
+  if (!saved) await writeFile(path.join(OUT, 'load.json'), JSON.stringify(result, null, 2) + '\n');
   for (const [key, label] of [['p50_ms', 'p50'], ['p95_ms', 'p95'], ['p99_ms', 'p99']] as const) {
     await writeFile(path.join(OUT, `load-latency-${label}.svg`), lineChart({
       title: `identify ${label} latency vs offered load (gallery ${GALLERY})`, x: 'offered load (requests/s)', y: `${label} latency (ms)`,
@@ -143,7 +149,23 @@ async function save(runs: { mode: string; steps: Step[]; knee_rps: number | null
     title: 'identify throughput (answers 200/s) vs offered load', x: 'offered load (requests/s)', y: 'completed within JOB_WAIT_MS (req/s)',
     series: runs.map((r) => ({ name: r.mode, points: r.steps.map((s) => [s.offered_rps, s.throughput_rps] as [number, number]) })), note,
   }));
-  console.log(`\nsaved ${path.join(OUT, 'load.json')} and load-*.svg (${note})`);
+  await writeFile(path.join(OUT, 'load.md'), table(result.ran_at, note, runs));
+  console.log(`\nsaved ${path.join(OUT, 'load.json')}, load.md and load-*.svg (${note})`);
+}
+
+function table(ranAt: string, note: string, runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[]): string {
+  const rows = runs.flatMap((r) => r.steps.map((s) =>
+    `| ${r.mode} | ${s.offered_rps} | ${s.throughput_rps} | ${s.ok_200} | ${s.accepted_202} | ${s.other} | ${s.p50_ms} | ${s.p95_ms} | ${s.p99_ms} | ${s.load_average_1m} |`));
+  const summary = runs.map((r) => `| ${r.mode} | ${r.max_throughput_rps} | ${r.knee_rps ?? `none up to ${RATES.at(-1)}`} |`);
+  return [
+    `# bench:load — identify under load (${ranAt})`, '',
+    `Gallery ${GALLERY} individuals × 2 photos, one account, one query photo; ${STEP_S} s per offered rate (autocannon, open loop, loopback);`,
+    `JOB_WAIT_MS ${WAIT_MS}; worker concurrency 1 per process; fairness cap and quota off (one account drives all load). ${note}.`,
+    'Latency counts every answer received within the step (200 and 202); throughput counts answers 200 per second.', '',
+    '| deployment | max throughput (200/s) | knee: first offered rate with 202s |', '|---|---|---|', ...summary, '',
+    '| deployment | offered/s | done/s | 200 | 202 | other | p50 ms | p95 ms | p99 ms | load 1m |', '|---|---|---|---|---|---|---|---|---|---|', ...rows, '',
+    'Plots: load-latency-p50.svg, load-latency-p95.svg, load-latency-p99.svg, load-throughput.svg.', '',
+  ].join('\n');
 }
 
 main().catch((err) => {

@@ -106,7 +106,7 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
     log.push({ fault: 'Redis restart', during: { status: during.status, retry_after: during.retryAfter }, recovered_ms: Date.now() - t0 });
   }, 300_000);
 
-  it('PostgreSQL restarted: 503 while down, health says database, a job in flight finishes once after', async () => {
+  it('PostgreSQL restarted: 503 while down, health says database, a job queued before finishes once after', async () => {
     const user = await signup(url, 'fault');
     const queued = await enroll(url, user.token, await photos(4, 6));
     expect(queued.status).toBe(202);
