@@ -12,9 +12,11 @@ export type QueueName = (typeof QUEUES)[number];
 const BY_JOB: Record<string, QueueName> = {
   identify: 'identify',
   identify_auto: 'identify',
+  fruit_lookup: 'identify',
   enroll: 'enrol',
   video: 'video',
   batch: 'batch',
+  fruit_batch_item: 'batch',
   reindex: 'reindex',
   train: 'reindex',
   anchor: 'anchor',
@@ -22,7 +24,7 @@ const BY_JOB: Record<string, QueueName> = {
 
 /** Name-based fallbacks for jobs this table does not list, checked in order. */
 const BY_WORD: [RegExp, QueueName][] = [
-  [/identif|match|search/, 'identify'],
+  [/identif|match|search|lookup/, 'identify'],
   [/enrol|views/, 'enrol'],
   [/video|frame/, 'video'],
   [/anchor|pin/, 'anchor'],
