@@ -2,7 +2,9 @@ import Koa from 'koa';
 import cors from '@koa/cors';
 import type { Container } from '../../shared/src/container.js';
 import { ERRORS } from '../../shared/src/domain/errors.js';
-import { errorHandler } from './middleware/errors.js';
+import { errorHandlerFor } from './middleware/errors.js';
+import { dependencyPorts } from './middleware/dependency.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { requestContext } from './middleware/request-context.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { buildRouter } from './http/router.js';
@@ -23,7 +25,8 @@ export function createApp(container: Container, services: Services): App {
   const router = buildRouter(routes, (ctx) => callerFromRequest(ctx, services.auth));
 
   koa.use(requestContext(container.logger));
-  koa.use(errorHandler);
+  koa.use(httpMetrics(container.metrics));
+  koa.use(errorHandlerFor({ ports: dependencyPorts(container.config), retryAfterS: container.config.DEPENDENCY_RETRY_AFTER_S }));
   // Open to every origin, never with credentials: cross-origin callers use Bearer tokens, and the
   // session cookie stays a same-origin affair.
   koa.use(cors({ origin: '*', credentials: false, exposeHeaders: ['Retry-After', 'X-Request-Id'], maxAge: 600 }));

@@ -6,6 +6,7 @@ import { exitOnSignals } from '../../shared/src/lifecycle.js';
 import { createHandlers, scheduleReindexIfNeeded } from '../../workers/src/handlers/index.js';
 import { createApp } from './app.js';
 import { createServices } from './services/index.js';
+import { startMetricsServer } from '../../shared/src/observability/metrics-server.js';
 
 /**
  * Start the API. Embedded mode (the default) also runs the job handlers in this process;
@@ -21,12 +22,15 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
   const app = createApp(container, createServices(container));
   const server = app.koa.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  container.logger.info({ port: config.PORT, mode: config.MODE }, 'listening');
   let stopping: Promise<void> | null = null;
+  // Optional unauthenticated /metrics and /ready for Prometheus and probes, on its own port.
+  const probe = config.METRICS_PORT !== undefined ? await startMetricsServer(config.METRICS_PORT, config.HOST, container.metrics, () => !stopping) : null;
+  container.logger.info({ port: config.PORT, mode: config.MODE, metricsPort: config.METRICS_PORT }, 'listening');
   const stop = () =>
     (stopping ??= (async () => {
       // Stop taking requests, let jobs in flight finish, then close the database.
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      probe?.close();
       await container.close();
     })());
   return { server, container, stop };

@@ -20,6 +20,8 @@ import type { OcrEngine } from './ports/ocr.port.js';
 import type { ResidueStore } from './ports/residue-store.port.js';
 import { createTesseractOcr, noOcr } from './adapters/ocr/tesseract.adapter.js';
 import { createHttpResidueStore } from './adapters/residue/http-store.adapter.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { jobHooks } from './observability/job-hooks.js';
 
 /** Every port the services use, with the adapters chosen for this process. */
 export interface Container {
@@ -37,6 +39,8 @@ export interface Container {
   ocr: OcrEngine;
   /** External residue measurement store (RESIDUE_STORE_URL), or null: stamps then resolve to UNKNOWN. */
   residueStore: ResidueStore | null;
+  /** This process's Prometheus metrics. */
+  metrics: Metrics;
   /** Release everything, queue first so jobs in flight finish while the database is still open. */
   close(): Promise<void>;
 }
@@ -69,17 +73,18 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
         region: config.S3_REGION,
       })
     : await createFsBlobStore(config.blobDir);
+  const metrics = createMetrics();
+  // One queue per job kind; this process serves WORKER_QUEUES, each with its own concurrency.
+  const queueOpts = {
+    concurrency: config.WORKER_CONCURRENCY, queueConcurrency: config.queueConcurrency, workerQueues: config.workerQueues,
+    attempts: config.JOB_ATTEMPTS, hooks: jobHooks(logger, metrics),
+    fairness: { inflightCap: config.ACCOUNT_INFLIGHT_CAP, queuedQuota: config.ACCOUNT_QUEUED_QUOTA },
+  };
   const queue =
     distributed && config.REDIS_URL
-      ? createBullQueue({
-          redisUrl: config.REDIS_URL,
-          name: config.QUEUE_NAME,
-          prefix: config.REDIS_PREFIX,
-          concurrency: config.WORKER_CONCURRENCY,
-          attempts: config.JOB_ATTEMPTS,
-          stalledMs: config.JOB_STALLED_MS,
-        })
-      : createInProcessQueue(db, { concurrency: config.WORKER_CONCURRENCY, attempts: config.JOB_ATTEMPTS });
+      ? createBullQueue({ ...queueOpts, redisUrl: config.REDIS_URL, name: config.QUEUE_NAME, prefix: config.REDIS_PREFIX, stalledMs: config.JOB_STALLED_MS })
+      : createInProcessQueue(db, queueOpts);
+  metrics.watchQueue(queue.admin);
   const rateLimits =
     distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`) : createMemoryRateLimitStore();
   const anchor = await createAnchorBackend(config, db);
@@ -89,7 +94,7 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
   const residueStore = config.RESIDUE_STORE_URL ? createHttpResidueStore(config.RESIDUE_STORE_URL, config.RESIDUE_STORE_TIMEOUT_MS) : null;
   logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind, anchor: anchor.kind }, 'adapters chosen');
   return {
-    config, logger, db, blobs, queue, rateLimits, anchor, pinner: config.KUBO_API_URL ? createKuboPinner(config.KUBO_API_URL) : null,
+    config, logger, db, blobs, queue, rateLimits, anchor, metrics, pinner: config.KUBO_API_URL ? createKuboPinner(config.KUBO_API_URL) : null,
     ocr, residueStore,
     async close() {
       await queue.close();

@@ -6,6 +6,7 @@ import { createPgliteDatabase } from '../../shared/src/adapters/db/pglite.adapte
 import type { Queryable } from '../../shared/src/ports/database.port.js';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { photoForm, textureImage } from '../support/images.js';
+import { individualRowCounts } from '../support/rows.js';
 import { freePort, spawnEntry, until, type Child } from '../support/process.js';
 
 const photos = (seed: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) => textureImage(seed * 100 + i, 384)));
@@ -15,14 +16,7 @@ async function enroll(url: string, token: string, files: Buffer[]) {
   return { status: r.status, json: (await r.json()) as any, location: r.headers.get('location') };
 }
 
-async function counts(db: Queryable, individual: string) {
-  const q = async (sql: string) => (await db.query<{ n: number }>(sql, [individual])).rows[0]!.n;
-  return {
-    individuals: await q('select count(*)::int as n from individuals where id = $1'),
-    images: await q('select count(*)::int as n from images where individual_id = $1'),
-    descriptors: await q('select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1'),
-  };
-}
+const counts = individualRowCounts;
 
 describe.each<Mode>(['embedded', 'distributed'])('jobs end to end (%s)', (mode) => {
   let app: TestApp;

@@ -3,6 +3,7 @@ import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { renderMessage, type MessageCode } from '../../../shared/src/domain/messages.js';
 import { messages } from '../../../shared/src/domain/messages.js';
 import { closeAfterResponse } from './multipart.js';
+import { dependencyDown, unreachableDependency, type Dependency } from './dependency.js';
 
 /** The error body every failure uses: `{ok:false, error, detail, code}` from the message catalogue. */
 export function errorBody(ctx: Context, err: AppError) {
@@ -17,14 +18,28 @@ export function errorBody(ctx: Context, err: AppError) {
  * Render every thrown error through the catalogue. Unknown errors become a 500 whose body says
  * nothing about internals; the log keeps the details, keyed by the request id.
  */
-export async function errorHandler(ctx: Context, next: Next): Promise<void> {
+export const errorHandler = errorHandlerFor({ ports: new Map(), retryAfterS: 5 });
+
+/**
+ * The error handler, knowing the dependencies' ports: an error that says PostgreSQL, Redis or
+ * S3 is unreachable becomes 503 with Retry-After naming it, not a 500.
+ */
+export function errorHandlerFor(deps: { ports: Map<number, Dependency>; retryAfterS: number }) {
+  return (ctx: Context, next: Next) => handle(ctx, next, deps);
+}
+
+async function handle(ctx: Context, next: Next, deps: { ports: Map<number, Dependency>; retryAfterS: number }): Promise<void> {
   try {
     await next();
   } catch (thrown) {
     let err: AppError;
+    const down = thrown instanceof AppError ? null : unreachableDependency(thrown, deps.ports);
     if (thrown instanceof AppError) err = thrown;
     else if (isJobFailure(thrown)) err = new AppError(thrown.status, thrown.code as MessageCode, thrown.params);
-    else {
+    else if (down) {
+      ctx.state.log?.warn({ err: thrown, dependency: down }, 'dependency unreachable');
+      err = dependencyDown(down, deps.retryAfterS);
+    } else {
       ctx.state.log?.error({ err: thrown }, 'unhandled error');
       err = ERRORS.internal();
     }

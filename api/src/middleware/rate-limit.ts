@@ -11,10 +11,19 @@ export async function enforceRateLimit(store: RateLimitStore, key: string, limit
   if (count > limit) throw ERRORS.rateLimited(Math.max(1, Math.ceil(resetMs / 1000)));
 }
 
-/** A per-client budget on every request; the client is the caller's IP. */
+/**
+ * A per-client budget on every request; the client is the caller's IP. While the store itself
+ * is unreachable (Redis restarting) requests pass unmetered: refusing them all would turn a
+ * rate-limit outage into a full outage, and health must still say what is down.
+ */
 export function rateLimit(store: RateLimitStore, perMinute: number) {
   return async (ctx: Context, next: Next) => {
-    await enforceRateLimit(store, `all:${ctx.ip}`, perMinute, 60_000);
+    try {
+      await enforceRateLimit(store, `all:${ctx.ip}`, perMinute, 60_000);
+    } catch (err) {
+      if ((err as { status?: unknown }).status === 429) throw err;
+      ctx.state.log?.warn({ err }, 'rate-limit store unreachable; request not metered');
+    }
     await next();
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../../shared/src/logger.js';
 import { pickLang } from '../../../shared/src/domain/messages.js';
+import { withTrace } from '../../../shared/src/observability/context.js';
 
 const ID_PATTERN = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -16,7 +17,8 @@ export function requestContext(logger: Logger) {
     ctx.state.log = logger.child({ reqId: id });
     ctx.set('X-Request-Id', id);
     try {
-      await next();
+      // The trace context carries the request id into every job this request enqueues.
+      await withTrace({ requestId: id }, next);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');

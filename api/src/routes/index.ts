@@ -22,6 +22,7 @@ import { careRoutes } from './care.route.js';
 import { residueRoutes } from './residue.route.js';
 import { fruitPublicRoutes } from './fruit-public.route.js';
 import { fruitBatchRoutes } from './fruit-batch.route.js';
+import { opsRoutes } from './ops.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
@@ -34,6 +35,7 @@ export function buildRoutes(c: Container, s: Services): RouteDef[] {
   routes.push(...evidenceRoutes(s));
   routes.push(...careRoutes(s), ...residueRoutes(s));
   routes.push(...fruitPublicRoutes(s), ...fruitBatchRoutes(s));
+  routes.push(...opsRoutes(c, s));
   routes.push(...systemRoutes(c, s, () => routes));
   return routes;
 }

@@ -4,7 +4,6 @@ import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { ServiceFacts } from '../discovery/guide.js';
 import { discoveryRoutes } from './discovery.route.js';
-import { embedderInfo } from '../../../workers/src/vision/embed.js';
 
 export const CONTRACT_VERSION = '2026.07.01';
 
@@ -17,7 +16,7 @@ export function featuresOf(routes: RouteDef[]): string[] {
  * Health and the discovery documents. They all describe the live table, so they get
  * `allRoutes()`, which resolves once every other route is registered.
  */
-export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteDef[]): RouteDef[] {
+export function systemRoutes(c: Container, s: Services, allRoutes: () => RouteDef[]): RouteDef[] {
   const facts: ServiceFacts = {
     version: CONTRACT_VERSION,
     commit: c.config.commit,
@@ -41,7 +40,10 @@ export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteD
                 provider: z.enum(['cuda', 'cpu']).describe('ONNX Runtime execution provider; cpu is the fallback when no CUDA provider or GPU is present'),
               })
               .nullable()
-              .describe('null when the model could not be loaded'),
+              .describe('what the workers loaded, as they published it; null until a worker has started (or when none could load the model)'),
+            dependencies: z
+              .record(z.string(), z.enum(['up', 'down']))
+              .describe('each dependency probed now: database, blobs, and redis in distributed mode; while one is down, job routes answer 503 with Retry-After'),
           }),
         },
       },
@@ -52,8 +54,9 @@ export function systemRoutes(c: Container, _s: Services, allRoutes: () => RouteD
         features: featuresOf(allRoutes()),
         auth_open: c.config.SIGNUP_OPEN,
         mode: c.config.MODE,
-        // The model loads once per process; a broken model file shows here instead of failing health.
-        recognition: await embedderInfo().catch(() => null),
+        // Published by the workers (workers/src/status.ts): the API never loads the model itself.
+        recognition: await s.ops.recognition(),
+        dependencies: await s.ops.dependencies(),
       }),
     }),
     ...discoveryRoutes(c, facts, allRoutes),

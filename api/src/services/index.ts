@@ -17,6 +17,7 @@ import { createCareServices } from './care-services.js';
 import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';
+import { createOpsService } from './ops.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -36,6 +37,7 @@ export function createServices(c: Container) {
     ...createCareServices(c, media),
     fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees }),
     ...createAnimalServices(c, { trees, media, jobs }),
+    ops: createOpsService(c),
   };
 }
 

@@ -1,6 +1,7 @@
 import { execSync } from 'node:child_process';
 import path from 'node:path';
 import { z } from 'zod';
+import { QUEUES, isQueueName, parseConcurrency, type QueueName } from '../domain/queues.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -29,6 +30,20 @@ const EnvSchema = z.object({
   /** How quickly a job whose worker died is noticed and handed to another worker. */
   JOB_STALLED_MS: z.coerce.number().int().min(1000).default(30_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  /** Queues this worker process serves (ops pools: `identify` on GPU nodes, `enrol,video` on CPU); default all. */
+  WORKER_QUEUES: list.default([...QUEUES]),
+  /** Per-queue concurrency, `identify=4,video=1`; unnamed queues get WORKER_CONCURRENCY. */
+  QUEUE_CONCURRENCY: z.string().default(''),
+  /** Fairness: jobs of one account running at once per queue, across all workers (0 = no cap). */
+  ACCOUNT_INFLIGHT_CAP: z.coerce.number().int().min(0).default(2),
+  /** Quota: jobs one account may have waiting or running, all queues together (0 = no quota); past it, 429. */
+  ACCOUNT_QUEUED_QUOTA: z.coerce.number().int().min(0).default(200),
+  /** Who may read GET /metrics on the API port: `admin` (token), `public`, or `off`. */
+  METRICS_ACCESS: z.enum(['admin', 'public', 'off']).default('admin'),
+  /** A separate port serving /metrics and /ready without auth (for Prometheus and probes); unset = none. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Retry-After (s) on the 503 answered while PostgreSQL, Redis or S3 is unreachable. */
+  DEPENDENCY_RETRY_AFTER_S: z.coerce.number().int().min(1).default(5),
   TOKEN_TTL_S: z.coerce.number().int().min(60).default(43_200),
   ADMIN_USERS: list.default([]),
   SIGNUP_OPEN: bool.default(true),
@@ -107,6 +122,10 @@ export interface Config extends Env {
   speciesCatalogPath: string;
   /** ANCHOR_KEY_FILE, resolved (default DATA_DIR/anchor-key.pem). */
   anchorKeyFile: string;
+  /** WORKER_QUEUES, validated. */
+  workerQueues: QueueName[];
+  /** QUEUE_CONCURRENCY with WORKER_CONCURRENCY filled in. */
+  queueConcurrency: Record<QueueName, number>;
 }
 
 export class ConfigError extends Error {
@@ -143,6 +162,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!e.CARDANO_API_URL) problems.push('CARDANO_API_URL: required when ANCHOR_BACKEND=cardano');
     if (!e.CARDANO_SIGNING_KEY) problems.push('CARDANO_SIGNING_KEY: required when ANCHOR_BACKEND=cardano');
   }
+  const badQueues = e.WORKER_QUEUES.filter((q) => !isQueueName(q));
+  if (badQueues.length) problems.push(`WORKER_QUEUES: unknown queue(s) ${badQueues.join(', ')} (queues: ${QUEUES.join(', ')})`);
+  let queueConcurrency = {} as Record<QueueName, number>;
+  try {
+    queueConcurrency = parseConcurrency(e.QUEUE_CONCURRENCY, e.WORKER_CONCURRENCY);
+  } catch (err) {
+    problems.push(`QUEUE_CONCURRENCY: ${(err as Error).message}`);
+  }
   if (problems.length) throw new ConfigError(problems);
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -154,5 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commit: e.COMMIT ?? gitCommit(),
     speciesCatalogPath: e.SPECIES_CATALOG ?? path.resolve('shared/data/species-catalog.json'),
     anchorKeyFile: path.resolve(e.ANCHOR_KEY_FILE ?? path.join(dataDir, 'anchor-key.pem')),
+    workerQueues: e.WORKER_QUEUES as QueueName[],
+    queueConcurrency,
   };
 }

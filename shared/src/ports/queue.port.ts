@@ -1,4 +1,6 @@
 import type { JobName, JobPayload, JobResult } from '../domain/jobs.js';
+import type { QueueName } from '../domain/queues.js';
+import { AppError } from '../domain/errors.js';
 
 /** Where a job stands. `waiting` includes delayed retries. */
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed';
@@ -36,6 +38,52 @@ export function assertJobId(id: string): void {
   if (typeof id !== 'string' || !JOB_ID.test(id)) throw new Error(`invalid job id: ${JSON.stringify(String(id)).slice(0, 80)}`);
 }
 
+/** One queue as an operator sees it. `delayed` counts retries waiting for their backoff and fairness deferrals. */
+export interface QueueStats {
+  queue: QueueName;
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  completed: number;
+  paused: boolean;
+  /** Jobs one worker process runs at once on this queue (the value a pool was last set to). */
+  concurrency: number;
+}
+
+/**
+ * Steering for operators. Pausing stops every worker from taking new jobs of the queue (jobs in
+ * flight finish); concurrency changes reach running workers within a few seconds.
+ */
+export interface QueueAdmin {
+  stats(): Promise<QueueStats[]>;
+  pause(queue: QueueName): Promise<void>;
+  resume(queue: QueueName): Promise<void>;
+  /** Put every failed job of the queue back to waiting; answers how many. */
+  retryFailed(queue: QueueName): Promise<number>;
+  /** Delete every failed job of the queue; answers how many. */
+  removeFailed(queue: QueueName): Promise<number>;
+  setConcurrency(queue: QueueName, concurrency: number): Promise<void>;
+}
+
+/** What a worker reports about each job run, for logs and metrics. */
+export interface JobRunInfo {
+  id: string;
+  name: string;
+  queue: QueueName;
+  attempt: number;
+  /** The request that enqueued the job, when there was one: joins API and worker logs. */
+  requestId?: string;
+  /** From enqueue (or from the end of a retry's backoff) to the start of this run. */
+  waitMs: number;
+}
+
+/** Called by the worker side of a queue; both adapters call them the same way. */
+export interface JobHooks {
+  started?(info: JobRunInfo): void;
+  finished?(info: JobRunInfo & { outcome: 'completed' | 'retry' | 'failed'; runMs: number; error?: string }): void;
+}
+
 /**
  * The job queue. Adapters: an in-process queue that keeps its jobs in the database (embedded)
  * and BullMQ on Redis (distributed). Both run the same handlers from the one job catalogue.
@@ -53,4 +101,24 @@ export interface JobQueue {
   /** Stop taking jobs, let the ones in flight finish, then release connections. */
   close(): Promise<void>;
   readonly kind: 'inprocess' | 'bullmq';
+  /** Queue listing and steering (admin routes, metrics). */
+  readonly admin: QueueAdmin;
+}
+
+/**
+ * Raised by `enqueue` when the owner already has `limit` jobs waiting or running. The API turns
+ * it into 429 with Retry-After; nothing was stored.
+ */
+export class QueueQuotaError extends AppError {
+  constructor(limit: number, retryAfterS: number) {
+    super(429, 'queue_quota_exceeded', { limit, retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
+  }
+}
+
+/** Fairness and quota settings every adapter honours the same way. */
+export interface FairnessOptions {
+  /** Jobs of one owner running at once per queue, across all workers; 0 = no cap. */
+  inflightCap?: number;
+  /** Jobs of one owner waiting or running, all queues together; 0 = no quota. */
+  queuedQuota?: number;
 }

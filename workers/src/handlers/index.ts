@@ -14,6 +14,8 @@ import { reindexHandler } from './reindex.handler.js';
 import { videoHandler } from './video.handler.js';
 import { fruitLookupHandler } from './fruit-public.handler.js';
 import { fruitBatchItemHandler } from './fruit-batch.handler.js';
+import { publishWorkerStatus } from '../status.js';
+import { setEmbedObserver } from '../vision/embed.js';
 
 let shared: Promise<RecognitionEngine> | null = null;
 /** One engine per process: the ONNX session and OpenCV are loaded once. */
@@ -24,6 +26,9 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
   const engine = await engineOnce();
   // Calibrations re-fitted from labels (npm run calibrate -- --apply) take effect at start.
   for (const [kind, params] of Object.entries(await loadCalibrations(c.db))) engine.setCalibration(kind as Kind, params);
+  // What this process loaded, for /api/health and /metrics (the API never loads the model itself).
+  await publishWorkerStatus(c, engine);
+  setEmbedObserver((n) => c.metrics.embedBatch(n));
   const pools = createPools(c, engine);
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);

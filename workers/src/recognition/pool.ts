@@ -59,11 +59,13 @@ export function createPools(c: Container, engine: RecognitionEngine) {
       if (hit.index.size === now.count) {
         hit.index.save();
         cache.set(owner, { index: hit.index, ...now });
+        c.metrics.indexSize(owner, hit.index.size);
         return hit.index;
       }
     }
     const index = await openFromDisk(owner);
     cache.set(owner, { index, ...now });
+    c.metrics.indexSize(owner, index.size);
     return index;
   }
 

@@ -76,6 +76,7 @@ export class Embedder {
         input[base + 2 * plane + i] = px[i * 3 + 2]! / 255;
       }
     }
+    embedObserver?.(images.length);
     const feeds = { [this.manifest.inputs[0]!.name]: new ort.Tensor('float32', input, [images.length, 3, s, s]) };
     const out = await this.session.run(feeds);
     const t = out[this.manifest.outputs[0]!.name]!;
@@ -83,6 +84,12 @@ export class Embedder {
     const dim = data.length / images.length;
     return images.map((_, n) => Float32Array.from(data.subarray(n * dim, (n + 1) * dim)));
   }
+}
+
+let embedObserver: ((batchSize: number) => void) | null = null;
+/** Be told the batch size of every embedding run (the metrics' `markless_embed_batch_size`). */
+export function setEmbedObserver(fn: ((batchSize: number) => void) | null): void {
+  embedObserver = fn;
 }
 
 let shared: Promise<Embedder> | undefined;

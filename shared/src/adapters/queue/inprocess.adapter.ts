@@ -1,12 +1,24 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../ports/database.port.js';
-import { assertJobId, type EnqueueOptions, type JobQueue, type JobRecord } from '../../ports/queue.port.js';
-import { assertHandlers, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
+import {
+  assertJobId, QueueQuotaError, type EnqueueOptions, type FairnessOptions, type JobHooks, type JobQueue, type JobRecord,
+} from '../../ports/queue.port.js';
+import { assertHandlers, jobNames, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
+import { QUEUES, jobsOn, type QueueName } from '../../domain/queues.js';
+import { currentTrace, withTrace } from '../../observability/context.js';
 import { isUnrecoverable, toJobError } from './job-errors.js';
+import { inProcessAdmin } from './inprocess-admin.js';
 
 export interface InProcessQueueOptions {
+  /** Default jobs run at once per queue. */
   concurrency: number;
+  /** Per-queue overrides of `concurrency`. */
+  queueConcurrency?: Partial<Record<QueueName, number>>;
+  /** Queues this process runs; default all. */
+  workerQueues?: readonly QueueName[];
+  fairness?: FairnessOptions;
+  hooks?: JobHooks;
   attempts: number;
   /** Base delay before a retry; doubled on each attempt. */
   backoffMs?: number;
@@ -16,7 +28,8 @@ export interface InProcessQueueOptions {
 
 interface Row {
   id: string; name: JobName; state: JobRecord['state']; data: unknown; result: unknown; error: unknown;
-  attempts: number; created_at: Date | string; finished_at: Date | string | null;
+  attempts: number; created_at: Date | string; finished_at: Date | string | null; request_id: string | null;
+  run_after: Date | string;
 }
 
 const toRecord = (r: Row): JobRecord => ({
@@ -41,27 +54,49 @@ const toRecord = (r: Row): JobRecord => ({
 export function createInProcessQueue(db: Database, o: InProcessQueueOptions): JobQueue {
   const events = new EventEmitter();
   events.setMaxListeners(0);
-  const inFlight = new Set<Promise<void>>();
   let handlers: JobHandlers | null = null;
   let closing = false;
   let timer: NodeJS.Timeout | null = null;
 
-  async function claim(): Promise<Row | null> {
+  const state = inProcessAdmin(db, o);
+  const inFlight = new Map<QueueName, Set<Promise<void>>>(QUEUES.map((q) => [q, new Set()]));
+  const allInFlight = () => [...inFlight.values()].flatMap((s) => [...s]);
+  const served = o.workerQueues ?? QUEUES;
+
+  /**
+   * Take the oldest due job of one queue, skipping owners who already have `inflightCap` jobs
+   * running on it (fairness: one account's backlog never holds every slot).
+   */
+  async function claim(q: QueueName): Promise<Row | null> {
+    const names = jobsOn(q, jobNames);
+    if (!names.length) return null;
     const r = await db.query<Row>(
       `update jobs set state = 'active', attempts = attempts + 1
-        where id = (select id from jobs where state = 'waiting' and run_after <= now()
-                    order by created_at limit 1 for update skip locked)
+        where id = (select j.id from jobs j
+                     where j.state = 'waiting' and j.run_after <= now() and j.name = any($1::text[])
+                       and ($2::int = 0 or j.data->>'owner_id' is null
+                            or (select count(*) from jobs a where a.state = 'active' and a.name = any($1::text[])
+                                  and a.data->>'owner_id' = j.data->>'owner_id') < $2::int)
+                     order by j.created_at limit 1 for update skip locked)
         returning *`,
+      [names, o.fairness?.inflightCap ?? 0],
     );
     return r.rows[0] ?? null;
   }
 
-  async function run(row: Row): Promise<void> {
+  async function run(q: QueueName, row: Row): Promise<void> {
+    const info = {
+      id: row.id, name: row.name, queue: q, attempt: row.attempts, requestId: row.request_id ?? undefined,
+      waitMs: Math.max(0, Date.now() - Math.max(new Date(row.created_at).getTime(), new Date(row.run_after).getTime())),
+    };
+    o.hooks?.started?.(info);
+    const t0 = Date.now();
     try {
       const data = parsePayload(row.name, row.data);
       const handler = handlers![row.name] as (d: unknown, c: { id: string; attempt: number }) => Promise<unknown>;
-      const result = await handler(data, { id: row.id, attempt: row.attempts });
+      const result = await withTrace({ requestId: info.requestId, jobId: row.id }, () => handler(data, { id: row.id, attempt: row.attempts }));
       await db.query(`update jobs set state = 'completed', result = $2, finished_at = now() where id = $1`, [row.id, result ?? {}]);
+      o.hooks?.finished?.({ ...info, outcome: 'completed', runMs: Date.now() - t0 });
     } catch (err) {
       const final = isUnrecoverable(err) || row.attempts >= o.attempts;
       const delay = (o.backoffMs ?? 500) * 2 ** (row.attempts - 1);
@@ -71,6 +106,7 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
           : `update jobs set state = 'waiting', error = $2, run_after = now() + ($3 || ' milliseconds')::interval where id = $1`,
         final ? [row.id, toJobError(err)] : [row.id, toJobError(err), String(delay)],
       );
+      o.hooks?.finished?.({ ...info, outcome: final ? 'failed' : 'retry', runMs: Date.now() - t0, error: String((err as Error)?.message ?? err) });
     }
     events.emit(row.id);
   }
@@ -80,19 +116,33 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
   let pumping: Promise<void> | null = null;
   function pump(): Promise<void> {
     pumping ??= (async () => {
-      while (handlers && !closing && inFlight.size < o.concurrency) {
-        const row = await claim();
-        if (!row) return;
-        const p = run(row).finally(() => {
-          inFlight.delete(p);
-          void pump();
-        });
-        inFlight.add(p);
+      for (const q of served) {
+        const mine = inFlight.get(q)!;
+        while (handlers && !closing && !state.paused.has(q) && mine.size < state.concurrency(q)) {
+          const row = await claim(q);
+          if (!row) break;
+          const p = run(q, row).finally(() => {
+            mine.delete(p);
+            void pump();
+          });
+          mine.add(p);
+        }
       }
     })().finally(() => {
       pumping = null;
     });
     return pumping;
+  }
+
+  /** Quota: refuse before storing when the owner already has `queuedQuota` jobs waiting or running. */
+  async function checkQuota(owner: unknown, id: string): Promise<void> {
+    const limit = o.fairness?.queuedQuota ?? 0;
+    if (!limit || typeof owner !== 'string') return;
+    const r = await db.query<{ n: number; mine: boolean }>(
+      `select count(*)::int as n, bool_or(id = $2) as mine from jobs where state in ('waiting', 'active') and data->>'owner_id' = $1`,
+      [owner, id],
+    );
+    if (!r.rows[0]?.mine && (r.rows[0]?.n ?? 0) >= limit) throw new QueueQuotaError(limit, 10);
   }
 
   const get = async (id: string) => {
@@ -102,13 +152,25 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
 
   return {
     kind: 'inprocess',
+    admin: {
+      ...state.admin,
+      // Resuming or a larger pool frees slots now, not at the next poll.
+      resume: async (q) => void (await state.admin.resume(q), void pump()),
+      setConcurrency: async (q, n) => void (await state.admin.setConcurrency(q, n), void pump()),
+      retryFailed: async (q) => {
+        const n = await state.admin.retryFailed(q);
+        void pump();
+        return n;
+      },
+    },
     async enqueue(name, data, opts: EnqueueOptions = {}) {
       if (opts.jobId !== undefined) assertJobId(opts.jobId);
       const parsed = parsePayload(name, data);
       const id = opts.jobId ?? randomUUID();
+      await checkQuota((parsed as { owner_id?: unknown }).owner_id, id);
       await db.query(
-        `insert into jobs (id, name, state, data, max_attempts) values ($1, $2, 'waiting', $3, $4) on conflict (id) do nothing`,
-        [id, name, parsed, o.attempts],
+        `insert into jobs (id, name, state, data, max_attempts, request_id) values ($1, $2, 'waiting', $3, $4, $5) on conflict (id) do nothing`,
+        [id, name, parsed, o.attempts, currentTrace().requestId ?? null],
       );
       void pump();
       return id;
@@ -146,7 +208,7 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
       closing = true;
       if (timer) clearInterval(timer);
       // A claim in progress may still start a job, so wait until neither is left.
-      while (pumping || inFlight.size) await Promise.allSettled([pumping, ...inFlight]);
+      while (pumping || allInFlight().length) await Promise.allSettled([pumping, ...allInFlight()]);
     },
   };
 }

@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { QUEUES } from '../../domain/queues.js';
 import { afterAll, describe } from 'vitest';
 import { createTestDatabase, REDIS_URL, uniqueName } from '../../../../test/support/postgres.js';
 import { queueConformance, type QueueAdapterFactory } from '../../ports/conformance/queue.conformance.js';
@@ -49,7 +51,7 @@ function inProcessAdapter(makeStore: () => Promise<JobsStore>): QueueAdapterFact
       await db.query('delete from jobs');
       return {
         open: async (o = {}) =>
-          createInProcessQueue(db!, { concurrency: o.concurrency ?? 1, attempts: o.attempts ?? 3, backoffMs: BACKOFF_MS, pollMs: BACKOFF_MS }),
+          createInProcessQueue(db!, { ...o, concurrency: o.concurrency ?? 1, attempts: o.attempts ?? 3, backoffMs: BACKOFF_MS, pollMs: BACKOFF_MS }),
         async crashWhileActive(id) {
           // What the queue's own claim does, by a process that then dies before finishing.
           const r = await db!.query(`update jobs set state = 'active', attempts = attempts + 1 where id = $1 and state = 'waiting'`, [id]);
@@ -77,21 +79,28 @@ function bullAdapter(): QueueAdapterFactory & { dispose(): Promise<void> } {
       return {
         open: async (o = {}) =>
           createBullQueue({
-            redisUrl: REDIS_URL, name, concurrency: o.concurrency ?? 1, attempts: o.attempts ?? 3, backoffMs: BACKOFF_MS,
+            ...o, redisUrl: REDIS_URL, name, steerPollMs: 200, concurrency: o.concurrency ?? 1, attempts: o.attempts ?? 3, backoffMs: BACKOFF_MS,
             // Short locks, so a dead worker's job is noticed within about two seconds.
             stalledMs: 1000,
           }),
         async crashWhileActive(id) {
           // A worker that takes the job and then never renews its lock nor finishes: a killed process.
-          const dead = new Worker(name, null, { connection, lockDuration: 1000, autorun: false });
+          const dead = new Worker(`${name}-reindex`, null, { connection, lockDuration: 1000, autorun: false });
           const job = await dead.getNextJob('dead-worker-token');
           if (job?.id !== id) throw new Error(`dead worker took ${job?.id}, not ${id}`);
           await dead.close(true);
         },
         async destroy() {
-          const q = new Queue(name, { connection });
-          await q.obliterate({ force: true });
-          await q.close();
+          for (const kind of QUEUES) {
+            const q = new Queue(`${name}-${kind}`, { connection });
+            await q.obliterate({ force: true });
+            await q.close();
+          }
+          // The quota sets and the steering hash of this namespace.
+          const r = new Redis(REDIS_URL);
+          const keys = await r.keys(`bull:${name}:*`);
+          if (keys.length) await r.del(...keys);
+          r.disconnect();
         },
       };
     },

@@ -2,13 +2,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { AppError, UnrecoverableJobError } from '../../domain/errors.js';
 import { jobNames, type JobContext, type JobData, type JobHandlers, type JobName } from '../../domain/jobs.js';
-import type { JobQueue, JobRecord } from '../queue.port.js';
+import type { FairnessOptions, JobQueue, JobRecord } from '../queue.port.js';
+import type { QueueName } from '../../domain/queues.js';
+import { queuePoolsConformance } from './queue-pools.conformance.js';
 
 export interface QueueOpenOptions {
   /** Runs per job before it fails for good; default 3. */
   attempts?: number;
   /** Jobs one worker runs at once; default 1. */
   concurrency?: number;
+  /** Per-queue overrides of `concurrency`. */
+  queueConcurrency?: Partial<Record<QueueName, number>>;
+  /** Queues `startWorker` serves; default all. */
+  workerQueues?: QueueName[];
+  /** Per-owner in-flight cap and queued quota; default none. */
+  fairness?: FairnessOptions;
 }
 
 /** One queue's worth of state (a BullMQ queue name, a jobs table), empty when made. */
@@ -38,7 +46,7 @@ export interface QueueAdapterFactory {
 type AnyHandler = (data: unknown, ctx: JobContext) => Promise<Record<string, unknown>>;
 
 /** Handlers for every job; any job the test did not plan for fails loudly. */
-function handlers(reindex: (data: JobData<'reindex'>, ctx: JobContext) => Promise<Record<string, unknown>>): JobHandlers {
+export function handlers(reindex: (data: JobData<'reindex'>, ctx: JobContext) => Promise<Record<string, unknown>>): JobHandlers {
   const unexpected: AnyHandler = async (_d, ctx) => {
     throw new Error(`unexpected job ${ctx.id}`);
   };
@@ -46,7 +54,7 @@ function handlers(reindex: (data: JobData<'reindex'>, ctx: JobContext) => Promis
   return { ...Object.fromEntries(jobNames.map((n) => [n, unexpected])), reindex } as JobHandlers;
 }
 
-function deferred<T = void>() {
+export function deferred<T = void>() {
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => {
     resolve = r;
@@ -54,7 +62,7 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const terminal = (r: JobRecord | null) => r?.state === 'completed' || r?.state === 'failed';
 
 /**
@@ -410,4 +418,7 @@ export function queueConformance(factory: QueueAdapterFactory): void {
       expect(terminal(rec)).toBe(true);
     });
   });
+
+  // One queue per job kind, worker pools, fairness, quotas and steering.
+  queuePoolsConformance(() => ({ open }));
 }
