@@ -13,6 +13,7 @@ import { createTreesService } from './trees.service.js';
 import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
+import { createPopulationService } from './population.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -28,6 +29,7 @@ export function createServices(c: Container) {
     individuals: createIndividualsService(c, { media, jobs }),
     trees, views: createViewsService(c, { trees }), grants: createGrantsService(c),
     scan: createScanService(c), resolve: createResolveService(c), farms: createFarmsService(c),
+    population: createPopulationService(c),
     ...createEvidenceServices(c, jobs),
   };
 }
