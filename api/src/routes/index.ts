@@ -9,7 +9,7 @@ import { systemRoutes } from './system.route.js';
 import { treeRoutes } from './trees.route.js';
 import { verdictRoutes } from './verdict.route.js';
 import { evidenceRoutes } from './evidence.route.js';
-import { fieldUiRoutes } from './field-ui.route.js';
+import { webAppRoutes } from './web-app.route.js';
 import { grantRoutes } from './grant.route.js';
 import { resolveRoutes } from './resolve.route.js';
 import { scanRoutes } from './scan.route.js';
@@ -27,7 +27,7 @@ import { populationRoutes } from './population.route.js';
 export function buildRoutes(c: Container, s: Services): RouteDef[] {
   const routes: RouteDef[] = [...accountRoutes(s), ...jobRoutes(s), ...autoRoutes(s), ...treeRoutes(s), ...fruitRoutes(s), ...animalRoutes(s), ...farmRoutes(s)];
   routes.push(...feedbackRoutes(s), ...adminRoutes(s), ...verdictRoutes(s));
-  routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...fieldUiRoutes());
+  routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...webAppRoutes());
   routes.push(...evidenceRoutes(s));
   routes.push(...populationRoutes(s));
   routes.push(...systemRoutes(c, s, () => routes));

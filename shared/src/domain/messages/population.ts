@@ -19,4 +19,8 @@ export const populationMessages = {
     vi: 'Một lần đếm chỉ kèm ảnh hoặc một video, không kèm cả hai.',
     en: 'A count carries either photos or one video, not both.',
   },
+  web_not_built: {
+    vi: 'Giao diện web chưa được dựng trên máy chủ này. Hãy chạy npm run build.',
+    en: 'The web app has not been built on this server. Run npm run build.',
+  },
 } as const satisfies Record<string, { vi: string; en: string }>;
