@@ -29,6 +29,8 @@ const TEXT = {
   zone: ['Khu', 'Zone'],
   tree_id: ['Thuộc cây (tuỳ chọn)', 'On tree (optional)'],
   enrol: ['Đăng ký', 'Enrol'],
+  attach_location: ['Gắn vị trí hiện tại', 'Attach my location'],
+  location_failed: ['Không lấy được vị trí; có thể đăng ký không cần vị trí.', 'Could not get the location; you can enrol without it.'],
   enrol_title: ['Đăng ký cá thể mới', 'Enrol a new individual'],
   enrolled: ['Đã đăng ký.', 'Enrolled.'],
   open: ['Mở', 'Open'],

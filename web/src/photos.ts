@@ -33,7 +33,7 @@ export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): P
     }));
   }
   const el = h('div', { class: 'picker' },
-    h('label', { class: 'button secondary camera' }, '📷 ', t('take_photos'), input),
+    h('label', { class: 'button secondary camera' }, t('take_photos'), input),
     h('p', { class: 'hint' }, t('photos_hint')),
     thumbs);
   return { el, files: () => files, clear: () => { files = []; render(); } };

@@ -16,7 +16,7 @@ const row = (label: string, ...value: Array<Node | string>) => [h('dt', {}, labe
 
 /** What the anchor really is, in words: a key of this server, or a Cardano transaction. */
 export function anchorWords(a: Record<string, any> | null): HTMLElement {
-  if (!a) return h('span', {}, t('anchor_none'));
+  if (!a) return h('span', { class: 'anchor-words' }, t('anchor_none'));
   const said = a.statement ?? a.says ?? a.description;
   const fp = a.fingerprint ?? a.key_fingerprint ?? a.public_key_fingerprint ?? '—';
   const text = typeof said === 'string' ? said

@@ -17,7 +17,19 @@ export function enrolView(): HTMLElement {
   const inputs = h('div', { class: 'grid2' });
   const values: Record<string, HTMLInputElement> = {};
   const msg = h('div', { 'aria-live': 'polite' });
+  // The tree's coarse location makes its traceability code; the phone knows it better than a typed number.
+  const loc = { lat: '', lon: '' };
+  const locText = h('span', { class: 'hint' });
+  const locate = h('button', {
+    type: 'button', class: 'secondary', name: 'locate',
+    onclick: () => navigator.geolocation?.getCurrentPosition(
+      (p) => { loc.lat = p.coords.latitude.toFixed(6); loc.lon = p.coords.longitude.toFixed(6); locText.textContent = ` ${loc.lat}, ${loc.lon}`; },
+      () => { locText.textContent = ` ${t('location_failed')}`; },
+      { enableHighAccuracy: true, timeout: 15_000 }),
+  }, t('attach_location'));
+  const locRow = h('p', { class: 'row wrap' }, locate, locText);
   function renderFields() {
+    locRow.hidden = kind !== 'tree';
     mount(inputs, FIELDS[kind].map(([name, label, required]) => {
       values[name] ??= h('input', { name, autocomplete: 'off' });
       values[name]!.required = required;
@@ -29,6 +41,10 @@ export function enrolView(): HTMLElement {
     if (!picker.files().length) return mount(msg, notice('error', t('need_photos')));
     const form = new FormData();
     for (const [name] of FIELDS[kind]) if (values[name]?.value.trim()) form.append(name, values[name]!.value.trim());
+    if (kind === 'tree' && loc.lat) {
+      form.append('lat', loc.lat);
+      form.append('lon', loc.lon);
+    }
     for (const f of picker.files()) form.append('files', f, f.name);
     mount(msg, notice('info', t('working')));
     const r = await call('POST', ROUTES[kind].enrol, form);
@@ -41,7 +57,7 @@ export function enrolView(): HTMLElement {
     h('h2', {}, t('enrol_title')),
     h('form', { onsubmit: submit, name: 'enrol' },
       kindChooser(kind, (k) => { kind = k; renderFields(); }),
-      picker.el, inputs,
+      picker.el, inputs, locRow,
       h('button', { type: 'submit', class: 'primary' }, t('enrol'))),
     msg);
 }

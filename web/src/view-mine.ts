@@ -9,7 +9,7 @@ export const rememberFarm = (f: string) => localStorage.setItem(FARM_KEY, f);
 /** One row of a list: a photo, a name, a line under it, a link. */
 function item(href: string, title: string, sub: string, cid?: string): HTMLElement {
   return h('a', { class: 'item', href },
-    cid ? h('img', { src: blobUrl(cid), alt: '', loading: 'lazy' }) : h('span', { class: 'noimg' }, '🌳'),
+    cid ? h('img', { src: blobUrl(cid), alt: '', loading: 'lazy' }) : h('span', { class: 'noimg' }, title.slice(0, 1).toUpperCase()),
     h('span', {}, h('strong', {}, title), h('small', {}, sub)));
 }
 
