@@ -107,6 +107,9 @@ function requestBodyOf(def: RouteDef, sink: SchemaSink): Json | undefined {
         type: 'array', maxItems: def.upload.maxFiles, description: `the ${def.upload.kind} file(s); repeat the field for each file`,
         items: { type: 'string', format: 'binary', contentMediaType: media },
       };
+      for (const x of def.upload.extraFiles ?? []) {
+        properties[x.field] = { type: 'string', format: 'binary', contentMediaType: x.mediaType, description: x.description };
+      }
     }
     const schema: Json = { type: 'object', properties };
     if (Array.isArray(fields.required) && fields.required.length) schema.required = fields.required;

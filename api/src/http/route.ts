@@ -20,6 +20,10 @@ export interface UploadSpec {
   field: string;
   maxFiles: number;
   kind: 'image' | 'video';
+  /** Further file fields taken besides `field` (a fruit batch's one `archive`); documented as binary. */
+  extraFiles?: { field: string; mediaType: string; description: string }[];
+  /** Replaces the default byte and count limits (a fruit batch's configured limits). */
+  limits?: { fileBytes: number; totalBytes: number; maxFiles: number };
 }
 
 /** What a handler receives: validated input, never the Koa context. */
@@ -76,6 +80,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
   params?: ZodType<P>;
   upload?: UploadSpec;
   responses: Record<number, ResponseDoc>;
+  /** Runs after authorisation and before the body is read (a per-route rate limit, so a refused upload costs nothing). */
+  guard?: (ctx: Context) => Promise<void>;
   /** Hidden from `/api` and OpenAPI (aliases such as the `/animal/...` mirror). */
   hidden?: boolean;
   handler: (input: RouteInput<B, Q, P>, ctx: Context) => Promise<unknown | Reply>;

@@ -14,6 +14,7 @@ export type CallerResolver = (ctx: Context) => Promise<Caller | null>;
 export const toKoaPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
 export function uploadLimits(u: UploadSpec): MultipartLimits {
+  if (u.limits) return u.limits;
   if (u.kind === 'video') {
     return { fileBytes: LIMITS.videoBytes, totalBytes: LIMITS.videoBytes + LIMITS.framingBytes, maxFiles: u.maxFiles };
   }
@@ -34,7 +35,7 @@ async function readBody(def: RouteDef, ctx: Context) {
   // A route with an upload and bodyType 'json' takes either body: JSON without files, or multipart.
   if (def.upload && !(def.bodyType === 'json' && ctx.is('application/json'))) {
     const { fields, files } = await parseMultipart(ctx, uploadLimits(def.upload));
-    return { raw: fields, files: files.filter((f) => f.field === def.upload!.field) };
+    return { raw: fields, files: files.filter((f) => f.field === def.upload!.field || def.upload!.extraFiles?.some((x) => x.field === f.field)) };
   }
   if (!def.body) return { raw: undefined, files: [] };
   return { raw: def.bodyType === 'form' ? await readForm(ctx) : await readJson(ctx), files: [] };
@@ -53,6 +54,7 @@ function handlerFor(def: RouteDef, resolve: CallerResolver) {
   return async (ctx: Context) => {
     // Authorise before reading the body, so an anonymous 20 MB upload costs us nothing.
     const caller = await authorise(def, ctx, resolve);
+    if (def.guard) await def.guard(ctx);
     const params = def.params ? validate(def.params, ctx.params, 'path') : ctx.params;
     const query = def.query ? validate(def.query, ctx.query, 'query') : ctx.query;
     const { raw, files } = await readBody(def, ctx);

@@ -19,6 +19,8 @@ import { animalRoutes } from './animal.route.js';
 import { autoRoutes } from './auto.route.js';
 import { farmRoutes } from './farm.route.js';
 import { populationRoutes } from './population.route.js';
+import { fruitPublicRoutes } from './fruit-public.route.js';
+import { fruitBatchRoutes } from './fruit-batch.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
@@ -30,6 +32,7 @@ export function buildRoutes(c: Container, s: Services): RouteDef[] {
   routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...webAppRoutes());
   routes.push(...evidenceRoutes(s));
   routes.push(...populationRoutes(s));
+  routes.push(...fruitPublicRoutes(s), ...fruitBatchRoutes(s));
   routes.push(...systemRoutes(c, s, () => routes));
   return routes;
 }

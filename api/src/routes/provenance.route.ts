@@ -58,7 +58,7 @@ export function provenanceRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'get', path: '/api/blobs/{cid}', tag: 'trees', access: 'optional', feature: 'provenance',
       summary: 'A stored photo or video by its CID (read-only)',
-      description: 'The bytes whose Kubo CIDv1 (`ipfs add --cid-version=1`) is `cid`. Served to the owner of an image with that CID, and to anyone for photos named in the record of a public (published) tree. Otherwise 404.',
+      description: 'The bytes whose Kubo CIDv1 (`ipfs add --cid-version=1`) is `cid`. Served to the owner of an image with that CID, and to anyone for photos named in the record of a public (published) tree or of a published fruit. Otherwise 404.',
       params: z.object({ cid: z.string().min(1).max(200) }),
       responses: { 200: { description: 'the bytes', contentType: 'application/octet-stream' }, 404: errorResponse('no such blob, or not yours') },
       handler: async ({ params, caller }) => {

@@ -14,6 +14,8 @@ import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
 import { createPopulationService } from './population.service.js';
+import { createFruitPublicService } from './fruit-public.service.js';
+import { createFruitBatchService } from './fruit-batch.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -31,6 +33,7 @@ export function createServices(c: Container) {
     scan: createScanService(c), resolve: createResolveService(c), farms: createFarmsService(c),
     population: createPopulationService(c),
     ...createEvidenceServices(c, jobs),
+    fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees }),
   };
 }
 

@@ -114,9 +114,9 @@ export function createTreesService(c: Container) {
       return { tree_id: tree.id, name };
     },
 
-    /** Owner only: choose what `/api/resolve/{code}` and `/t/{code}` reveal about this tree. */
-    async setVisibility(callerId: string, treeId: string, visibility: Visibility) {
-      const tree = await access(callerId, treeId, 'owner');
+    /** Owner only: choose what `/api/resolve/{code}` and `/t/{code}` reveal about this tree (or, with `kind`, whether a fruit is public). */
+    async setVisibility(callerId: string, treeId: string, visibility: Visibility, kind: Kind = 'tree') {
+      const tree = await access(callerId, treeId, 'owner', kind);
       await db.query('update individuals set visibility = $2, visibility_changed_at = now() where id = $1', [tree.id, visibility]);
       const rec = await db.query<{ code: string }>('select code from tree_records where individual_id = $1', [tree.id]);
       const code = rec.rows[0]?.code ?? null;

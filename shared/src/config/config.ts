@@ -71,6 +71,16 @@ const EnvSchema = z.object({
   EVIDENCE_FRUIT_AND_BOUNDARIES: bool.default(false),
   /** With lat/lon, /api/identify/auto searches trees and fruit enrolled within this radius (or with no location). */
   AUTO_NEAR_KM: z.coerce.number().min(0.1).max(1000).default(5),
+  /** Most photos one fruit batch (POST /api/fruit/batch) may hold, files and archive entries together. */
+  BATCH_MAX_PHOTOS: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** Largest fruit batch request body, in bytes; default the spec's 64 MB image-batch limit. */
+  BATCH_MAX_BYTES: z.coerce.number().int().min(1_000_000).default(64_000_000),
+  /** How often the batch events stream (SSE) looks for progress, in ms. */
+  BATCH_EVENTS_POLL_MS: z.coerce.number().int().min(20).default(250),
+  /** Public fruit lookup and scan: requests per minute per client IP (the IP is counted, never stored). */
+  FRUIT_PUBLIC_PER_MIN: z.coerce.number().int().min(1).default(30),
+  /** How long a point-of-sale fruit scan token can be used to choose, in seconds. */
+  FRUIT_SCAN_TTL_S: z.coerce.number().int().min(10).default(600),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

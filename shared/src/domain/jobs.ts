@@ -59,6 +59,22 @@ export const jobCatalog = {
   }),
   /** Re-embed an owner's images with the current model and rebuild the owner's index. */
   reindex: z.object({ owner_id: Uuid.optional(), model_version: z.string().min(1) }),
+  /**
+   * Public fruit lookup and point-of-sale scan (no account): rank the fruit owners made public.
+   * Queue lane: identify. Nothing about the caller is stored; the API deletes the photo after.
+   */
+  fruit_lookup: z.object({ query_id: Uuid, images: z.array(Cid).min(1).max(1), limit: z.number().int().min(1).max(5).default(5) }),
+  /**
+   * Identify one photo of a packing-house batch and fill its row (api/src/services/fruit-batch.service.ts).
+   * Queue lane: batch. Only a `pending` row is written, so a retried job never counts twice.
+   */
+  fruit_batch_item: z.object({
+    owner_id: Uuid,
+    batch_id: Uuid,
+    index: z.number().int().min(0),
+    cid: Cid,
+    filters: z.object({ farm_id: z.string().optional(), tree_id: z.string().optional() }).default({}),
+  }),
   /** Anchor an entity chain's current root with the configured backend. */
   anchor: z.object({
     owner_id: Uuid,

@@ -10,6 +10,8 @@ import { enrollHandler } from './enroll.handler.js';
 import { identifyHandler } from './identify.handler.js';
 import { reindexHandler } from './reindex.handler.js';
 import { videoHandler } from './video.handler.js';
+import { fruitLookupHandler } from './fruit-public.handler.js';
+import { fruitBatchItemHandler } from './fruit-batch.handler.js';
 
 let shared: Promise<RecognitionEngine> | null = null;
 /** One engine per process: the ONNX session and OpenCV are loaded once. */
@@ -31,6 +33,8 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
     video: videoHandler(deps),
     reindex: reindexHandler(deps),
     anchor: anchorHandler(c),
+    fruit_lookup: fruitLookupHandler(deps),
+    fruit_batch_item: fruitBatchItemHandler(deps),
   };
   assertHandlers(handlers);
   return handlers;

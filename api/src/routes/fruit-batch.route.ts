@@ -1,0 +1,131 @@
+import { PassThrough } from 'node:stream';
+import { z } from 'zod';
+import { LIMITS } from '../../../shared/src/domain/limits.js';
+import type { Services } from '../services/index.js';
+import { CSV_HEADER } from '../services/fruit-batch.service.js';
+import { defineRoute, raw, reply, Reply, type RouteDef } from '../http/route.js';
+import { Ok, errorResponse } from './schemas.js';
+
+const BatchParam = z.object({ batch_id: z.string().uuid() });
+const Links = z.object({ self: z.string(), events: z.string().describe('server-sent events'), csv: z.string() });
+const Row = z.object({
+  index: z.number().int().describe('position in the request: `files` parts first, then archive entries'),
+  file_name: z.string(),
+  status: z.enum(['pending', 'done', 'failed']),
+  fruit_id: z.string().optional().describe('the top candidate\'s fruit id (absent for no_match)'),
+  candidate: z.string().optional().describe('the top candidate\'s name, or its id when unnamed'),
+  probability: z.number().optional().describe('the top candidate\'s probability; not calibrated for fruit (spec section 1 rule 5)'),
+  verdict: z.enum(['match', 'uncertain', 'no_match']).optional(),
+  reason: z.string().optional().describe('why this photo failed, one sentence (vi, or en with Accept-Language: en); the batch goes on'),
+});
+const Counts = { total: z.number().int(), done: z.number().int().describe('finished rows, failed ones included'), failed: z.number().int() };
+const BatchOut = Ok.extend({
+  batch_id: z.string(), status: z.enum(['running', 'done']), ...Counts, created_at: z.string(), finished_at: z.string().optional(), rows: z.array(Row),
+});
+const notYours = { 401: errorResponse('not signed in'), 404: errorResponse('no such batch, or another account\'s (the same answer)') };
+
+/** One SSE frame. */
+const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/** Batch identification for packing houses: one request, one job per photo, progress by polling or SSE, rows as JSON or CSV. */
+export function fruitBatchRoutes(s: Services): RouteDef[] {
+  const fb = s.fruitBatch;
+  const { maxPhotos, maxBytes } = fb.limits;
+  return [
+    defineRoute({
+      method: 'post', path: '/api/fruit/batch', tag: 'fruit', access: 'user', feature: 'fruit-batch',
+      summary: 'Identify a batch of fruit photos (or a .zip of them); one row per photo',
+      description:
+        `multipart/form-data: \`files\` (repeatable photos) and/or one \`archive\` (.zip of photos), optional \`tree_id\` (yours or shared with you) or \`farm_id\` ` +
+        `narrowing the pool for the whole batch. At most BATCH_MAX_PHOTOS (here ${maxPhotos}) photos, ${LIMITS.fileBytes / 1_000_000} MB each, ` +
+        `BATCH_MAX_BYTES (here ${maxBytes / 1_000_000} MB) in all. Answers 202 at once; each photo is identified as its own job. ` +
+        'A photo that is empty, not an image, unusable or too large fails only its own row, with its reason.',
+      bodyType: 'multipart',
+      body: z.object({
+        tree_id: z.string().uuid().optional().describe('search only fruit enrolled on this tree: the largest available improvement for fruit'),
+        farm_id: z.string().trim().min(1).max(100).optional().describe('search only fruit of this farm'),
+      }),
+      upload: {
+        field: 'files', maxFiles: maxPhotos + 1, kind: 'image',
+        extraFiles: [{ field: 'archive', mediaType: 'application/zip', description: 'one .zip of photos (folders and hidden files are skipped)' }],
+        limits: { fileBytes: Math.max(LIMITS.fileBytes, maxBytes), totalBytes: maxBytes + LIMITS.framingBytes, maxFiles: maxPhotos + 1 },
+      },
+      responses: {
+        202: { description: 'accepted; follow `links`', schema: Ok.extend({ batch_id: z.string(), total: z.number().int(), status: z.literal('running'), links: Links }) },
+        401: errorResponse('not signed in'), 403: errorResponse('tree_id is another account\'s tree shared with you without read access'),
+        404: errorResponse('tree_id names no tree of yours'),
+        413: errorResponse('more than BATCH_MAX_PHOTOS photos, or a body over BATCH_MAX_BYTES (a single photo over 20 MB fails only its row)'),
+        422: errorResponse('no photos, more than one archive, or an archive that is not a .zip'),
+      },
+      handler: async ({ body, files, caller }) => reply(202, { ok: true, ...(await fb.create(caller!, { files, ...body })) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/fruit/batches', tag: 'fruit', access: 'user', feature: 'fruit-batch',
+      summary: 'Your batches, newest first',
+      responses: {
+        200: {
+          description: 'the batches', schema: Ok.extend({
+            batches: z.array(z.object({ batch_id: z.string(), status: z.enum(['running', 'done']), ...Counts, created_at: z.string(), finished_at: z.string().optional(), tree_id: z.string().nullable(), farm_id: z.string().nullable(), links: Links })),
+            count: z.number().int(),
+          }),
+        },
+        401: errorResponse('not signed in'),
+      },
+      handler: async ({ caller }) => {
+        const batches = await fb.list(caller!);
+        return { ok: true, batches, count: batches.length };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/fruit/batch/{batch_id}', tag: 'fruit', access: 'user', feature: 'fruit-batch',
+      summary: 'A batch: progress counts and one row per photo',
+      params: BatchParam,
+      responses: { 200: { description: 'the batch', schema: BatchOut }, ...notYours },
+      handler: async ({ params, caller, lang }) => ({ ok: true, ...(await fb.get(caller!, params.batch_id, lang)) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/fruit/batch/{batch_id}/events', tag: 'fruit', access: 'user', feature: 'fruit-batch',
+      summary: 'Batch progress as server-sent events',
+      description:
+        '`text/event-stream`: `event: progress` with data `{"done":n,"failed":f,"total":t}` at start and at each change, then `event: done` with the same data, ' +
+        'then the stream closes. Send the token as `Authorization: Bearer` or, from a browser\'s EventSource (which cannot set headers), as the session cookie.',
+      params: BatchParam,
+      responses: { 200: { description: 'the event stream', contentType: 'text/event-stream' }, ...notYours },
+      handler: async ({ params, caller }, ctx) => {
+        await fb.owned(caller!, params.batch_id);
+        const out = new PassThrough();
+        const stop = new AbortController();
+        out.on('error', () => stop.abort());
+        ctx.req.on('close', () => stop.abort());
+        ctx.req.socket.setTimeout(0);
+        void (async () => {
+          let last = { done: 0, failed: 0, total: 0 };
+          for await (const p of fb.progress(params.batch_id, stop.signal)) {
+            last = { done: p.done, failed: p.failed, total: p.total };
+            out.write(frame('progress', last));
+            if (p.status === 'done') out.write(frame('done', last));
+          }
+        })()
+          .catch(() => undefined)
+          .finally(() => out.end());
+        return new Reply(200, out, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store', 'X-Accel-Buffering': 'no' }, true);
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/fruit/batch/{batch_id}/results.csv', tag: 'fruit', access: 'user', feature: 'fruit-batch',
+      summary: 'A batch\'s rows as CSV',
+      description: `Header \`${CSV_HEADER.join(',')}\`; RFC 4180 quoting; reasons in the request's language.`,
+      params: BatchParam,
+      responses: { 200: { description: 'the rows', contentType: 'text/csv' }, ...notYours },
+      handler: async ({ params, caller, lang }) =>
+        raw(200, await fb.csv(caller!, params.batch_id, lang), 'text/csv; charset=utf-8', { 'Content-Disposition': `attachment; filename="batch-${params.batch_id}.csv"` }),
+    }),
+    defineRoute({
+      method: 'delete', path: '/api/fruit/batch/{batch_id}', tag: 'fruit', access: 'user', feature: 'fruit-batch',
+      summary: 'Delete a batch, its rows and its stored photos',
+      params: BatchParam,
+      responses: { 200: { description: 'deleted', schema: Ok.extend({ batch_id: z.string(), deleted: z.literal(true) }) }, ...notYours },
+      handler: async ({ params, caller }) => ({ ok: true, ...(await fb.remove(caller!, params.batch_id)) }),
+    }),
+  ];
+}

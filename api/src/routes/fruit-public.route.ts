@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { Services } from '../services/index.js';
+import { LOOKUP_MAX } from '../services/fruit-public.service.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { Ok, errorResponse } from './schemas.js';
+
+const Photo = z.object({ image_id: z.string(), cid: z.string(), url: z.string().describe('`/api/blobs/{cid}`: fetchable without a token while the fruit is public') });
+const PublicTree = z.object({
+  tree_id: z.string(), code: z.string().nullable().describe('the tree\'s traceability code'), link: z.string().nullable().describe('`/t/{code}`'),
+}).nullable().describe('the tree the fruit hangs on, only when that tree is public too; otherwise null');
+const Candidate = z.object({
+  fruit_id: z.string(), probability: z.number().describe('not calibrated for fruit (spec section 1 rule 5): show the photos and let the person choose'),
+  species: z.string().nullable(), name: z.string().nullable(), photos: z.array(Photo), tree: PublicTree,
+});
+const Candidates = z.array(Candidate).max(LOOKUP_MAX).describe(`best first, at most ${LOOKUP_MAX}, public fruit only`);
+const Provenance = Ok.extend({
+  fruit_id: z.string(), species: z.string().nullable(), name: z.string().nullable(), enrolled_at: z.string(), image_count: z.number().int(),
+  photos: z.array(Photo), tree: PublicTree,
+  evidence: z.enum(['server_only', 'recorded']).describe('`server_only`: an answer of the service, not independently checkable (spec section 1 rule 8)'),
+  record_cid: z.string().optional(), record_hash: z.string().optional(),
+});
+const FruitParam = z.object({ id: z.string().min(1).max(100).describe('fruit id') });
+const VisibilityOut = Ok.extend({ fruit_id: z.string(), visibility: z.enum(['private', 'public']) });
+const photoErrors = {
+  413: errorResponse('the photo is over 20 MB'),
+  422: errorResponse('no photo, or an empty, wrong-type, undecodable or unusable photo'),
+  429: errorResponse('too many public requests from this client, or the service is too busy to answer in time; wait Retry-After seconds and resend the same photo'),
+};
+const PUBLIC_NOTE =
+  'No account. Nothing about the caller is kept: the photo is deleted once ranked and no query is stored. ' +
+  'Only fruit whose owners published it (POST /api/fruit/{id}/publish) is searched; a tree is linked only when it is public too.';
+
+/** Public fruit lookup, the point-of-sale scan and its choice, and the owner's publish switch. */
+export function fruitPublicRoutes(s: Services): RouteDef[] {
+  const fp = s.fruitPublic;
+  const guard = (ctx: { ip: string }) => fp.throttle(ctx.ip);
+  const owner = {
+    tag: 'fruit', access: 'user', feature: 'fruit-publish', params: FruitParam, method: 'post',
+    responses: { 200: { description: 'the new visibility', schema: VisibilityOut }, 401: errorResponse('not signed in'), 403: errorResponse('a grantee, not the owner'), 404: errorResponse('no such fruit, or not yours') },
+  } as const;
+  return [
+    defineRoute({
+      method: 'post', path: '/api/fruit/lookup', tag: 'public', access: 'public', feature: 'fruit-lookup', guard,
+      summary: `Look up a fruit from one photo among public fruit: up to ${LOOKUP_MAX} candidates with photos`,
+      description: `multipart/form-data with one photo in \`files\`. ${PUBLIC_NOTE}`,
+      bodyType: 'multipart', upload: { field: 'files', maxFiles: 1, kind: 'image' },
+      responses: { 200: { description: 'the candidates (may be empty)', schema: Ok.extend({ candidates: Candidates, count: z.number().int() }) }, ...photoErrors },
+      handler: async ({ files }) => {
+        const candidates = await fp.lookup(files[0]);
+        return { ok: true, candidates, count: candidates.length };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/fruit/scan', tag: 'public', access: 'public', feature: 'fruit-scan', guard,
+      summary: 'Point-of-sale scan: candidates to choose from, and a single-use token for the choice',
+      description:
+        `multipart/form-data with one photo in \`files\`. State \`none → issued\`: answers the candidates (as /api/fruit/lookup) and \`scan_token\`, ` +
+        `usable once, until \`expires_at\` (FRUIT_SCAN_TTL_S, default 600 s), to choose one of them with POST /api/fruit/scan/choose. ${PUBLIC_NOTE}`,
+      bodyType: 'multipart', upload: { field: 'files', maxFiles: 1, kind: 'image' },
+      responses: {
+        200: { description: 'issued', schema: Ok.extend({ scan_token: z.string().describe('single use'), expires_at: z.string(), candidates: Candidates, count: z.number().int() }) },
+        ...photoErrors,
+      },
+      handler: async ({ files }) => {
+        const out = await fp.scan(files[0]);
+        return { ok: true, ...out, count: out.candidates.length };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/fruit/scan/choose', tag: 'public', access: 'public', feature: 'fruit-scan', guard,
+      summary: 'Complete a point-of-sale scan: choose one offered fruit and get its public provenance',
+      description:
+        'Form (or JSON) `scan_token`, `fruit_id`. Transitions: `issued → chosen` (200, the token is consumed). Every other case leaves the token as it was and answers 400 with its `code`: ' +
+        '`fruit_scan_token_invalid` (no such token), `fruit_scan_token_used` (chosen already: reuse), `fruit_scan_token_expired` (past expires_at), ' +
+        '`fruit_scan_not_offered` (a fruit this scan did not offer: choose again with the same token). A fruit unpublished since the scan is 404, and the token stays usable.',
+      bodyType: 'form', body: z.object({ scan_token: z.string().min(1).max(200), fruit_id: z.string().uuid() }),
+      responses: {
+        200: { description: 'chosen: the token is consumed; the fruit\'s public provenance', schema: Provenance.extend({ chosen: z.literal(true) }) },
+        400: errorResponse('invalid, used (reuse), expired token, or a fruit the scan did not offer; the token is unchanged'),
+        404: errorResponse('the chosen fruit is no longer public'),
+      },
+      handler: async ({ body }) => ({ ok: true, chosen: true, ...(await fp.choose(body.scan_token, body.fruit_id)) }),
+    }),
+    defineRoute({
+      ...owner, path: '/api/fruit/{id}/publish',
+      summary: 'Publish a fruit: public lookup and scans may offer it, and its photos become fetchable without a token',
+      handler: async ({ params, caller }) => ({ ok: true, ...(await fp.setVisibility(caller!.account_id, params.id, 'public')) }),
+    }),
+    defineRoute({
+      ...owner, path: '/api/fruit/{id}/unpublish',
+      summary: 'Unpublish a fruit: it leaves public lookup and scans, and its photos need your token again',
+      handler: async ({ params, caller }) => ({ ok: true, ...(await fp.setVisibility(caller!.account_id, params.id, 'private')) }),
+    }),
+  ];
+}

@@ -1,0 +1,182 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Container } from '../../../shared/src/container.js';
+import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { dropUnusedBlobs } from '../../../shared/src/repos/fruit-batch.repo.js';
+import type { UploadedFile } from '../middleware/multipart.js';
+import { enforceRateLimit } from '../middleware/rate-limit.js';
+import { jobFailure } from './jobs.service.js';
+import type { MediaService } from './media.service.js';
+import type { TreesService } from './trees.service.js';
+
+/** Spec section 8: a public lookup answers at most this many candidates. */
+export const LOOKUP_MAX = 5;
+/** Photos shown per candidate in a list; the chosen fruit's provenance shows up to PROVENANCE_PHOTOS. */
+const CANDIDATE_PHOTOS = 3;
+const PROVENANCE_PHOTOS = 12;
+
+export interface PublicPhoto { image_id: string; cid: string; url: string }
+/** A public tree the fruit hangs on; only ever present when that tree's owner published it. */
+export interface PublicTree { tree_id: string; code: string | null; link: string | null }
+export interface PublicCandidate {
+  fruit_id: string; probability: number; species: string | null; name: string | null; photos: PublicPhoto[]; tree: PublicTree | null;
+}
+
+const photoUrl = (cid: string) => `/api/blobs/${cid}`;
+const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
+
+interface FruitRow { id: string; species: string | null; name: string | null; created_at: Date | string; tree_id: string | null; tree_public: boolean; code: string | null }
+
+/**
+ * The public fruit routes (spec section 1 rules 3 and 5): lookup, the point-of-sale scan with
+ * its single-use token, and the owner's publish switch. No account, and nothing about the caller
+ * is kept: the photo is deleted once ranked, tokens carry no caller data, nothing is logged but
+ * the path. Every answer is re-checked against the fruit's visibility at answer time, so a fruit
+ * unpublished while a job ran never appears, and a private tree is never linked.
+ */
+export function createFruitPublicService(c: Container, deps: { media: MediaService; trees: TreesService }) {
+  const { db } = c;
+
+  /** The public fruit among `ids`, with its tree only when that tree is public too. */
+  async function publicFruit(ids: string[]): Promise<Map<string, FruitRow>> {
+    if (!ids.length) return new Map();
+    const r = await db.query<FruitRow>(
+      `select f.id, f.species, f.name, f.created_at,
+              case when t.visibility = 'public' and t.deleted_at is null then t.id end as tree_id,
+              coalesce(t.visibility = 'public' and t.deleted_at is null, false) as tree_public,
+              case when t.visibility = 'public' and t.deleted_at is null then (select tr.code from tree_records tr where tr.individual_id = t.id) end as code
+         from individuals f left join individuals t on t.id = f.tree_id and t.kind = 'tree'
+        where f.id = any($1::uuid[]) and f.kind = 'fruit' and f.visibility = 'public' and f.deleted_at is null`,
+      [ids],
+    );
+    return new Map(r.rows.map((x) => [x.id, x]));
+  }
+
+  async function photosOf(fruitId: string, preferred: string[], max: number): Promise<PublicPhoto[]> {
+    const r = await db.query<{ id: string; cid: string }>(
+      `select id, cid from images where individual_id = $1 order by array_position($2::uuid[], id) nulls last, created_at, id limit $3`,
+      [fruitId, preferred, max],
+    );
+    return r.rows.map((x) => ({ image_id: x.id, cid: x.cid, url: photoUrl(x.cid) }));
+  }
+
+  const treeOf = (f: FruitRow): PublicTree | null =>
+    f.tree_public && f.tree_id ? { tree_id: f.tree_id, code: f.code, link: f.code ? `/t/${encodeURIComponent(f.code)}` : null } : null;
+
+  /**
+   * Rank the public fruit for one photo through the worker. The photo is stored only while the
+   * job needs it. A queue too busy to answer within JOB_WAIT_MS is a 429 with Retry-After (the
+   * client keeps its photo and resends); the photo is still deleted once that job ends.
+   */
+  async function rank(file: UploadedFile | undefined): Promise<PublicCandidate[]> {
+    const created: string[] = [];
+    const raw = await deps.media.withUploads(file ? [file] : [], 'image', 'files', async ([m]) => {
+      created.push(m!.cid);
+      const id = await c.queue.enqueue('fruit_lookup', { query_id: randomUUID(), images: [m!.cid], limit: LOOKUP_MAX });
+      const rec = await c.queue.waitFor(id, c.config.JOB_WAIT_MS);
+      if (!rec || (rec.state !== 'completed' && rec.state !== 'failed')) {
+        // The job still holds the photo: delete it once the job ends, not now.
+        const later = created.splice(0);
+        void c.queue.waitFor(id, 10 * 60_000).catch(() => null).then(() => dropUnusedBlobs(c, later)).catch(() => undefined);
+        throw ERRORS.rateLimited(Math.max(1, Math.ceil(c.config.JOB_WAIT_MS / 1000)));
+      }
+      if (rec.state === 'failed') throw jobFailure(rec);
+      return (rec.result?.candidates ?? []) as { fruit_id: string; probability: number; image_ids: string[] }[];
+    }).finally(() => dropUnusedBlobs(c, created).catch((err) => c.logger.error({ err }, 'public photo clean-up failed')));
+    const live = await publicFruit(raw.map((x) => x.fruit_id));
+    const out: PublicCandidate[] = [];
+    for (const x of raw.slice(0, LOOKUP_MAX)) {
+      const f = live.get(x.fruit_id);
+      if (!f) continue;
+      out.push({ fruit_id: f.id, probability: x.probability, species: f.species, name: f.name, photos: await photosOf(f.id, x.image_ids, CANDIDATE_PHOTOS), tree: treeOf(f) });
+    }
+    return out;
+  }
+
+  /** The public provenance of one fruit: what its owner chose to show, nothing about the owner. */
+  async function provenance(fruitId: string) {
+    const f = (await publicFruit([fruitId])).get(fruitId);
+    if (!f) throw ERRORS.notFound();
+    const [count, rec] = await Promise.all([
+      db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [fruitId]),
+      db.query<{ record_cid: string; record_hash: string }>(
+        `select record_cid, record_hash from entity_records where entity_type = 'fruit' and entity_id = $1 order by created_at desc limit 1`, [fruitId],
+      ),
+    ]);
+    const r = rec.rows[0];
+    return {
+      fruit_id: f.id, species: f.species, name: f.name,
+      enrolled_at: (f.created_at instanceof Date ? f.created_at : new Date(f.created_at)).toISOString(),
+      image_count: Number(count.rows[0]?.n ?? 0),
+      photos: await photosOf(f.id, [], PROVENANCE_PHOTOS),
+      tree: treeOf(f),
+      evidence: r ? ('recorded' as const) : ('server_only' as const),
+      ...(r ? { record_cid: r.record_cid, record_hash: r.record_hash } : {}),
+    };
+  }
+
+  /** Why a token cannot be used, in the order a person can act on it. */
+  function tokenProblem(row: { consumed_at: unknown; expires_at: Date | string } | undefined): AppError | null {
+    if (!row) return new AppError(400, 'fruit_scan_token_invalid', { field: 'scan_token' });
+    if (row.consumed_at) return new AppError(400, 'fruit_scan_token_used', { field: 'scan_token' });
+    if (new Date(row.expires_at).getTime() <= Date.now()) return new AppError(400, 'fruit_scan_token_expired', { field: 'scan_token' });
+    return null;
+  }
+
+  return {
+    /** The public routes' own budget per client. The IP is hashed, and the count expires with its one-minute window. */
+    async throttle(ip: string): Promise<void> {
+      const key = `fruit-public:${createHash('sha256').update(ip).digest('hex').slice(0, 24)}`;
+      await enforceRateLimit(c.rateLimits, key, c.config.FRUIT_PUBLIC_PER_MIN, 60_000);
+    },
+    lookup: rank,
+    provenance,
+
+    /** Rank, then issue a single-use token bound to these candidates and nothing else. */
+    async scan(file: UploadedFile | undefined) {
+      const candidates = await rank(file);
+      const token = randomBytes(24).toString('base64url');
+      const expires = new Date(Date.now() + c.config.FRUIT_SCAN_TTL_S * 1000);
+      await db.query('insert into fruit_scan_tokens (hash, candidates, expires_at) values ($1, $2, $3)', [
+        hashToken(token), JSON.stringify(candidates.map((x) => x.fruit_id)), expires,
+      ]);
+      // Tokens a day past expiry can only ever answer "invalid"; sweeping here needs no timer.
+      await db.query(`delete from fruit_scan_tokens where expires_at < now() - interval '1 day'`);
+      return { scan_token: token, expires_at: expires.toISOString(), candidates };
+    },
+
+    /**
+     * issued → chosen, once. Unknown, used and expired tokens, and a fruit the scan did not offer,
+     * are 400s with their own codes and leave the token as it was (a wrong pick can be corrected).
+     */
+    async choose(token: string, fruitId: string) {
+      const hash = hashToken(token);
+      const r = await db.query<{ candidates: string[]; consumed_at: unknown; expires_at: Date | string }>(
+        'select candidates, consumed_at, expires_at from fruit_scan_tokens where hash = $1', [hash],
+      );
+      const row = r.rows[0];
+      const problem = tokenProblem(row);
+      if (problem) throw problem;
+      if (!row!.candidates.includes(fruitId.toLowerCase())) throw new AppError(400, 'fruit_scan_not_offered', { field: 'fruit_id' });
+      // Unpublished since the scan: the same 404 as a fruit that never existed; the token stays usable.
+      const out = await provenance(fruitId.toLowerCase());
+      const done = await db.query(
+        'update fruit_scan_tokens set consumed_at = now(), chosen_id = $2 where hash = $1 and consumed_at is null and expires_at > now()',
+        [hash, fruitId.toLowerCase()],
+      );
+      if (done.affectedRows !== 1) {
+        // Lost a race with another choice, or expired in between: say which.
+        const again = await db.query<{ consumed_at: unknown; expires_at: Date | string }>('select consumed_at, expires_at from fruit_scan_tokens where hash = $1', [hash]);
+        throw tokenProblem(again.rows[0]) ?? ERRORS.internal();
+      }
+      return out;
+    },
+
+    /** Owners publish and unpublish fruit as they do trees (the same owner-only access check). */
+    async setVisibility(callerId: string, fruitId: string, visibility: 'public' | 'private') {
+      const v = await deps.trees.setVisibility(callerId, fruitId, visibility, 'fruit');
+      return { fruit_id: v.tree_id, visibility: v.visibility };
+    },
+  };
+}
+
+export type FruitPublicService = ReturnType<typeof createFruitPublicService>;
