@@ -18,9 +18,9 @@ const row = (label: string, ...value: Array<Node | string>) => [h('dt', {}, labe
 export function anchorWords(a: Record<string, any> | null): HTMLElement {
   if (!a) return h('span', { class: 'anchor-words' }, t('anchor_none'));
   const said = a.statement ?? a.says ?? a.description;
-  const fp = a.fingerprint ?? a.key_fingerprint ?? a.public_key_fingerprint ?? '—';
+  const fp = a.fingerprint ?? a.key_fingerprint ?? a.public_key_fingerprint;
   const text = typeof said === 'string' ? said
-    : a.backend === 'local' ? t('anchor_local', { fp })
+    : a.backend === 'local' ? (fp ? t('anchor_local_fp', { fp }) : t('anchor_local'))
     : a.backend === 'cardano' ? t('anchor_cardano', { tx: a.tx_hash ?? '—', n: a.confirmations ?? 0 })
     : `${a.backend}`;
   const link = a.explorer_url && /^https:\/\//.test(a.explorer_url) ? h('a', { href: a.explorer_url, rel: 'noopener noreferrer' }, t('view_tx')) : null;

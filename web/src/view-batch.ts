@@ -1,15 +1,17 @@
 import { call, errorText } from './api.js';
 import { field, h, mount, notice } from './dom.js';
-import { t } from './i18n.js';
+import { t, type TextKey } from './i18n.js';
 
 interface Row { index: number; file_name: string; status: string; candidate?: string; probability?: number; verdict?: string; reason?: string }
+
+const verdictWord = (v: string) => (['match', 'uncertain', 'no_match'].includes(v) ? t(`row_${v}` as TextKey) : v);
 
 /** The rows as a table: one line per photo. */
 function rowsTable(rows: Row[]): HTMLElement {
   return h('table', { class: 'rows' },
     h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('file')), h('th', {}, t('result')))),
     h('tbody', {}, rows.map((r) => h('tr', { class: r.status }, h('td', {}, r.index + 1), h('td', {}, r.file_name),
-      h('td', {}, r.status === 'failed' ? r.reason ?? r.status : [r.verdict, r.candidate, r.probability != null ? `${Math.round(r.probability * 100)}%` : null].filter(Boolean).join(' · ') || r.status)))));
+      h('td', {}, r.status === 'failed' ? r.reason ?? r.status : [r.verdict ? verdictWord(r.verdict) : null, r.candidate, r.probability != null ? `${Math.round(r.probability * 100)}%` : null].filter(Boolean).join(' · ') || r.status)))));
 }
 
 /**
