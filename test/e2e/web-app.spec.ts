@@ -19,6 +19,8 @@ const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', 
 
 /** A screenshot of the whole page, as a test artefact (gitignored). */
 async function shot(page: Page, name: string) {
+  // From the top, so the sticky header sits where a person sees it.
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
@@ -161,11 +163,39 @@ describe('the field web app in a real browser', () => {
     await page.setViewportSize(PHONE);
   }, 120_000);
 
+  it('records a herd count: the dashboard shows the zone, its alert, and resolving clears it', async () => {
+    // One animal enrolled into the same farm (through the API, with this session's cookie).
+    const hide = await textureImage(1701, 512);
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'vuon-1', zone: 'chuong-a', name: 'Bò Vàng' })) form.append(k, v);
+    for (let k = 1; k <= 3; k++) form.append('files', new Blob([new Uint8Array(await otherView(hide, 17010 + k))], { type: 'image/jpeg' }), `cow-${k}.jpg`);
+    const enrolled = await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, timeout: 60_000 });
+    expect(enrolled.status()).toBe(200);
+
+    await page.click('nav a[href="#/population"]');
+    await page.fill('form.row input[name=farm_id]', 'vuon-1');
+    await page.click('form.row button[type=submit]');
+    await page.locator('.stats').waitFor();
+    await page.fill('form[name=count] input[name=zone]', 'chuong-a');
+    await page.fill('form[name=count] input[name=count]', '0');
+    await page.click('form[name=count] button[type=submit]');
+    await page.locator('ul.alerts li', { hasText: 'Vùng chuong-a đếm được 0 con, ít hơn 1 con đã đăng ký' }).waitFor();
+    expect(await page.locator('tr.zone-alert td').first().innerText()).toBe('chuong-a');
+    await shot(page, 'phone-07-population');
+    await page.setViewportSize(DESKTOP);
+    await shot(page, 'desktop-07-population');
+    await page.setViewportSize(PHONE);
+    await page.locator('ul.alerts li button').click();
+    await page.getByText('Không có cảnh báo.').waitFor();
+    const open = await app.container.db.query('select 1 from population_alerts where farm_id = $1 and resolved_at is null', ['vuon-1']);
+    expect(open.rows).toHaveLength(0);
+  }, 90_000);
+
   it('switches to English and signs out, after which the app asks to sign in again', async () => {
     await page.goto(`${app.url}/Identify#/population`);
     await page.click('button[name=lang]');
     await page.getByRole('heading', { name: 'Herd counts' }).waitFor();
-    await shot(page, 'phone-07-population-en');
+    await shot(page, 'phone-08-population-en');
     await page.click('button[name=signout]');
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect((await phone.cookies()).find((c) => c.name === 'markless_session')).toBeUndefined();

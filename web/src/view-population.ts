@@ -13,7 +13,7 @@ export function populationView(): HTMLElement {
   const board = h('div', { 'aria-live': 'polite' });
   const zone = h('input', { name: 'zone', required: true, autocomplete: 'off' });
   const count = h('input', { name: 'count', type: 'number', min: 0, inputmode: 'numeric', required: true });
-  const method = h('select', { name: 'method' }, METHODS.map((m) => h('option', { value: m }, m)));
+  const method = h('select', { name: 'method' }, METHODS.map((m) => h('option', { value: m }, t(`method_${m}` as TextKey))));
   const picker = photoPicker();
   const sent = h('div', { 'aria-live': 'polite' });
 
@@ -23,16 +23,15 @@ export function populationView(): HTMLElement {
     rememberFarm(f);
     const [d, a] = await Promise.all([call('GET', `/api/population/farm/${encodeURIComponent(f)}`), call('GET', `/api/population/alerts/${encodeURIComponent(f)}`)]);
     if (!d.ok) return mount(board, notice('error', errorText(d)));
-    const zones = (d.json.zones as any[]).map((z) => h('tr', { class: `zone-${z.status}` },
-      h('td', {}, z.zone), h('td', {}, z.latest_count ?? '—'), h('td', {}, z.enrolled),
-      h('td', {}, h('span', { class: `badge ${z.status}` }, t(`zone_${z.status}` as TextKey))),
-      h('td', {}, z.counted_at ? when(z.counted_at) : '')));
+    const zones = (d.json.zones as any[]).map((z) => h('tr', { class: `zone-${z.status}`, title: z.counted_at ? when(z.counted_at) : '' },
+      h('td', {}, z.zone), h('td', {}, `${z.latest_count ?? '—'} / ${z.enrolled}`),
+      h('td', {}, h('span', { class: `badge ${z.status}` }, t(`zone_${z.status}` as TextKey)))));
     const alerts = a.ok ? (a.json.alerts as any[]) : [];
     mount(board,
       h('div', { class: 'stats' },
         h('div', {}, h('b', { class: 'big' }, d.json.total_head ?? '—'), h('span', {}, t('total_head'))),
         h('div', {}, h('b', { class: 'big' }, d.json.enrolled_head), h('span', {}, t('enrolled_head')))),
-      h('table', {}, h('thead', {}, h('tr', {}, [t('zone'), t('latest'), t('enrolled_head'), '', ''].map((x) => h('th', {}, x)))), h('tbody', {}, zones)),
+      h('table', {}, h('thead', {}, h('tr', {}, [t('zone'), `${t('latest')} / ${t('enrolled_head')}`, ''].map((x) => h('th', {}, x)))), h('tbody', {}, zones)),
       h('h3', {}, t('alerts')),
       alerts.length ? h('ul', { class: 'alerts' }, alerts.map((al) => h('li', { class: `alert ${al.rule}` },
         h('span', {}, al.message, h('small', {}, when(al.created_at))),

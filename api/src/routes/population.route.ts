@@ -17,7 +17,7 @@ const CountRequest = z.object({
   note: z.string().trim().max(500).optional(),
   stale_after_days: z.coerce.number().int().min(1).max(365).default(DEFAULT_STALE_DAYS)
     .describe(`an enrolled animal not re-identified for this many days raises \`not_seen\` (default ${DEFAULT_STALE_DAYS})`),
-}).describe('CountRequest: JSON, or multipart/form-data with the same fields plus `files` (photos, or one video)');
+}).describe('CountRequest: JSON, or multipart/form-data with the same fields plus `files` (photos, or one video)').meta({ title: 'CountRequest' });
 
 const Rule = z.enum(['below_enrolled', 'sudden_drop', 'not_seen']).describe(
   '`below_enrolled`: the count is below the enrolled head of the zone. `sudden_drop`: at least 20% (and one head) below the median of the zone\'s last 5 counts within 30 days. ' +
@@ -35,7 +35,7 @@ export const AlertOut = z.object({
   created_at: z.string(),
   resolved_at: z.string().nullable(),
   resolved_note: z.string().nullable(),
-}).describe('AlertOut');
+}).describe('AlertOut: one population alert').meta({ title: 'AlertOut' });
 const CountResponse = Ok.extend({
   count_id: z.string(), farm_id: z.string(), zone: z.string(), count: z.number().int(), method: z.string(),
   media: z.array(z.object({ cid: z.string(), content_type: z.string() })).describe('the photos or video stored with the count, by CID (readable at /api/blobs/{cid})'),
@@ -43,7 +43,7 @@ const CountResponse = Ok.extend({
   enrolled: z.number().int().describe('enrolled animals the zone is compared against'),
   baseline: z.number().nullable().describe('median of the zone\'s recent counts before this one'),
   alerts: z.array(AlertOut).describe('alerts this count raised'),
-}).describe('CountResponse');
+}).describe('CountResponse: the stored count and the alerts it raised').meta({ title: 'CountResponse' });
 const ZoneOut = z.object({
   zone: z.string(),
   status: z.enum(['ok', 'alert', 'not_counted']).describe('`alert` while the zone has an unresolved alert of the last 48 hours'),
