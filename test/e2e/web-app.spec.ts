@@ -15,6 +15,14 @@ const DESKTOP = { width: 1280, height: 900 };
 /** Ho Chi Minh City: where the phone says it is when the tree is enrolled. */
 const HERE = { latitude: 10.7769, longitude: 106.7009 };
 
+/** The same screen at phone and at desktop size. */
+async function shots(page: Page, step: string) {
+  await shot(page, `phone-${step}`);
+  await page.setViewportSize(DESKTOP);
+  await shot(page, `desktop-${step}`);
+  await page.setViewportSize(PHONE);
+}
+
 const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', buffer });
 
 /** A screenshot of the whole page, as a test artefact (gitignored). */
@@ -55,7 +63,7 @@ describe('the field web app in a real browser', () => {
   it('signs up without ever showing a token: the session is an HttpOnly cookie', async () => {
     await page.goto(`${app.url}/TreeIdentity`);
     await page.getByRole('heading', { name: 'Đăng nhập' }).waitFor();
-    await shot(page, 'phone-01-sign-in');
+    await shots(page, '01-sign-in');
     await page.fill('input[name=username]', username);
     await page.fill('input[name=password]', 'Bark-and-peel-42');
     await page.click('button[name=signup]');
@@ -106,10 +114,7 @@ describe('the field web app in a real browser', () => {
     await page.unroute('**/api/identify');
     await expect.poll(() => first.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0))).toEqual([true, true]);
     expect(await first.locator('.likelihood').innerText()).toMatch(/chắc chắn|có thể|ít khả năng/);
-    await shot(page, 'phone-03-identify');
-    await page.setViewportSize(DESKTOP);
-    await shot(page, 'desktop-03-identify');
-    await page.setViewportSize(PHONE);
+    await shots(page, '03-identify');
     await first.locator('button.choose').click();
     await page.getByText('Đã ghi nhận lựa chọn của bạn.').waitFor();
     const v = await app.container.db.query<{ verdict: string; correct_id: string }>(
@@ -124,10 +129,7 @@ describe('the field web app in a real browser', () => {
     await page.click('button[name=publish]');
     const link = page.locator('a[name=trace-link]');
     await link.waitFor();
-    await shot(page, 'phone-04-tree');
-    await page.setViewportSize(DESKTOP);
-    await shot(page, 'desktop-04-tree');
-    await page.setViewportSize(PHONE);
+    await shots(page, '04-tree');
     // Anchor the chain (the local backend here) with the page's own session, so /t/ has an anchor to explain.
     const tl = await (await page.request.get(`${app.url}/api/tree/${treeId}/timeline`)).json();
     const anchored = await page.request.post(`${app.url}/api/tree/${treeId}/event/${tl.events[0].event_id}/anchor`);
@@ -142,10 +144,22 @@ describe('the field web app in a real browser', () => {
     await page.locator('.timeline li').first().waitFor();
     // What the anchor is, in words: this server's own key, not a blockchain.
     expect(await page.locator('.anchor-words').innerText()).toMatch(/^Được ký bằng khoá của chính máy chủ này.*Đây không phải giao dịch blockchain\./);
-    await shot(page, 'phone-05-trace');
-    await page.setViewportSize(DESKTOP);
-    await shot(page, 'desktop-05-trace');
-    await page.setViewportSize(PHONE);
+    await shots(page, '05-trace');
+  });
+
+  it('lists my trees with their photo, and renames one from its page', async () => {
+    await page.goto(`${app.url}/TreeIdentity/#/mine`);
+    const item = page.locator(`a.item[href="#/tree/${treeId}"]`);
+    await item.waitFor();
+    expect(await item.innerText()).toContain('Sầu riêng số 1');
+    await expect.poll(() => item.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await shots(page, '06-mine');
+    await item.click();
+    await page.fill('form[name=rename] input[name=name]', 'Sầu riêng đầu dốc');
+    await page.click('form[name=rename] button[type=submit]');
+    await page.locator('form[name=rename] .notice.ok').waitFor();
+    const row = await app.container.db.query<{ name: string }>('select name from individuals where id = $1', [treeId]);
+    expect(row.rows[0]!.name).toBe('Sầu riêng đầu dốc');
   });
 
   it('runs a small fruit batch and shows its progress to the end', async () => {
@@ -157,10 +171,7 @@ describe('the field web app in a real browser', () => {
     await page.getByText('Lô đã xong.').waitFor({ timeout: 90_000 });
     expect(await page.locator('progress').evaluate((p) => [(p as unknown as { value: number }).value, (p as unknown as { max: number }).max])).toEqual([3, 3]);
     expect(await page.locator('table.rows tbody tr').count()).toBe(3);
-    await shot(page, 'phone-06-batch');
-    await page.setViewportSize(DESKTOP);
-    await shot(page, 'desktop-06-batch');
-    await page.setViewportSize(PHONE);
+    await shots(page, '07-batch');
   }, 120_000);
 
   it('records a herd count: the dashboard shows the zone, its alert, and resolving clears it', async () => {
@@ -181,10 +192,7 @@ describe('the field web app in a real browser', () => {
     await page.click('form[name=count] button[type=submit]');
     await page.locator('ul.alerts li', { hasText: 'Vùng chuong-a đếm được 0 con, ít hơn 1 con đã đăng ký' }).waitFor();
     expect(await page.locator('tr.zone-alert td').first().innerText()).toBe('chuong-a');
-    await shot(page, 'phone-07-population');
-    await page.setViewportSize(DESKTOP);
-    await shot(page, 'desktop-07-population');
-    await page.setViewportSize(PHONE);
+    await shots(page, '08-population');
     await page.locator('ul.alerts li button').click();
     await page.getByText('Không có cảnh báo.').waitFor();
     const open = await app.container.db.query('select 1 from population_alerts where farm_id = $1 and resolved_at is null', ['vuon-1']);
@@ -195,7 +203,7 @@ describe('the field web app in a real browser', () => {
     await page.goto(`${app.url}/Identify#/population`);
     await page.click('button[name=lang]');
     await page.getByRole('heading', { name: 'Herd counts' }).waitFor();
-    await shot(page, 'phone-08-population-en');
+    await shot(page, 'phone-09-population-en');
     await page.click('button[name=signout]');
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect((await phone.cookies()).find((c) => c.name === 'markless_session')).toBeUndefined();
