@@ -14,7 +14,8 @@ export const when = (iso: string) => new Date(iso).toLocaleString(currentLang() 
 
 /** A short line for an event body: its type and the few fields a person reads. */
 function summary(body: Record<string, unknown>): string {
-  const parts = [body.type, body.action, body.product, body.note, body.text, body.name].filter((x) => typeof x === 'string' && x);
+  const parts = [body.action, body.product_name ?? body.product, body.dose, body.note, body.text, body.name].filter((x) => typeof x === 'string' && x);
+  if (typeof body.type === 'string' && body.type !== 'care') parts.unshift(body.type);
   if (parts.length) return parts.join(' · ');
   return Object.entries(body).slice(0, 4).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(' · ');
 }

@@ -68,8 +68,8 @@ export async function fruitView(id: string): Promise<HTMLElement> {
 export async function animalView(did: string): Promise<HTMLElement> {
   const r = await call('GET', `/api/animal/${encodeURIComponent(did)}`);
   if (!r.ok) return notice('error', errorText(r));
-  const a = r.json.animal ?? r.json;
-  const cids = ((a.photos ?? a.images ?? []) as any[]).map((p) => p.cid).filter(Boolean);
+  const a = r.json;
+  const cids = a.cover?.cid ? [a.cover.cid as string] : [];
   return h('div', {}, h('section', { class: 'card' },
     h('h2', {}, a.name ?? t('unnamed')),
     h('p', { class: 'meta' }, [a.species, a.farm_id, a.zone ?? a.attrs?.zone, did].filter(Boolean).join(' · ')),

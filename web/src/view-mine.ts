@@ -32,10 +32,10 @@ async function animalList(box: HTMLElement, farm: string) {
   rememberFarm(farm);
   const r = await call('GET', `/api/animal/list?farm_id=${encodeURIComponent(farm)}`);
   if (!r.ok) return mount(box, notice('error', errorText(r)));
-  const animals = (r.json.animals ?? r.json.individuals ?? r.json.items ?? []) as any[];
+  const animals = (r.json.animals ?? []) as any[];
   if (!animals.length) return mount(box, notice('info', t('nothing_yet')));
   mount(box, h('div', { class: 'list' }, animals.map((a) =>
-    item(`#/animal/${encodeURIComponent(a.animal_did)}`, a.name ?? t('unnamed'), [a.species, a.zone ?? a.attrs?.zone].filter(Boolean).join(' · '), a.photos?.[0]?.cid ?? a.images?.[0]?.cid))));
+    item(`#/animal/${encodeURIComponent(a.animal_did)}`, a.name ?? t('unnamed'), [a.species, a.zone ?? a.attrs?.zone].filter(Boolean).join(' · '), a.cover?.cid))));
 }
 
 function grants(): HTMLElement {
