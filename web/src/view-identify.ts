@@ -24,6 +24,11 @@ export function identifyView(): HTMLElement {
   let kind: Kind = 'tree';
   const picker = photoPicker();
   const farm = h('input', { name: 'farm_id', autocomplete: 'off' });
+  // For fruit, naming the tree it hangs on narrows the pool: the largest improvement there is (spec 1 rule 5).
+  const tree = h('input', { name: 'tree_id', autocomplete: 'off' });
+  const farmField = field(t('farm'), farm);
+  const treeField = field(t('tree_id'), tree);
+  treeField.hidden = true;
   const out = h('div', { 'aria-live': 'polite' });
 
   async function label(queryId: string, verdict: string, chosen: Candidate | null, box: HTMLElement) {
@@ -59,7 +64,8 @@ export function identifyView(): HTMLElement {
     const files = picker.files();
     if (!files.length) return mount(out, notice('error', t('need_photos')));
     const form = new FormData();
-    if (farm.value.trim()) form.append('farm_id', farm.value.trim());
+    if (kind !== 'fruit' && farm.value.trim()) form.append('farm_id', farm.value.trim());
+    if (kind === 'fruit' && tree.value.trim()) form.append('tree_id', tree.value.trim());
     // Animals take one photo per query; trees and fruit take several views of one subject.
     for (const f of kind === 'animal' ? files.slice(0, 1) : files) form.append('files', f, f.name);
     mount(out, notice('info', t('working')));
@@ -71,7 +77,7 @@ export function identifyView(): HTMLElement {
   return h('section', { class: 'card' },
     h('h2', {}, t('identify_title')),
     h('form', { onsubmit: submit, name: 'identify' },
-      kindChooser(kind, (k) => { kind = k; }), picker.el, field(t('farm'), farm),
+      kindChooser(kind, (k) => { kind = k; farmField.hidden = k === 'fruit'; treeField.hidden = k !== 'fruit'; }), picker.el, farmField, treeField,
       h('button', { type: 'submit', class: 'primary' }, t('identify'))),
     out);
 }
