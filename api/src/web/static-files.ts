@@ -90,6 +90,6 @@ export async function servePage(name: string, status: number, data?: unknown): P
 const DATA_SLOT = '<!--page-data-->';
 
 /** JSON inside a non-executed script block; `<` escaped so no string in it can close the block. */
-function dataBlock(data: unknown): string {
+export function dataBlock(data: unknown): string {
   return `<script type="application/json" id="page-data">${JSON.stringify(data).replace(/</g, '\\u003c')}</script>`;
 }
