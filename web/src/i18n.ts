@@ -132,6 +132,8 @@ const TEXT = {
   anchor_status: ['Trạng thái: {s}', 'Status: {s}'],
   view_tx: ['Xem giao dịch', 'View the transaction'],
   json: ['Dữ liệu JSON', 'JSON data'],
+  export_bundle: ['Gói bằng chứng', 'Evidence bundle'],
+  export_hint: ['(tự kiểm tra không cần tài khoản: npm run verify)', '(check it yourself, no account needed: npm run verify)'],
   map_note: ['Chỉ hiện ô khoảng 150 m, không hiện toạ độ chính xác.', 'Only the ~150 m cell is shown, never the exact position.'],
 } as const satisfies Record<string, readonly [string, string]>;
 

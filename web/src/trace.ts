@@ -17,7 +17,8 @@ const row = (label: string, ...value: Array<Node | string>) => [h('dt', {}, labe
 /** What the anchor really is, in words: a key of this server, or a Cardano transaction. */
 export function anchorWords(a: Record<string, any> | null): HTMLElement {
   if (!a) return h('span', { class: 'anchor-words' }, t('anchor_none'));
-  const said = a.statement ?? a.says ?? a.description;
+  // The server's own sentence (`text: {vi, en}`) says it best; the fields below are the fallback.
+  const said = a.text?.[currentLang()];
   const fp = a.fingerprint ?? a.key_fingerprint ?? a.public_key_fingerprint;
   const text = typeof said === 'string' ? said
     : a.backend === 'local' ? (fp ? t('anchor_local_fp', { fp }) : t('anchor_local'))
@@ -53,7 +54,8 @@ async function render() {
         row(t('record_cid'), h('code', {}, r.record_cid)), row(t('record_hash'), h('code', {}, r.record_hash)))),
     h('section', { class: 'card' }, h('h2', {}, t('coarse_location')), cellMap(rec.geohash), h('p', { class: 'hint' }, t('map_note'))),
     tl ? h('section', { class: 'card' }, h('h2', {}, t('timeline')), timelineList(tl)) : null,
-    h('p', {}, h('a', { href: `/api/resolve/${encodeURIComponent(code)}` }, t('json')))));
+    h('p', {}, h('a', { href: `/api/resolve/${encodeURIComponent(code)}` }, t('json')), ' · ',
+      h('a', { href: `/api/resolve/${encodeURIComponent(code)}/export` }, t('export_bundle')), ' ', h('small', {}, t('export_hint')))));
 }
 
 setLang(currentLang());
