@@ -37,7 +37,7 @@ describe('public fruit rate limit and contract', () => {
     } finally {
       await other.stop();
     }
-  });
+  }, 180_000);
 
   it('documents every scan/choose transition in the OpenAPI', async () => {
     const doc = (await api(app.url, 'GET', '/openapi.json')).json;
