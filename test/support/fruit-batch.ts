@@ -1,4 +1,3 @@
-import { expect } from 'vitest';
 import sharp from 'sharp';
 import { api, type TestApp } from './app.js';
 import { otherView, textureImage } from './images.js';
@@ -21,12 +20,12 @@ export async function followEvents(app: TestApp, batchId: string, headers: Recor
   return { status: res.status, type: res.headers.get('content-type'), events: parseSse(await res.text()) };
 }
 
-/** Wait until a batch is done, by polling GET (readiness, not a fixed sleep). */
+/** Wait until a batch is done, by polling GET (readiness, not a fixed sleep). No vitest import: benchmarks use this file too. */
 export async function untilDone(app: TestApp, token: string, batchId: string, ms = 240_000) {
   const end = Date.now() + ms;
   for (;;) {
     const r = await api(app.url, 'GET', `/api/fruit/batch/${batchId}`, { token });
-    expect(r.status, r.text).toBe(200);
+    if (r.status !== 200) throw new Error(`GET batch ${batchId}: ${r.status} ${r.text}`);
     if (r.json.status === 'done') return r.json;
     if (Date.now() > end) throw new Error(`batch ${batchId} not done within ${ms} ms: ${r.json.done}/${r.json.total}`);
     await new Promise((res) => setTimeout(res, 200));
@@ -54,3 +53,6 @@ export async function smallFruitPhotos(n: number, surfaces: Buffer[]): Promise<{
 
 /** Small peel surfaces (seeded), for enrolment and batch queries. */
 export const surface = (seed: number) => textureImage(seed, 192);
+
+/** The peels a 200-photo batch is drawn from (enrolled first, one fruit each). */
+export const BULK_SURFACES = [821, 822, 823, 824];

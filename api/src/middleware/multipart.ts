@@ -36,10 +36,16 @@ export function parseMultipart(ctx: Context, limits: MultipartLimits): Promise<M
     let failed = false;
     let pending = 0;
     let finished = false;
-    const bb = busboy({
-      headers: ctx.req.headers,
-      limits: { fileSize: limits.fileBytes, files: limits.maxFiles, fields: 100, fieldSize: 64 * 1024 },
-    });
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: ctx.req.headers,
+        limits: { fileSize: limits.fileBytes, files: limits.maxFiles, fields: 100, fieldSize: 64 * 1024 },
+      });
+    } catch (e) {
+      // busboy throws at once for a body that is not multipart (e.g. JSON sent to an upload route): a 422, not a 500.
+      return reject(ERRORS.validation('body', `expected multipart/form-data: ${(e as Error).message}`));
+    }
     const fail = (err: Error) => {
       if (failed) return;
       failed = true;

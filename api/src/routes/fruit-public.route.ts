@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { LOOKUP_MAX } from '../services/fruit-public.service.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { Ok, errorResponse } from './schemas.js';
+import { ErrorBody, Ok, errorResponse } from './schemas.js';
 
 const Photo = z.object({ image_id: z.string(), cid: z.string(), url: z.string().describe('`/api/blobs/{cid}`: fetchable without a token while the fruit is public') });
 const PublicTree = z.object({
@@ -76,7 +76,10 @@ export function fruitPublicRoutes(s: Services): RouteDef[] {
       bodyType: 'form', body: z.object({ scan_token: z.string().min(1).max(200), fruit_id: z.string().uuid() }),
       responses: {
         200: { description: 'chosen: the token is consumed; the fruit\'s public provenance', schema: Provenance.extend({ chosen: z.literal(true) }) },
-        400: errorResponse('invalid, used (reuse), expired token, or a fruit the scan did not offer; the token is unchanged'),
+        400: {
+          description: 'invalid, used (reuse) or expired token, or a fruit the scan did not offer (wrong candidate); the token is unchanged',
+          schema: ErrorBody.extend({ code: z.enum(['fruit_scan_token_invalid', 'fruit_scan_token_used', 'fruit_scan_token_expired', 'fruit_scan_not_offered']).describe('which transition was refused') }),
+        },
         404: errorResponse('the chosen fruit is no longer public'),
       },
       handler: async ({ body }) => ({ ok: true, chosen: true, ...(await fp.choose(body.scan_token, body.fruit_id)) }),

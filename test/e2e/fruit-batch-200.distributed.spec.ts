@@ -1,0 +1,3 @@
+import { bulkBatchSuite } from './fruit-batch-200.helpers.js';
+
+bulkBatchSuite('distributed');

@@ -1,0 +1,3 @@
+import { publicFruitSuite } from './fruit-public.helpers.js';
+
+publicFruitSuite('distributed');
