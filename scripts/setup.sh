@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything markless needs on a fresh Debian machine with Node 20: Debian packages
-# (ffmpeg for video frames, tesseract-ocr with Vietnamese and English data for care label OCR) and the npm dependencies from the lockfile. Downloads come only from
+# (ffmpeg for video frames, tesseract-ocr with Vietnamese and English data for care label OCR,
+# fonts for the generated test labels, chromium for the browser tests) and the npm dependencies
+# from the lockfile. Downloads come only from
 # Debian and the npm registry; no install script fetches binaries from elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,9 +16,11 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-apt_install ffmpeg tesseract-ocr tesseract-ocr-vie tesseract-ocr-eng
+apt_install ffmpeg tesseract-ocr tesseract-ocr-vie tesseract-ocr-eng fonts-dejavu-core chromium
 # npm ci reinstalls only when the lockfile changed since the last install.
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.markless-lock; then
   npm ci --no-fund --no-audit
   cp package-lock.json node_modules/.markless-lock
 fi
+# The web app (web/ → web/dist), served by the API; built with the project's own TypeScript.
+npm run build --silent

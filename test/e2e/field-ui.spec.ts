@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestApp, type TestApp } from '../support/app.js';
 
@@ -11,7 +10,7 @@ describe('the field UI page', () => {
   });
   afterAll(async () => app?.stop());
 
-  it('serves the same self-contained HTML at all four paths, with no-cache and Last-Modified', async () => {
+  it('serves the same built app page at all four paths, with no-cache and Last-Modified, and its modules from this origin', async () => {
     const pages = await Promise.all(PATHS.map((p) => api(app.url, 'GET', p)));
     for (const [i, r] of pages.entries()) {
       expect(r.status, PATHS[i]).toBe(200);
@@ -21,13 +20,25 @@ describe('the field UI page', () => {
       expect(r.text).toBe(pages[0]!.text);
     }
     const html = pages[0]!.text;
-    // Local JS only: one inline script, no external script, stylesheet or font.
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+stylesheet|https?:\/\//);
-    for (const route of ['/api/scan', '/api/scan/confirm', '/api/identify', '/api/enroll', '/api/rename', '/api/trees']) expect(html).toContain(route);
-    // The CSP pins exactly that script by its hash, so nothing else can run on the page.
-    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
-    const hash = createHash('sha256').update(script).digest('base64');
-    expect(pages[0]!.headers.get('content-security-policy')).toContain(`script-src 'sha256-${hash}'`);
+    // Built modules and stylesheet from this origin only: no inline script, nothing from elsewhere.
+    expect(html).not.toMatch(/<script>|https?:\/\//);
+    expect(html).toContain('<script type="module" src="/app/main.js"></script>');
+    expect(pages[0]!.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(pages[0]!.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    // Every module the page loads is served, and none of them holds or prints a token.
+    const main = await api(app.url, 'GET', '/app/main.js');
+    expect(main.status).toBe(200);
+    expect(main.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const modules = new Set<string>(['main.js']);
+    for (const name of modules) {
+      const m = await api(app.url, 'GET', `/app/${name}`);
+      expect(m.status, name).toBe(200);
+      expect(m.text).not.toMatch(/localStorage\.setItem\([^)]*token|Authorization/i);
+      for (const [, dep] of m.text.matchAll(/from '\.\/([a-z0-9-]+\.js)'/g)) modules.add(dep!);
+    }
+    expect(modules.size).toBeGreaterThan(5);
+    expect((await api(app.url, 'GET', '/app/app.css')).status).toBe(200);
+    for (const bad of ['/app/..%2Fpackage.json', '/app/index.html', '/app/nope.js', '/app/.env']) expect((await api(app.url, 'GET', bad)).status, bad).toBe(404);
   });
 
   it('answers 304 to If-Modified-Since at or after Last-Modified, and 200 to an older or broken date', async () => {

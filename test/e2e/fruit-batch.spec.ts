@@ -189,7 +189,7 @@ describe('fruit batch limits', () => {
   beforeAll(async () => {
     app = await startTestApp({ env: { BATCH_MAX_PHOTOS: '3' } });
     owner = await signup(app.url, 'limits');
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await app?.stop();
   });

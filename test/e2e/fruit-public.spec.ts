@@ -8,7 +8,7 @@ describe('public fruit rate limit and contract', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp({ env: { FRUIT_PUBLIC_PER_MIN: '2' } });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await app?.stop();
   });
@@ -37,7 +37,7 @@ describe('public fruit rate limit and contract', () => {
     } finally {
       await other.stop();
     }
-  });
+  }, 180_000);
 
   it('documents every scan/choose transition in the OpenAPI', async () => {
     const doc = (await api(app.url, 'GET', '/openapi.json')).json;

@@ -101,6 +101,23 @@ describe('public traceability lookup: one decision, three states', () => {
     expect(hidden.text).toBe(wrong.text);
   });
 
+  it('puts the same resolution into the page as one inert data block, never stored by caches', async () => {
+    await api(app.url, 'POST', `/api/tree/${tree.id}/publish`, { token: owner.token });
+    const page = await api(app.url, 'GET', `/t/${tree.code}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const blocks = [...page.text.matchAll(/<script type="application\/json" id="page-data">([\s\S]*?)<\/script>/g)];
+    expect(blocks).toHaveLength(1);
+    const data = JSON.parse(blocks[0]![1]!);
+    const json = (await api(app.url, 'GET', `/api/resolve/${tree.code}`)).json;
+    expect(data).toEqual(json);
+    expect(data).toMatchObject({ ok: true, state: 'public', code: tree.code, tree_id: tree.id });
+    // The only scripts are the page's own module and the data block.
+    expect([...page.text.matchAll(/<script/g)]).toHaveLength(2);
+    await api(app.url, 'POST', `/api/tree/${tree.id}/unpublish`, { token: owner.token });
+  });
+
   it('lets only the owner publish: 401 anonymous, 404 for a stranger as for a missing tree', async () => {
     const stranger = await signup(app.url, 'res');
     expect((await api(app.url, 'POST', `/api/tree/${tree.id}/publish`)).status).toBe(401);

@@ -98,10 +98,12 @@ export async function docsPage(): Promise<Reply> {
 <title>markless API</title>
 <link rel="stylesheet" href="${await url('swagger-ui.css')}">
 <link rel="stylesheet" href="${await url('index.css')}">
+<link rel="stylesheet" href="/app/base.css">
 <link rel="icon" type="image/png" sizes="32x32" href="${await url('favicon-32x32.png')}">
 <link rel="icon" type="image/png" sizes="16x16" href="${await url('favicon-16x16.png')}">
 </head>
 <body>
+<header><div class="bar"><h1>markless API</h1><a href="/TreeIdentity">Ứng dụng hiện trường · Field app</a></div></header>
 <noscript>This page needs JavaScript. The same description is at <a href="/openapi.json">/openapi.json</a>,
 and a plain-text map at <a href="/llms.txt">/llms.txt</a>.</noscript>
 <div id="swagger-ui"></div>

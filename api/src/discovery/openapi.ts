@@ -113,7 +113,8 @@ function requestBodyOf(def: RouteDef, sink: SchemaSink): Json | undefined {
     }
     const schema: Json = { type: 'object', properties };
     if (Array.isArray(fields.required) && fields.required.length) schema.required = fields.required;
-    return { required: true, content: { 'multipart/form-data': { schema } } };
+    const json = def.upload && def.bodyType === 'json' && def.body ? { 'application/json': { schema: sink.convert(def.body, 'input') } } : {};
+    return { required: true, content: { ...json, 'multipart/form-data': { schema } } };
   }
   if (!def.body) return undefined;
   const type = def.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';

@@ -74,6 +74,7 @@ export interface RouteDef<B = any, Q = any, P = any> {
   /** Capability name listed in `/api/health` features; routes sharing one name form one feature. */
   feature?: string;
   body?: ZodType<B>;
+  /** With `upload`, 'json' means either a JSON body (no files) or multipart with the files. */
   bodyType?: 'json' | 'form' | 'multipart';
   query?: ZodType<Q>;
   params?: ZodType<P>;

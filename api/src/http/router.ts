@@ -32,7 +32,8 @@ export function validate<T>(schema: ZodType<T>, value: unknown, where: string): 
 }
 
 async function readBody(def: RouteDef, ctx: Context) {
-  if (def.upload) {
+  // A route with an upload and bodyType 'json' takes either body: JSON without files, or multipart.
+  if (def.upload && !(def.bodyType === 'json' && ctx.is('application/json'))) {
     const { fields, files } = await parseMultipart(ctx, uploadLimits(def.upload));
     return { raw: fields, files: files.filter((f) => f.field === def.upload!.field || def.upload!.extraFiles?.some((x) => x.field === f.field)) };
   }

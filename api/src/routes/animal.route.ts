@@ -14,6 +14,7 @@ const AnimalEnrollForm = z.object({
   species: z.string().trim().min(1).max(100),
   farm_id: z.string().trim().min(1).max(100),
   name: z.string().trim().max(200).optional(),
+  zone: z.string().trim().min(1).max(100).optional().describe('the part of the farm it lives in; population counts of that zone compare against it'),
 });
 export const Channels = z
   .string()

@@ -98,6 +98,9 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
         out.on('error', () => stop.abort());
         ctx.res.on('close', () => stop.abort());
         ctx.req.socket.setTimeout(0);
+        // A comment line now and then keeps proxies from closing a stream that waits on slow photos.
+        const ping = setInterval(() => out.write(': ping\n\n'), 15_000);
+        ping.unref();
         void (async () => {
           let last = { done: 0, failed: 0, total: 0 };
           for await (const p of fb.progress(params.batch_id, stop.signal)) {
@@ -107,7 +110,10 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
           }
         })()
           .catch(() => undefined)
-          .finally(() => out.end());
+          .finally(() => {
+            clearInterval(ping);
+            out.end();
+          });
         return new Reply(200, out, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store', 'X-Accel-Buffering': 'no' }, true);
       },
     }),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import type { Services } from '../services/index.js';
-import { defineRoute, raw, reply, type RouteDef } from '../http/route.js';
-import { TRACE_PAGE_HEADERS, tracePage } from '../pages/trace-page.js';
+import { defineRoute, reply, type RouteDef } from '../http/route.js';
+import { servePage } from '../web/static-files.js';
 import { Ok, errorResponse } from './schemas.js';
 import { EvidenceBundle } from './evidence.schemas.js';
 
@@ -21,6 +21,7 @@ const PublicOut = Ok.extend({
   state: z.literal('public'),
   code: z.string(),
   link: z.string().describe('the human page, `/t/{code}`'),
+  tree_id: z.string().describe('the tree, for its public timeline (`GET /api/tree/{tree_id}/timeline`)'),
   record: z.object({
     code: z.string(), species: z.string(), geohash: z.string().describe('coarse location, 7 characters (about 150 m)'),
     images: z.array(z.string()).describe('CIDs of the photos in the anchored record'), created_at: z.string(), schema: z.number().int(),
@@ -93,12 +94,14 @@ export function resolveRoutes(s: Services): RouteDef[] {
     }),
     defineRoute({
       method: 'get', path: '/t/{code}', tag: 'traceability', access: 'public', feature: 'traceability',
-      summary: 'Human page for a traceability code (HTML); same decision as /api/resolve/{code}',
+      summary: 'Human page for a traceability code (HTML): photos, timeline, a coarse map of the geohash cell and what the anchor is; same decision as /api/resolve/{code}',
       params: CodeParam,
       responses: { 200: { description: 'public record or restricted card', contentType: 'text/html' }, 404: { description: 'the fixed not-found page', contentType: 'text/html' } },
       handler: async ({ params }) => {
-        const page = tracePage(await s.resolve.decide(params.code));
-        return raw(page.status, page.html, 'text/html; charset=utf-8', { ...TRACE_PAGE_HEADERS });
+        // The page is one fixed shell that renders /api/resolve/{code}; the status comes from the
+        // same decision, and an unknown code gets the one fixed not-found page.
+        const r = await s.resolve.decide(params.code);
+        return r.state === 'unknown' ? servePage('not-found.html', 404) : servePage('trace.html', 200, { ok: true, ...r });
       },
     }),
     defineRoute({

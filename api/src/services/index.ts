@@ -14,6 +14,7 @@ import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
 import { createCareServices } from './care-services.js';
+import { createPopulationService } from './population.service.js';
 import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';
@@ -33,6 +34,7 @@ export function createServices(c: Container) {
     individuals: createIndividualsService(c, { media, jobs }),
     trees, views: createViewsService(c, { trees }), grants: createGrantsService(c),
     scan: createScanService(c), resolve: createResolveService(c), farms: createFarmsService(c),
+    population: createPopulationService(c),
     ...createEvidenceServices(c, jobs),
     ...createCareServices(c, media),
     fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees }),

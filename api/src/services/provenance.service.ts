@@ -119,16 +119,18 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
      * A stored blob, read-only, by CID. Served to an account that owns an image with that CID,
      * and to anyone when it is a photo named in the canonical record of a published (public) tree,
      * since the public record already lists that CID, and to anyone for any photo of a published
-     * fruit (the public fruit lookup shows them). Everything else is the usual 404.
+     * fruit (the public fruit lookup shows them); also to the owner of a population count that
+     * carries it. Everything else is the usual 404.
      */
     async blob(caller: Caller | null, cid: string): Promise<{ stream: Readable; contentType: string; size: number }> {
       if (!BLOB_KEY.test(cid)) throw ERRORS.notFound();
       const owned = await c.db.query<{ content_type: string; size: number }>(
-        `select b.content_type, b.size from blobs b where b.cid = $1 and exists (
+        `select b.content_type, b.size from blobs b where b.cid = $1 and (exists (
            select 1 from images i join individuals t on t.id = i.individual_id
             where i.cid = b.cid and t.deleted_at is null
               and (i.owner_id = $2::uuid or (i.in_record and t.kind = 'tree' and t.visibility = 'public')
-                   or (t.kind = 'fruit' and t.visibility = 'public')))`,
+                   or (t.kind = 'fruit' and t.visibility = 'public')))
+           or exists (select 1 from population_counts p where p.owner_id = $2::uuid and b.cid = any(p.media_cids)))`,
         [cid, caller?.account_id ?? null],
       );
       const row = owned.rows[0];

@@ -11,6 +11,8 @@ export interface PublicResolution {
   state: 'public';
   code: string;
   link: string;
+  /** The tree, so the public page can show its public timeline. */
+  tree_id: string;
   record: TreeRecord;
   record_cid: string;
   record_hash: string;
@@ -60,7 +62,7 @@ const latestAnchor = (db: Queryable, treeId: string) => describeLatestAnchor(db,
 async function publicView(db: Queryable, row: CodeRow, link: string): Promise<PublicResolution> {
   const count = await db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [row.individual_id]);
   return {
-    state: 'public', code: row.code, link,
+    state: 'public', code: row.code, link, tree_id: row.individual_id,
     record: decodeRecord(new Uint8Array(row.record_cbor)),
     record_cid: row.record_cid, record_hash: row.record_hash,
     image_count: count.rows[0]!.n, name: row.name, farm_id: row.farm_id,

@@ -1,0 +1,212 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName } from '../support/postgres.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { otherView, textureImage } from '../support/images.js';
+
+/** Debian's chromium (scripts/setup.sh installs it); playwright-core downloads no browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve('test-artifacts/web');
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+/** Ho Chi Minh City: where the phone says it is when the tree is enrolled. */
+const HERE = { latitude: 10.7769, longitude: 106.7009 };
+
+/** The same screen at phone and at desktop size. */
+async function shots(page: Page, step: string) {
+  await shot(page, `phone-${step}`);
+  await page.setViewportSize(DESKTOP);
+  await shot(page, `desktop-${step}`);
+  await page.setViewportSize(PHONE);
+}
+
+const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', buffer });
+
+/** A screenshot of the whole page, as a test artefact (gitignored). */
+async function shot(page: Page, name: string) {
+  // From the top, so the sticky header sits where a person sees it.
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+describe('the field web app in a real browser', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let phone: BrowserContext;
+  let page: Page;
+  const surface: Buffer[] = [];
+  const username = uniqueName('farmer_').toLowerCase();
+  let treeId = '';
+
+  beforeAll(async () => {
+    // `npm test` builds the app first; a single spec run builds it when it is missing.
+    if (!existsSync('web/dist/main.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    app = await startTestApp();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    phone = await browser.newContext({
+      viewport: PHONE, isMobile: true, hasTouch: true, geolocation: HERE, permissions: ['geolocation'], locale: 'vi-VN',
+    });
+    await phone.grantPermissions(['geolocation'], { origin: app.url });
+    page = await phone.newPage();
+    const bark = await textureImage(1501, 512);
+    for (let k = 1; k <= 4; k++) surface.push(await otherView(bark, 15010 + k));
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('signs up without ever showing a token: the session is an HttpOnly cookie', async () => {
+    await page.goto(`${app.url}/TreeIdentity`);
+    await page.getByRole('heading', { name: 'Đăng nhập' }).waitFor();
+    await shots(page, '01-sign-in');
+    await page.fill('input[name=username]', username);
+    await page.fill('input[name=password]', 'Bark-and-peel-42');
+    await page.click('button[name=signup]');
+    await page.locator('header .user', { hasText: username }).waitFor();
+    const cookie = (await phone.cookies()).find((c) => c.name === 'markless_session')!;
+    expect(cookie.httpOnly).toBe(true);
+    expect(await page.content()).not.toContain(cookie.value);
+    expect(await page.evaluate<string>('document.cookie')).not.toContain(cookie.value);
+    expect(await page.evaluate<string>('JSON.stringify(localStorage)')).not.toContain(cookie.value);
+  });
+
+  it('enrols a tree from photos, with the phone\'s location', async () => {
+    await page.click('nav a[href="#/enrol"]');
+    await page.setInputFiles('form[name=enrol] input[type=file]', surface.slice(0, 3).map((b, i) => jpeg(`bark-${i}.jpg`, b)));
+    await expect.poll(() => page.locator('.thumbs img').count()).toBe(3);
+    await page.fill('input[name=species]', 'durian');
+    await page.fill('input[name=farm_id]', 'vuon-1');
+    await page.fill('input[name=name]', 'Sầu riêng số 1');
+    await page.click('button[name=locate]');
+    await page.getByText('10.776900, 106.700900').waitFor();
+    await shot(page, 'phone-02-enrol');
+    await page.click('form[name=enrol] button[type=submit]');
+    await page.getByText('Đã đăng ký.').waitFor({ timeout: 60_000 });
+    const href = await page.locator('.notice.ok a').getAttribute('href');
+    treeId = decodeURIComponent(href!.replace('#/tree/', ''));
+    const row = await app.container.db.query<{ name: string; lat: number }>('select name, lat from individuals where id = $1', [treeId]);
+    expect(row.rows[0]).toEqual({ name: 'Sầu riêng số 1', lat: 10.7769 });
+  });
+
+  it('identifies it: candidates beside the query photo, probability in words, and the choice is recorded', async () => {
+    await page.click('nav a[href="#/identify"]');
+    await page.setInputFiles('form[name=identify] input[type=file]', [jpeg('query.jpg', surface[3]!)]);
+    // The first answer is a 429: the app must wait Retry-After and send the same photo again.
+    const sent: number[] = [];
+    await page.route('**/api/identify', async (route) => {
+      sent.push(route.request().postDataBuffer()?.length ?? 0);
+      if (sent.length > 1) return route.continue();
+      return route.fulfill({ status: 429, headers: { 'Retry-After': '2' }, contentType: 'application/json', body: '{"ok":false,"error":"slow down","detail":"slow down"}' });
+    });
+    await page.click('form[name=identify] button[type=submit]');
+    await page.locator('.wait', { hasText: 'Đang đợi 2 giây' }).waitFor();
+    const first = page.locator('.candidate').first();
+    await first.waitFor({ timeout: 60_000 });
+    expect(await first.getAttribute('data-id')).toBe(treeId);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toBe(sent[0]);
+    expect(sent[0]).toBeGreaterThan(surface[3]!.length);
+    await page.unroute('**/api/identify');
+    await expect.poll(() => first.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0))).toEqual([true, true]);
+    expect(await first.locator('.likelihood').innerText()).toMatch(/chắc chắn|có thể|ít khả năng/);
+    await shots(page, '03-identify');
+    await first.locator('button.choose').click();
+    await page.getByText('Đã ghi nhận lựa chọn của bạn.').waitFor();
+    const v = await app.container.db.query<{ verdict: string; correct_id: string }>(
+      'select v.verdict, v.correct_id from identify_verdicts v join accounts a on a.id = v.owner_id where a.username = $1', [username]);
+    expect(v.rows).toEqual([{ verdict: 'correct', correct_id: treeId }]);
+  });
+
+  it('shows the tree\'s timeline, publishes it, and opens /t/{code} with photos, a cell map and the anchor in words', async () => {
+    await page.click('.chosen a.button');
+    await page.locator('.timeline li').first().waitFor();
+    expect(await page.locator('.timeline li').count()).toBeGreaterThan(0);
+    await page.click('button[name=publish]');
+    const link = page.locator('a[name=trace-link]');
+    await link.waitFor();
+    await shots(page, '04-tree');
+    // Anchor the chain (the local backend here) with the page's own session, so /t/ has an anchor to explain.
+    const tl = await (await page.request.get(`${app.url}/api/tree/${treeId}/timeline`)).json();
+    const anchored = await page.request.post(`${app.url}/api/tree/${treeId}/event/${tl.events[0].event_id}/anchor`);
+    expect(anchored.status()).toBe(200);
+    const href = (await link.getAttribute('href'))!;
+    expect(href).toMatch(/^\/t\/[A-Z0-9]+-w3gv[0-9a-z]{3}-/i);
+    await link.click();
+    await page.locator('.gallery img').first().waitFor();
+    await expect.poll(() => page.locator('.gallery img').evaluateAll((imgs) => imgs.every((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0))).toBe(true);
+    expect(await page.locator('.gallery img').count()).toBe(3);
+    expect(await page.locator('svg.cellmap rect.mine').count()).toBe(1);
+    await page.locator('.timeline li').first().waitFor();
+    // What the anchor is, in words: this server's own key, not a blockchain.
+    // (Worded by the page, or by the server's own `anchor.text` where the resolve JSON carries it.)
+    expect(await page.locator('.anchor-words').innerText()).toMatch(/^Được ký (bằng|bởi) kh(oá|óa) của chính máy chủ này.*không phải .*blockchain/);
+    await shots(page, '05-trace');
+  });
+
+  it('lists my trees with their photo, and renames one from its page', async () => {
+    await page.goto(`${app.url}/TreeIdentity/#/mine`);
+    const item = page.locator(`a.item[href="#/tree/${treeId}"]`);
+    await item.waitFor();
+    expect(await item.innerText()).toContain('Sầu riêng số 1');
+    await expect.poll(() => item.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await shots(page, '06-mine');
+    await item.click();
+    await page.fill('form[name=rename] input[name=name]', 'Sầu riêng đầu dốc');
+    await page.click('form[name=rename] button[type=submit]');
+    await page.locator('form[name=rename] .notice.ok').waitFor();
+    const row = await app.container.db.query<{ name: string }>('select name from individuals where id = $1', [treeId]);
+    expect(row.rows[0]!.name).toBe('Sầu riêng đầu dốc');
+  });
+
+  it('runs a small fruit batch and shows its progress to the end', async () => {
+    await page.goto(`${app.url}/identify#/batch`);
+    const fruit = await Promise.all([1601, 1602, 1603].map(async (s) => jpeg(`fruit-${s}.jpg`, await textureImage(s, 320))));
+    await page.setInputFiles('form[name=batch] input[name=files]', fruit);
+    await page.click('form[name=batch] button[type=submit]');
+    await page.locator('progress').waitFor();
+    await page.getByText('Lô đã xong.').waitFor({ timeout: 90_000 });
+    expect(await page.locator('progress').evaluate((p) => [(p as unknown as { value: number }).value, (p as unknown as { max: number }).max])).toEqual([3, 3]);
+    expect(await page.locator('table.rows tbody tr').count()).toBe(3);
+    await shots(page, '07-batch');
+  }, 120_000);
+
+  it('records a herd count: the dashboard shows the zone, its alert, and resolving clears it', async () => {
+    // One animal enrolled into the same farm (through the API, with this session's cookie).
+    const hide = await textureImage(1701, 512);
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'vuon-1', zone: 'chuong-a', name: 'Bò Vàng' })) form.append(k, v);
+    for (let k = 1; k <= 3; k++) form.append('files', new Blob([new Uint8Array(await otherView(hide, 17010 + k))], { type: 'image/jpeg' }), `cow-${k}.jpg`);
+    const enrolled = await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, timeout: 60_000 });
+    expect(enrolled.status()).toBe(200);
+
+    await page.click('nav a[href="#/population"]');
+    await page.fill('form.row input[name=farm_id]', 'vuon-1');
+    await page.click('form.row button[type=submit]');
+    await page.locator('.stats').waitFor();
+    await page.fill('form[name=count] input[name=zone]', 'chuong-a');
+    await page.fill('form[name=count] input[name=count]', '0');
+    await page.click('form[name=count] button[type=submit]');
+    await page.locator('ul.alerts li', { hasText: 'Vùng chuong-a đếm được 0 con, ít hơn 1 con đã đăng ký' }).waitFor();
+    expect(await page.locator('tr.zone-alert td').first().innerText()).toBe('chuong-a');
+    await shots(page, '08-population');
+    await page.locator('ul.alerts li button').click();
+    await page.getByText('Không có cảnh báo.').waitFor();
+    const open = await app.container.db.query('select 1 from population_alerts where farm_id = $1 and resolved_at is null', ['vuon-1']);
+    expect(open.rows).toHaveLength(0);
+  }, 90_000);
+
+  it('switches to English and signs out, after which the app asks to sign in again', async () => {
+    await page.goto(`${app.url}/Identify#/population`);
+    await page.click('button[name=lang]');
+    await page.getByRole('heading', { name: 'Herd counts' }).waitFor();
+    await shot(page, 'phone-09-population-en');
+    await page.click('button[name=signout]');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect((await phone.cookies()).find((c) => c.name === 'markless_session')).toBeUndefined();
+  });
+});

@@ -1,0 +1,18 @@
+// The web app's build: type-check and compile web/src/*.ts to plain ES modules with the
+// project's own TypeScript, then copy the HTML and CSS beside them. No bundler, no download:
+// browsers load the modules as they are, from this origin only.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const src = path.join(here, 'src');
+const dist = path.join(here, 'dist');
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.json')], { stdio: 'inherit' });
+for (const f of readdirSync(src)) if (/\.(html|css|svg)$/.test(f)) copyFileSync(path.join(src, f), path.join(dist, f));
+console.log(`web app built into ${path.relative(process.cwd(), dist) || dist}`);

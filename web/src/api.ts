@@ -1,0 +1,80 @@
+import { currentLang, t } from './i18n.js';
+
+/** What every call answers: the HTTP status and the parsed JSON body (or null). */
+export interface Answer<T = any> {
+  status: number;
+  ok: boolean;
+  json: T;
+}
+
+type Listener = (waitingS: number | null) => void;
+const waitListeners = new Set<Listener>();
+let onSignedOut: () => void = () => {};
+
+/** Shown while a 429 is being waited out; null when the wait is over. */
+export function onRateWait(l: Listener): void {
+  waitListeners.add(l);
+}
+export function onUnauthorized(f: () => void): void {
+  onSignedOut = f;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Wait exactly Retry-After seconds (spec 7), counting down on screen. */
+async function waitOut(seconds: number): Promise<void> {
+  for (let left = seconds; left > 0; left--) {
+    waitListeners.forEach((l) => l(left));
+    await sleep(1000);
+  }
+  waitListeners.forEach((l) => l(null));
+}
+
+/** A job-backed route answered 202: poll its job until it has the route's own answer. */
+async function followJob(poll: string): Promise<Answer> {
+  for (;;) {
+    await sleep(1000);
+    const r = await call('GET', poll);
+    if (r.json?.status === 'completed') return { status: 200, ok: true, json: { ok: true, ...r.json.result } };
+    if (r.json?.status === 'failed' || !r.ok) {
+      const status = r.json?.error?.status ?? r.status;
+      return { status, ok: false, json: { ok: false, error: r.json?.error?.message ?? t('network_error'), ...r.json } };
+    }
+  }
+}
+
+/**
+ * Call the API on this origin. The session cookie set at sign-in authenticates; the app never
+ * holds or shows a token. A 429 is waited out and the same body (photos included) sent again.
+ */
+export async function call<T = any>(method: string, path: string, body?: FormData | Record<string, unknown> | URLSearchParams): Promise<Answer<T>> {
+  const headers: Record<string, string> = { 'Accept-Language': currentLang() };
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData || body instanceof URLSearchParams) payload = body;
+  else if (body) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  for (let attempt = 0; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
+    } catch {
+      return { status: 0, ok: false, json: { ok: false, error: t('network_error') } as T };
+    }
+    if (res.status === 429 && attempt < 10) {
+      await waitOut(Math.max(1, Number(res.headers.get('Retry-After')) || 1));
+      continue;
+    }
+    const json = await res.json().catch(() => null);
+    if (res.status === 202 && json?.poll) return followJob(json.poll) as Promise<Answer<T>>;
+    if (res.status === 401 && path !== '/api/me' && path !== '/api/login') onSignedOut();
+    return { status: res.status, ok: res.ok && json?.ok !== false, json };
+  }
+}
+
+/** The server's sentence for a failure, or a generic one. */
+export function errorText(a: Answer): string {
+  if (a.status === 404 && !a.json?.error) return t('not_available');
+  return a.json?.error ?? t('network_error');
+}

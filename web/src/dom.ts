@@ -1,0 +1,42 @@
+/** A tiny element builder: `h('button', { class: 'primary', onclick }, 'Save')`. No framework. */
+type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>;
+export type Child = Node | string | number | null | undefined | false | Child[];
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v == null || v === false) continue;
+    if (typeof v === 'function') el.addEventListener(k.replace(/^on/, ''), v);
+    else if (k in el && typeof (el as unknown as Record<string, unknown>)[k] !== 'function' && k !== 'list') (el as unknown as Record<string, unknown>)[k] = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Node, children: Child[]): void {
+  for (const c of children) {
+    if (c == null || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replace everything inside `el`. */
+export function mount(el: Element, ...children: Child[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+/** A labelled form field. */
+export function field(label: string, input: HTMLElement): HTMLLabelElement {
+  return h('label', { class: 'field' }, h('span', {}, label), input);
+}
+
+/** A notice line: `info`, `ok`, `warn` or `error`. */
+export function notice(kind: 'info' | 'ok' | 'warn' | 'error', text: string, ...more: Child[]): HTMLElement {
+  return h('p', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text, ...more);
+}
+
+/** The URL of a stored photo by CID. */
+export const blobUrl = (cid: string) => `/api/blobs/${encodeURIComponent(cid)}`;

@@ -1,0 +1,79 @@
+import { call, onRateWait, onUnauthorized } from './api.js';
+import { h, mount, notice } from './dom.js';
+import { currentLang, setLang, t, type TextKey } from './i18n.js';
+import { authView } from './view-auth.js';
+import { batchView } from './view-batch.js';
+import { enrolView } from './view-enrol.js';
+import { animalView, fruitView, treeView } from './view-entity.js';
+import { identifyView } from './view-identify.js';
+import { mineView } from './view-mine.js';
+import { populationView } from './view-population.js';
+
+/**
+ * The field app: one page, hash routes (#/identify, #/enrol, #/mine, #/tree/{id}, #/population,
+ * #/batch), so it works the same at all four paths it is served from.
+ */
+const root = document.getElementById('app')!;
+let username: string | null = null;
+
+const TABS: Array<[string, TextKey]> = [['identify', 'nav_identify'], ['enrol', 'nav_enrol'], ['mine', 'nav_mine'], ['population', 'nav_population'], ['batch', 'nav_batch']];
+
+async function viewFor(route: string): Promise<HTMLElement> {
+  const [name, arg = ''] = route.split('/');
+  const id = decodeURIComponent(arg);
+  switch (name) {
+    case 'enrol': return enrolView();
+    case 'mine': return mineView();
+    case 'tree': return treeView(id);
+    case 'fruit': return fruitView(id);
+    case 'animal': return animalView(id);
+    case 'population': return populationView();
+    case 'batch': return batchView();
+    default: return identifyView();
+  }
+}
+
+const waitBanner = h('div', { class: 'wait', hidden: true, role: 'status' });
+onRateWait((s) => {
+  waitBanner.hidden = s === null;
+  waitBanner.textContent = s === null ? '' : t('waiting_retry', { s });
+});
+onUnauthorized(() => {
+  username = null;
+  void render();
+});
+
+function header(): HTMLElement {
+  const current = location.hash.replace(/^#\//, '').split('/')[0] || 'identify';
+  return h('header', {},
+    h('div', { class: 'bar' },
+      h('h1', {}, h('a', { href: '#/identify' }, t('app_title'))),
+      h('button', { type: 'button', class: 'link lang', name: 'lang', onclick: () => { setLang(currentLang() === 'vi' ? 'en' : 'vi'); void render(); } }, t('language')),
+      username ? h('span', { class: 'who' }, h('span', { class: 'user', title: t('signed_in_as') }, username),
+        h('button', { type: 'button', class: 'link', name: 'signout', onclick: signOut }, t('sign_out'))) : null),
+    username ? h('nav', {}, TABS.map(([r, k]) => h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k)))) : null);
+}
+
+async function signOut() {
+  await call('POST', '/api/logout');
+  username = null;
+  location.hash = '#/identify';
+  void render();
+}
+
+async function render() {
+  document.title = t('app_title');
+  const main = h('main', {}, notice('info', t('working')));
+  mount(root, header(), waitBanner, main);
+  if (!username) return mount(main, authView((u) => { username = u; void render(); }));
+  const route = location.hash.replace(/^#\//, '') || 'identify';
+  mount(main, await viewFor(route));
+}
+
+window.addEventListener('hashchange', () => void render());
+setLang(currentLang());
+// The session lives in an HttpOnly cookie: ask the server who we are instead of holding a token.
+void call('GET', '/api/me').then((r) => {
+  username = r.ok ? (r.json.account?.username ?? r.json.username ?? null) : null;
+  void render();
+});

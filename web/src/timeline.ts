@@ -1,0 +1,33 @@
+import { h } from './dom.js';
+import { currentLang, t } from './i18n.js';
+
+interface Event {
+  event_id: string;
+  body: Record<string, unknown>;
+  created_at: string;
+  approval?: string;
+  visibility?: string;
+  inherited_from?: { entity_type: string; entity_id: string };
+}
+
+export const when = (iso: string) => new Date(iso).toLocaleString(currentLang() === 'vi' ? 'vi-VN' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A short line for an event body: its type and the few fields a person reads. */
+function summary(body: Record<string, unknown>): string {
+  const parts = [body.action, body.product_name ?? body.product, body.dose, body.note, body.text, body.name].filter((x) => typeof x === 'string' && x);
+  if (typeof body.type === 'string' && body.type !== 'care') parts.unshift(body.type);
+  if (parts.length) return parts.join(' · ');
+  return Object.entries(body).slice(0, 4).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(' · ');
+}
+
+/** The timeline as a list, care events of the farm marked as such, with the chain's integrity. */
+export function timelineList(tl: { events: Event[]; chain_ok?: boolean }): HTMLElement {
+  return h('div', { class: 'timeline' },
+    tl.chain_ok === undefined ? null : h('p', { class: `notice ${tl.chain_ok ? 'ok' : 'error'}` }, tl.chain_ok ? t('chain_ok') : t('chain_broken')),
+    h('ol', {}, [...tl.events].reverse().map((e) => {
+      const care = Boolean(e.inherited_from) || e.body.type === 'care';
+      return h('li', { class: care ? 'care' : '' },
+        h('time', { datetime: e.created_at }, when(e.created_at)),
+        h('span', {}, care ? h('b', {}, t('care_event'), ': ') : null, summary(e.body), e.approval === 'pending' ? ' ⏳' : ''));
+    })));
+}

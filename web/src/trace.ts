@@ -1,0 +1,62 @@
+import { blobUrl, h, mount, notice } from './dom.js';
+import { currentLang, setLang, t } from './i18n.js';
+import { cellMap } from './geohash.js';
+import { timelineList, when } from './timeline.js';
+
+/**
+ * The public page of a traceability code, `/t/{code}`. The server already decided the code is
+ * public or restricted (an unknown code never reaches this script); this renders what
+ * `/api/resolve/{code}` says, and nothing it does not.
+ */
+const root = document.getElementById('trace')!;
+const code = decodeURIComponent(location.pathname.replace(/^\/t\//, ''));
+const api = (path: string) => fetch(path, { headers: { 'Accept-Language': currentLang() } }).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+
+const row = (label: string, ...value: Array<Node | string>) => [h('dt', {}, label), h('dd', {}, ...value)];
+
+/** What the anchor really is, in words: a key of this server, or a Cardano transaction. */
+export function anchorWords(a: Record<string, any> | null): HTMLElement {
+  if (!a) return h('span', { class: 'anchor-words' }, t('anchor_none'));
+  // The server's own sentence (`text: {vi, en}`) says it best; the fields below are the fallback.
+  const said = a.text?.[currentLang()];
+  const fp = a.fingerprint ?? a.key_fingerprint ?? a.public_key_fingerprint;
+  const text = typeof said === 'string' ? said
+    : a.backend === 'local' ? (fp ? t('anchor_local_fp', { fp }) : t('anchor_local'))
+    : a.backend === 'cardano' ? t('anchor_cardano', { tx: a.tx_hash ?? '—', n: a.confirmations ?? 0 })
+    : `${a.backend}`;
+  const link = a.explorer_url && /^https:\/\//.test(a.explorer_url) ? h('a', { href: a.explorer_url, rel: 'noopener noreferrer' }, t('view_tx')) : null;
+  return h('span', { class: 'anchor-words' }, text, ' ', h('small', {}, t('anchor_status', { s: a.status })), ' ', link);
+}
+
+async function render() {
+  document.documentElement.lang = currentLang();
+  // The server put the same answer as /api/resolve/{code} into the page; fetch it only if absent.
+  const embedded = document.getElementById('page-data')?.textContent;
+  const r = embedded ? JSON.parse(embedded) : await api(`/api/resolve/${encodeURIComponent(code)}`);
+  const lang = h('button', { type: 'button', class: 'link lang', onclick: () => { setLang(currentLang() === 'vi' ? 'en' : 'vi'); void render(); } }, t('language'));
+  const head = h('header', {}, h('div', { class: 'bar' }, h('h1', {}, `${t('trace_title')} · ${code}`), lang));
+  if (!r) return mount(root, head, h('main', {}, notice('error', t('trace_not_found'))));
+  if (r.state === 'restricted') {
+    return mount(root, head, h('main', {}, h('section', { class: 'card' }, h('p', {}, t('trace_restricted')),
+      h('dl', {}, row(t('species'), r.summary.species ?? '—'), row(t('recorded'), r.summary.enrolled_on), row(t('record_hash'), h('code', {}, r.summary.record_hash)),
+        row(t('anchor'), r.summary.anchor ? anchorWords(r.summary.anchor) : h('span', {}, r.summary.anchored ? '✓' : t('anchor_none')))))));
+  }
+  const rec = r.record;
+  const tl = r.tree_id ? await api(`/api/tree/${encodeURIComponent(r.tree_id)}/timeline`) : null;
+  mount(root, head, h('main', {},
+    h('section', { class: 'card' },
+      h('h2', {}, r.name ?? rec.species),
+      h('div', { class: 'gallery' }, (rec.images as string[]).map((cid) => h('img', { src: blobUrl(cid), alt: cid, title: cid }))),
+      h('dl', {},
+        row(t('species'), rec.species), row(t('recorded'), when(rec.created_at)),
+        row(t('photos_in_record'), String(rec.images.length)), row(t('photos_held'), String(r.image_count)),
+        row(t('anchor'), anchorWords(r.anchor)),
+        row(t('record_cid'), h('code', {}, r.record_cid)), row(t('record_hash'), h('code', {}, r.record_hash)))),
+    h('section', { class: 'card' }, h('h2', {}, t('coarse_location')), cellMap(rec.geohash), h('p', { class: 'hint' }, t('map_note'))),
+    tl ? h('section', { class: 'card' }, h('h2', {}, t('timeline')), timelineList(tl)) : null,
+    h('p', {}, h('a', { href: `/api/resolve/${encodeURIComponent(code)}` }, t('json')), ' · ',
+      h('a', { href: `/api/resolve/${encodeURIComponent(code)}/export` }, t('export_bundle')), ' ', h('small', {}, t('export_hint')))));
+}
+
+setLang(currentLang());
+void render();

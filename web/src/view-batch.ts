@@ -1,0 +1,73 @@
+import { call, errorText } from './api.js';
+import { field, h, mount, notice } from './dom.js';
+import { t, type TextKey } from './i18n.js';
+
+interface Row { index: number; file_name: string; status: string; candidate?: string; probability?: number; verdict?: string; reason?: string }
+
+const verdictWord = (v: string) => (['match', 'uncertain', 'no_match'].includes(v) ? t(`row_${v}` as TextKey) : v);
+
+/** The rows as a table: one line per photo. */
+function rowsTable(rows: Row[]): HTMLElement {
+  return h('table', { class: 'rows' },
+    h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('file')), h('th', {}, t('result')))),
+    h('tbody', {}, rows.map((r) => h('tr', { class: r.status }, h('td', {}, r.index + 1), h('td', {}, r.file_name),
+      h('td', {}, r.status === 'failed' ? r.reason ?? r.status : [r.verdict ? verdictWord(r.verdict) : null, r.candidate, r.probability != null ? `${Math.round(r.probability * 100)}%` : null].filter(Boolean).join(' · ') || r.status)))));
+}
+
+/**
+ * A packing-house batch: many fruit photos (or a zip) in one request, then a live progress bar
+ * fed by the batch's server-sent events (the session cookie authenticates the stream).
+ */
+export function batchView(): HTMLElement {
+  const files = h('input', { type: 'file', name: 'files', accept: 'image/*', multiple: true });
+  const archive = h('input', { type: 'file', name: 'archive', accept: '.zip,application/zip' });
+  const tree = h('input', { name: 'tree_id', autocomplete: 'off' });
+  const bar = h('progress', { max: 1, value: 0 });
+  const label = h('span', { class: 'progress-label' });
+  const out = h('div', { 'aria-live': 'polite' });
+  const progress = h('div', { class: 'progress', hidden: true }, bar, label);
+
+  function show(done: number, failed: number, total: number) {
+    bar.max = Math.max(1, total);
+    bar.value = done + failed;
+    label.textContent = `${done + failed} / ${total}${failed ? ` (✗ ${failed})` : ''}`;
+  }
+  async function finish(id: string) {
+    let r = await call('GET', `/api/fruit/batch/${encodeURIComponent(id)}`);
+    // Reached also when the stream drops early: keep asking until the batch says it is done.
+    while (r.ok && r.json.status !== 'done') {
+      show(r.json.done, r.json.failed, r.json.total);
+      await new Promise((res) => setTimeout(res, 1000));
+      r = await call('GET', `/api/fruit/batch/${encodeURIComponent(id)}`);
+    }
+    if (!r.ok) return mount(out, notice('error', errorText(r)));
+    show(r.json.done, r.json.failed, r.json.total);
+    mount(out, notice('ok', t('batch_done'), ' ', h('a', { class: 'button', href: `/api/fruit/batch/${encodeURIComponent(id)}/results.csv`, download: `batch-${id}.csv` }, t('download_csv'))), rowsTable(r.json.rows));
+  }
+  async function submit(e: Event) {
+    e.preventDefault();
+    const form = new FormData();
+    for (const f of Array.from(files.files ?? [])) form.append('files', f, f.name);
+    for (const f of Array.from(archive.files ?? [])) form.append('archive', f, f.name);
+    if (tree.value.trim()) form.append('tree_id', tree.value.trim());
+    if (!form.has('files') && !form.has('archive')) return mount(out, notice('error', t('need_photos')));
+    mount(out, notice('info', t('working')));
+    const r = await call('POST', '/api/fruit/batch', form);
+    if (!r.ok) return mount(out, notice('error', errorText(r)));
+    const id = r.json.batch_id as string;
+    progress.hidden = false;
+    show(0, 0, r.json.total);
+    const es = new EventSource(r.json.links?.events ?? `/api/fruit/batch/${encodeURIComponent(id)}/events`);
+    es.addEventListener('progress', (ev) => {
+      const p = JSON.parse((ev as MessageEvent).data);
+      show(p.done, p.failed, p.total);
+    });
+    es.addEventListener('done', () => { es.close(); void finish(id); });
+    // A dropped stream is not the end of the batch: ask for its state instead of guessing.
+    es.onerror = () => { es.close(); void finish(id); };
+  }
+  return h('section', { class: 'card' }, h('h2', {}, t('batch_title')), h('p', {}, t('batch_hint')),
+    h('form', { onsubmit: submit, name: 'batch' }, field(t('photos'), files), field(t('archive'), archive), field(t('tree_id'), tree),
+      h('button', { type: 'submit', class: 'primary' }, t('start_batch'))),
+    progress, out);
+}

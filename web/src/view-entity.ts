@@ -1,0 +1,83 @@
+import { call, errorText } from './api.js';
+import { blobUrl, field, h, mount, notice } from './dom.js';
+import { t, type TextKey } from './i18n.js';
+import { timelineList } from './timeline.js';
+
+function photos(cids: string[]): HTMLElement {
+  return h('div', { class: 'gallery' }, cids.map((cid) => h('img', { src: blobUrl(cid), alt: '', loading: 'lazy' })));
+}
+
+/** An entity's timeline, plus its care log when the care routes exist (404 there means not installed). */
+async function timelineCard(type: string, id: string): Promise<HTMLElement> {
+  const box = h('section', { class: 'card' }, h('h2', {}, t('timeline')));
+  const r = await call('GET', `/api/${type}/${encodeURIComponent(id)}/timeline`);
+  box.append(r.ok ? timelineList(r.json) : notice('error', errorText(r)));
+  return box;
+}
+
+function renameForm(current: string | null, send: (name: string) => Promise<any>): HTMLElement {
+  const name = h('input', { name: 'name', value: current ?? '', autocomplete: 'off' });
+  const msg = h('span', { 'aria-live': 'polite' });
+  return h('form', { class: 'row', name: 'rename', onsubmit: async (e: Event) => {
+    e.preventDefault();
+    const r = await send(name.value);
+    mount(msg, r.ok && r.json.ok !== false ? notice('ok', '✓') : notice('error', errorText(r)));
+  } }, field(t('rename'), name), h('button', { type: 'submit', class: 'secondary' }, t('save')), msg);
+}
+
+/** One tree: photos, name, publishing, its public page, and the timeline. */
+export async function treeView(id: string): Promise<HTMLElement> {
+  const list = await call('GET', '/api/trees');
+  const tree = (list.json?.trees as any[] | undefined)?.find((x) => x.tree_id === id);
+  if (!tree) return notice('error', errorText(list.ok ? { status: 404, ok: false, json: { error: t('trace_not_found') } } : list));
+  const views = await call('GET', `/api/tree_views?tree_id=${encodeURIComponent(id)}`);
+  const pub = h('div', { class: 'publish' });
+  function renderPub(visibility: string, code: string | null) {
+    const link = code && visibility !== 'private' ? h('a', { href: `/t/${encodeURIComponent(code)}`, class: 'button', name: 'trace-link' }, t('public_page')) : null;
+    const setVis = async (path: string, level?: string) => {
+      const r = await call('POST', `/api/tree/${encodeURIComponent(id)}/${path}`, new URLSearchParams(level ? { level } : {}));
+      if (r.ok) renderPub(r.json.visibility, r.json.code); else mount(pub, notice('error', errorText(r)));
+    };
+    mount(pub, h('p', {}, `${t('visibility')}: `, h('b', {}, t(`vis_${visibility}` as TextKey))),
+      h('div', { class: 'row wrap' },
+        h('button', { type: 'button', class: 'secondary', name: 'publish', onclick: () => void setVis('publish', 'public') }, t('publish')),
+        h('button', { type: 'button', class: 'secondary', onclick: () => void setVis('publish', 'restricted') }, t('publish_summary')),
+        h('button', { type: 'button', class: 'secondary', onclick: () => void setVis('unpublish') }, t('unpublish')), link));
+  }
+  renderPub(tree.visibility, tree.code);
+  return h('div', {},
+    h('section', { class: 'card' },
+      h('h2', {}, tree.name ?? t('unnamed')),
+      h('p', { class: 'meta' }, [tree.species, tree.farm_id, tree.code].filter(Boolean).join(' · ')),
+      photos(((views.json?.views ?? []) as any[]).map((v) => v.cid)),
+      renameForm(tree.name, (name) => call('POST', '/api/rename', new URLSearchParams({ tree_id: id, name }))),
+      pub),
+    await timelineCard('tree', id));
+}
+
+/** One fruit: its photos and timeline. */
+export async function fruitView(id: string): Promise<HTMLElement> {
+  const views = await call('GET', `/api/fruit/${encodeURIComponent(id)}/views`);
+  if (!views.ok) return notice('error', errorText(views));
+  return h('div', {},
+    h('section', { class: 'card' }, h('h2', {}, t('kind_fruit')), photos(((views.json.views ?? []) as any[]).map((v) => v.cid))),
+    await timelineCard('fruit', id));
+}
+
+/** One animal (routes of the animals area): metadata, rename, delete. */
+export async function animalView(did: string): Promise<HTMLElement> {
+  const r = await call('GET', `/api/animal/${encodeURIComponent(did)}`);
+  if (!r.ok) return notice('error', errorText(r));
+  const a = r.json;
+  const cids = a.cover?.cid ? [a.cover.cid as string] : [];
+  return h('div', {}, h('section', { class: 'card' },
+    h('h2', {}, a.name ?? t('unnamed')),
+    h('p', { class: 'meta' }, [a.species, a.farm_id, a.zone ?? a.attrs?.zone, did].filter(Boolean).join(' · ')),
+    photos(cids),
+    renameForm(a.name, (name) => call('POST', '/api/animal/rename', new URLSearchParams({ animal_did: did, name }))),
+    h('button', { type: 'button', class: 'danger', onclick: async () => {
+      if (!confirm(`${t('delete')}?`)) return;
+      const d = await call('DELETE', `/api/animal/${encodeURIComponent(did)}`);
+      if (d.ok) location.hash = '#/mine';
+    } }, t('delete'))));
+}
