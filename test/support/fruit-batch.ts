@@ -21,10 +21,16 @@ export async function followEvents(app: TestApp, batchId: string, headers: Recor
 }
 
 /** Wait until a batch is done, by polling GET (readiness, not a fixed sleep). No vitest import: benchmarks use this file too. */
-export async function untilDone(app: TestApp, token: string, batchId: string, ms = 240_000) {
+export async function untilDone(app: Pick<TestApp, 'url'>, token: string, batchId: string, ms = 240_000): Promise<any> {
   const end = Date.now() + ms;
   for (;;) {
-    const r = await api(app.url, 'GET', `/api/fruit/batch/${batchId}`, { token });
+    // In embedded mode the photos are described in the API's own process; a keep-alive socket the
+    // server closes just as a poll reuses it is reset. A poll is idempotent, so a reset one is asked again.
+    const r = await api(app.url, 'GET', `/api/fruit/batch/${batchId}`, { token }).catch((err: { cause?: { code?: string } }) => {
+      if (err?.cause?.code === 'ECONNRESET' && Date.now() < end) return null;
+      throw err;
+    });
+    if (!r) continue;
     if (r.status !== 200) throw new Error(`GET batch ${batchId}: ${r.status} ${r.text}`);
     if (r.json.status === 'done') return r.json;
     if (Date.now() > end) throw new Error(`batch ${batchId} not done within ${ms} ms: ${r.json.done}/${r.json.total}`);
