@@ -13,6 +13,7 @@ import { createTreesService } from './trees.service.js';
 import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
+import { createDatasciExportService } from './datasci-export.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -29,6 +30,7 @@ export function createServices(c: Container) {
     trees, views: createViewsService(c, { trees }), grants: createGrantsService(c),
     scan: createScanService(c), resolve: createResolveService(c), farms: createFarmsService(c),
     ...createEvidenceServices(c, jobs),
+    datasciExport: createDatasciExportService(c),
   };
 }
 
