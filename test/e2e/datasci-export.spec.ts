@@ -4,9 +4,11 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportToFolder } from '../../shared/src/datasci/export-folder.js';
 import { EXPORT_COLUMNS } from '../../shared/src/datasci/export-format.js';
+import { writeCandidateModel } from '../../models/candidate.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
@@ -150,4 +152,33 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
     }
     expect(existsSync(path.join(out, '.cursor'))).toBe(false);
   });
+
+  it('round-trips into npm run eval: a candidate model side by side with the one in service', async () => {
+    const modelDir = await mkdtemp(path.join(os.tmpdir(), 'markless-candidate-'));
+    const plots = path.join(modelDir, 'plots');
+    try {
+      writeCandidateModel(modelDir);
+      const run = spawnSync('npx', ['tsx', 'benchmarks/eval.ts', '--model', modelDir, '--labels', out, '--plots', plots], { encoding: 'utf8', timeout: 180_000 });
+      expect(run.status, run.stderr).toBe(0);
+      const r = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+      expect(r.n_gallery).toBe(6);
+      expect(r.n_queries_enrolled).toBe(3);
+      expect(r.n_queries_open_set).toBe(1);
+      expect(r.serving.model.version.split('+')[0]).toBe('1.0.0');
+      expect(r.candidate.model.version.split('+')[0]).toBe('1.1.0-candidate');
+      for (const side of [r.serving, r.candidate]) {
+        for (const k of ['top1', 'top5', 'auc', 'accept_at_far1']) expect(side[k]).toBeGreaterThanOrEqual(0);
+        expect(side.top5).toBeGreaterThanOrEqual(side.top1);
+      }
+      // The model in service, re-run on the exported photos, ranks first what the service answered.
+      // (An answer with no candidates, e.g. no_match, shows no top-1 to compare.)
+      const answered = r.serving.per_query.filter((q: { answered_top1: string | null }) => q.answered_top1);
+      expect(answered.length).toBeGreaterThanOrEqual(3);
+      for (const q of answered) expect(q.top1).toBe(q.answered_top1);
+      expect(r.serving.top1).toBe(1);
+      for (const f of [...r.plots.serving, ...r.plots.candidate]) expect(readFileSync(f, 'utf8')).toContain('<svg');
+    } finally {
+      await rm(modelDir, { recursive: true, force: true });
+    }
+  }, 200_000);
 });
