@@ -19,6 +19,7 @@ import { animalRoutes } from './animal.route.js';
 import { autoRoutes } from './auto.route.js';
 import { farmRoutes } from './farm.route.js';
 import { datasciRoutes } from './datasci.route.js';
+import { modelRoutes } from './models.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
@@ -29,7 +30,7 @@ export function buildRoutes(c: Container, s: Services): RouteDef[] {
   routes.push(...feedbackRoutes(s), ...adminRoutes(s), ...verdictRoutes(s));
   routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...fieldUiRoutes());
   routes.push(...evidenceRoutes(s));
-  routes.push(...datasciRoutes(s));
+  routes.push(...datasciRoutes(s), ...modelRoutes(c));
   routes.push(...systemRoutes(c, s, () => routes));
   return routes;
 }
