@@ -9,6 +9,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { settingsFor } from '../workers/src/vision/settings.js';
 import { parseArgs } from './machine.js';
 
 interface Result {
@@ -23,6 +24,7 @@ interface Result {
   false_match_rate: number;
   uncertain_rate: number;
   shortlist_recall?: number;
+  settings?: { local: string; subject: string; shortlist: number; perIndividual: number };
   shortlist_variants?: Record<string, Record<string, number>>;
   ms_query_p95: number;
   descriptor_cache?: string;
@@ -38,6 +40,10 @@ const files = [
   ...(existsSync(join(dir, 'ablation')) ? readdirSync(join(dir, 'ablation')).filter((f) => f.endsWith('.json')).map((f) => join(dir, 'ablation', f)) : []),
 ].filter((f) => existsSync(f));
 const rows = files.map((f) => ({ f, r: JSON.parse(readFileSync(f, 'utf8')) as Result })).sort((a, b) => (a.r.dataset + a.r.variant).localeCompare(b.r.dataset + b.r.variant));
+const animal = settingsFor('animal');
+/** The row run with the animal kind's current settings. */
+const isService = (r: Result): boolean =>
+  !!r.settings && r.settings.local === animal.local && r.settings.subject === animal.subject && r.settings.shortlist === animal.shortlist && !r.variant?.includes('main');
 const pct = (x: number | undefined): string => (x === undefined ? '–' : `${(x * 100).toFixed(1)}%`);
 const lines = [
   '| set | variant | queries | top-1 | top-5 | AUC | accept @FMR≤1% | false match @service | uncertain | in shortlist | p95 ms | load avg | file |',
@@ -45,7 +51,7 @@ const lines = [
   ...rows.map(({ f, r }) =>
     [
       r.dataset,
-      (r.variant ?? 'engine default') + (f.includes('/ablation/') ? '' : ' **(service)**'),
+      (r.variant ?? 'engine default') + (isService(r) ? ' **(service default)**' : ''),
       `${r.n_queries}${r.query_sampling === 'all' ? '' : ' (sampled)'}`,
       pct(r.top1),
       pct(r.top5),
