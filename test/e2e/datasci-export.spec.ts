@@ -182,3 +182,34 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
     }
   }, 200_000);
 });
+
+describe('labels out from PostgreSQL and S3 (distributed)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ mode: 'distributed' });
+  }, 120_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('exports the caller’s photos from the S3 store byte for byte, and nobody else’s', async () => {
+    const owner = await signup(app.url);
+    const other = await signup(app.url);
+    const surface = await textureImage(95, 384);
+    const enrol = await Promise.all([1, 2].map((k) => otherView(surface, 950 + k)));
+    const tree = (await post(app, '/api/enroll', owner.token, photoForm(enrol))).json.tree_id;
+    const q = (await post(app, '/api/identify', owner.token, photoForm([await otherView(surface, 957)]))).json.query_id;
+    await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: q, verdict: 'correct' } });
+    await post(app, '/api/enroll', other.token, photoForm(await Promise.all([1, 2].map(async (k) => otherView(await textureImage(96, 384), 960 + k)))));
+    const res = await fetch(`${app.url}/api/datasci/export`, { headers: { authorization: `Bearer ${owner.token}` } });
+    expect(res.status).toBe(200);
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    const rows = parseCsv(new TextDecoder().decode(files['manifest.csv']!));
+    expect(rows.map((r) => r.split).sort()).toEqual(['gallery', 'gallery', 'query']);
+    expect(rows.every((r) => r.identity === tree && r.owner_id === owner.id)).toBe(true);
+    const theirs = await app.container.db.query<{ cid: string }>('select cid from images where owner_id = $1', [other.id]);
+    expect(theirs.rows).toHaveLength(2);
+    for (const t of theirs.rows) expect(Object.keys(files).some((n) => n.includes(t.cid))).toBe(false);
+    for (const r of rows) expect(Buffer.from(files[r.path]!).equals((await app.container.blobs.get(r.photo_cid))!)).toBe(true);
+  }, 120_000);
+});
