@@ -36,7 +36,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fitCalibration, rocAuc, thresholdForFalseMatchRate, type LabelledSample } from '../workers/src/vision/calibrate.js';
+import { fitCalibration, type LabelledSample } from '../workers/src/vision/calibrate.js';
+import { summarise } from './metrics.js';
 import { rerank, RecognitionEngine, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
 import { settingsFor, type Kind, type KindSettings } from '../workers/src/vision/settings.js';
 import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
@@ -169,15 +170,7 @@ for (const [i, q] of queries.entries()) {
   if (i % 50 === 0) log(`query ${i}/${queries.length}`);
 }
 
-const enrolled = outcomes.filter((o) => o.expect !== null);
-const isCorrect = (o: (typeof outcomes)[number]): boolean => o.expect !== null && o.ranked[0]?.individualId === o.expect;
-const top1 = enrolled.filter(isCorrect).length / Math.max(1, enrolled.length);
-const top5 = enrolled.filter((o) => o.ranked.slice(0, 5).some((c) => c.individualId === o.expect)).length / Math.max(1, enrolled.length);
-const scores = outcomes.map((o) => o.ranked[0]?.probability ?? 0);
-const labels = outcomes.map(isCorrect);
-const t1 = thresholdForFalseMatchRate(scores, labels, 0.01);
-const acceptAtFar1 = outcomes.filter((o, i) => labels[i] && scores[i]! >= t1).length / Math.max(1, enrolled.length);
-const falseMatches = outcomes.filter((o, i) => o.verdict === 'match' && !labels[i]).length;
+const m = summarise(outcomes);
 const cal = engine.calibrationFor(kind);
 const result = {
   dataset: proto.name,
@@ -190,21 +183,21 @@ const result = {
         ),
       }
     : {}),
-  shortlist_recall: enrolled.filter((o) => o.ranked.some((c) => c.individualId === o.expect)).length / Math.max(1, enrolled.length),
+  shortlist_recall: m.shortlist_recall,
   n_gallery: proto.gallery.length,
   n_queries: queries.length,
   n_queries_in_protocol: proto.queries.length,
   query_sampling: stride > 1 ? `every ${stride}th query of the protocol (--sample-queries ${sampleN})` : 'all',
-  n_queries_enrolled: enrolled.length,
-  n_queries_open_set: queries.length - enrolled.length,
-  top1,
-  top5,
-  auc: rocAuc(scores, labels),
-  accept_at_far1: acceptAtFar1,
-  false_match_rate: falseMatches / Math.max(1, queries.length),
-  match_rate: outcomes.filter((o) => o.verdict === 'match').length / Math.max(1, queries.length),
-  correct_match_rate: outcomes.filter((o, i) => o.verdict === 'match' && labels[i]).length / Math.max(1, enrolled.length),
-  uncertain_rate: outcomes.filter((o) => o.verdict === 'uncertain').length / Math.max(1, queries.length),
+  n_queries_enrolled: m.n_queries_enrolled,
+  n_queries_open_set: m.n_queries_open_set,
+  top1: m.top1,
+  top5: m.top5,
+  auc: m.auc,
+  accept_at_far1: m.accept_at_far1,
+  false_match_rate: m.false_match_rate,
+  match_rate: m.match_rate,
+  correct_match_rate: m.correct_match_rate,
+  uncertain_rate: m.uncertain_rate,
   ms_query_p50: percentile(queryMs, 50),
   ms_query_p95: percentile(queryMs, 95),
   ms_enrol_image_p50: percentile(enrolMs, 50),
@@ -220,7 +213,7 @@ const result = {
   machine: machineInfo(engine.provider),
   date: new Date().toISOString(),
   /** Per query: top-1 probability, whether it was right, verdict (for plots and re-analysis). */
-  per_query: outcomes.map((o, i) => ({ p: Math.round(scores[i]! * 1e4) / 1e4, correct: labels[i]!, open_set: o.expect === null, verdict: o.verdict })),
+  per_query: m.per_query,
 };
 const plots = args.get('plots');
 if (plots) {

@@ -87,7 +87,8 @@ function centredBlock(x: string, prefix: string): onnxProto.onnx.INodeProto[] {
   ];
 }
 
-export function buildModel(): Uint8Array {
+/** The graph's bytes; other block weights or version give a different, equally reproducible model (a candidate for tests). */
+export function buildModel(weights: Record<keyof typeof BLOCK_WEIGHTS, number> = BLOCK_WEIGHTS, version = MODEL_VERSION): Uint8Array {
   const nodes: onnxProto.onnx.INodeProto[] = [
     node('Conv', ['image', 'w_luma'], 'luma'),
     avgPool('luma', 2, 'luma2'),
@@ -116,13 +117,13 @@ export function buildModel(): Uint8Array {
   const initializer = [
     tensor('w_luma', [1, 3, 1, 1], [0.299, 0.587, 0.114]),
     tensor('w_gabor', [16, 1, KSIZE, KSIZE], gaborBank()),
-    ...Object.entries(BLOCK_WEIGHTS).map(([b, w]) => tensor(`k_${b}`, [1], [w])),
+    ...Object.entries(weights).map(([b, w]) => tensor(`k_${b}`, [1], [w])),
   ];
   const dim = (d: number | string) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d });
   const model: onnxProto.onnx.IModelProto = {
     irVersion: 7,
     producerName: 'markless/models/build-embedder.ts',
-    producerVersion: MODEL_VERSION,
+    producerVersion: version,
     opsetImport: [{ domain: '', version: 13 }],
     graph: {
       name: MODEL_NAME,
@@ -138,11 +139,10 @@ export function buildModel(): Uint8Array {
 /** Output dimension: 512 grid texture + 32 global texture + 64 layout + 48 colour. */
 export const EMBEDDING_DIM = 32 * 16 + 32 + 64 + 48;
 
-function main(): void {
-  const bytes = buildModel();
-  writeFileSync(join(here, MODEL_FILE), bytes);
+/** The registry entry of the model's bytes. */
+export function manifestEntry(bytes: Uint8Array) {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const entry = {
+  return {
     name: MODEL_NAME,
     version: MODEL_VERSION,
     role: 'global-embedding',
@@ -162,6 +162,13 @@ function main(): void {
     block_weights: BLOCK_WEIGHTS,
     opset: 13,
   };
+}
+
+function main(): void {
+  const bytes = buildModel();
+  writeFileSync(join(here, MODEL_FILE), bytes);
+  const entry = manifestEntry(bytes);
+  const sha256 = entry.sha256;
   // The manifest is the registry of every model: replace this model's entry, keep the others.
   const path = join(here, 'manifest.json');
   const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { schema: number; models: { name: string }[] }) : { schema: 2, models: [] };

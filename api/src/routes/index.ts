@@ -24,6 +24,8 @@ import { populationRoutes } from './population.route.js';
 import { fruitPublicRoutes } from './fruit-public.route.js';
 import { fruitBatchRoutes } from './fruit-batch.route.js';
 import { opsRoutes } from './ops.route.js';
+import { datasciRoutes } from './datasci.route.js';
+import { modelRoutes } from './models.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
@@ -38,6 +40,7 @@ export function buildRoutes(c: Container, s: Services): RouteDef[] {
   routes.push(...populationRoutes(s));
   routes.push(...fruitPublicRoutes(s), ...fruitBatchRoutes(s));
   routes.push(...opsRoutes(c, s));
+  routes.push(...datasciRoutes(s), ...modelRoutes(c));
   routes.push(...systemRoutes(c, s, () => routes));
   return routes;
 }

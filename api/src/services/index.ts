@@ -19,6 +19,7 @@ import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';
 import { createOpsService } from './ops.service.js';
+import { createDatasciExportService } from './datasci-export.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
@@ -40,6 +41,7 @@ export function createServices(c: Container) {
     fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees }),
     ...createAnimalServices(c, { trees, media, jobs }),
     ops: createOpsService(c),
+    datasciExport: createDatasciExportService(c),
   };
 }
 

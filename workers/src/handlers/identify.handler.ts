@@ -11,6 +11,8 @@ export interface IdentifyDeps {
   pools: Pools;
   /** Owners whose pools the caller may match against: itself, plus any who granted it access. */
   poolOwners: (accountId: string, kind: Kind) => Promise<string[]>;
+  /** Shadow models score the request after the answer is stored; they never change it. */
+  shadow?: (data: JobData<'identify'>, served: { candidates?: { individual_id: string }[] }) => Promise<void>;
 }
 
 interface IndividualRow { id: string; owner_id: string; name: string | null; species: string | null; farm_id: string | null }
@@ -88,6 +90,8 @@ export function identifyHandler(deps: IdentifyDeps): JobHandler<'identify'> {
       queries.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, data.kind));
     }
     const full = { query_id: data.query_id, ...(await identifyDescriptors(deps, data, queries)) };
-    return storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: data.images }, full);
+    const result = await storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: data.images }, full);
+    await deps.shadow?.(data, result as { candidates?: { individual_id: string }[] });
+    return result;
   };
 }

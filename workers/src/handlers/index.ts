@@ -3,6 +3,7 @@ import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src
 import { RecognitionEngine } from '../vision/engine.js';
 import { createPools } from '../recognition/pool.js';
 import { loadCalibrations } from '../recognition/calibration.js';
+import { createShadow, servingEngine } from '../recognition/model-lifecycle.js';
 import { poolOwners as grantedPools } from '../../../shared/src/access/pool-owners.js';
 import { anchorHandler } from './anchor.handler.js';
 import { animalSpeciesHandler } from './animal-species.handler.js';
@@ -23,7 +24,8 @@ export const engineOnce = () => (shared ??= RecognitionEngine.create());
 
 /** Build the handler for every catalogued job. Throws at start when one is missing. */
 export async function createHandlers(c: Container): Promise<JobHandlers> {
-  const engine = await engineOnce();
+  // A model promoted through the registry (npm run models -- promote) serves from the next start.
+  const engine = (await servingEngine(c)) ?? (await engineOnce());
   // Calibrations re-fitted from labels (npm run calibrate -- --apply) take effect at start.
   for (const [kind, params] of Object.entries(await loadCalibrations(c.db))) engine.setCalibration(kind as Kind, params);
   // What this process loaded, for /api/health and /metrics (the API never loads the model itself).
@@ -32,7 +34,7 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
   const pools = createPools(c, engine);
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
-  const deps = { c, engine, pools, poolOwners, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)) };
+  const deps = { c, engine, pools, poolOwners, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)), shadow: createShadow(c, poolOwners) };
   const handlers: Partial<JobHandlers> = {
     enroll: enrollHandler(deps),
     identify: identifyHandler(deps),

@@ -1,0 +1,195 @@
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import type { Container } from '../../../shared/src/container.js';
+import { ERRORS } from '../../../shared/src/domain/errors.js';
+import {
+  csvHeader, csvLine, decodeCursor, encodeCursor, imagePath, labelIdentity,
+  type ExportCandidate, type ExportCursor, type ExportRow,
+} from '../../../shared/src/datasci/export-format.js';
+
+/** Whose data: one owner's, or (admin route only) every owner's (`owner: null`). */
+export interface ExportScope {
+  owner: string | null;
+}
+
+/** One page of the export, ready to stream. */
+export interface ExportPage {
+  rows: ExportRow[];
+  /** Items (photos of the gallery, queries) in the whole scope, and before this page: progress. */
+  total: number;
+  before: number;
+  next: string | null;
+  stream: Readable;
+}
+
+/** A row with its sort key (creation time as text, keeping microseconds, and id) for the cursor. */
+type KeyedRow = ExportRow & { _key: { at: string; id: string } };
+
+const START: ExportCursor = { part: 'gallery', at: '1970-01-01T00:00:00Z', id: '00000000-0000-0000-0000-000000000000' };
+
+interface GalleryRow {
+  image_id: string; cid: string; at: string; owner_id: string; individual_id: string; kind: string;
+  species: string | null; farm_id: string | null; name: string | null; content_type: string | null;
+  model: string | null; model_version: string | null; models: { name: string; version: string }[] | null;
+}
+interface QueryRow {
+  id: string; owner_id: string; kind: string; image_cids: string[]; at: string; label: string | null; correct_id: string | null;
+  result: { verdict?: string; candidates?: { individual_id: string; probability: number }[]; model?: { name: string; version: string } } | null;
+}
+
+/**
+ * The registry models behind an engine identity: the global model, then each `name@version`
+ * part of its version (see RecognitionEngine.model), without the pipeline revision.
+ */
+export function modelsOfEngine(m: { name: string; version: string } | null | undefined): { name: string; version: string }[] {
+  if (!m) return [];
+  const [first, ...rest] = m.version.split('+');
+  return [{ name: m.name, version: first ?? '' }, ...rest.filter((p) => p.includes('@')).map((p) => ({ name: p.split('@')[0]!, version: p.split('@')[1]! }))];
+}
+
+/**
+ * Labelled data out (issue 17): enrolled photos and identify queries with their answers and
+ * labels, as zip pages of `images/` + `manifest.csv` + `manifest.jsonl` + `export.json`.
+ * Paged by an opaque cursor (gallery photos first, then queries, each in creation order), so a
+ * broken download resumes where it stopped; every page is streamed as it is zipped.
+ */
+export function createDatasciExportService(c: Container) {
+  const ownerClause = (alias: string) => `($1::uuid is null or ${alias}.owner_id = $1::uuid)`;
+
+  async function galleryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
+    const r = await c.db.query<GalleryRow>(
+      `select i.id as image_id, i.cid, i.created_at::text as at, i.owner_id, ind.id as individual_id, ind.kind, ind.species, ind.farm_id, ind.name,
+              b.content_type, d.model, d.model_version, d.models
+       from images i join individuals ind on ind.id = i.individual_id and ind.deleted_at is null
+       left join blobs b on b.cid = i.cid
+       left join lateral (select model, model_version, models from descriptors x where x.image_id = i.id order by x.created_at desc limit 1) d on true
+       where ${ownerClause('i')} and (i.created_at, i.id) > ($2::timestamptz, $3::uuid)
+       order by i.created_at, i.id limit $4`,
+      [scope.owner, cur.at, cur.id, limit],
+    );
+    return r.rows.map((x) => ({
+      identity: x.individual_id, path: imagePath(x.cid, x.content_type), split: 'gallery', owner_id: x.owner_id, individual_id: x.individual_id,
+      kind: x.kind, species: x.species ?? '', farm_id: x.farm_id ?? '', name: x.name ?? '', photo_cid: x.cid, captured_at: new Date(x.at).toISOString(),
+      image_id: x.image_id, query_id: '', answer_verdict: '', answer_top1: '', label: '', label_individual_id: '', candidates: [],
+      model: x.model ? `${x.model}@${x.model_version}` : '', model_versions: x.models ?? [], _key: { at: x.at, id: x.image_id },
+    } as KeyedRow));
+  }
+
+  async function queryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
+    const r = await c.db.query<QueryRow>(
+      `select q.id, q.owner_id, q.kind, q.image_cids, q.created_at::text as at, q.result, v.verdict as label, v.correct_id
+       from identify_queries q left join identify_verdicts v on v.query_id = q.id and v.owner_id = q.owner_id
+       where ${ownerClause('q')} and (q.created_at, q.id) > ($2::timestamptz, $3::uuid)
+       order by q.created_at, q.id limit $4`,
+      [scope.owner, cur.at, cur.id, limit],
+    );
+    const cids = [...new Set(r.rows.flatMap((q) => q.image_cids))];
+    const types = await c.db.query<{ cid: string; content_type: string }>('select cid, content_type from blobs where cid = any($1::text[])', [cids]);
+    const typeOf = new Map(types.rows.map((t) => [t.cid, t.content_type]));
+    const ids = [...new Set(r.rows.flatMap((q) => [q.correct_id, q.result?.candidates?.[0]?.individual_id].filter((x): x is string => !!x)))];
+    const inds = await c.db.query<{ id: string; owner_id: string; species: string | null; farm_id: string | null; name: string | null }>(
+      'select id, owner_id, species, farm_id, name from individuals where id = any($1::uuid[])', [ids],
+    );
+    const indOf = new Map(inds.rows.map((x) => [x.id, x]));
+    return r.rows.flatMap((q) => {
+      const cands: ExportCandidate[] = (q.result?.candidates ?? []).map((x) => ({ individual_id: x.individual_id, probability: x.probability }));
+      const top1 = cands[0]?.individual_id ?? null;
+      const identity = labelIdentity(q.label, q.correct_id, top1);
+      // Names and farms only of the query owner's own individuals (a granted pool's stay theirs).
+      const ind = identity ? indOf.get(identity) : undefined;
+      const own = ind && ind.owner_id === q.owner_id ? ind : undefined;
+      return q.image_cids.map((cid) => ({
+        identity, path: imagePath(cid, typeOf.get(cid) ?? null), split: 'query' as const, owner_id: q.owner_id, individual_id: identity,
+        kind: q.kind, species: own?.species ?? '', farm_id: own?.farm_id ?? '', name: own?.name ?? '', photo_cid: cid,
+        captured_at: new Date(q.at).toISOString(), image_id: '', query_id: q.id, answer_verdict: q.result?.verdict ?? '', answer_top1: top1 ?? '',
+        label: q.label ?? '', label_individual_id: q.correct_id ?? '', candidates: cands,
+        model: q.result?.model ? `${q.result.model.name}@${q.result.model.version}` : '', model_versions: modelsOfEngine(q.result?.model),
+        _key: { at: q.at, id: q.id },
+      }));
+    });
+  }
+
+  /** Items (gallery photos + queries) in scope, and those strictly before the cursor. */
+  async function progress(scope: ExportScope, cur: ExportCursor): Promise<{ total: number; before: number }> {
+    const count = async (table: string, alias: string, after: boolean) => {
+      const r = await c.db.query<{ n: number }>(
+        `select count(*)::int as n from ${table} ${alias}${table === 'images' ? ' join individuals ind on ind.id = i.individual_id and ind.deleted_at is null' : ''}
+         where ${ownerClause(alias)} and ($2::boolean or (${alias}.created_at, ${alias}.id) <= ($3::timestamptz, $4::uuid))`,
+        [scope.owner, after, cur.at, cur.id],
+      );
+      return r.rows[0]!.n;
+    };
+    const [gi, qi] = [await count('images', 'i', true), await count('identify_queries', 'q', true)];
+    const before = cur.part === 'gallery' ? await count('images', 'i', false) : gi + (await count('identify_queries', 'q', false));
+    return { total: gi + qi, before };
+  }
+
+  /** The rows of one page (at most `limit` photos or queries) and the cursor after it. */
+  async function page(scope: ExportScope, cursor: string | undefined, limit: number) {
+    const cur = cursor ? decodeCursor(cursor) : START;
+    if (!cur) throw ERRORS.validation('cursor', 'not a cursor this export gave out');
+    let rows: KeyedRow[] = cur.part === 'gallery' ? await galleryPage(scope, cur, limit) : [];
+    let part = cur.part;
+    if (cur.part === 'query' || rows.length < limit) {
+      part = 'query';
+      const qStart = cur.part === 'query' ? cur : { ...START, part: 'query' as const };
+      rows = rows.concat(await queryPage(scope, qStart, limit - new Set(rows.map((r) => r._key.id)).size));
+    }
+    const last = rows.at(-1);
+    const items = new Set(rows.map((r) => `${r.split}:${r._key.id}`)).size;
+    const next = items >= limit && last ? encodeCursor({ part: last.split, at: last._key.at, id: last._key.id }) : null;
+    return { rows, next, cur, part };
+  }
+
+  return {
+    /** One zip page of the export. @throws 422 on a cursor we did not give out. */
+    async exportPage(scope: ExportScope, opts: { cursor?: string; limit: number }): Promise<ExportPage> {
+      const { rows, next, cur } = await page(scope, opts.cursor, opts.limit);
+      const { total, before } = await progress(scope, cur);
+      const clean = rows.map(({ _key, ...r }) => r as ExportRow);
+      return { rows: clean, total, before, next, stream: zipStream(c, clean, { total, before, next, scope }) };
+    },
+  };
+}
+
+/** Streams the page as a zip: photos stored as they are (already compressed), manifests deflated. */
+function zipStream(c: Container, rows: ExportRow[], meta: { total: number; before: number; next: string | null; scope: ExportScope }): Readable {
+  const out = new PassThrough();
+  // A client that hangs up mid-download destroys the stream; never let that crash the process.
+  out.on('error', (err) => c.logger.warn({ err }, 'export stream ended early'));
+  const zip = new Zip((err, chunk, final) => {
+    if (err) return void out.destroy(err);
+    if (!out.destroyed) out.write(chunk);
+    if (final) out.end();
+  });
+  const addText = (name: string, text: string) => {
+    const f = new ZipDeflate(name, { level: 6 });
+    zip.add(f);
+    f.push(new TextEncoder().encode(text), true);
+  };
+  void (async () => {
+    const kept: ExportRow[] = [];
+    const written = new Set<string>();
+    for (const r of rows) {
+      if (out.destroyed) return;
+      if (!written.has(r.path)) {
+        const bytes = await c.blobs.get(r.photo_cid);
+        if (!bytes) continue; // a photo whose bytes are gone cannot be exported; its row is left out too
+        const f = new ZipPassThrough(r.path);
+        zip.add(f);
+        f.push(bytes, true);
+        written.add(r.path);
+        if (out.writableNeedDrain) await once(out, 'drain');
+      }
+      kept.push(r);
+    }
+    addText('manifest.csv', csvHeader() + kept.map(csvLine).join(''));
+    addText('manifest.jsonl', kept.map((r) => JSON.stringify(r) + '\n').join(''));
+    addText('export.json', JSON.stringify({ format: 'markless-labels-1', rows: kept.length, items_total: meta.total, items_before: meta.before, next_cursor: meta.next, owner: meta.scope.owner ?? 'all', created_at: new Date().toISOString() }, null, 2) + '\n');
+    zip.end();
+  })().catch((err) => out.destroy(err as Error));
+  return out;
+}
+
+export type DatasciExportService = ReturnType<typeof createDatasciExportService>;

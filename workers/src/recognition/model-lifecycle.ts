@@ -1,0 +1,199 @@
+/**
+ * Models in (issue 17): register a candidate global-embedding model (manifest sha256 and licence
+ * checked), score a share of live identify requests with it in shadow, promote it (re-embed every
+ * photo, then it serves from the next start) and roll back (the previous model serves again; its
+ * descriptors were never deleted, so its answers come back exactly).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Container } from '../../../shared/src/container.js';
+import type { JobData, Kind } from '../../../shared/src/domain/jobs.js';
+import { labelIdentity } from '../../../shared/src/datasci/export-format.js';
+import { Embedder } from '../vision/embed.js';
+import { RecognitionEngine, type Descriptor } from '../vision/engine.js';
+import { loadRegistry, readManifestFile, readModelBytes, type ModelEntry } from '../vision/registry.js';
+import { createPools, type Pools } from './pool.js';
+import { reindexHandler } from '../handlers/reindex.handler.js';
+
+export interface Registration {
+  id: string;
+  name: string;
+  version: string;
+  dir: string;
+  status: 'shadow' | 'serving' | 'retired';
+  shadow_share: number;
+  sha256: string;
+  licence: string;
+}
+
+/** A refused model: the reason names the check that failed. */
+export class ModelRefusedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** Reads the folder's manifest and checks its global-embedding entry: licence present, bytes match sha256. */
+export function checkCandidate(dir: string): ModelEntry {
+  const abs = resolve(dir);
+  if (!existsSync(join(abs, 'manifest.json'))) throw new ModelRefusedError(`${abs} has no manifest.json`);
+  let entry: ModelEntry | undefined;
+  try {
+    entry = readManifestFile(abs).models.find((m) => m.role === 'global-embedding');
+  } catch (err) {
+    throw new ModelRefusedError((err as Error).message);
+  }
+  if (!entry) throw new ModelRefusedError('the manifest has no global-embedding model');
+  if (!entry.licence.trim()) throw new ModelRefusedError('the manifest names no licence');
+  if (entry.licence_file && !existsSync(join(abs, entry.licence_file))) throw new ModelRefusedError(`licence file ${entry.licence_file} is missing`);
+  try {
+    readModelBytes({ ...entry, dir: abs, origin: 'operator' });
+  } catch (err) {
+    throw new ModelRefusedError((err as Error).message);
+  }
+  return entry;
+}
+
+const engines = new Map<string, Promise<RecognitionEngine>>();
+/** The engine of a registered model (its embedding plus the registry's other models), once per folder. */
+export function engineOf(reg: Pick<Registration, 'dir'>): Promise<RecognitionEngine> {
+  let e = engines.get(reg.dir);
+  if (!e) {
+    const entry = readManifestFile(reg.dir).models.find((m) => m.role === 'global-embedding')!;
+    e = Embedder.load({ ...entry, dir: reg.dir, origin: 'operator' }).then((embedder) =>
+      RecognitionEngine.create({ embedder, calibration: {}, registry: loadRegistry({ operatorDir: reg.dir }) }));
+    engines.set(reg.dir, e);
+  }
+  return e;
+}
+
+/** Re-embeds every photo that lacks a descriptor from `engine` (the reindex job's own code). */
+async function reembed(c: Container, engine: RecognitionEngine) {
+  return reindexHandler({ c, engine, pools: createPools(c, engine) })({ model_version: engine.model.version } as JobData<'reindex'>, { id: 'reembed', attempt: 1 });
+}
+
+export async function listRegistrations(c: Container): Promise<Registration[]> {
+  return (await c.db.query<Registration>('select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations order by created_at')).rows;
+}
+
+async function byRef(c: Container, ref: string): Promise<Registration> {
+  const [name, version] = ref.split('@');
+  const r = await c.db.query<Registration>('select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations where name = $1 and version = $2', [name, version]);
+  if (!r.rows[0]) throw new ModelRefusedError(`${ref} is not registered`);
+  return r.rows[0];
+}
+
+/**
+ * Registers the model in `dir`: checked (sha256, licence), copied under DATA_DIR/models, every
+ * photo embedded with it, then scoring `share` of identify requests in shadow.
+ * @throws ModelRefusedError (wrong sha256, no licence, malformed manifest, already registered)
+ */
+export async function registerModel(c: Container, dir: string, share = 0.1): Promise<Registration & { reembedded: number }> {
+  const entry = checkCandidate(dir);
+  const dup = await c.db.query('select 1 from model_registrations where name = $1 and version = $2', [entry.name, entry.version]);
+  if (dup.rows.length) throw new ModelRefusedError(`${entry.name}@${entry.version} is already registered`);
+  const dest = join(c.config.dataDir, 'models', `${entry.name}@${entry.version}`);
+  mkdirSync(dest, { recursive: true });
+  for (const f of ['manifest.json', entry.file, ...(entry.licence_file ? [entry.licence_file] : [])]) copyFileSync(join(resolve(dir), f), join(dest, f));
+  const reg: Registration = { id: randomUUID(), name: entry.name, version: entry.version, dir: dest, status: 'shadow', shadow_share: share, sha256: entry.sha256, licence: entry.licence };
+  const done = await reembed(c, await engineOf(reg));
+  await c.db.query(
+    'insert into model_registrations (id, name, version, dir, manifest, sha256, licence, status, shadow_share) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+    [reg.id, reg.name, reg.version, reg.dir, JSON.stringify(entry), reg.sha256, reg.licence, 'shadow', share],
+  );
+  return { ...reg, reembedded: Number(done.reembedded ?? 0) };
+}
+
+/** Promote: re-embed what is still missing, then this model serves (from the next start); the one serving before retires. */
+export async function promoteModel(c: Container, ref: string) {
+  const reg = await byRef(c, ref);
+  const done = await reembed(c, await engineOf(reg));
+  await c.db.transaction(async (tx) => {
+    await tx.query(`update model_registrations set status = 'retired' where status = 'serving'`);
+    await tx.query(`update model_registrations set status = 'serving', promoted_at = now() where id = $1`, [reg.id]);
+  });
+  return { serving: `${reg.name}@${reg.version}`, reembedded: done.reembedded };
+}
+
+/** Roll back: the serving model goes back to shadow; the one promoted before it (or the bundled model) serves again. */
+export async function rollbackModel(c: Container) {
+  const cur = (await c.db.query<Registration>(`select id, name, version from model_registrations where status = 'serving'`)).rows[0];
+  if (!cur) throw new ModelRefusedError('no registered model is serving; the bundled model already is');
+  const prev = (await c.db.query<{ id: string; name: string; version: string }>(
+    `select id, name, version from model_registrations where status = 'retired' and promoted_at is not null order by promoted_at desc limit 1`,
+  )).rows[0];
+  await c.db.transaction(async (tx) => {
+    await tx.query(`update model_registrations set status = 'shadow' where id = $1`, [cur.id]);
+    if (prev) await tx.query(`update model_registrations set status = 'serving' where id = $1`, [prev.id]);
+  });
+  return { rolled_back: `${cur.name}@${cur.version}`, serving: prev ? `${prev.name}@${prev.version}` : 'bundled' };
+}
+
+/** The engine that serves: the promoted registration's, or null for the bundled one. */
+export async function servingEngine(c: Container): Promise<RecognitionEngine | null> {
+  const r = await c.db.query<Registration>(`select dir from model_registrations where status = 'serving'`);
+  return r.rows[0] ? engineOf(r.rows[0]) : null;
+}
+
+/** Whether `queryId` falls in the share of requests a shadow model scores (deterministic per query). */
+export function inShadowShare(queryId: string, regId: string, share: number): boolean {
+  const h = createHash('sha256').update(`${regId}:${queryId}`).digest().readUInt32BE(0) / 2 ** 32;
+  return h < share;
+}
+
+type ShadowQuery = Pick<JobData<'identify'>, 'query_id' | 'owner_id' | 'kind' | 'filters' | 'channels' | 'images'>;
+
+/**
+ * Scores one identify request with every shadow model whose share it falls in, after the served
+ * answer is stored; the answer is never touched. Failures are logged, never thrown.
+ */
+export function createShadow(c: Container, poolOwners: (account: string, kind: Kind) => Promise<string[]>) {
+  const pools = new Map<string, Pools>();
+  return async (data: ShadowQuery, served: { candidates?: { individual_id: string }[] }) => {
+    const regs = (await listRegistrations(c)).filter((r) => r.status === 'shadow' && inShadowShare(data.query_id, r.id, r.shadow_share));
+    for (const reg of regs) {
+      try {
+        const engine = await engineOf(reg);
+        const p = pools.get(reg.id) ?? createPools(c, engine);
+        pools.set(reg.id, p);
+        const queries: Descriptor[] = [];
+        for (const cid of data.images) queries.push(await engine.describe((await c.blobs.get(cid))!, { kind: data.kind, enforceQuality: false }));
+        const gallery = await p.gallery(await poolOwners(data.owner_id, data.kind), { kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null });
+        const out = await engine.identify({ kind: data.kind, channels: data.channels, queries, gallery });
+        const top = out.ranked[0];
+        const servedTop = served.candidates?.[0]?.individual_id ?? null;
+        const shownTop = out.candidates[0]?.individualId ?? null;
+        await c.db.query(
+          `insert into shadow_scores (query_id, registration_id, owner_id, engine, verdict, top1, probability, served_top1, agrees, candidates)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict do nothing`,
+          [data.query_id, reg.id, data.owner_id, JSON.stringify(out.model), out.verdict, shownTop, top?.probability ?? null, servedTop, shownTop === servedTop,
+            JSON.stringify(out.candidates.map((x) => ({ individual_id: x.individualId, probability: x.probability })))],
+        );
+      } catch (err) {
+        c.logger.warn({ err, model: `${reg.name}@${reg.version}` }, 'shadow scoring failed');
+      }
+    }
+  };
+}
+
+/** Per registration: requests scored, agreement with the served answer, and accuracy of both on labelled ones. */
+export async function shadowReport(c: Container) {
+  const rows = await c.db.query<{ registration_id: string; top1: string | null; served_top1: string | null; agrees: boolean; label: string | null; correct_id: string | null }>(
+    `select s.registration_id, s.top1, s.served_top1, s.agrees, v.verdict as label, v.correct_id
+     from shadow_scores s left join identify_verdicts v on v.query_id = s.query_id and v.owner_id = s.owner_id`,
+  );
+  return (await listRegistrations(c)).map((reg) => {
+    const mine = rows.rows.filter((r) => r.registration_id === reg.id);
+    const labelled = mine.filter((r) => r.label && (r.label === 'unknown_ok' || labelIdentity(r.label, r.correct_id, r.served_top1)));
+    const right = (top: string | null, r: (typeof mine)[number]) => (top ?? '') === labelIdentity(r.label, r.correct_id, r.served_top1);
+    return {
+      model: `${reg.name}@${reg.version}`, status: reg.status, shadow_share: reg.shadow_share, sha256: reg.sha256, licence: reg.licence,
+      scored: mine.length,
+      agreement: mine.length ? mine.filter((r) => r.agrees).length / mine.length : null,
+      labelled: labelled.length,
+      shadow_accuracy: labelled.length ? labelled.filter((r) => right(r.top1, r)).length / labelled.length : null,
+      served_accuracy: labelled.length ? labelled.filter((r) => right(r.served_top1, r)).length / labelled.length : null,
+    };
+  });
+}
