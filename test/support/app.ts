@@ -67,7 +67,8 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
 
 /** JSON request helper: returns status, headers and parsed body. */
 export async function api(base: string, method: string, p: string, opts: { token?: string; json?: unknown; form?: Record<string, string>; body?: RequestInit['body']; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  // Error bodies carry the request id; a fixed one keeps "not yours" and "missing" byte-comparable.
+  const headers: Record<string, string> = { 'x-request-id': 'test-request-id', ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let body: RequestInit['body'] = opts.body;
   if (opts.json !== undefined) {

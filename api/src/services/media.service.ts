@@ -25,7 +25,7 @@ export function createMediaService(c: Container) {
       if (f.bytes.length === 0) throw new AppError(422, 'file_empty', { field, filename: f.filename });
       const sniffed = sniffMedia(f.bytes);
       if (!sniffed || sniffed.cls !== cls) {
-        throw new AppError(422, 'file_wrong_type', { field, filename: f.filename, expected: cls === 'image' ? 'ảnh/image' : 'video' });
+        throw new AppError(422, 'file_wrong_type', { field, filename: f.filename, expected: cls === 'image' ? 'image' : 'video' });
       }
       return { file: f, type: sniffed.type };
     });

@@ -8,31 +8,13 @@ import {
 } from '../../../shared/src/evidence/store/chain-store.js';
 import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
 import type { Caller } from '../http/route.js';
+import { unstorableText } from '../middleware/text.js';
 import type { AnchorService } from './anchor.service.js';
 import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * Why a body cannot be stored as given, or null. PostgreSQL's jsonb refuses U+0000 and lone
- * surrogates, and a hash over text that the database would refuse or alter could never be
- * re-derived, so both are a 422 here instead of a 500 later.
- */
-export function unstorableText(value: unknown): string | null {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) return 'U+0000 is not allowed in text';
-    return LONE_SURROGATE.test(value) ? 'text holds an unpaired UTF-16 surrogate' : null;
-  }
-  if (Array.isArray(value)) return value.map(unstorableText).find((x) => x !== null) ?? null;
-  if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) {
-      const bad = unstorableText(k) ?? unstorableText(v);
-      if (bad) return bad;
-    }
-  }
-  return null;
-}
+/** Re-exported: the check moved to the HTTP edge, where every text field goes through it. */
+export { unstorableText };
 
 /**
  * Per-entity timelines (spec section 3 "Timeline event visibility", section 4 "Timeline and
