@@ -6,6 +6,7 @@ import { exitOnSignals } from '../../shared/src/lifecycle.js';
 import { createHandlers, scheduleReindexIfNeeded } from '../../workers/src/handlers/index.js';
 import { createApp } from './app.js';
 import { createServices } from './services/index.js';
+import { startOrphanSweep } from './services/orphan-sweep.js';
 
 /**
  * Start the API. Embedded mode (the default) also runs the job handlers in this process;
@@ -19,6 +20,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
     await scheduleReindexIfNeeded(container);
   }
   const app = createApp(container, createServices(container));
+  const stopSweep = startOrphanSweep(container);
   const server = app.koa.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   container.logger.info({ port: config.PORT, mode: config.MODE }, 'listening');
@@ -26,6 +28,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
   const stop = () =>
     (stopping ??= (async () => {
       // Stop taking requests, let jobs in flight finish, then close the database.
+      await stopSweep();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await container.close();
     })());

@@ -6,6 +6,7 @@ import { LIMITS } from '../../../shared/src/domain/limits.js';
 import { parseMultipart, type MultipartLimits } from '../middleware/multipart.js';
 import { readForm, readJson } from '../middleware/body.js';
 import { unstorableField, unstorableText } from '../middleware/text.js';
+import { idempotencyKeyOf, requestScope } from './request-scope.js';
 import { Reply, type Caller, type RouteDef, type UploadSpec } from './route.js';
 
 /** Resolves the caller from a request's bearer token or session cookie; null when absent or expired. */
@@ -23,9 +24,13 @@ export function uploadLimits(u: UploadSpec): MultipartLimits {
 }
 
 /** zod issue codes → the catalogue's validation rules (`validation_<rule>`), so no validator English reaches a sentence. */
-function ruleOf(issue: { code: string; input?: unknown }): string {
+function ruleOf(issue: { code: string; path: PropertyKey[] }, value: unknown): string {
   switch (issue.code) {
-    case 'invalid_type': return issue.input === undefined ? 'required' : 'type';
+    case 'invalid_type': {
+      let v: unknown = value;
+      for (const k of issue.path) v = v == null ? undefined : (v as Record<PropertyKey, unknown>)[k];
+      return v === undefined ? 'required' : 'type';
+    }
     case 'too_small': return 'too_small';
     case 'too_big': return 'too_big';
     case 'invalid_format': case 'invalid_string': return 'format';
@@ -44,7 +49,7 @@ export function validate<T>(schema: ZodType<T>, value: unknown, where: string): 
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const field = issue.path.length ? issue.path.join('.') : where;
-  const rule = ruleOf(issue as { code: string; input?: unknown });
+  const rule = ruleOf(issue as { code: string; path: PropertyKey[] }, value);
   throw new AppError(422, 'validation_failed', { field, rule, reason: rule });
 }
 
@@ -95,10 +100,11 @@ function handlerFor(def: RouteDef, resolve: CallerResolver) {
     const badField = unstorableField(raw);
     if (badField) throw new AppError(422, 'text_nul_byte', { field: badField });
     const body = def.body ? validate(def.body, raw ?? {}, 'body') : raw;
-    const out = await def.handler(
+    const idempotencyKey = idempotencyKeyOf(ctx.get('idempotency-key'));
+    const out = await requestScope.run({ idempotencyKey }, () => def.handler(
       { body, query, params, files, caller, lang: ctx.state.lang, ip: ctx.ip, requestId: ctx.state.requestId },
       ctx,
-    );
+    ));
     if (out instanceof Reply) {
       ctx.status = out.status;
       ctx.set(out.headers);

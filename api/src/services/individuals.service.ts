@@ -78,6 +78,7 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
         jobs.run('video', {
           owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'identify', query_id: randomUUID(), max_frames: maxFrames, filters,
         }),
+        caller.account_id,
       );
     },
 
@@ -85,6 +86,7 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
       await owned(caller, id, kind);
       return media.withUploads(files, 'video', 'file', ([v]) =>
         jobs.run('video', { owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'add_views', individual_id: id, max_frames: maxFrames }),
+        caller.account_id,
       );
     },
 
@@ -97,7 +99,7 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
           [caller.account_id, { tree_id: treeId, cid: v!.cid, size: v!.size }],
         );
         return { cid: v!.cid, size: v!.size, content_type: v!.contentType };
-      });
+      }, caller.account_id);
     },
   };
 }

@@ -44,8 +44,8 @@ export const messages = {
     en: 'The server hit an error. Please try again later.',
   },
   username_invalid: {
-    vi: 'Tên đăng nhập phải dài 3 đến 32 ký tự, chỉ gồm chữ thường, chữ số, dấu chấm và gạch dưới.',
-    en: 'The username must be 3 to 32 characters of lowercase letters, digits, dots and underscores.',
+    vi: 'Tên đăng nhập phải dài 3 đến 32 ký tự, chỉ gồm chữ thường, chữ số, dấu chấm và gạch dưới, bắt đầu và kết thúc bằng chữ hoặc số, không có hai dấu liền nhau.',
+    en: 'The username must be 3 to 32 characters of lowercase letters, digits, dots and underscores, start and end with a letter or digit, and have no two separators in a row.',
   },
   username_taken: { vi: 'Tên đăng nhập đã có người dùng.', en: 'That username is already taken.' },
   password_too_short: {

@@ -43,7 +43,7 @@ export const hardeningMessages = {
     vi: 'Yêu cầu ghi từ trang web khác bị từ chối. Hãy dùng ứng dụng của chính dịch vụ hoặc gửi token Bearer.',
     en: 'A write from another web site is refused. Use the service\'s own app or send a Bearer token.',
   },
-  validation_required: { vi: 'Thiếu trường "{field}".', en: 'Field "{field}" is missing.' },
+  validation_required: { vi: 'Trường "{field}" bị thiếu.', en: 'Field "{field}" is missing.' },
   validation_type: { vi: 'Trường "{field}" sai kiểu dữ liệu.', en: 'Field "{field}" has the wrong type.' },
   validation_too_small: { vi: 'Trường "{field}" quá ngắn hoặc quá nhỏ.', en: 'Field "{field}" is too short or too small.' },
   validation_too_big: { vi: 'Trường "{field}" quá dài hoặc quá lớn.', en: 'Field "{field}" is too long or too large.' },
