@@ -1,3 +1,4 @@
+import { isNoLocation } from '../../../shared/src/domain/trace-code.js';
 import type { PublicResolution, Resolution, RestrictedResolution } from '../services/resolve.service.js';
 
 /** Escape text for HTML element content and quoted attributes. */
@@ -46,7 +47,7 @@ function publicBody(p: PublicResolution): string {
 <div class="card"><dl>
 ${row('Loài / species', p.record.species)}
 ${p.name ? row('Tên / name', p.name) : ''}
-${row('Vị trí (geohash) / coarse location', p.record.geohash)}
+${row('Vị trí (geohash) / coarse location', isNoLocation(p.record.geohash) ? `${p.record.geohash}: không có vị trí khi ghi nhận / no location was given at enrolment` : p.record.geohash)}
 ${row('Ngày ghi nhận / recorded', p.record.created_at)}
 ${row('Số ảnh máy chủ giữ / photos held', p.image_count)}
 ${row('CID bản ghi / record CID', p.record_cid)}

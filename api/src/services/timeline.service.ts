@@ -92,7 +92,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const isOwner = caller?.account_id === entity.owner_id;
       const own = chain.filter((e) => canSee(e, caller, entity.owner_id)).map((e) => eventView(e, isOwner));
       const pending = await pendingFor(c.db, entity, caller?.account_id ?? null, entity.entity_id);
-      const care = (await inherited(entity, caller)).map(inheritedView);
+      const care = (await inherited(entity, caller)).map((e) => inheritedView(e, entity.farm_id ?? e.entity_id));
       const events = [...own, ...pending, ...care].sort((a, b) => a.created_at.localeCompare(b.created_at));
       const verdict = verifyChain(chain.map(toChainEvent));
       return {
