@@ -85,6 +85,10 @@ export const hardeningMessages = {
     vi: 'Ảnh không khớp với cây này nên không được thêm vào. Xem kết quả nhận dạng trong "verdict".',
     en: 'The photo does not match this tree, so it was not added. See the identification result in "verdict".',
   },
+  scan_species_prior: {
+    vi: 'Danh sách loài dựa trên các loài bạn đã đăng ký và danh mục, không phải do nhìn ảnh mà đoán. Hãy chọn đúng loài của cây.',
+    en: 'The species list comes from the species you have enrolled and the catalogue, not from looking at the photo. Pick the tree\'s real species.',
+  },
   media_image: { vi: 'ảnh', en: 'image' },
   media_video: { vi: 'video', en: 'video' },
 } as const satisfies Record<string, { vi: string; en: string }>;
