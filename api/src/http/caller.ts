@@ -16,7 +16,9 @@ function checkCookieOrigin(ctx: Context): void {
   if (SAFE_METHODS.has(ctx.method)) return;
   const origin = ctx.get('origin');
   const site = ctx.get('sec-fetch-site');
-  if ((origin && origin !== ctx.origin) || site === 'cross-site') throw new AppError(403, 'origin_forbidden', { field: 'origin' });
+  // Our own origin from protocol and host (ctx.origin can be the client's Origin header once CORS has run).
+  const own = `${ctx.protocol}://${ctx.host}`;
+  if ((origin && origin !== own) || site === 'cross-site') throw new AppError(403, 'origin_forbidden', { field: 'origin' });
 }
 
 /** Bearer header first (native apps), then the same-origin session cookie (web app). */
