@@ -1,10 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, REDIS_URL, uniqueName } from './postgres.js';
 import { freePort, spawnEntry, until, type Child } from './process.js';
-import { startS3, type TestS3 } from './s3.js';
-import type { Mode } from './app.js';
+import type { TestS3 } from './s3.js';
+import { distributedBackends, type Mode } from './app.js';
 
 /** The API as a separate process, so a test can tell "answered 4xx" from "answered, then died". */
 export interface ChildApp {
@@ -27,13 +26,9 @@ export async function startChildApp(mode: Mode, extra: Record<string, string> = 
   let s3: TestS3 | undefined;
   let dropDb: (() => Promise<void>) | undefined;
   if (mode === 'distributed') {
-    s3 = await startS3();
-    const db = await createTestDatabase();
-    dropDb = db.drop;
-    Object.assign(env, {
-      DATABASE_URL: db.url, REDIS_URL, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: uniqueName('bucket-'), QUEUE_NAME: uniqueName('q'), REDIS_PREFIX: uniqueName('t'),
-    });
+    const d = await distributedBackends();
+    ({ s3, drop: dropDb } = d);
+    Object.assign(env, d.env);
   }
   Object.assign(env, extra);
   const child = spawnEntry('api/src/main.ts', env);
