@@ -98,7 +98,8 @@ function parseJson(text: string): unknown {
  * preflight, so accepting it would let another site post as a signed-in browser.
  */
 export async function readJson(ctx: Context, limit = SMALL_BODY_BYTES): Promise<unknown> {
-  if (hasBody(ctx) && !ctx.is('application/json', '+json')) throw unsupportedType(ctx, 'application/json');
+  if (!hasBody(ctx)) return {};
+  if (!ctx.is('application/json', '+json')) throw unsupportedType(ctx, 'application/json');
   return parseJson(await readSmall(ctx, limit));
 }
 
