@@ -52,7 +52,7 @@ export async function checkVideo(bytes: Buffer, limits: VideoLimits, field: stri
     const file = path.join(dir, 'video');
     await writeFile(file, bytes);
     const p = await ffprobe(file);
-    if (!p) throw new AppError(422, 'video_not_video', { field });
+    if (!p) throw new AppError(422, 'video_undecodable', { field, reason: 'no_video_stream' });
     if (p.duration > limits.maxSeconds) {
       throw new AppError(422, 'video_too_long', { field, got_s: Math.round(p.duration), max_s: limits.maxSeconds, reason: 'duration' });
     }

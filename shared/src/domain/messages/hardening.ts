@@ -77,10 +77,6 @@ export const hardeningMessages = {
     vi: 'Độ phân giải video {got} vượt giới hạn {max}. Hãy giảm độ phân giải rồi gửi lại.',
     en: 'The video resolution {got} is over the {max} limit. Lower it and send it again.',
   },
-  video_not_video: {
-    vi: 'Tệp gửi lên không phải video đọc được (ffprobe không tìm thấy luồng hình).',
-    en: 'The upload is not a readable video (ffprobe found no video stream).',
-  },
   verify_add_mismatch: {
     vi: 'Ảnh không khớp với cây này nên không được thêm vào. Xem kết quả nhận dạng trong "verdict".',
     en: 'The photo does not match this tree, so it was not added. See the identification result in "verdict".',
