@@ -44,7 +44,7 @@ describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)
       treeOf.set(seed, r.json.tree_id);
     };
     for (let seed = 1; seed <= UNSEEN; seed += 2) await Promise.all([enrolOne(seed), ...(seed + 1 <= UNSEEN ? [enrolOne(seed + 1)] : [])]);
-  }, 600_000);
+  }, 300_000);
   afterAll(async () => {
     await app?.stop();
   });
