@@ -20,7 +20,9 @@ export interface App {
 
 /** Build the HTTP application from a container. No I/O happens here; `main.ts` listens. */
 export function createApp(container: Container, services: Services): App {
-  const koa = new Koa({ proxy: container.config.TRUST_PROXY });
+  // Behind TRUST_PROXY_HOPS proxies of ours, the client is that many X-Forwarded-For entries from
+  // the right (Koa's maxIpsCount keeps the last N): the left-most entries are whatever the client wrote.
+  const koa = new Koa({ proxy: container.config.TRUST_PROXY, maxIpsCount: container.config.TRUST_PROXY_HOPS });
   const routes = buildRoutes(container, services);
   const router = buildRouter(routes, (ctx) => callerFromRequest(ctx, services.auth));
 

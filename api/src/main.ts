@@ -7,6 +7,7 @@ import { createHandlers, scheduleReindexIfNeeded } from '../../workers/src/handl
 import { createApp } from './app.js';
 import { createServices } from './services/index.js';
 import { startMetricsServer } from '../../shared/src/observability/metrics-server.js';
+import { startOrphanSweep } from './services/orphan-sweep.js';
 
 /**
  * Start the API. Embedded mode (the default) also runs the job handlers in this process;
@@ -20,6 +21,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
     await scheduleReindexIfNeeded(container);
   }
   const app = createApp(container, createServices(container));
+  const stopSweep = startOrphanSweep(container);
   const server = app.koa.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   let stopping: Promise<void> | null = null;
@@ -29,6 +31,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
   const stop = () =>
     (stopping ??= (async () => {
       // Stop taking requests, let jobs in flight finish, then close the database.
+      await stopSweep();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       probe?.close();
       await container.close();

@@ -76,7 +76,7 @@ describe('accounts (embedded)', () => {
   it.each(ruleCases)('signup refuses a %s with 400 naming the rule', async (_, username, password, code) => {
     const vi = await post('/api/signup', { username, password });
     expect(vi.status).toBe(400);
-    expect(vi.json).toEqual({ ok: false, code, error: messages[code].vi, detail: messages[code].vi });
+    expect(vi.json).toEqual({ ok: false, code, error: messages[code].vi, detail: messages[code].vi, request_id: 'test-request-id' });
     const en = await post('/api/signup', { username, password }, { 'Accept-Language': 'en-GB,en;q=0.9' });
     expect(en.status).toBe(400);
     expect(en.json).toMatchObject({ code, error: messages[code].en });
@@ -92,10 +92,10 @@ describe('accounts (embedded)', () => {
     expect((await post('/api/signup', { username, password })).status).toBe(200);
   });
 
-  it('refuses a taken username with 409', async () => {
+  it('refuses a taken username with 400 (a signup rule)', async () => {
     const { username } = await signup(app.url);
     const r = await post('/api/signup', { username, password: 'Other-pass-77' });
-    expect(r.status).toBe(409);
+    expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ ok: false, code: 'username_taken', error: messages.username_taken.vi });
   });
 
@@ -343,7 +343,7 @@ describe('accounts (distributed)', () => {
     expect(weak.status).toBe(400);
     expect(weak.json.code).toBe('password_common');
     const dup = await api(app.url, 'POST', '/api/signup', { json: { username, password: GOOD_PW } });
-    expect(dup.status).toBe(409);
+    expect(dup.status).toBe(400);
     const l = await api(app.url, 'POST', '/api/login', { json: { username, password: GOOD_PW } });
     expect(l.status).toBe(200);
     const token = l.json.token as string;

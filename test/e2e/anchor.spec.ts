@@ -35,6 +35,9 @@ describe('anchoring, local backend (embedded default)', () => {
     expect(r.json.anchor).toMatchObject({ backend: 'local', status: 'confirmed', size: 2, root_hex: before.json.root_hex });
     const after = await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token });
     expect(after.json.anchor).toMatchObject({ status: 'confirmed', root_hex: after.json.root_hex });
+    // Guests read proofs of published trees only (a private one is a 404, like a missing one).
+    expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`)).status).toBe(404);
+    await api(app.url, 'POST', `/api/tree/${tree}/publish`, { token: owner.token, form: { level: 'public' } });
     const guest = await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`);
     expect(guest.json.anchor).toMatchObject({ status: 'confirmed' });
     expect(guest.json.anchor.size).toBeUndefined();
@@ -55,7 +58,8 @@ describe('anchoring, local backend (embedded default)', () => {
   it('lets only the owner anchor, and requires a token for the status', async () => {
     const { tree, event } = await setup(app);
     const stranger = await signup(app.url, 'stranger');
-    expect((await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: stranger.token })).status).toBe(403);
+    // Not yours is the same 404 as missing.
+    expect((await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: stranger.token })).status).toBe(404);
     expect((await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`)).status).toBe(401);
     expect((await api(app.url, 'GET', '/api/anchor/status')).status).toBe(401);
   });

@@ -69,7 +69,7 @@ describe('feedback and admin reports (embedded)', () => {
     const before = await count(app, 'select count(*)::int as n from feedback');
     const vi = await send(note);
     expect(vi.status).toBe(422);
-    expect(vi.json).toEqual({ ok: false, code: 'feedback_empty', detail: 'note', error: messages.feedback_empty.vi });
+    expect(vi.json).toEqual({ ok: false, code: 'feedback_empty', detail: 'note', error: messages.feedback_empty.vi, request_id: 'test-request-id' });
     const en = await send(note, { headers: { 'Accept-Language': 'en' } });
     expect(en.json.error).toBe(messages.feedback_empty.en);
     expect(await count(app, 'select count(*)::int as n from feedback')).toBe(before);

@@ -8,7 +8,7 @@ import { cidForBytes } from '../../shared/src/evidence/cid.js';
 import { decodeRecord } from '../../shared/src/evidence/record.js';
 import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
-import { photoForm } from '../support/images.js';
+import { otherView, photoForm } from '../support/images.js';
 import { enrollTree, photos } from './timeline.helpers.js';
 
 const run = promisify(execFile);
@@ -38,8 +38,9 @@ describe('provenance, export and the offline verifier', () => {
     expect(p.json.code).toMatch(/^MKL-w3gv5p7-[2-9A-HJ-NP-Z]{8}$/);
     const row = (await app.container.db.query<{ record_cbor: Buffer }>('select record_cbor from tree_records where individual_id = $1', [tree])).rows[0]!;
     expect(decodeRecord(new Uint8Array(row.record_cbor))).toMatchObject({ code: p.json.code, species: 'durian', geohash: 'w3gv5p7', images: expected, schema: 1 });
-    // A later photo is kept (true count) but the anchored record does not change.
-    const later = await fetch(`${app.url}/api/verify_add`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: photoForm(await photos(32, 1), { tree_id: tree }) });
+    // A later photo (another view of the same bark: verify_add confirms the match first) is kept
+    // (true count) but the anchored record does not change.
+    const later = await fetch(`${app.url}/api/verify_add`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: photoForm([await otherView(enrolled.files[0], 32)], { tree_id: tree }) });
     expect(later.status).toBe(200);
     const p2 = await api(app.url, 'GET', `/api/provenance/${tree}`, { token: owner.token });
     expect(p2.json).toMatchObject({ image_count: 3, record_image_count: 2, record_cid: p.json.record_cid, images: expected });

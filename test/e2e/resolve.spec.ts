@@ -43,7 +43,7 @@ describe('public traceability lookup: one decision, three states', () => {
       expect(priv.text).not.toContain(tree.code);
     }
     const body = (await api(app.url, 'GET', `/api/resolve/${tree.code}`)).json;
-    expect(body).toEqual({ ok: false, error: expect.any(String), detail: expect.any(String), code: 'code_unknown' });
+    expect(body).toEqual({ ok: false, error: expect.any(String), detail: expect.any(String), code: 'code_unknown', request_id: expect.any(String) });
   });
 
   it('takes similar time for a private and a wrong code', async () => {

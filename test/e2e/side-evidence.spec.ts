@@ -137,7 +137,7 @@ describe.each([
     expect(v.lines.find((l) => l.startsWith('PASS record.cid'))).toContain('(farm_boundary record)');
   });
 
-  it("answers another account's farm like a missing one, and refuses a broken polygon", async () => {
+  it("answers another account's farm like a missing one, keeps farms per account, and refuses a broken polygon", async () => {
     const farm = `farm-owned-${on}`;
     expect((await putBoundary(app, owner.token, farm, FIELD)).status).toBe(200);
     const stranger = await signup(app.url, 'neighbour');
@@ -146,7 +146,11 @@ describe.each([
     expect(foreign.status).toBe(404);
     expect(missing.status).toBe(404);
     expect(foreign.text).toBe(missing.text);
-    expect((await putBoundary(app, stranger.token, farm, FIELD)).status).toBe(404);
+    // Farms are per account: the stranger's PUT makes the stranger's own farm of that name, and
+    // never touches the owner's.
+    const other = { type: 'Polygon', coordinates: [[[106.0, 11.0], [106.01, 11.0], [106.01, 11.01], [106.0, 11.0]]] };
+    expect((await putBoundary(app, stranger.token, farm, other)).status).toBe(200);
+    expect((await api(app.url, 'GET', `/api/farm/${farm}/boundary`, { token: stranger.token })).json.boundary).toEqual(other);
     const open = await putBoundary(app, owner.token, farm, { type: 'Polygon', coordinates: [[[105.78, 10.03], [105.79, 10.03], [105.79, 10.04], [105.7, 10.0]]] });
     expect(open.status).toBe(422);
     const got = await api(app.url, 'GET', `/api/farm/${farm}/boundary`, { token: owner.token });

@@ -22,6 +22,8 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     other = await signup(app.url, 'other');
     farm = uniqueName('farm-');
     tree = (await enrollTree(app.url, owner.token, 11, { farm_id: farm })).tree_id;
+    // Published, so guests and other accounts may read its timeline (a private one is a 404 to them).
+    expect((await api(app.url, 'POST', `/api/tree/${tree}/publish`, { token: owner.token, json: { level: 'public' } })).status).toBe(200);
   });
   afterAll(async () => {
     await app?.stop();
@@ -43,7 +45,9 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     const byOther = await post(`/api/tree/${tree}/event`, { type: 'note', text: 'visitor' }, other.token);
     expect(byOther.status).toBe(200);
     expect(byOther.json.event).toMatchObject({ visibility: 'private', approval: 'pending', author_role: 'contributor' });
-    expect(byOther.json.event.prev_hash).toBe(byOwner.json.event.leaf_hash);
+    // A contribution waits outside the chain: no link, no leaf.
+    expect(byOther.json.event.prev_hash).toBeUndefined();
+    expect(byOther.json.event.leaf_hash).toBeUndefined();
     const anonymous = await post(`/api/tree/${tree}/event`, { type: 'note' });
     expect(anonymous.status).toBe(401);
     for (const path of ['/api/tree/00000000-0000-4000-8000-000000000000/event', '/api/tree/not-a-uuid/event', `/api/animal/${tree}/event`, `/api/farm/${uniqueName('nofarm-')}/event`]) {
@@ -76,10 +80,12 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     expect(asGuest.json.events.every((e: any) => e.visibility === 'public' && e.approval === 'approved')).toBe(true);
     expect(asGuest.json.events[0].seq).toBeUndefined();
     expect(asGuest.json.chain_ok).toBe(true);
-    // Approval: only the owner, and it changes no hash.
-    expect((await post(`/api/tree/${tree}/event/${secret.json.event.event_id}/approve`, {}, other.token)).status).toBe(403);
+    // Approval: only the owner (anyone else gets the 404 of a missing event); it appends the event now.
+    expect((await post(`/api/tree/${tree}/event/${secret.json.event.event_id}/approve`, {}, other.token)).status).toBe(404);
     const approved = await post(`/api/tree/${tree}/event/${secret.json.event.event_id}/approve`, {}, owner.token);
-    expect(approved.json.event).toMatchObject({ visibility: 'public', approval: 'approved', leaf_hash: secret.json.event.leaf_hash });
+    expect(approved.json.event).toMatchObject({ event_id: secret.json.event.event_id, visibility: 'public', approval: 'approved', author_role: 'contributor' });
+    expect(approved.json.event.leaf_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(approved.json.event.body._contribution).toMatchObject({ author_id: other.id, approved_by: owner.id });
     expect(texts(await get(`/api/tree/${tree}/timeline`))).toContain('pending-secret');
     expect((await get(`/api/tree/${tree}/timeline`)).json.chain_ok).toBe(true);
   });
@@ -87,14 +93,15 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
   it('never forks under 50 concurrent appends', async () => {
     const before = (await get(`/api/tree/${tree}/timeline`, owner.token)).json.size;
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      post(`/api/tree/${tree}/event`, { type: 'burst', i }, i % 2 ? owner.token : other.token)));
+      post(`/api/tree/${tree}/event`, { type: 'burst', i }, i % 5 ? owner.token : other.token)));
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
     const t = await get(`/api/tree/${tree}/timeline`, owner.token);
     expect(t.json.chain_ok).toBe(true);
-    expect(t.json.size).toBe(before + 50);
-    const seqs = t.json.events.map((e: any) => e.seq);
-    expect(seqs).toEqual([...Array(before + 50).keys()]);
-    expect(new Set(t.json.events.map((e: any) => e.prev_hash)).size).toBe(before + 50);
+    // The owner's 40 are chained; the other account's 10 wait outside the chain.
+    expect(t.json.size).toBe(before + 40);
+    const chained = t.json.events.filter((e: any) => e.seq !== undefined);
+    expect(chained.map((e: any) => e.seq)).toEqual([...Array(before + 40).keys()]);
+    expect(new Set(chained.map((e: any) => e.prev_hash)).size).toBe(before + 40);
   });
 
   it('gives proofs that verify, fail after a bit flip, and hide n and index from guests', async () => {
@@ -130,8 +137,9 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
       expect(a.status).toBe(404);
       expect(a.text).toBe(answers[0]!.text);
     }
-    expect((await get(`/api/tree/${tree}/proof/${pending.event_id}`, other.token)).status).toBe(200);
-    expect((await get(`/api/tree/${tree}/proof/${pending.event_id}`, owner.token)).status).toBe(200);
+    // A pending contribution is in no chain, so it has no proof, for its author and the owner alike.
+    expect((await get(`/api/tree/${tree}/proof/${pending.event_id}`, other.token)).text).toBe(answers[0]!.text);
+    expect((await get(`/api/tree/${tree}/proof/${pending.event_id}`, owner.token)).status).toBe(404);
   });
 
   it('merges the farm\'s care events, marked and without hashes, and only from the owner\'s own farm', async () => {
@@ -148,9 +156,10 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     const foreign = (await enrollTree(app.url, other.token, 12, { farm_id: farm })).tree_id;
     const ft = await get(`/api/tree/${foreign}/timeline`, other.token);
     expect(ft.json.events.some((e: any) => e.inherited_from)).toBe(false);
-    // The farm was bound to its first enroller: the second account's farm events are pending.
+    // Farms are per account: the second account's farm of the same name is its own, so its events are its own.
     const byOther = await post(`/api/farm/${farm}/event`, { type: 'care', product: 'x' }, other.token);
-    expect(byOther.json.event).toMatchObject({ approval: 'pending' });
+    expect(byOther.json.event).toMatchObject({ approval: 'approved', author_role: 'owner' });
+    expect((await get(`/api/farm/${farm}/timeline`, owner.token)).json.events.map((e: any) => e.body.product)).not.toContain('x');
   });
 
   it('proves consistency between two sizes', async () => {
@@ -159,7 +168,7 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     expect(r.status).toBe(200);
     expect(verifyConsistency({ m: 3, n: size, rootM: r.json.first_root, rootN: r.json.second_root, proof: r.json.proof })).toBe(true);
     expect(verifyConsistency({ m: 3, n: size, rootM: r.json.second_root, rootN: r.json.second_root, proof: r.json.proof })).toBe(false);
-    expect((await get(`/api/tree/${tree}/consistency?first=3`, other.token)).status).toBe(403);
+    expect((await get(`/api/tree/${tree}/consistency?first=3`, other.token)).status).toBe(404);
   });
 
   it('serves animal timelines under /api/animal and the /animal mirror alike', async () => {
@@ -168,9 +177,9 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     const viaMirror = await post(`/animal/${animal}/event`, { type: 'weigh', kg: 410 }, owner.token);
     expect(viaMirror.status).toBe(200);
     expect(viaMirror.json.event).toMatchObject({ entity_type: 'animal', entity_id: animal, approval: 'approved' });
-    const t = await get(`/api/animal/${animal}/timeline`);
+    const t = await get(`/api/animal/${animal}/timeline`, owner.token);
     expect(t.json.events.map((e: any) => e.body.type)).toEqual(expect.arrayContaining(['weigh', 'care']));
-    expect((await get(`/animal/${animal}/timeline`)).json).toEqual(t.json);
+    expect((await get(`/animal/${animal}/timeline`, owner.token)).json).toEqual(t.json);
     expect((await post(`/animal/${tree}/event`, { type: 'x' }, owner.token)).status).toBe(403);
   });
 

@@ -73,7 +73,7 @@ describe('tree lists, views with measured descriptions, and rename', () => {
   });
 
   it('sanitises names, and answers 200 ok:false when nothing is left', async () => {
-    const r = await api(app.url, 'POST', '/api/rename', { token: owner.token, form: { tree_id: steady, name: '  <b>Cây\u200b  số\t1</b>\u0000 ' } });
+    const r = await api(app.url, 'POST', '/api/rename', { token: owner.token, form: { tree_id: steady, name: '  <b>Cây\u200b  số\t1</b>\u0007 ' } });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ ok: true, tree_id: steady, name: 'Cây số 1' });
     const empty = await api(app.url, 'POST', '/api/rename', { token: owner.token, form: { tree_id: steady, name: ' <br>\u200b\t\u202e ' } });

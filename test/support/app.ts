@@ -23,6 +23,22 @@ export interface TestApp {
 }
 
 /**
+ * What distributed mode talks to, fresh for one app: a new PostgreSQL database, unique Redis
+ * queue names and an s3rver bucket. `env` holds the settings; `drop` and `s3.close` undo it.
+ */
+export async function distributedBackends(): Promise<{ env: Record<string, string>; s3: TestS3; drop: () => Promise<void> }> {
+  const s3 = await startS3();
+  const db = await createTestDatabase();
+  return {
+    s3, drop: db.drop,
+    env: {
+      DATABASE_URL: db.url, REDIS_URL, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
+      S3_BUCKET: uniqueName('bucket-'), QUEUE_NAME: uniqueName('q'), REDIS_PREFIX: uniqueName('t'),
+    },
+  };
+}
+
+/**
  * Start the real service on a free port. Embedded: PGlite and files in a temp folder, jobs in
  * process. Distributed: a fresh database on the machine's PostgreSQL, BullMQ on its Redis, an
  * s3rver bucket, and a worker with its own connections.
@@ -36,13 +52,9 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
   let s3: TestS3 | undefined;
   let dropDb: (() => Promise<void>) | undefined;
   if (mode === 'distributed') {
-    s3 = await startS3();
-    const db = await createTestDatabase();
-    dropDb = db.drop;
-    Object.assign(env, {
-      DATABASE_URL: db.url, REDIS_URL, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: uniqueName('bucket-'), QUEUE_NAME: uniqueName('q'), REDIS_PREFIX: uniqueName('t'),
-    });
+    const d = await distributedBackends();
+    ({ s3, drop: dropDb } = d);
+    Object.assign(env, d.env);
   }
   Object.assign(env, opts.env ?? {});
   const app = await start(env);
@@ -67,7 +79,8 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
 
 /** JSON request helper: returns status, headers and parsed body. */
 export async function api(base: string, method: string, p: string, opts: { token?: string; json?: unknown; form?: Record<string, string>; body?: RequestInit['body']; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  // Error bodies carry the request id; a fixed one keeps "not yours" and "missing" byte-comparable.
+  const headers: Record<string, string> = { 'x-request-id': 'test-request-id', ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let body: RequestInit['body'] = opts.body;
   if (opts.json !== undefined) {

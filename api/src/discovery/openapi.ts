@@ -90,6 +90,13 @@ function parametersOf(def: RouteDef, sink: SchemaSink): Json[] {
   };
   if (def.params) add('path', sink.convert(def.params, 'input'));
   if (def.query) add('query', sink.convert(def.query, 'input'));
+  // Enrolment and identification uploads (their jobs) honour an Idempotency-Key (jobs.service.ts).
+  if (def.upload && /enrol|identify|video|auto/.test(def.path)) {
+    out.push({
+      name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+      description: 'repeat the same key to get the first request\'s result (or its 202 job) instead of a second enrolment or query',
+    });
+  }
   // A templated segment must always be declared, even when the route did not validate it.
   for (const name of inPath) {
     if (!out.some((p) => p.in === 'path' && p.name === name)) out.push({ name, in: 'path', required: true, schema: { type: 'string' } });

@@ -1,13 +1,32 @@
 import type { Context } from 'koa';
+import { AppError } from '../../../shared/src/domain/errors.js';
 import type { AuthService } from '../services/auth.service.js';
 import type { Caller } from './route.js';
 
 export const SESSION_COOKIE = 'markless_session';
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A write that rides on the session cookie must come from our own pages: another site's page can
+ * make the browser send the cookie, but not forge Origin or Sec-Fetch-Site. Clients with a Bearer
+ * header, and non-browser clients (no Origin), are unaffected.
+ */
+function checkCookieOrigin(ctx: Context): void {
+  if (SAFE_METHODS.has(ctx.method)) return;
+  const origin = ctx.get('origin');
+  const site = ctx.get('sec-fetch-site');
+  // Our own origin from protocol and host (ctx.origin can be the client's Origin header once CORS has run).
+  const own = `${ctx.protocol}://${ctx.host}`;
+  if ((origin && origin !== own) || site === 'cross-site') throw new AppError(403, 'origin_forbidden', { field: 'origin' });
+}
+
 /** Bearer header first (native apps), then the same-origin session cookie (web app). */
 export function callerFromRequest(ctx: Context, auth: AuthService): Promise<Caller | null> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-  const token = bearer ?? ctx.cookies.get(SESSION_COOKIE);
+  const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE);
+  if (cookie) checkCookieOrigin(ctx);
+  const token = bearer ?? cookie;
   return token ? auth.callerFromToken(token) : Promise.resolve(null);
 }
 

@@ -5,6 +5,8 @@ import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { LIMITS } from '../../../shared/src/domain/limits.js';
 import { parseMultipart, type MultipartLimits } from '../middleware/multipart.js';
 import { readForm, readJson } from '../middleware/body.js';
+import { unstorableField, unstorableText } from '../middleware/text.js';
+import { idempotencyKeyOf, requestScope } from './request-scope.js';
 import { Reply, type Caller, type RouteDef, type UploadSpec } from './route.js';
 
 /** Resolves the caller from a request's bearer token or session cookie; null when absent or expired. */
@@ -16,19 +18,58 @@ export const toKoaPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 export function uploadLimits(u: UploadSpec): MultipartLimits {
   if (u.limits) return u.limits;
   if (u.kind === 'video') {
-    return { fileBytes: LIMITS.videoBytes, totalBytes: LIMITS.videoBytes + LIMITS.framingBytes, maxFiles: u.maxFiles };
+    return { fileBytes: LIMITS.videoBytes, totalBytes: LIMITS.videoBytes + LIMITS.framingBytes, maxFiles: u.maxFiles, field: u.field };
   }
   const totalBytes = u.maxFiles > 1 ? LIMITS.imageBatchBytes : LIMITS.fileBytes + LIMITS.framingBytes;
-  return { fileBytes: LIMITS.fileBytes, totalBytes, maxFiles: u.maxFiles };
+  return { fileBytes: LIMITS.fileBytes, totalBytes, maxFiles: u.maxFiles, field: u.field };
 }
 
-/** Validate one part of the request; the 422 names the first field that failed. */
+/** zod issue codes → the catalogue's validation rules (`validation_<rule>`), so no validator English reaches a sentence. */
+function ruleOf(issue: { code: string; path: PropertyKey[] }, value: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type': {
+      let v: unknown = value;
+      for (const k of issue.path) v = v == null ? undefined : (v as Record<PropertyKey, unknown>)[k];
+      return v === undefined ? 'required' : 'type';
+    }
+    case 'too_small': return 'too_small';
+    case 'too_big': return 'too_big';
+    case 'invalid_format': case 'invalid_string': return 'format';
+    case 'invalid_value': case 'invalid_enum_value': case 'invalid_union': return 'choice';
+    case 'not_multiple_of': return 'range';
+    default: return 'invalid';
+  }
+}
+
+/**
+ * Validate one part of the request; the 422 names the first field that failed. The sentence
+ * comes from the catalogue per rule; `reason` keeps the machine-readable rule code.
+ */
 export function validate<T>(schema: ZodType<T>, value: unknown, where: string): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const field = issue.path.length ? issue.path.join('.') : where;
-  throw ERRORS.validation(field, issue.message);
+  const rule = ruleOf(issue as { code: string; path: PropertyKey[] }, value);
+  throw new AppError(422, 'validation_failed', { field, rule, reason: rule });
+}
+
+/**
+ * PostgreSQL refuses U+0000 in text. A path id holding one can name nothing, so it is the same
+ * 404 as any unknown id; HTML pages (`/t/{code}`) get the NUL swapped for U+FFFD so they still
+ * render their own "unknown" page. Query and body fields holding one are a 422 naming the field.
+ */
+function checkText(def: RouteDef, params: Record<string, string>, query: unknown): Record<string, string> {
+  const html = Object.values(def.responses).some((r) => r.contentType?.startsWith('text/html'));
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (!unstorableText(v)) out[k] = v;
+    else if (html) out[k] = v.replace(/[\u0000\ud800-\udfff]/g, '\ufffd');
+    else throw ERRORS.notFound();
+  }
+  const badQuery = unstorableField(query);
+  if (badQuery) throw new AppError(422, 'text_nul_byte', { field: badQuery });
+  return out;
 }
 
 async function readBody(def: RouteDef, ctx: Context) {
@@ -54,15 +95,19 @@ function handlerFor(def: RouteDef, resolve: CallerResolver) {
   return async (ctx: Context) => {
     // Authorise before reading the body, so an anonymous 20 MB upload costs us nothing.
     const caller = await authorise(def, ctx, resolve);
+    const rawParams = checkText(def, ctx.params, ctx.query);
     if (def.guard) await def.guard(ctx);
-    const params = def.params ? validate(def.params, ctx.params, 'path') : ctx.params;
+    const params = def.params ? validate(def.params, rawParams, 'path') : rawParams;
     const query = def.query ? validate(def.query, ctx.query, 'query') : ctx.query;
     const { raw, files } = await readBody(def, ctx);
+    const badField = unstorableField(raw);
+    if (badField) throw new AppError(422, 'text_nul_byte', { field: badField });
     const body = def.body ? validate(def.body, raw ?? {}, 'body') : raw;
-    const out = await def.handler(
+    const idempotencyKey = idempotencyKeyOf(ctx.get('idempotency-key'));
+    const out = await requestScope.run({ idempotencyKey }, () => def.handler(
       { body, query, params, files, caller, lang: ctx.state.lang, ip: ctx.ip, requestId: ctx.state.requestId },
       ctx,
-    );
+    ));
     if (out instanceof Reply) {
       ctx.status = out.status;
       ctx.set(out.headers);

@@ -1,17 +1,51 @@
 import type { Context, Next } from 'koa';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
-import { renderMessage, type MessageCode } from '../../../shared/src/domain/messages.js';
+import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
 import { messages } from '../../../shared/src/domain/messages.js';
 import { closeAfterResponse } from './multipart.js';
 import { dependencyDown, unreachableDependency, type Dependency } from './dependency.js';
 
-/** The error body every failure uses: `{ok:false, error, detail, code}` from the message catalogue. */
+const isCode = (c: string): c is MessageCode => c in messages;
+
+/**
+ * Quality reason codes (`too_blurred, too_dark`) rendered as words of the catalogue, so the
+ * sentence is in one language; the codes themselves stay in the body's `reasons`.
+ */
+function renderParams(err: AppError, lang: Lang): Record<string, unknown> {
+  const expected = err.params.expected;
+  const params = typeof expected === 'string' && isCode(`media_${expected}`)
+    ? { ...err.params, expected: renderMessage(`media_${expected}` as MessageCode, lang) } : err.params;
+  const reasons = params.reasons;
+  if (typeof reasons !== 'string' && !Array.isArray(reasons)) return params;
+  const codes = (Array.isArray(reasons) ? reasons.map(String) : reasons.split(',')).map((r) => r.trim()).filter(Boolean);
+  const words = codes.map((r) => (isCode(`quality_${r}`) ? renderMessage(`quality_${r}` as MessageCode, lang) : r));
+  return { ...params, reasons: words.join(', ') };
+}
+
+/** Which catalogue sentence renders a validation failure: one per rule, never the validator's English. */
+function messageCode(err: AppError): MessageCode {
+  const rule = err.params.rule;
+  if (err.code === 'validation_failed' && typeof rule === 'string' && isCode(`validation_${rule}`)) return `validation_${rule}` as MessageCode;
+  if (err.code === 'validation_failed') return 'validation_invalid' as MessageCode;
+  return err.code;
+}
+
+/**
+ * The error body every failure uses: `{ok:false, error, detail, code, request_id}` from the
+ * message catalogue. `detail` names the field when there is one (spec: "the same text, or which
+ * field"); `reason` and `reasons` keep the machine-readable why; `request_id` is what a user quotes.
+ */
 export function errorBody(ctx: Context, err: AppError) {
-  const lang = ctx.state.lang ?? 'vi';
-  const error = renderMessage(err.code, lang, err.params);
-  // `detail` names the field when there is one (spec: "the same text, or which field").
+  const lang: Lang = ctx.state.lang ?? 'vi';
+  const error = renderMessage(messageCode(err), lang, renderParams(err, lang));
   const detail = typeof err.params.field === 'string' ? err.params.field : error;
-  return { ok: false as const, error, detail, code: err.code };
+  const reasons = err.params.reasons;
+  return {
+    ok: false as const, error, detail, code: err.code,
+    ...(typeof err.params.reason === 'string' ? { reason: err.params.reason } : {}),
+    ...(reasons !== undefined ? { reasons: Array.isArray(reasons) ? reasons.map(String) : String(reasons).split(',').map((r) => r.trim()).filter(Boolean) } : {}),
+    ...(ctx.state.requestId ? { request_id: String(ctx.state.requestId) } : {}),
+  };
 }
 
 /**

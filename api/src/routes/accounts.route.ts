@@ -27,11 +27,12 @@ export function accountRoutes(s: Services): RouteDef[] {
       description: 'Also sets an HttpOnly same-origin session cookie for the web app.',
       body: Credentials,
       responses: {
-        200: { description: 'account created', schema: SessionOut }, 400: err('a signup rule was broken; the message names it'),
-        403: err('sign-up is closed on this server (SIGNUP_OPEN=false)'), 409: err('username taken'), 422: err('missing field or wrong type'),
+        200: { description: 'account created', schema: SessionOut },
+        400: err('a signup rule was broken (a taken username included); the message names it'),
+        403: err('sign-up is closed on this server (SIGNUP_OPEN=false)'), 422: err('missing field or wrong type'), 429: err('too many password hashes in flight from this address'),
       },
-      handler: async ({ body }, ctx) => {
-        const session = await auth.signup(body.username, body.password);
+      handler: async ({ body, ip }, ctx) => {
+        const session = await auth.signup(body.username, body.password, ip);
         setSessionCookie(ctx, session.token, session.expires_in);
         return { ok: true, ...session };
       },
@@ -43,9 +44,10 @@ export function accountRoutes(s: Services): RouteDef[] {
       responses: {
         200: { description: 'signed in', schema: SessionOut }, 400: err('username breaks the username rule'),
         401: err('wrong username or password (the same answer for an unknown user)'), 422: err('missing field or wrong type'),
+        429: err('sign-in locked after 5 wrong passwords in a row (exponential back-off from 30 s to 15 min, Retry-After says how long), or too many password hashes in flight from this address'),
       },
-      handler: async ({ body }, ctx) => {
-        const session = await auth.login(body.username, body.password);
+      handler: async ({ body, ip }, ctx) => {
+        const session = await auth.login(body.username, body.password, ip);
         setSessionCookie(ctx, session.token, session.expires_in);
         return { ok: true, ...session };
       },

@@ -21,7 +21,7 @@ export function anchorRoutes(s: Services): RouteDef[] {
       params: EntityParams.extend({ event_id: z.string().min(1).max(100) }),
       responses: {
         200: { description: 'anchored (or already anchored at this size)', schema: Ok.extend({ entity_type: z.string(), entity_id: z.string(), event_id: z.string(), anchor: AnchorOut, job_id: z.string().optional() }) },
-        202: accepted, 401: errorResponse('not signed in'), 403: errorResponse('not the owner'), 404: errorResponse('no such entity or event'),
+        202: accepted, 401: errorResponse('not signed in'), 404: errorResponse('no such entity or event, or not yours: one identical answer'),
       },
       handler: async ({ params, caller }) => {
         const outcome = await s.anchors.request(caller!, params.entity_type, params.entity_id, params.event_id);

@@ -33,12 +33,13 @@ export const EnrollOut = Ok.extend({
 export const uploadErrors = {
   401: errorResponse('not signed in'),
   404: errorResponse('no such individual, or not yours'),
-  413: errorResponse('a photo is over 20 MB or the batch over 64 MB; refused while streaming'),
-  422: errorResponse('no photo, or a zero-byte, wrong-type, undecodable or unusable (too small, blurred, dark) photo, or a bad field; `detail` names it'),
+  413: errorResponse('a photo is over 20 MB or the batch over 64 MB (refused while streaming), or too many files in the field `detail` names'),
+  415: errorResponse('the body is not multipart/form-data with a boundary'),
+  422: errorResponse('no photo, or a zero-byte, wrong-type, undecodable or unusable (too small, blurred, dark) photo, a truncated multipart body, a species not in the catalogue, duplicate photos, too few photos for the kind, or a bad field; `detail` names it'),
   429: errorResponse('too many requests; wait Retry-After seconds'),
 };
 export const videoErrors = {
   ...uploadErrors,
   413: errorResponse('the video is over 80 MB; refused while streaming'),
-  422: errorResponse('no video, a wrong-type or undecodable video, or no usable frame; `detail` names the field'),
+  422: errorResponse('no video, a wrong-type or undecodable video, no usable frame, or over the limits probed with ffprobe before decoding: longer than VIDEO_MAX_SECONDS (default 120 s) or more pixels per frame than VIDEO_MAX_PIXELS (default 1920×1080); workers decode at most VIDEO_MAX_FRAMES_DECODED frames. `detail` names the field, `reason` the limit'),
 };

@@ -31,6 +31,7 @@ const PublicOut = Ok.extend({
   image_count: z.number().int().describe('photos the server holds; may exceed record.images (later photos are not anchored)'),
   name: z.string().nullable(),
   farm_id: z.string().nullable(),
+  has_location: z.boolean().describe('false when the tree was enrolled without lat/lon: the code and record then carry the explicit "no location" geohash `0000000` (codes minted before 2026-11: `s000000`)'),
   anchor: Anchor.nullable(),
 });
 const RestrictedOut = Ok.extend({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { renderMessage } from '../../../shared/src/domain/messages.js';
 import type { Services } from '../services/index.js';
 import { SCAN_TOKEN_TTL_S, SCAN_TOP_K } from '../services/scan.service.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
@@ -11,6 +12,8 @@ const ScanOut = Ok.extend({
   candidates: z.array(z.object({ species: z.string(), source: z.enum(['orchard', 'catalog']), trees: z.number().int() })).describe('top_k with where each came from'),
   need_confirm: z.literal(true),
   expires_at: z.string(),
+  species_basis: z.literal('prior').describe('the list is your orchard\'s prior (your enrolled species, then the catalogue), NOT a guess from the photo'),
+  species_note: z.string().describe('the same, as a sentence in the caller\'s language'),
 });
 const ConfirmOut = Ok.extend({
   consumed: z.literal(true),
@@ -38,7 +41,10 @@ export function scanRoutes(s: Services): RouteDef[] {
         413: errorResponse('the photo is over 20 MB'),
         422: errorResponse('no photo, an empty, wrong-type or undecodable photo'),
       },
-      handler: async ({ files, caller, lang }) => ({ ok: true, ...(await s.scan.issue(caller!.account_id, files[0], lang)) }),
+      handler: async ({ files, caller, lang }) => ({
+        ok: true, ...(await s.scan.issue(caller!.account_id, files[0], lang)),
+        species_basis: 'prior' as const, species_note: renderMessage('scan_species_prior', lang),
+      }),
     }),
     defineRoute({
       method: 'post', path: '/api/scan/confirm', tag: 'trees', access: 'user', feature: 'tree-scan',

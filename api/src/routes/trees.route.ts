@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
-import { defineRoute, type RouteDef } from '../http/route.js';
+import { defineRoute, reply, type RouteDef } from '../http/route.js';
+import { AppError } from '../../../shared/src/domain/errors.js';
+import { errorBody } from '../middleware/errors.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { EnrollOut, IdentifyOut, uploadErrors, videoErrors } from './recognition.schemas.js';
 import { Ok } from './schemas.js';
@@ -14,7 +16,10 @@ export const TreeEnrollForm = z.object({
   lat: optionalNumber(-90, 90),
   lon: optionalNumber(-180, 180),
 });
-export const IdentifyForm = z.object({ farm_id: z.string().trim().min(1).max(100).optional() });
+export const IdentifyForm = z.object({
+  farm_id: z.string().trim().min(1).max(100).optional(),
+  species: z.string().trim().min(1).max(100).optional().describe('a species confirmed by /api/scan/confirm: only your trees of that species are matched'),
+});
 const VideoForm = IdentifyForm.extend({ max_frames: z.coerce.number().int().min(1).max(32).default(8) });
 const TreeId = z.object({ id: z.string().uuid() });
 const asTree = (r: Record<string, unknown>) => ({ ok: true, ...r, tree_id: r.individual_id });
@@ -53,9 +58,23 @@ export function treeRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'post', path: '/api/verify_add', tag: 'trees', access: 'user', feature: 'tree-enroll',
       summary: 'Confirm a match, then add the new photo(s) to that tree as another angle',
+      description:
+        'The photos are first identified among your trees (spec: "confirm the match, then add"). Only a `match` on `tree_id` adds them; ' +
+        'any other verdict is 422 `verify_add_mismatch` with the identification in `verdict`, and nothing is added. ' +
+        'When the identification outlives JOB_WAIT_MS the answer is its 202 job; send the request again once it has completed.',
       bodyType: 'multipart', body: z.object({ tree_id: z.string().uuid() }), upload: { field: 'files', maxFiles: 10, kind: 'image' },
       responses: { 200: { description: 'views added', schema: EnrollOut }, 202: accepted, ...uploadErrors },
-      handler: async ({ body, files, caller }) => answerJob(await ind.addViews(caller!, 'tree', body.tree_id, files, 'verify_add'), asTree),
+      handler: async ({ body, files, caller }, ctx) => {
+        await ind.owned(caller!, body.tree_id, 'tree');
+        const check = await ind.identify(caller!, { kind: 'tree', files, filters: {} });
+        if (!check.done) return answerJob(check, (r) => r);
+        const match = check.result.match as { individual_id?: string } | null;
+        if (check.result.verdict !== 'match' || match?.individual_id !== body.tree_id) {
+          const err = new AppError(422, 'verify_add_mismatch', { field: 'files' });
+          return reply(422, { ...errorBody(ctx, err), verdict: { verdict: check.result.verdict, match: check.result.match, candidates: check.result.candidates } });
+        }
+        return answerJob(await ind.addViews(caller!, 'tree', body.tree_id, files, 'verify_add'), asTree);
+      },
     }),
     defineRoute({
       method: 'post', path: '/api/tree/{id}/video', tag: 'trees', access: 'user', feature: 'tree-video',

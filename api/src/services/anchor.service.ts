@@ -3,7 +3,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { findAnchor, refreshAnchor, toAnchorView, type AnchorRow, type AnchorView } from '../../../shared/src/evidence/store/anchor-store.js';
 import type { EntityType } from '../../../shared/src/evidence/store/chain-store.js';
-import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import { ownedEntity } from './entity-access.js';
 import type { Caller } from '../http/route.js';
 import type { JobOutcome, JobsService } from './jobs.service.js';
 
@@ -47,9 +47,9 @@ export function createAnchorService(c: Container, deps: { jobs: JobsService }) {
      * it only records which event triggered the anchoring.
      */
     async request(caller: Caller, type: EntityType, id: string, eventId: string): Promise<JobOutcome> {
-      const entity = await resolveEntity(c.db, type, id);
+      // Not yours and missing are the same 404.
+      const entity = await ownedEntity(c.db, type, id, caller);
       if (!entity) throw ERRORS.notFound();
-      if (entity.owner_id !== caller.account_id) throw ERRORS.forbidden();
       if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
       const r = await c.db.query<{ n: number }>(
         `select (select count(*)::int from timeline_events where entity_type = $1 and entity_id = $2) as n

@@ -3,6 +3,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { enforceRateLimit } from '../middleware/rate-limit.js';
 import type { Caller } from '../http/route.js';
+import { checkLoginLock, clearLoginFailures, recordLoginFailure, withHashSlot } from './login-throttle.js';
 import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
 import { verifyDidSignature } from './did.js';
 
@@ -67,25 +68,32 @@ export function createAuthService(c: Container) {
   return {
     logActivity,
 
-    async signup(username: string, password: string): Promise<Session> {
+    async signup(username: string, password: string, client = 'local'): Promise<Session> {
       if (!config.SIGNUP_OPEN) throw ERRORS.rule('signup_closed', 403);
       const rule = brokenRule(username, password);
       if (rule) throw ERRORS.rule(rule);
-      const row: AccountRow = { id: randomUUID(), username, password_hash: await hashPassword(password), did: null, created_at: new Date() };
+      const hash = await withHashSlot(client, () => hashPassword(password));
+      const row: AccountRow = { id: randomUUID(), username, password_hash: hash, did: null, created_at: new Date() };
       const inserted = await db.query(
         `insert into accounts (id, username, password_hash) values ($1, $2, $3) on conflict (username) do nothing`,
         [row.id, username, row.password_hash],
       );
-      if (inserted.affectedRows === 0) throw new AppError(409, 'username_taken');
+      // The spec lists every signup rule failure as 400, a taken name included.
+      if (inserted.affectedRows === 0) throw new AppError(400, 'username_taken');
       return issue(row, 'password');
     },
 
-    async login(username: string, password: string): Promise<Session> {
+    async login(username: string, password: string, client = 'local'): Promise<Session> {
       if (!USERNAME.test(username)) throw ERRORS.rule('username_invalid');
+      await checkLoginLock(db, username);
       const row = (await db.query<AccountRow>('select * from accounts where username = $1', [username])).rows[0];
       // Verify against a dummy hash for unknown users so timing does not reveal which usernames exist.
-      const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_HASH);
-      if (!row || !row.password_hash || !ok) throw new AppError(401, 'invalid_credentials');
+      const ok = await withHashSlot(client, () => verifyPassword(password, row?.password_hash ?? DUMMY_HASH));
+      if (!row || !row.password_hash || !ok) {
+        // Unknown usernames are throttled too, so a lock says nothing about which accounts exist.
+        throw (await recordLoginFailure(db, username)) ?? new AppError(401, 'invalid_credentials');
+      }
+      await clearLoginFailures(db, username);
       return issue(row, 'password');
     },
 

@@ -1,7 +1,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { encodeBoundaryRecord, type Polygon } from '../../../shared/src/evidence/side-record.js';
-import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import { bindFarm, resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
 import { pinSideRecord, writeSideRecord } from '../../../shared/src/evidence/store/side-record-store.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 
@@ -18,20 +18,18 @@ export interface FarmBoundary {
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : d == null ? null : String(d));
 
 /**
- * Farm boundaries. A farm has no row until someone binds it: the first account to enrol an
- * individual with that farm_id (the timeline's rule), or, for a farm nobody has enrolled into
- * yet, the first account to set its boundary. Another account's farm is the same 404 as none.
+ * Farm boundaries. Farms are per account: `farm_id` names the caller's own farm, bound when the
+ * caller enrols an individual with that farm_id or first sets its boundary. Two accounts can each
+ * have an `orchard-1`; neither can see or take over the other's.
  */
 export function createFarmsService(c: Container) {
   const { db } = c;
 
-  async function ownedFarm(tx: Queryable, callerId: string, farmId: string, bind: boolean): Promise<void> {
-    let farm = await resolveEntity(tx, 'farm', farmId);
-    if (!farm && bind) {
-      await tx.query('insert into farms (farm_id, owner_id) values ($1, $2) on conflict (farm_id) do nothing', [farmId, callerId]);
-      farm = await resolveEntity(tx, 'farm', farmId);
-    }
+  /** The caller's farm's chain id (its key in entity_records), binding it first when `bind`. */
+  async function ownedFarm(tx: Queryable, callerId: string, farmId: string, bind: boolean): Promise<string> {
+    const farm = (await resolveEntity(tx, 'farm', farmId, { callerId })) ?? (bind ? await bindFarm(tx, callerId, farmId) : null);
     if (!farm || farm.owner_id !== callerId) throw ERRORS.notFound();
+    return farm.entity_id;
   }
 
   async function latestRecord(q: Queryable, farmId: string) {
@@ -43,10 +41,10 @@ export function createFarmsService(c: Container) {
   }
 
   async function get(callerId: string, farmId: string): Promise<FarmBoundary> {
-    await ownedFarm(db, callerId, farmId, false);
-    const r = await db.query<{ boundary: Polygon | null; boundary_updated_at: Date | null }>('select boundary, boundary_updated_at from farms where farm_id = $1', [farmId]);
+    const chainId = await ownedFarm(db, callerId, farmId, false);
+    const r = await db.query<{ boundary: Polygon | null; boundary_updated_at: Date | null }>('select boundary, boundary_updated_at from farms where chain_id = $1', [chainId]);
     const row = r.rows[0]!;
-    const rec = row.boundary ? await latestRecord(db, farmId) : null;
+    const rec = row.boundary ? await latestRecord(db, chainId) : null;
     // A record counts only if it is of the current version (written in the same transaction).
     const current = rec && row.boundary_updated_at && rec.created_at.getTime() >= row.boundary_updated_at.getTime() ? rec : null;
     return {
@@ -61,12 +59,12 @@ export function createFarmsService(c: Container) {
     /** Replace the boundary; with the evidence switch on, the new version also gets a record and a chain event. */
     async put(callerId: string, farmId: string, boundary: Polygon): Promise<FarmBoundary> {
       const encoded = await db.transaction(async (tx) => {
-        await ownedFarm(tx, callerId, farmId, true);
+        const chainId = await ownedFarm(tx, callerId, farmId, true);
         const now = (await tx.query<{ now: Date }>('select now() as now')).rows[0]!.now;
-        await tx.query('update farms set boundary = $2, boundary_updated_at = $3 where farm_id = $1', [farmId, JSON.stringify(boundary), now]);
+        await tx.query('update farms set boundary = $2, boundary_updated_at = $3 where chain_id = $1', [chainId, JSON.stringify(boundary), now]);
         if (!c.config.EVIDENCE_FRUIT_AND_BOUNDARIES) return null;
         const enc = encodeBoundaryRecord({ farm_id: farmId, boundary, created_at: now });
-        await writeSideRecord(tx, { entity_type: 'farm', entity_id: farmId, owner_id: callerId, encoded: enc, body_type: 'boundary' });
+        await writeSideRecord(tx, { entity_type: 'farm', entity_id: chainId, owner_id: callerId, encoded: enc, body_type: 'boundary' });
         return enc;
       });
       if (encoded && c.pinner) {

@@ -6,6 +6,7 @@ import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import type { JobOutcome, JobsService } from './jobs.service.js';
 import type { MediaService } from './media.service.js';
+import { createEnrolChecks } from './enrol-checks.js';
 
 export interface EnrollInput {
   kind: Kind;
@@ -23,6 +24,7 @@ export interface IdentifyInput {
 /** Enrolment and identification: media into the store, a job for the worker, the job's answer back. */
 export function createIndividualsService(c: Container, deps: { media: MediaService; jobs: JobsService }) {
   const { media, jobs } = deps;
+  const checks = createEnrolChecks(c.config.speciesCatalogPath);
 
   /** The individual when the caller owns it; otherwise the same 404 as a missing one. */
   async function owned(caller: Caller, id: string, kind: Kind) {
@@ -37,10 +39,11 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
   return {
     owned,
 
-    enroll(caller: Caller, input: EnrollInput): Promise<JobOutcome> {
+    async enroll(caller: Caller, input: EnrollInput): Promise<JobOutcome> {
+      const attrs = await checks.check(input.kind, input.attrs, input.files);
       return media.withUploads(input.files, 'image', 'files', (m) =>
         jobs.run('enroll', {
-          owner_id: caller.account_id, individual_id: randomUUID(), kind: input.kind, create: true, attrs: input.attrs,
+          owner_id: caller.account_id, individual_id: randomUUID(), kind: input.kind, create: true, attrs,
           images: m.map((x) => ({ cid: x.cid, source: 'enroll', filename: x.filename })),
         }),
       );
@@ -78,6 +81,7 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
         jobs.run('video', {
           owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'identify', query_id: randomUUID(), max_frames: maxFrames, filters,
         }),
+        caller.account_id,
       );
     },
 
@@ -85,6 +89,7 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
       await owned(caller, id, kind);
       return media.withUploads(files, 'video', 'file', ([v]) =>
         jobs.run('video', { owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'add_views', individual_id: id, max_frames: maxFrames }),
+        caller.account_id,
       );
     },
 
@@ -97,7 +102,7 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
           [caller.account_id, { tree_id: treeId, cid: v!.cid, size: v!.size }],
         );
         return { cid: v!.cid, size: v!.size, content_type: v!.contentType };
-      });
+      }, caller.account_id);
     },
   };
 }

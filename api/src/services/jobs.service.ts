@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { requestScope } from '../http/request-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { JobName, JobPayload } from '../../../shared/src/domain/jobs.js';
@@ -38,6 +40,22 @@ export function jobFailure(r: JobRecord): AppError {
   return ERRORS.internal();
 }
 
+/** Jobs an `Idempotency-Key` applies to: enrolment and identification of every kind. */
+const IDEMPOTENT_JOBS = new Set<JobName>(['enroll', 'identify', 'identify_auto', 'video'] as JobName[]);
+
+/**
+ * With an `Idempotency-Key` header, the job id is derived from (owner, job name, key): a retry
+ * enqueues the same id, which the queue deduplicates, so the client gets the first request's job
+ * and its result (or its 202 to poll) instead of a second tree. Keys live as long as the queue
+ * keeps the job (7 days completed in BullMQ).
+ */
+function idempotentJobId(name: JobName, payload: unknown): string | undefined {
+  const key = requestScope.getStore()?.idempotencyKey;
+  const owner = (payload as { owner_id?: string }).owner_id;
+  if (!key || !owner || !IDEMPOTENT_JOBS.has(name)) return undefined;
+  return `idem-${createHash('sha256').update(`${owner}\n${name}\n${key}`).digest('hex').slice(0, 40)}`;
+}
+
 /**
  * Enqueue-and-wait, the request flow of the design card: the API waits up to JOB_WAIT_MS for the
  * worker; a job that takes longer keeps running and the client polls `/api/jobs/{id}`.
@@ -45,6 +63,7 @@ export function jobFailure(r: JobRecord): AppError {
 export function createJobsService(c: Container) {
   return {
     async run<N extends JobName>(name: N, payload: JobPayload<N>, jobId?: string): Promise<JobOutcome> {
+      jobId ??= idempotentJobId(name, payload);
       const id = await c.queue.enqueue(name, payload, jobId ? { jobId } : {});
       const rec = await c.queue.waitFor(id, c.config.JOB_WAIT_MS);
       if (!rec) throw ERRORS.internal();

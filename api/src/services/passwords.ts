@@ -34,7 +34,8 @@ export const DUMMY_HASH = await hashPassword('markless-timing-equaliser');
 const COMMON = new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
 export const COMMON_PASSWORD_COUNT = COMMON.size;
 
-export const USERNAME = /^[a-z0-9._]{3,32}$/;
+/** 3–32 of a-z 0-9 . _, starting and ending with a letter or digit, with no two separators in a row. */
+export const USERNAME = /^(?=.{3,32}$)[a-z0-9](?:[._]?[a-z0-9])*$/;
 
 /** The first signup rule a username/password pair breaks, or null. Order matches the spec's table. */
 export function brokenRule(username: string, password: string): MessageCode | null {

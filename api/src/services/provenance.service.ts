@@ -102,7 +102,7 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
      * EVIDENCE_FRUIT_AND_BOUNDARIES on; a farm's newest boundary version). 404 when there is none.
      */
     async exportSideBundle(caller: Caller, entityType: 'fruit' | 'farm', entityIdIn: string): Promise<EvidenceBundleJson & { ok: true; entity_type: string; entity_id: string }> {
-      const entity = await resolveEntity(c.db, entityType, entityIdIn);
+      const entity = await resolveEntity(c.db, entityType, entityIdIn, { callerId: caller.account_id });
       if (!entity || entity.owner_id !== caller.account_id) throw ERRORS.notFound();
       const r = await c.db.query<{ record_cbor: Buffer; record_cid: string; record_hash: string }>(
         'select record_cbor, record_cid, record_hash from entity_records where entity_type = $1 and entity_id = $2 order by created_at desc limit 1',
@@ -124,12 +124,18 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
      */
     async blob(caller: Caller | null, cid: string): Promise<{ stream: Readable; contentType: string; size: number }> {
       if (!BLOB_KEY.test(cid)) throw ERRORS.notFound();
+      // Owners fetch what they uploaded (photos and videos); a current grantee fetches the photos of
+      // the individuals shared with them; anyone fetches photos named in a published tree's record.
       const owned = await c.db.query<{ content_type: string; size: number }>(
-        `select b.content_type, b.size from blobs b where b.cid = $1 and (exists (
-           select 1 from images i join individuals t on t.id = i.individual_id
-            where i.cid = b.cid and t.deleted_at is null
-              and (i.owner_id = $2::uuid or (i.in_record and t.kind = 'tree' and t.visibility = 'public')
-                   or (t.kind = 'fruit' and t.visibility = 'public')))
+        `select b.content_type, b.size from blobs b where b.cid = $1 and (
+           exists (select 1 from blob_owners o where o.cid = b.cid and o.owner_id = $2::uuid)
+           or exists (
+             select 1 from images i join individuals t on t.id = i.individual_id
+              where i.cid = b.cid and t.deleted_at is null
+                and (i.owner_id = $2::uuid or (i.in_record and t.kind = 'tree' and t.visibility = 'public')
+                     or (t.kind = 'fruit' and t.visibility = 'public')
+                     or exists (select 1 from grants g where g.owner_id = t.owner_id and g.grantee_id = $2::uuid
+                                 and g.kind = t.kind and g.revoked_at is null)))
            or exists (select 1 from population_counts p where p.owner_id = $2::uuid and b.cid = any(p.media_cids)))`,
         [cid, caller?.account_id ?? null],
       );

@@ -1,3 +1,5 @@
+import { isNoLocation } from '../../../shared/src/domain/trace-code.js';
+import { sanitizeName } from './trees.service.js';
 import type { Container } from '../../../shared/src/container.js';
 import { decodeRecord, type TreeRecord } from '../../../shared/src/evidence/record.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
@@ -20,6 +22,8 @@ export interface PublicResolution {
   image_count: number;
   name: string | null;
   farm_id: string | null;
+  /** False when the tree was enrolled without lat/lon: its geohash is the "no location" form `0000000`. */
+  has_location: boolean;
   anchor: PublicAnchor | null;
 }
 
@@ -61,11 +65,12 @@ const latestAnchor = (db: Queryable, treeId: string) => describeLatestAnchor(db,
 
 async function publicView(db: Queryable, row: CodeRow, link: string): Promise<PublicResolution> {
   const count = await db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [row.individual_id]);
+  const record = decodeRecord(new Uint8Array(row.record_cbor));
   return {
-    state: 'public', code: row.code, link, tree_id: row.individual_id,
-    record: decodeRecord(new Uint8Array(row.record_cbor)),
+    state: 'public', code: row.code, link, tree_id: row.individual_id, record, has_location: !isNoLocation(record.geohash),
     record_cid: row.record_cid, record_hash: row.record_hash,
-    image_count: count.rows[0]!.n, name: row.name, farm_id: row.farm_id,
+    // Cleaned on the way out too, for names stored before enrolment cleaned them.
+    image_count: count.rows[0]!.n, name: row.name === null ? null : sanitizeName(row.name), farm_id: row.farm_id,
     anchor: await latestAnchor(db, row.individual_id),
   };
 }

@@ -38,7 +38,7 @@ async function checkImage(file: UploadedFile | undefined): Promise<void> {
   if (!file) throw new AppError(422, 'file_missing', { field: 'files' });
   if (file.bytes.length === 0) throw new AppError(422, 'file_empty', { field: 'files', filename: file.filename });
   if (sniffMedia(file.bytes)?.cls !== 'image') {
-    throw new AppError(422, 'file_wrong_type', { field: 'files', filename: file.filename, expected: 'ảnh/image' });
+    throw new AppError(422, 'file_wrong_type', { field: 'files', filename: file.filename, expected: 'image' });
   }
   try {
     // A full (shrink-on-load) decode: headers alone pass for a photo cut off mid-upload.

@@ -34,8 +34,11 @@ export function eventView(e: StoredEvent, isOwner: boolean) {
   };
 }
 
-/** A care event inherited from the enclosing farm: marked, and without hashes (not in this chain). */
-export function inheritedView(e: StoredEvent) {
+/**
+ * A care event inherited from the enclosing farm: marked, and without hashes (not in this chain).
+ * `farmId` is the farm as the owner names it (the chain itself is keyed per account).
+ */
+export function inheritedView(e: StoredEvent, farmId: string = e.entity_id) {
   return {
     event_id: e.event_id,
     body: e.body,
@@ -43,7 +46,7 @@ export function inheritedView(e: StoredEvent) {
     created_at: e.created_at,
     visibility: e.visibility,
     approval: e.approval,
-    inherited_from: { entity_type: e.entity_type, entity_id: e.entity_id },
+    inherited_from: { entity_type: e.entity_type, entity_id: farmId },
   };
 }
 

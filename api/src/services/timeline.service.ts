@@ -8,110 +8,113 @@ import {
 } from '../../../shared/src/evidence/store/chain-store.js';
 import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
 import type { Caller } from '../http/route.js';
+import { unstorableText } from '../middleware/text.js';
 import type { AnchorService } from './anchor.service.js';
 import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
 import { careTimelineEvents } from './care-views.js';
+import { ownedEntity, readableEntity } from './entity-access.js';
+import { checkEventBody, decide, pendingFor, submit } from './timeline-submissions.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * Why a body cannot be stored as given, or null. PostgreSQL's jsonb refuses U+0000 and lone
- * surrogates, and a hash over text that the database would refuse or alter could never be
- * re-derived, so both are a 422 here instead of a 500 later.
- */
-export function unstorableText(value: unknown): string | null {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) return 'U+0000 is not allowed in text';
-    return LONE_SURROGATE.test(value) ? 'text holds an unpaired UTF-16 surrogate' : null;
-  }
-  if (Array.isArray(value)) return value.map(unstorableText).find((x) => x !== null) ?? null;
-  if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) {
-      const bad = unstorableText(k) ?? unstorableText(v);
-      if (bad) return bad;
-    }
-  }
-  return null;
-}
+/** Re-exported: the check moved to the HTTP edge, where every text field goes through it. */
+export { unstorableText };
 
 /**
  * Per-entity timelines (spec section 3 "Timeline event visibility", section 4 "Timeline and
  * anchoring"): appends, reads with `chain_ok`, approval, inclusion and consistency proofs.
  */
 export function createTimelineService(c: Container, deps: { anchors: AnchorService }) {
-  /** Entity and its chain, or the 404 every unreadable thing gets. */
-  async function entityOr404(type: EntityType, id: string): Promise<ResolvedEntity> {
-    const entity = await resolveEntity(c.db, type, id);
+  /** The entity if the caller may read it; otherwise the 404 every unreadable thing gets. */
+  async function readableOr404(caller: Caller | null, type: EntityType, id: string): Promise<ResolvedEntity> {
+    const entity = await readableEntity(c.db, type, id, caller);
     if (!entity) throw ERRORS.notFound();
     return entity;
   }
 
-  /** The event `eventId` if the caller may read it; otherwise the one identical 404. */
+  /** The entity if the caller owns it; "not yours" is the same 404 as "missing". */
+  async function ownedOr404(caller: Caller, type: EntityType, id: string): Promise<ResolvedEntity> {
+    const entity = await ownedEntity(c.db, type, id, caller);
+    if (!entity) throw ERRORS.notFound();
+    return entity;
+  }
+
+  /** The chained event `eventId` if the caller may read it; otherwise the one identical 404 (pending submissions have no proof). */
   async function readableEvent(caller: Caller | null, type: EntityType, id: string, eventId: string) {
-    const entity = await resolveEntity(c.db, type, id);
-    if (!entity || !UUID_RE.test(eventId)) throw ERRORS.notFound();
+    const entity = await readableOr404(caller, type, id);
+    if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
     const chain = await loadChain(c.db, type, entity.entity_id);
     const event = chain.find((e) => e.event_id === eventId.toLowerCase());
     if (!event || !canSee(event, caller, entity.owner_id)) throw ERRORS.notFound();
     return { entity, chain, event, isOwner: caller?.account_id === entity.owner_id };
   }
 
-  /** Care events of the enclosing farm, only when the same account owns the farm. */
+  /** Care events of the enclosing farm: the owner's own farm of that name, never another account's. */
   async function inherited(entity: ResolvedEntity, caller: Caller | null): Promise<StoredEvent[]> {
     if (entity.entity_type === 'farm' || !entity.farm_id) return [];
-    const farm = await resolveEntity(c.db, 'farm', entity.farm_id);
-    // farm_id is free text: another account's farm of the same name is not this tree's farm.
-    if (!farm || farm.owner_id !== entity.owner_id) return [];
+    const farm = await resolveEntity(c.db, 'farm', entity.farm_id, { callerId: entity.owner_id });
+    if (!farm) return [];
     return (await loadFarmCare(c.db, farm.entity_id)).filter((e) => canSee(e, caller, farm.owner_id));
   }
 
   return {
     /**
-     * Records an event. The owner's events are public and approved; anyone else's private and
-     * pending; an entity with no resolvable owner refuses with 403 (spec section 3).
+     * Records an event. The owner's events are appended to the chain, public and approved. A
+     * reader who is not the owner (grantee, or anyone on a published individual) leaves a pending
+     * submission outside the chain. An entity with no resolvable owner, and one the caller cannot
+     * read, refuse with the same 403 (spec section 3; "not yours" looks like "missing").
      */
     async post(caller: Caller, type: EntityType, id: string, body: Record<string, unknown>) {
-      const entity = await resolveEntity(c.db, type, id);
+      const entity = await readableEntity(c.db, type, id, caller);
       if (!entity) throw new AppError(403, 'entity_no_owner');
       const bad = unstorableText(body);
       if (bad) throw ERRORS.validation('body', bad);
+      checkEventBody(body);
       const isOwner = entity.owner_id === caller.account_id;
       try {
+        if (!isOwner) {
+          const pending = await c.db.transaction((tx) => submit(tx, entity, caller.account_id, body, id));
+          return { ok: true as const, event: pending };
+        }
         const event = await c.db.transaction((tx) => appendChainEvent(tx, {
           entity_type: type, entity_id: entity.entity_id, owner_id: entity.owner_id, author_id: caller.account_id,
-          author_role: isOwner ? 'owner' : 'contributor', body,
+          author_role: 'owner', body,
         }));
-        return { ok: true as const, event: eventView(event, isOwner) };
+        return { ok: true as const, event: eventView(event, true) };
       } catch (err) {
         if (err instanceof EvidenceFormatError) throw ERRORS.validation('body', err.message);
         throw err;
       }
     },
 
-    /** Own chain plus inherited care, merged by time, and the integrity of the own chain. */
+    /** Own chain, pending submissions the caller may see, and inherited care, merged by time; plus the integrity of the own chain. */
     async timeline(caller: Caller | null, type: EntityType, id: string) {
-      const entity = await entityOr404(type, id);
+      const entity = await readableOr404(caller, type, id);
       const chain = await loadChain(c.db, type, entity.entity_id);
       const isOwner = caller?.account_id === entity.owner_id;
       const own = chain.filter((e) => canSee(e, caller, entity.owner_id)).map((e) => eventView(e, isOwner));
-      const care = (await inherited(entity, caller)).map(inheritedView);
+      const pending = await pendingFor(c.db, entity, caller?.account_id ?? null, entity.entity_id);
+      const care = (await inherited(entity, caller)).map((e) => inheritedView(e, entity.farm_id ?? e.entity_id));
       // Care log entries of this individual (POST /api/care/log), inherited like farm care.
       const careLog = await careTimelineEvents(c.db, entity, caller);
-      const events = [...own, ...care, ...careLog].sort((a, b) => a.created_at.localeCompare(b.created_at));
+      const events = [...own, ...pending, ...care, ...careLog].sort((a, b) => a.created_at.localeCompare(b.created_at));
       const verdict = verifyChain(chain.map(toChainEvent));
       return {
-        ok: true as const, entity_type: type, entity_id: entity.entity_id, chain_ok: verdict.ok,
+        ok: true as const, entity_type: type, entity_id: type === 'farm' ? id : entity.entity_id, chain_ok: verdict.ok,
         ...(isOwner ? { size: chain.length, ...(verdict.ok ? {} : { broken_at: verdict.broken_at }) } : {}),
         events,
       };
     },
 
-    /** Owner only: a pending event becomes public and approved. Its hash does not change. */
+    /**
+     * Owner only: a pending submission is appended to the chain by this approval (its author and
+     * the approval go inside the hashed body). A legacy pending event already in the chain only
+     * changes its unhashed approval fields.
+     */
     async approve(caller: Caller, type: EntityType, id: string, eventId: string) {
-      const entity = await entityOr404(type, id);
-      if (entity.owner_id !== caller.account_id) throw ERRORS.forbidden();
+      const entity = await ownedOr404(caller, type, id);
       if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
+      const decided = await c.db.transaction((tx) => decide(tx, entity, eventId.toLowerCase(), true));
+      if (decided && decided !== 'rejected') return { ok: true as const, event: eventView(decided, true) };
       const r = await c.db.query(
         `update timeline_events set approval = 'approved', visibility = 'public'
          where id = $1 and entity_type = $2 and entity_id = $3`,
@@ -120,6 +123,15 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       if (r.affectedRows === 0) throw ERRORS.notFound();
       const event = (await loadChain(c.db, type, entity.entity_id)).find((e) => e.event_id === eventId.toLowerCase())!;
       return { ok: true as const, event: eventView(event, true) };
+    },
+
+    /** Owner only: a pending submission is rejected and never enters the chain. */
+    async reject(caller: Caller, type: EntityType, id: string, eventId: string) {
+      const entity = await ownedOr404(caller, type, id);
+      if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
+      const decided = await c.db.transaction((tx) => decide(tx, entity, eventId.toLowerCase(), false));
+      if (decided !== 'rejected') throw ERRORS.notFound();
+      return { ok: true as const, event_id: eventId.toLowerCase(), rejected: true as const };
     },
 
     /**
@@ -141,8 +153,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
 
     /** Owner only: RFC 9162 consistency proof that the chain at `first` events is a prefix of it at `second`. */
     async consistency(caller: Caller, type: EntityType, id: string, first: number, second?: number) {
-      const entity = await entityOr404(type, id);
-      if (entity.owner_id !== caller.account_id) throw ERRORS.forbidden();
+      const entity = await ownedOr404(caller, type, id);
       const chain = await loadChain(c.db, type, entity.entity_id);
       const n = second ?? chain.length;
       if (n > chain.length || n < 1) throw ERRORS.validation('second', `must be between 1 and ${chain.length}`);

@@ -52,6 +52,14 @@ const EnvSchema = z.object({
   DID_CHALLENGE_PER_MIN: z.coerce.number().int().min(1).default(10),
   DID_CHALLENGE_TTL_S: z.coerce.number().int().min(10).default(300),
   TRUST_PROXY: bool.default(false),
+  /** Proxies of ours in front of the API: the client address is this many X-Forwarded-For entries from the RIGHT. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  /** Video limits, checked with ffprobe before any decoding (422 naming the limit). */
+  VIDEO_MAX_SECONDS: z.coerce.number().min(1).default(120),
+  VIDEO_MAX_PIXELS: z.coerce.number().int().min(64 * 64).default(1920 * 1080),
+  VIDEO_MAX_FRAMES_DECODED: z.coerce.number().int().min(1).default(600),
+  /** Seconds a blob row may exist with nothing referring to it before the orphan sweep removes it. */
+  ORPHAN_BLOB_GRACE_S: z.coerce.number().int().min(1).default(3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COMMIT: z.string().optional(),
   SPECIES_CATALOG: z.string().optional(),

@@ -44,8 +44,8 @@ export const messages = {
     en: 'The server hit an error. Please try again later.',
   },
   username_invalid: {
-    vi: 'Tên đăng nhập phải dài 3 đến 32 ký tự, chỉ gồm chữ thường, chữ số, dấu chấm và gạch dưới.',
-    en: 'The username must be 3 to 32 characters of lowercase letters, digits, dots and underscores.',
+    vi: 'Tên đăng nhập phải dài 3 đến 32 ký tự, chỉ gồm chữ thường, chữ số, dấu chấm và gạch dưới, bắt đầu và kết thúc bằng chữ hoặc số, không có hai dấu liền nhau.',
+    en: 'The username must be 3 to 32 characters of lowercase letters, digits, dots and underscores, start and end with a letter or digit, and have no two separators in a row.',
   },
   username_taken: { vi: 'Tên đăng nhập đã có người dùng.', en: 'That username is already taken.' },
   password_too_short: {
@@ -147,9 +147,21 @@ export function renderMessage(code: MessageCode, lang: Lang, params: Record<stri
   return template.replace(/\{(\w+)\}/g, (_, k: string) => String(params[k] ?? ''));
 }
 
-/** Pick the language from an Accept-Language header: English only when asked for first. */
+/**
+ * Pick the language from an Accept-Language header (RFC 9110 q-values): the supported language
+ * with the highest q wins, ties going to the earlier entry; nothing supported means Vietnamese.
+ * `fr, en;q=0.5` is English, because English is the best language the client accepts that we have.
+ */
 export function pickLang(acceptLanguage: string | undefined): Lang {
   if (!acceptLanguage) return 'vi';
-  const first = acceptLanguage.split(',')[0]?.trim().toLowerCase() ?? '';
-  return first.startsWith('en') ? 'en' : 'vi';
+  let best: { lang: Lang; q: number } | null = null;
+  for (const part of acceptLanguage.split(',')) {
+    const [tag = '', ...attrs] = part.trim().toLowerCase().split(';');
+    const qAttr = attrs.map((a) => a.trim()).find((a) => a.startsWith('q='));
+    const q = qAttr ? Number(qAttr.slice(2)) : 1;
+    if (!Number.isFinite(q) || q <= 0) continue;
+    const lang: Lang | null = tag.startsWith('en') ? 'en' : tag.startsWith('vi') ? 'vi' : null;
+    if (lang && (!best || q > best.q)) best = { lang, q };
+  }
+  return best?.lang ?? 'vi';
 }

@@ -4,8 +4,10 @@
  * - The prefix is a fixed service setting (CODE_PREFIX, 2-6 capital letters).
  * - geohash7 is the 7-character geohash (about 150 m) of the tree's coarse location, in the
  *   standard lowercase geohash alphabet, which already leaves out a, i, l and o. A tree enrolled
- *   without lat/lon gets {@link NO_LOCATION_GEOHASH}, the geohash of (0, 0), so the code keeps
- *   its shape and says plainly "no location".
+ *   without lat/lon gets {@link NO_LOCATION_GEOHASH}, `0000000`, so the code keeps its shape and
+ *   says plainly "no location": it is the corner cell at (-90°, -180°), where no tree grows, and
+ *   the resolve page spells it out. (Before 2026-11 it was `s000000`, the point (0°, 0°), which
+ *   read as a real place.)
  * - The 8 characters come from {@link CODE_ALPHABET} (capitals and digits without 0, O, 1 or I,
  *   so a code read aloud or copied from a label cannot be misheard) and are a hash of the tree id
  *   and the geohash: the same tree at the same coarse location always gets the same code.
@@ -18,8 +20,13 @@ import ngeohash from 'ngeohash';
 
 /** 32 symbols, 5 bits each: no 0/O, no 1/I. */
 export const CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
-/** Geohash used when a tree was enrolled without coordinates: (0, 0), "null island". */
-export const NO_LOCATION_GEOHASH = 's000000';
+/** Geohash used when a tree was enrolled without coordinates: the explicit "no location" form. */
+export const NO_LOCATION_GEOHASH = '0000000';
+/** The earlier no-location geohash, (0°, 0°); codes minted with it are still read as "no location". */
+export const LEGACY_NO_LOCATION_GEOHASH = 's000000';
+
+/** True when a code's or record's geohash means "enrolled without a location". */
+export const isNoLocation = (geohash: string) => geohash === NO_LOCATION_GEOHASH || geohash === LEGACY_NO_LOCATION_GEOHASH;
 export const GEOHASH_PRECISION = 7;
 const SUFFIX_LENGTH = 8;
 

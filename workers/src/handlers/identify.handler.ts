@@ -41,6 +41,21 @@ async function present(c: Container, kind: Kind, cands: Candidate[]) {
 }
 
 /**
+ * A species confirmed by a scan narrows the pool to individuals of that species (compared
+ * NFC-trimmed and case-insensitively, like the scan's own list), within `only` when given.
+ */
+async function narrowBySpecies(c: Container, owners: string[], kind: Kind, species: string | undefined, only?: ReadonlySet<string>): Promise<ReadonlySet<string> | undefined> {
+  const key = species?.normalize('NFC').trim().toLowerCase();
+  if (!key) return only;
+  const r = await c.db.query<{ id: string; species: string | null }>(
+    'select id, species from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
+    [owners, kind],
+  );
+  const ids = r.rows.filter((x) => x.species?.normalize('NFC').trim().toLowerCase() === key && (!only || only.has(x.id))).map((x) => x.id);
+  return new Set(ids);
+}
+
+/**
  * Describe the query photos (or frames) and rank the caller's pool; `only` narrows the pool to
  * those individuals (the auto route's location filter).
  */
@@ -51,6 +66,7 @@ export async function identifyDescriptors(
   only?: ReadonlySet<string>,
 ) {
   const owners = await deps.poolOwners(data.owner_id, data.kind);
+  only = await narrowBySpecies(deps.c, owners, data.kind, data.filters.species, only);
   const gallery = await deps.pools.gallery(owners, {
     kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null, ...(only ? { individualIds: only } : {}),
   });

@@ -12,7 +12,7 @@ async function frames(c: Container, cid: string, max: number): Promise<Frame[]> 
   const bytes = await c.blobs.get(cid);
   if (!bytes) throw new Error(`blob ${cid} missing from the store`);
   try {
-    return await extractFrames(bytes, { maxFrames: max });
+    return await extractFrames(bytes, { maxFrames: max, maxDecoded: c.config.VIDEO_MAX_FRAMES_DECODED });
   } catch (err) {
     if (err instanceof UndecodableVideoError) throw new UnrecoverableJobError(err.message, 422, 'video_undecodable', { field: 'file' });
     throw err;

@@ -17,6 +17,8 @@ export interface FrameOptions {
   oversample?: number;
   /** Longest side of the extracted frames. */
   side?: number;
+  /** Frames ffmpeg may decode in all (VIDEO_MAX_FRAMES_DECODED); the sampling rate is chosen to stay under it. */
+  maxDecoded?: number;
 }
 
 export interface Frame {
@@ -38,10 +40,10 @@ function probeDuration(file: string): Promise<number> {
   );
 }
 
-function sample(file: string, outDir: string, fps: number, side: number): Promise<void> {
+function sample(file: string, outDir: string, fps: number, side: number, maxDecoded: number): Promise<void> {
   return new Promise((resolve, reject) =>
     ffmpeg(file)
-      .outputOptions(['-vf', `fps=${fps.toFixed(4)},scale='min(${side},iw)':-2`, '-q:v', '3', '-frames:v', '400'])
+      .outputOptions(['-vf', `fps=${fps.toFixed(4)},scale='min(${side},iw)':-2`, '-q:v', '3', '-frames:v', String(maxDecoded)])
       .output(path.join(outDir, 'f%05d.jpg'))
       .on('end', () => resolve())
       .on('error', (e: Error) => reject(new UndecodableVideoError(`ffmpeg: ${e.message.split('\n')[0]}`)))
@@ -73,7 +75,8 @@ export async function extractFrames(video: Buffer, o: FrameOptions): Promise<Fra
     await writeFile(file, video);
     const duration = await probeDuration(file);
     const want = o.maxFrames * (o.oversample ?? 4);
-    await sample(file, dir, Math.max(0.2, want / duration), o.side ?? 960);
+    const maxDecoded = Math.min(400, o.maxDecoded ?? 400);
+    await sample(file, dir, Math.max(0.2, Math.min(want, maxDecoded) / duration), o.side ?? 960, maxDecoded);
     const names = (await readdir(dir)).filter((f) => f.endsWith('.jpg')).sort();
     if (!names.length) throw new UndecodableVideoError('no frames decoded');
     const step = duration / names.length;

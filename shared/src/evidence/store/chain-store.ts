@@ -39,6 +39,10 @@ export interface AppendInput {
   body: Record<string, unknown>;
   /** Defaults to now. */
   created_at?: Date;
+  /** Event id; defaults to a fresh UUID (an approved contribution keeps its submission's id). */
+  id?: string;
+  /** True when the owner wrote or approved it: public and approved whatever the author's role. */
+  approved?: boolean;
 }
 
 const COLUMNS = `id, entity_type, entity_id, seq, owner_id, author_id, author_role, visibility, approval, body, created_at, prev_hash, leaf_hash`;
@@ -105,10 +109,10 @@ export async function appendChainEvent(tx: Queryable, input: AppendInput): Promi
     prev_hash: prev ? prev.leaf_hash : GENESIS_PREV_HASH,
   };
   const leafHash = eventLeafHash(unhashed);
-  const owner = input.author_role === 'owner';
+  const owner = input.approved ?? input.author_role === 'owner';
   const r = await tx.query<EventRow>(
     `insert into timeline_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning ${COLUMNS}`,
-    [randomUUID(), input.entity_type, input.entity_id, unhashed.seq, input.owner_id, input.author_id, input.author_role,
+    [input.id ?? randomUUID(), input.entity_type, input.entity_id, unhashed.seq, input.owner_id, input.author_id, input.author_role,
       owner ? 'public' : 'private', owner ? 'approved' : 'pending', input.body, unhashed.created_at, unhashed.prev_hash, leafHash],
   );
   return fromRow(r.rows[0]!);

@@ -1,0 +1,36 @@
+/**
+ * Who may read an entity's timeline (the "not yours" = "missing" rule). Readers are:
+ * - the owner;
+ * - a current grantee of the owner for that kind (a revoked grant gives nothing);
+ * - anyone, signed in or not, when the individual is published (`visibility = 'public'`).
+ * A private or restricted (unpublished) individual, and every farm, is readable by its owner and
+ * grantees only. Everyone else gets exactly what a missing entity gets.
+ */
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import type { EntityType } from '../../../shared/src/evidence/store/chain-store.js';
+import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { Caller } from '../http/route.js';
+import { standingFor } from './grants.service.js';
+
+/** True when `caller` may read the entity's timeline and proofs. */
+export async function canReadEntity(db: Queryable, entity: ResolvedEntity, caller: Caller | null): Promise<boolean> {
+  if (caller?.account_id === entity.owner_id) return true;
+  if (entity.entity_type === 'farm') return false;
+  const kind = entity.entity_type as Kind;
+  if (caller && (await standingFor(db, caller.account_id, entity.owner_id, kind))) return true;
+  const r = await db.query<{ visibility: string }>('select visibility from individuals where id = $1', [entity.entity_id]);
+  return r.rows[0]?.visibility === 'public';
+}
+
+/** The entity if the caller may read it, else null: the caller cannot tell "not yours" from "missing". */
+export async function readableEntity(db: Queryable, type: EntityType, id: string, caller: Caller | null): Promise<ResolvedEntity | null> {
+  const entity = await resolveEntity(db, type, id, { callerId: caller?.account_id ?? null });
+  return entity && (await canReadEntity(db, entity, caller)) ? entity : null;
+}
+
+/** The entity if the caller owns it, else null (the same 404 for "not yours" and "missing"). */
+export async function ownedEntity(db: Queryable, type: EntityType, id: string, caller: Caller): Promise<ResolvedEntity | null> {
+  const entity = await resolveEntity(db, type, id, { callerId: caller.account_id });
+  return entity && entity.owner_id === caller.account_id ? entity : null;
+}
