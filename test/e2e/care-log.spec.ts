@@ -102,9 +102,9 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
       expect(r.status, JSON.stringify(fields)).toBe(422);
       expect(r.json.ok).toBe(false);
     }
-    // A JSON body where multipart is expected is the client's mistake too, not a server error.
+    // A JSON body where multipart is expected is the client's mistake too (415 naming the type), not a server error.
     const json = await api(app.url, 'POST', '/api/care/log', { token: owner.token, json: { target_type: 'tree', target_id: tree, product_name: 'x' } });
-    expect(json.status).toBe(422);
+    expect(json.status).toBe(415);
     expect(await count()).toBe(rows);
     expect(await blobs()).toBe(nBlobs);
   });

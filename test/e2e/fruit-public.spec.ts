@@ -28,12 +28,13 @@ describe('public fruit rate limit and contract', () => {
     expect((await api(app.url, 'POST', '/api/fruit/scan/choose', { form: { scan_token: 'x', fruit_id: '00000000-0000-4000-8000-000000000000' } })).status).toBe(429);
   });
 
-  it('answers a JSON body sent to a photo route with 422, not a crash', async () => {
+  it('answers a JSON body sent to a photo route with 415 naming multipart, not a crash', async () => {
     const other = await startTestApp();
     try {
       const r = await api(other.url, 'POST', '/api/fruit/lookup', { json: {} });
-      expect(r.status).toBe(422);
-      expect(r.json).toMatchObject({ ok: false, code: 'validation_failed', detail: 'body' });
+      expect(r.status).toBe(415);
+      expect(r.json).toMatchObject({ ok: false, code: 'content_type_unsupported' });
+      expect(r.json.error).toContain('multipart/form-data');
     } finally {
       await other.stop();
     }
