@@ -59,6 +59,11 @@ export const jobCatalog = {
   }),
   /** Re-embed an owner's images with the current model and rebuild the owner's index. */
   reindex: z.object({ owner_id: Uuid.optional(), model_version: z.string().min(1) }),
+  /**
+   * Train the owner's metric for one kind from its labelled photos (enrolled individuals and
+   * identify_verdict labels); adopted only when it beats the current one (workers/src/learn).
+   */
+  train_metric: z.object({ owner_id: Uuid, kind: Kind }),
   /** Anchor an entity chain's current root with the configured backend. */
   anchor: z.object({
     owner_id: Uuid,

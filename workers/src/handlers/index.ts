@@ -10,6 +10,8 @@ import { enrollHandler } from './enroll.handler.js';
 import { identifyHandler } from './identify.handler.js';
 import { reindexHandler } from './reindex.handler.js';
 import { videoHandler } from './video.handler.js';
+import { trainHandler } from './train.handler.js';
+import { createLearnedGalleries } from '../learn/gallery.js';
 
 let shared: Promise<RecognitionEngine> | null = null;
 /** One engine per process: the ONNX session and OpenCV are loaded once. */
@@ -23,7 +25,8 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
   const pools = createPools(c, engine);
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
-  const deps = { c, engine, pools, poolOwners, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)) };
+  const learned = createLearnedGalleries(c, engine);
+  const deps = { c, engine, pools, poolOwners, learned, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)) };
   const handlers: Partial<JobHandlers> = {
     enroll: enrollHandler(deps),
     identify: identifyHandler(deps),
@@ -31,6 +34,7 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
     video: videoHandler(deps),
     reindex: reindexHandler(deps),
     anchor: anchorHandler(c),
+    train_metric: trainHandler(deps),
   };
   assertHandlers(handlers);
   return handlers;
