@@ -3,6 +3,17 @@
  *
  *   npm run bench:accuracy -- --protocol <dir>/protocol.json [--out file.json]
  *     [--calib-samples 120] [--sample-queries N] [--limit-queries N] [--cache <dir outside the repo>]
+ *     [--local akaze|xfeat] [--crop on|off] [--shortlist N] [--per-individual N] [--variant name]
+ *     [--cache-queries] [--plots <dir>] [--lnbnn]
+ *
+ * Variant flags override the kind's settings (settings.ts) for an ablation;
+ * without them the engine's own per-kind choice runs. `--plots` writes SVG
+ * score histograms (true vs false top-1 answers, with the match and
+ * uncertain thresholds) and the ROC (benchmarks/plots.ts).
+ * `shortlist_recall`: share of enrolled queries whose individual reached
+ * keypoint verification (the global stage's recall). `--lnbnn` (XFeat only) also
+ * ranks individuals by LNBNN voting over all gallery descriptors (lnbnn.ts) and
+ * reports its top-1/top-5 and recall@K beside the global embedding's recall@K.
  *
  * Enrols every gallery image through RecognitionEngine.describe, calibrates
  * from the gallery alone (leave-one-out, see below), identifies every query
@@ -27,10 +38,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { fitCalibration, rocAuc, thresholdForFalseMatchRate, type LabelledSample } from '../workers/src/vision/calibrate.js';
 import { rerank, RecognitionEngine, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
-import { settingsFor, type Kind } from '../workers/src/vision/settings.js';
+import { settingsFor, type Kind, type KindSettings } from '../workers/src/vision/settings.js';
 import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
 import { OwnerIndex } from '../workers/src/index/owner-index.js';
 import { machineInfo, parseArgs, peakRssMb, percentile } from './machine.js';
+import { writePlots } from './plots.js';
+import { LnbnnIndex } from './lnbnn.js';
+import { isXFeat, unpackXFeat } from '../workers/src/vision/xfeat.js';
 
 interface Protocol {
   name: string;
@@ -49,8 +63,16 @@ const cacheDir = args.get('cache');
 const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
 
 const engine = await RecognitionEngine.create();
-/** Cached descriptors are only valid for the same extraction settings. */
-const CACHE_SALT = JSON.stringify({ settings: settingsFor(kind), keypointsFormat: 'akaze-adaptive-v1' });
+/** Ablation overrides of the kind's settings. */
+const overrides: Partial<KindSettings> = {};
+if (args.has('local')) overrides.local = args.get('local') as KindSettings['local'];
+if (args.has('crop')) overrides.subject = args.get('crop') === 'on' ? 'crop' : 'off';
+if (args.has('shortlist')) overrides.shortlist = Number(args.get('shortlist'));
+if (args.has('per-individual')) overrides.perIndividual = Number(args.get('per-individual'));
+const settings = settingsFor(kind, overrides);
+const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}`;
+/** Cached descriptors are only valid for the same extraction settings (shortlist sizes do not change them). */
+const CACHE_SALT = JSON.stringify({ settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0 }, keypointsFormat: 'v2' });
 
 async function describeCached(path: string): Promise<{ d: Descriptor; ms: number }> {
   const bytes = readFileSync(join(root, path));
@@ -60,7 +82,7 @@ async function describeCached(path: string): Promise<{ d: Descriptor; ms: number
     return { d: { ...c, global: Float32Array.from(c.global), local: new Uint8Array(readFileSync(key + '.bin')) }, ms: c.ms };
   }
   const t = performance.now();
-  const d = await engine.describe(bytes, { kind, enforceQuality: false });
+  const d = await engine.describe(bytes, { kind, enforceQuality: false, settings: overrides });
   const ms = performance.now() - t;
   if (cacheDir) {
     mkdirSync(cacheDir, { recursive: true });
@@ -98,7 +120,7 @@ const calibPicks = [...proto.gallery]
 const samples: LabelledSample[] = [];
 for (const [i, g] of calibPicks.entries()) {
   const { d } = await describeCached(g.path);
-  const res = await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path] }) });
+  const res = await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path] }), settings: overrides });
   const top = res.ranked[0];
   if (top) samples.push({ evidence: top.evidence, same: top.individualId === g.id });
   const open = rerank(res.ranked.filter((c) => c.individualId !== g.id), engine.calibrationFor(kind))[0];
@@ -117,15 +139,32 @@ const sampleN = Number(args.get('sample-queries') ?? 0);
 const stride = sampleN > 0 ? Math.max(1, Math.ceil(proto.queries.length / sampleN)) : 1;
 const limit = Number(args.get('limit-queries') ?? proto.queries.length);
 const queries = proto.queries.filter((_, i) => i % stride === 0).slice(0, limit);
+const lnbnn = args.has('lnbnn') && settings.local === 'xfeat'
+  ? new LnbnnIndex(proto.gallery.filter((g) => isXFeat(local.get(g.path)!)).map((g) => ({ individualId: g.id, features: unpackXFeat(local.get(g.path)!) })))
+  : null;
+if (lnbnn) log(`lnbnn index: ${lnbnn.size} descriptors`);
+const RECALL_K = [1, 5, 15, 24, 48];
+const shortlistRanks: { global: number; lnbnn: number }[] = [];
+/** 1-based rank of `id` among individuals in a best-first list of hits; Infinity when absent. */
+const rankOf = (ids: readonly string[], id: string): number => {
+  const uniq = [...new Set(ids)];
+  const at = uniq.indexOf(id);
+  return at < 0 ? Infinity : at + 1;
+};
 const queryMs: number[] = [];
+const cacheQueries = args.has('cache-queries');
 const outcomes: { expect: string | null; ranked: Candidate[]; verdict: string }[] = [];
 for (const [i, q] of queries.entries()) {
   const t = performance.now();
-  const bytes = readFileSync(join(root, q.path));
-  // Queries are always described afresh (never from the cache) so their timing is real.
-  const d = await engine.describe(bytes, { kind, enforceQuality: false });
-  const res = await engine.identify({ kind, queries: [d], gallery });
+  // Queries are described afresh (never from the cache) so their timing is real, unless an
+  // ablation asks for --cache-queries (its latency figures are then not query latency).
+  const d = cacheQueries ? (await describeCached(q.path)).d : await engine.describe(readFileSync(join(root, q.path)), { kind, enforceQuality: false, settings: overrides });
+  const res = await engine.identify({ kind, queries: [d], gallery, settings: overrides });
   queryMs.push(performance.now() - t);
+  if (lnbnn && q.expect !== null) {
+    const globalIds = index.search(d.global, 400, { kind }).map((h) => h.individualId);
+    shortlistRanks.push({ global: rankOf(globalIds, q.expect), lnbnn: rankOf(lnbnn.rank(unpackXFeat(d.local)).map((c) => c.individualId), q.expect) });
+  }
   outcomes.push({ expect: q.expect, ranked: res.ranked, verdict: res.verdict });
   if (i % 50 === 0) log(`query ${i}/${queries.length}`);
 }
@@ -139,8 +178,19 @@ const labels = outcomes.map(isCorrect);
 const t1 = thresholdForFalseMatchRate(scores, labels, 0.01);
 const acceptAtFar1 = outcomes.filter((o, i) => labels[i] && scores[i]! >= t1).length / Math.max(1, enrolled.length);
 const falseMatches = outcomes.filter((o, i) => o.verdict === 'match' && !labels[i]).length;
+const cal = engine.calibrationFor(kind);
 const result = {
   dataset: proto.name,
+  variant,
+  settings: { local: settings.local, subject: settings.subject, shortlist: settings.shortlist, perIndividual: settings.perIndividual, tailShortlist: settings.tailShortlist },
+  ...(lnbnn
+    ? {
+        shortlist_variants: Object.fromEntries(
+          (['global', 'lnbnn'] as const).map((v) => [v, Object.fromEntries(RECALL_K.map((k) => [`recall_at_${k}`, shortlistRanks.filter((r) => r[v] <= k).length / Math.max(1, shortlistRanks.length)]))]),
+        ),
+      }
+    : {}),
+  shortlist_recall: enrolled.filter((o) => o.ranked.some((c) => c.individualId === o.expect)).length / Math.max(1, enrolled.length),
   n_gallery: proto.gallery.length,
   n_queries: queries.length,
   n_queries_in_protocol: proto.queries.length,
@@ -162,10 +212,21 @@ const result = {
   gallery_images_failing_quality: unusable,
   calibration: { ...fit, samples_from: 'gallery only (leave-one-out + hidden individual)' },
   model: engine.model,
-  descriptor_cache: cacheDir ? 'gallery only (enrol timings are from their first computation); queries always described afresh' : 'none',
+  descriptor_cache: cacheDir
+    ? cacheQueries
+      ? 'gallery and queries (--cache-queries): ms_query_* exclude describing the query'
+      : 'gallery only (enrol timings are from their first computation); queries always described afresh'
+    : 'none',
   machine: machineInfo(engine.provider),
   date: new Date().toISOString(),
+  /** Per query: top-1 probability, whether it was right, verdict (for plots and re-analysis). */
+  per_query: outcomes.map((o, i) => ({ p: Math.round(scores[i]! * 1e4) / 1e4, correct: labels[i]!, open_set: o.expect === null, verdict: o.verdict })),
 };
+const plots = args.get('plots');
+if (plots) {
+  const files = writePlots(plots, `${proto.name}-${variant.replace(/[^A-Za-z0-9]+/g, '-')}`, result.per_query, cal, `${proto.name}: ${variant}`);
+  (result as Record<string, unknown>).plots = files;
+}
 const out = args.get('out');
 if (out) {
   mkdirSync(dirname(resolve(out)), { recursive: true });

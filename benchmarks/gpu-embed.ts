@@ -24,7 +24,7 @@ import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as ort from 'onnxruntime-node';
-import { Embedder, MODELS_DIR, cosine, readManifest, type Provider } from '../workers/src/vision/embed.js';
+import { Embedder, cosine, readManifest, type Provider } from '../workers/src/vision/embed.js';
 import type { DecodedImage } from '../workers/src/vision/intake.js';
 import { barkPixels } from '../workers/src/vision/testing/synthetic.js';
 import { machineInfo, parseArgs, percentile } from './machine.js';
@@ -54,7 +54,7 @@ function gpuNames(): string[] {
 }
 
 const manifest = readManifest();
-const modelBytes = readFileSync(join(MODELS_DIR, manifest.file));
+const modelBytes = readFileSync(join(manifest.dir, manifest.file));
 
 // A CUDA session made directly, first: Embedder.load() falls back to CPU silently,
 // so this is where the reason for a CUDA failure gets printed.
@@ -68,7 +68,7 @@ if (expect !== 'cpu') {
 }
 
 const auto = await Embedder.load();
-const cpu = await Embedder.load(MODELS_DIR, { provider: 'cpu' });
+const cpu = await Embedder.load(undefined, { provider: 'cpu' });
 log(`auto-selected provider: ${auto.provider}`);
 if (expect !== undefined && auto.provider !== expect) {
   log(`expected provider ${expect}, got ${auto.provider}`);
@@ -112,7 +112,7 @@ function inputFor(batch: number): Record<string, ort.Tensor> {
   const plane = s * s;
   const data = new Float32Array(batch * 3 * plane);
   for (let i = 0; i < data.length; i++) data[i] = ((i * 2654435761) >>> 24) / 255;
-  return { [manifest.input.name]: new ort.Tensor('float32', data, [batch, 3, s, s]) };
+  return { [manifest.inputs[0]!.name]: new ort.Tensor('float32', data, [batch, 3, s, s]) };
 }
 const cpuSessions = await Promise.all(
   cpuThreads.map(async (threads) => ({

@@ -1,7 +1,10 @@
 /**
  * Scale benchmark: identify latency and memory as one owner's gallery grows.
  *
- *   npm run bench:scale -- --n 1000,10000,100000 [--queries 40] [--out benchmarks/results/scale.json]
+ *   npm run bench:scale -- --n 1000,10000,100000 [--queries 40] [--kind tree|animal] [--out benchmarks/results/scale.json]
+ *
+ * `--kind animal` describes generated field scenes (testing/animal-scene.ts) with the
+ * animal pipeline (detector crop + XFeat), so the XFeat verification cost is what is timed.
  *
  * Realistic generated images: seeded synthetic bark textures are described by
  * the real engine (global embedding + AKAZE keypoints). To reach N enrolled
@@ -18,6 +21,7 @@ import { IndexedGallery } from '../workers/src/index/gallery.js';
 import { OwnerIndex, type IndexRow } from '../workers/src/index/owner-index.js';
 import { RecognitionEngine } from '../workers/src/vision/engine.js';
 import { barkView, mulberry32 } from '../workers/src/vision/testing/synthetic.js';
+import { animalScene } from '../workers/src/vision/testing/animal-scene.js';
 import { machineInfo, parseArgs, peakRssMb, percentile } from './machine.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -27,16 +31,20 @@ const nBase = Number(args.get('base') ?? 100);
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
 
 const engine = await RecognitionEngine.create();
-const kind = 'tree' as const;
+const kind = (args.get('kind') ?? 'tree') as 'tree' | 'animal';
+const enrolImage = (s: number): Promise<Buffer> =>
+  kind === 'animal' ? animalScene({ coat: 20_000 + s }) : barkView(20_000 + s, { left: 0, top: 0, size: 320 });
+const queryImage = (s: number): Promise<Buffer> =>
+  kind === 'animal' ? animalScene({ coat: 20_000 + s, shot: 5, dx: 25 }) : barkView(20_000 + s, { left: 120, top: 100, size: 300, rotate: 20, brightness: 1.1 });
 const base: { global: Float32Array; local: Uint8Array }[] = [];
 for (let s = 0; s < nBase; s++) {
-  const d = await engine.describe(await barkView(20_000 + s, { left: 0, top: 0, size: 320 }), { kind });
+  const d = await engine.describe(await enrolImage(s), { kind, enforceQuality: false });
   base.push({ global: d.global, local: d.local });
   if (s % 20 === 0) log(`base ${s}/${nBase}`);
 }
 const queries = [];
 for (let i = 0; i < nQueries; i++) {
-  queries.push(await barkView(20_000 + (i % nBase), { left: 120, top: 100, size: 300, rotate: 20, brightness: 1.1 }));
+  queries.push(await queryImage(i % nBase));
 }
 
 function jittered(i: number): Float32Array {
@@ -58,12 +66,12 @@ for (const n of sizes) {
   const gallery = new IndexedGallery(index, { kind }, (ids) => new Map(ids.map((id) => [id, localOf(id)])));
   const ms: number[] = [];
   // Warm-up (JIT, WASM, index pages) so the first N is not charged for it.
-  for (const q of queries.slice(0, 3)) await engine.identify({ kind, queries: [await engine.describe(q, { kind })], gallery });
+  for (const q of queries.slice(0, 3)) await engine.identify({ kind, queries: [await engine.describe(q, { kind, enforceQuality: false })], gallery });
   const describeMs: number[] = [];
   const searchMs: number[] = [];
   for (const q of queries) {
     const t = performance.now();
-    const d = await engine.describe(q, { kind });
+    const d = await engine.describe(q, { kind, enforceQuality: false });
     const t1 = performance.now();
     await engine.identify({ kind, queries: [d], gallery });
     ms.push(performance.now() - t);

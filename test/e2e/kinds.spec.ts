@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { blankImage, flowerImage, otherView, packageImage, photoForm, textureImage } from '../support/images.js';
+import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
 
 /** Enrolment views and one unseen query view of the surface `seed`. */
 async function views(seed: number, n = 3) {
@@ -38,9 +39,10 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
       expect(r.status, r.text).toBe(200);
       fruitIds.push(r.json.fruit_id);
     }
-    const a = await views(501, 3);
-    q.animal = a.query;
-    const r = await post(app, '/api/animal/enroll', owner.token, photoForm(a.enrol, { species: 'cattle', farm_id: 'farm-l' }));
+    // Animal enrolment needs an animal in each photo: generated field scenes of one coat.
+    const shots = await Promise.all([[1, -30], [2, 0], [3, 30], [9, -10]].map(([shot, dx]) => animalScene({ coat: 501, shot, dx })));
+    q.animal = shots[3]!;
+    const r = await post(app, '/api/animal/enroll', owner.token, photoForm(shots.slice(0, 3), { species: 'cattle', farm_id: 'farm-l' }));
     expect(r.status, r.text).toBe(200);
     animalDid = r.json.animal_did;
   }, 240_000);

@@ -5,7 +5,8 @@ import type { JobData, JobHandler } from '../../../shared/src/domain/jobs.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
 import { vectorToBytes } from '../recognition/bytes.js';
-import { unpackFeatures } from '../vision/keypoints.js';
+import { keypointCount } from '../vision/local-features.js';
+import { settingsFor } from '../vision/settings.js';
 import { describeOrRefuse } from './describe.js';
 import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/evidence/store/tree-record.js';
 import { pinTreeEvidence } from '../../../shared/src/evidence/store/pin-evidence.js';
@@ -42,9 +43,9 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
       );
       const imageId = r.rows[0]!.id;
       await tx.query(
-        `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality)
-         values ($1, $2, $3, $4, $5, $6, $7) on conflict do nothing`,
-        [imageId, data.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d)],
+        `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality, models, subject)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing`,
+        [imageId, data.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d), JSON.stringify(d.models), d.subject ? JSON.stringify(d.subject) : null],
       );
       images.push({ image_id: imageId, cid });
     }
@@ -86,7 +87,7 @@ const fruitEvidence = (side: { record_cid: string; record_hash: string } | null)
 export const qualityOf = (d: Descriptor) => ({
   sharpness: Math.round(d.quality.sharpness * 10) / 10,
   brightness: Math.round(d.quality.brightness * 10) / 10,
-  keypoints: unpackFeatures(d.local).count,
+  keypoints: keypointCount(d.local),
 });
 
 /**
@@ -97,7 +98,9 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
   return async (data) => {
     const described: { cid: string; source: string; d: Descriptor }[] = [];
     for (const img of data.images) {
-      described.push({ cid: img.cid, source: img.source, d: await describeOrRefuse(deps.c, deps.engine, img.cid, img.filename, data.kind) });
+      // Enrolling an animal needs the animal in the photo: a scene without one is refused (422).
+      const subject = { require: settingsFor(data.kind).requireSubjectAtEnrol };
+      described.push({ cid: img.cid, source: img.source, d: await describeOrRefuse(deps.c, deps.engine, img.cid, img.filename, data.kind, { subject }) });
     }
     const { images, record, side } = await writeRows(deps, data, described);
     const pinner = deps.c.pinner;
@@ -108,7 +111,7 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
     await deps.onEnrolled(data.owner_id);
     return {
       individual_id: data.individual_id,
-      images: images.map((i, k) => ({ ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: qualityOf(described[k]!.d) })),
+      images: images.map((i, k) => ({ ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: qualityOf(described[k]!.d), subject: described[k]!.d.subject })),
       model: described[0]!.d.model,
       ...(record ? { code: record.code, record_cid: record.record_cid, record_hash: record.record_hash } : {}),
       ...(data.kind === 'fruit' && data.create ? fruitEvidence(side) : {}),

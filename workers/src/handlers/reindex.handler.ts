@@ -36,8 +36,9 @@ export function reindexHandler(deps: { c: Container; engine: RecognitionEngine; 
         continue;
       }
       await c.db.query(
-        `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality) values ($1, $2, $3, $4, $5, $6, $7) on conflict do nothing`,
-        [img.id, img.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d)],
+        `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality, models, subject)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing`,
+        [img.id, img.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d), JSON.stringify(d.models), d.subject ? JSON.stringify(d.subject) : null],
       );
       done++;
     }

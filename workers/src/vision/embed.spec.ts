@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../../models/build-embedder.js';
-import { Embedder, MODELS_DIR, readManifest } from './embed.js';
+import { Embedder, readManifest } from './embed.js';
 import { decodeImage } from './intake.js';
 import { barkView } from './testing/synthetic.js';
 
@@ -11,7 +11,7 @@ describe('embedding model', () => {
   const manifest = readManifest();
 
   it('matches the sha256 in models/manifest.json and is small', () => {
-    const bytes = readFileSync(join(MODELS_DIR, manifest.file));
+    const bytes = readFileSync(join(manifest.dir, manifest.file));
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(manifest.sha256);
     expect(bytes.byteLength).toBeLessThan(5 * 2 ** 20);
   });
@@ -34,7 +34,7 @@ describe('embedding model', () => {
   });
 
   it('runs on the CPU provider when asked to', async () => {
-    const e = await Embedder.load(MODELS_DIR, { provider: 'cpu' });
+    const e = await Embedder.load(undefined, { provider: 'cpu' });
     expect(e.provider).toBe('cpu');
   });
 });

@@ -1,45 +1,31 @@
 /**
- * Global embedding with onnxruntime-node. Tries the CUDA execution provider
- * first and falls back to the CPU one; `embedderInfo()` says which is active.
+ * Global embedding with onnxruntime-node, loaded through its entry in the
+ * model registry (registry.ts). CUDA execution provider when it can start,
+ * else CPU; `embedderInfo()` says which is active.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import type { DecodedImage } from './intake.js';
+import { BUNDLED_MODELS_DIR, openSession, registry, type LocatedModel, type ModelRef, type Provider } from './registry.js';
 
-/** The subset of models/manifest.json the runtime relies on. */
-export interface ModelManifest {
-  name: string;
-  version: string;
-  file: string;
-  sha256: string;
-  input: { name: string; shape: (number | string)[] };
-  output: { name: string; shape: (number | string)[] };
-}
+export type { ModelRef, Provider } from './registry.js';
 
-/** Identity of the model that produced an embedding; stored with every embedding row. */
-export interface ModelRef {
-  name: string;
-  version: string;
-}
-
-export type Provider = 'cuda' | 'cpu';
+/** The registry entry of a global-embedding model. */
+export type ModelManifest = LocatedModel;
 
 export interface EmbedderLoadOptions {
   /** `auto` (default): CUDA when its provider library is present, else CPU. `cpu`: CPU only. */
   provider?: 'auto' | 'cpu';
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-/** Default models folder (repo root `models/`); override with MARKLESS_MODELS_DIR. */
-export const MODELS_DIR = resolve(process.env.MARKLESS_MODELS_DIR ?? join(here, '../../../models'));
+/** The bundled models folder; operators add theirs with MODELS_DIR (see registry.ts). */
+export const MODELS_DIR = BUNDLED_MODELS_DIR;
 
-export function readManifest(dir = MODELS_DIR): ModelManifest {
-  return JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ModelManifest;
+/** The registry entry of the global embedding used for `kind` (default: the first for any kind). */
+export function readManifest(kind?: string): ModelManifest {
+  const entry = registry().pick('global-embedding', kind);
+  if (!entry) throw new Error('no global-embedding model in the registry');
+  return entry;
 }
 
 /** A loaded embedding model. Create once per process with `loadEmbedder()`. */
@@ -57,34 +43,18 @@ export class Embedder {
 
   /** Embedding dimension. */
   get dim(): number {
-    return Number(this.manifest.output.shape[1]);
+    return Number(this.manifest.outputs[0]!.shape[1]);
   }
 
   /** Input side length (square). */
   get side(): number {
-    return Number(this.manifest.input.shape[2]);
+    return Number(this.manifest.inputs[0]!.shape[2]);
   }
 
-  static async load(dir = MODELS_DIR, opts: EmbedderLoadOptions = {}): Promise<Embedder> {
-    const manifest = readManifest(dir);
-    const bytes = readFileSync(join(dir, manifest.file));
-    const sha = createHash('sha256').update(bytes).digest('hex');
-    if (sha !== manifest.sha256) throw new Error(`model ${manifest.file} sha256 ${sha} does not match manifest ${manifest.sha256}`);
-    if (opts.provider !== 'cpu' && cudaLibraryPresent()) {
-      try {
-        const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cuda'] });
-        return new Embedder(session, manifest, 'cuda');
-      } catch (err) {
-        // The library is there but the session failed (no GPU, a missing CUDA or cuDNN library):
-        // the CPU provider is the documented fallback, and the reason must not be lost.
-        process.emitWarning(`CUDA execution provider unavailable, using CPU: ${(err as Error).message}`, 'MarklessEmbedder');
-      }
-    }
-    const session = await ort.InferenceSession.create(bytes, {
-      executionProviders: ['cpu'],
-      intraOpNumThreads: Number(process.env.MARKLESS_ORT_THREADS ?? 1),
-    });
-    return new Embedder(session, manifest, 'cpu');
+  /** Loads a manifest entry (default: the registry's global embedding); refuses a wrong sha256. */
+  static async load(entry: ModelManifest = readManifest(), opts: EmbedderLoadOptions = {}): Promise<Embedder> {
+    const { session, provider } = await openSession(entry, { provider: opts.provider });
+    return new Embedder(session, entry, provider);
   }
 
   /** Embeds images; each result is L2-normalised. */
@@ -106,27 +76,12 @@ export class Embedder {
         input[base + 2 * plane + i] = px[i * 3 + 2]! / 255;
       }
     }
-    const feeds = { [this.manifest.input.name]: new ort.Tensor('float32', input, [images.length, 3, s, s]) };
+    const feeds = { [this.manifest.inputs[0]!.name]: new ort.Tensor('float32', input, [images.length, 3, s, s]) };
     const out = await this.session.run(feeds);
-    const t = out[this.manifest.output.name]!;
+    const t = out[this.manifest.outputs[0]!.name]!;
     const data = t.data as Float32Array;
     const dim = data.length / images.length;
     return images.map((_, n) => Float32Array.from(data.subarray(n * dim, (n + 1) * dim)));
-  }
-}
-
-/**
- * Whether onnxruntime-node can find its CUDA provider library. A plain install
- * (install script disabled) has none, so trying would only log an error.
- */
-function cudaLibraryPresent(): boolean {
-  if (process.env.MARKLESS_DISABLE_CUDA === '1') return false;
-  try {
-    const req = createRequire(import.meta.url);
-    const binDir = join(dirname(req.resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);
-    return existsSync(join(binDir, 'libonnxruntime_providers_cuda.so'));
-  } catch {
-    return false;
   }
 }
 

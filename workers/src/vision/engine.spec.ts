@@ -44,7 +44,14 @@ describe('RecognitionEngine', () => {
   it('records the model name and version in every descriptor, and packs its keypoints', async () => {
     const d = await engine.describe(await barkView(1, { left: 0, top: 0, size: 300 }), opts);
     const m = readManifest();
-    expect(d.model).toEqual({ name: m.name, version: m.version });
+    expect(d.model.name).toBe(m.name);
+    // The engine version names every registry model it runs, so any model change re-embeds.
+    expect(d.model.version).toBe(engine.model.version);
+    expect(d.model.version.startsWith(`${m.version}+`)).toBe(true);
+    for (const x of engine.models) expect(d.model.version).toContain(x.name === m.name ? x.version : `${x.name}@${x.version}`);
+    // Trees use AKAZE on the whole photo: only the global model contributed.
+    expect(d.models).toEqual([{ name: m.name, version: m.version }]);
+    expect(d.subject).toBeNull();
     const f = unpackFeatures(d.local);
     expect(f.count).toBeGreaterThan(50);
     expect(d.local.byteLength).toBe(12 + f.count * (4 + f.descBytes));

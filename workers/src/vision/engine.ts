@@ -27,14 +27,31 @@ import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence
 import { decide, type Verdict } from './decide.js';
 import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
 import { decodeImage, measureQuality, UnusableImageError, type QualityReport } from './intake.js';
-import { extractFeatures, packFeatures, unpackFeatures } from './keypoints.js';
+import { describeLocal, verifyLocal } from './local-features.js';
+import { registry, type ModelRegistry } from './registry.js';
 import { evidenceFor, settingsFor, type Channel, type Kind, type KindSettings } from './settings.js';
-import { inlierSpread, verifyPair } from './verify.js';
+import { isolateSubject, type SubjectReport, type SubjectRequest } from './subject.js';
+
+export { NoSubjectError, type SubjectReport, type SubjectRequest } from './subject.js';
+
+/**
+ * Bumped whenever a change to the pipeline (not to a model file) changes what
+ * is stored: a per-kind switch of extractor, crop policy or keypoint count.
+ * Part of the engine's version, so a bump re-embeds like a model change.
+ */
+export const PIPELINE_REVISION = 'p2';
 
 /** Everything stored for one enrolled or query image. */
 export interface Descriptor {
-  /** The model that produced `global`; never compare across versions. */
+  /**
+   * The engine identity (global model name; version = global model version +
+   * every registry model the pipeline runs + PIPELINE_REVISION); never compare across versions.
+   */
   model: ModelRef;
+  /** The registry models this descriptor actually came from (global, detector, local features). */
+  models: ModelRef[];
+  /** The animal that was described (box before the margin), or null when the whole photo was. */
+  subject: SubjectReport | null;
   /** L2-normalised global embedding. */
   global: Float32Array;
   /** Packed local features (see keypoints.ts); store as bytea. */
@@ -50,6 +67,8 @@ export interface DescribeOptions {
   /** Throw UnusableImageError on failed quality checks (default true). */
   enforceQuality?: boolean;
   settings?: Partial<KindSettings>;
+  /** Which subject to describe, and whether one is required (animal enrolment). */
+  subject?: SubjectRequest;
 }
 
 /** A shortlist hit from the caller's gallery. */
@@ -117,18 +136,39 @@ interface ImageScore {
 }
 
 export class RecognitionEngine {
+  private readonly pipeline: ModelRef[];
+  private readonly detectorRef?: ModelRef;
+  private readonly xfeatRef?: ModelRef;
+
   private constructor(
     private readonly embedder: Embedder,
     private readonly calibrations: Partial<Record<Kind, CalibrationParams>>,
-  ) {}
-
-  /** Loads the embedding model (once per process) and stored calibrations. */
-  static async create(opts: { embedder?: Embedder; calibration?: Partial<Record<Kind, CalibrationParams>> } = {}): Promise<RecognitionEngine> {
-    return new RecognitionEngine(opts.embedder ?? (await loadEmbedder()), opts.calibration ?? {});
+    models: ModelRegistry,
+  ) {
+    // The detector and local-feature models load lazily, on first use; their versions are known now.
+    const ref = (e?: { name: string; version: string }): ModelRef | undefined => (e ? { name: e.name, version: e.version } : undefined);
+    this.detectorRef = ref(models.pick('detector', 'animal'));
+    this.xfeatRef = ref(models.pick('local-features', 'animal'));
+    this.pipeline = [embedder.model, ...[this.detectorRef, this.xfeatRef].filter((m) => m !== undefined)];
   }
 
+  /** Loads the embedding model (once per process) and stored calibrations. */
+  static async create(opts: { embedder?: Embedder; calibration?: Partial<Record<Kind, CalibrationParams>>; registry?: ModelRegistry } = {}): Promise<RecognitionEngine> {
+    return new RecognitionEngine(opts.embedder ?? (await loadEmbedder()), opts.calibration ?? {}, opts.registry ?? registry());
+  }
+
+  /**
+   * The engine's identity, stored on every descriptor row (`model`, `model_version`): a new
+   * version of any model it runs, or a new PIPELINE_REVISION, re-embeds every photo.
+   */
   get model(): ModelRef {
-    return this.embedder.model;
+    const parts = this.pipeline.slice(1).map((m) => `${m.name}@${m.version}`);
+    return { name: this.embedder.model.name, version: [this.embedder.model.version, ...parts, PIPELINE_REVISION].join('+') };
+  }
+
+  /** Every registry model the engine may run, with its version. */
+  get models(): ModelRef[] {
+    return this.pipeline.map((m) => ({ ...m }));
   }
 
   /** Global embedding dimension (for the index). */
@@ -150,16 +190,22 @@ export class RecognitionEngine {
 
   /**
    * Decodes, checks quality and computes both embeddings for one photo.
-   * @throws UndecodableImageError (unrecoverable) or UnusableImageError (with reasons).
+   * For a kind with subject isolation, the detected animal (or the requested one) is cropped first.
+   * @throws UndecodableImageError (unrecoverable), UnusableImageError (with reasons), or
+   *   NoSubjectError when `subject.require` and no animal is found.
    */
   async describe(bytes: Uint8Array, opts: DescribeOptions): Promise<Descriptor> {
     const s = settingsFor(opts.kind, opts.settings);
     const img = await decodeImage(bytes);
     const quality = await measureQuality(img, s.quality);
     if ((opts.enforceQuality ?? true) && quality.reasons.length > 0) throw new UnusableImageError(quality.reasons, quality);
-    const [global] = await this.embedder.embed([img]);
-    const local = packFeatures(await extractFeatures(img, { side: s.localSide, maxKeypoints: s.maxKeypoints }));
-    return { model: this.model, global: global!, local, quality, width: img.width, height: img.height };
+    const { image, subject } = await isolateSubject(img, s, opts.subject);
+    const [global] = await this.embedder.embed([image]);
+    const local = await describeLocal(image, s);
+    const used = [this.embedder.model];
+    if (subject?.score != null && this.detectorRef) used.push(this.detectorRef);
+    if (s.local === 'xfeat' && this.xfeatRef) used.push(this.xfeatRef);
+    return { model: this.model, models: used, subject, global: global!, local, quality, width: img.width, height: img.height };
   }
 
   /** Ranks enrolled individuals for the queries and decides a verdict. */
@@ -183,14 +229,13 @@ export class RecognitionEngine {
     const hits = shortlist(await gallery.search(q.global, (s.shortlist * s.perIndividual + s.tailShortlist) * 4), s);
     const scores: ImageScore[] = hits.map((h) => ({ ...h, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
     if (!useLocal || hits.length === 0) return scores;
-    const qf = unpackFeatures(q.local);
-    const packed = await gallery.localFeatures(hits.map((h) => h.id));
+    const ids = hits.map((h) => h.id);
+    const local = await verifyLocal(q.local, await gallery.localFeatures(ids), ids, s);
     for (const sc of scores) {
-      const bytes = packed.get(sc.id);
-      if (!bytes) continue;
-      const ev = await verifyPair(qf, unpackFeatures(bytes), { ratio: s.ratio });
+      const ev = local.get(sc.id);
+      if (!ev) continue;
       sc.inliers = ev.inliers;
-      sc.spread = inlierSpread(qf, ev.inliers);
+      sc.spread = ev.spread;
     }
     guardBackground(scores, s.backgroundGuard);
     return scores;

@@ -6,6 +6,8 @@ function frame(sharpness: number, dir: number[], reasons: ('too_blurred' | 'too_
   const n = Math.hypot(...dir);
   return {
     model: { name: 'm', version: '1' },
+    models: [{ name: 'm', version: '1' }],
+    subject: null,
     global: Float32Array.from(dir, (x) => x / n),
     local: new Uint8Array(0),
     quality: { width: 100, height: 100, sharpness, brightness: 100, reasons },

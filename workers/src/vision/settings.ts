@@ -43,6 +43,20 @@ export interface KindSettings {
    * different individuals (repeated scene background).
    */
   backgroundGuard: boolean;
+  /** Local features: AKAZE (OpenCV.js) or XFeat (learned, ONNX); chosen per kind from the measured ablation. */
+  local: 'akaze' | 'xfeat';
+  /** XFeat keypoints kept per image. */
+  xfeatTopK: number;
+  /** Lowest cosine similarity of an XFeat mutual-nearest-neighbour pair. */
+  xfeatMinCos: number;
+  /** Subject isolation: `crop` describes the detected animal (with a margin), `off` the whole photo. */
+  subject: 'off' | 'crop';
+  /** Margin added around the subject's box, as a share of its width and height. */
+  subjectMargin: number;
+  /** Lowest detector score for an animal box. */
+  subjectMinScore: number;
+  /** Enrolment refuses a photo in which the detector finds no animal (422 `no_animal_found`). */
+  requireSubjectAtEnrol: boolean;
 }
 
 const TREE: KindSettings = {
@@ -54,6 +68,13 @@ const TREE: KindSettings = {
   perIndividual: 4,
   tailShortlist: 8,
   backgroundGuard: false,
+  local: 'akaze',
+  xfeatTopK: 512,
+  xfeatMinCos: 0.82,
+  subject: 'off',
+  subjectMargin: 0.1,
+  subjectMinScore: 0.2,
+  requireSubjectAtEnrol: false,
 };
 
 const FRUIT: KindSettings = { ...TREE, quality: { minSide: 48, minSharpness: 15, minBrightness: 25 } };
@@ -68,6 +89,9 @@ const ANIMAL: KindSettings = {
   perIndividual: 3,
   tailShortlist: 0,
   backgroundGuard: true,
+  local: 'xfeat',
+  subject: 'crop',
+  requireSubjectAtEnrol: true,
 };
 
 const BY_KIND: Record<Kind, KindSettings> = { tree: TREE, fruit: FRUIT, animal: ANIMAL };

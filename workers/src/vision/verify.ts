@@ -64,18 +64,34 @@ export async function verifyPair(q: LocalFeatures, g: LocalFeatures, opts: Verif
   const cv = await loadOpenCV();
   const pairs = tentativeMatches(cv, q, g, opts.ratio);
   if (pairs.length < MIN_TENTATIVE) return { tentative: pairs.length, inliers: new Int32Array(0) };
+  return { tentative: pairs.length, inliers: await geometricInliers(q, g, pairs, opts.reprojPx ?? 6) };
+}
+
+/**
+ * Query keypoint indices of the pairs that a homography fitted with USAC
+ * keeps (reprojection threshold in pixels at a 640 px long side). Shared by
+ * the AKAZE and XFeat matchers.
+ */
+export async function geometricInliers(
+  q: { xy: Float32Array },
+  g: { xy: Float32Array; width: number; height: number },
+  pairs: ReadonlyArray<readonly [number, number]>,
+  reprojPx: number,
+): Promise<Int32Array> {
+  if (pairs.length < MIN_TENTATIVE) return new Int32Array(0);
+  const cv = await loadOpenCV();
   const src = cv.matFromArray(pairs.length, 1, cv.CV_32FC2, pairs.flatMap(([qi]) => [q.xy[qi * 2]!, q.xy[qi * 2 + 1]!]));
   const dst = cv.matFromArray(pairs.length, 1, cv.CV_32FC2, pairs.flatMap(([, gi]) => [g.xy[gi * 2]!, g.xy[gi * 2 + 1]!]));
   const mask = new cv.Mat();
   const scale = Math.max(g.width, g.height) / 640;
   let H: CV | undefined;
   try {
-    H = cv.findHomography(src, dst, cv.USAC_DEFAULT, (opts.reprojPx ?? 6) * scale, mask);
-    if (H.empty() || mask.rows !== pairs.length) return { tentative: pairs.length, inliers: new Int32Array(0) };
+    H = cv.findHomography(src, dst, cv.USAC_DEFAULT, reprojPx * scale, mask);
+    if (H.empty() || mask.rows !== pairs.length) return new Int32Array(0);
     const m = mask.data as Uint8Array;
     const inl: number[] = [];
     for (let i = 0; i < pairs.length; i++) if (m[i]) inl.push(pairs[i]![0]);
-    return { tentative: pairs.length, inliers: Int32Array.from(inl) };
+    return Int32Array.from(inl);
   } finally {
     H?.delete();
     src.delete();
@@ -89,7 +105,7 @@ export async function verifyPair(q: LocalFeatures, g: LocalFeatures, opts: Verif
  * holds inliers, times the bounding box's share of the image: near 0 when the
  * inliers are a tight clump, higher when they cover the object.
  */
-export function inlierSpread(q: LocalFeatures, inliers: Int32Array): number {
+export function inlierSpread(q: { xy: Float32Array; width: number; height: number }, inliers: Int32Array): number {
   if (inliers.length < 4) return 0;
   let x0 = Infinity;
   let y0 = Infinity;

@@ -1,0 +1,59 @@
+/**
+ * Local evidence for the engine, whichever extractor a kind uses: describe
+ * one image into its stored bytes, and verify a query against shortlisted
+ * gallery images (AKAZE pair by pair; XFeat mutual nearest neighbours for the
+ * whole shortlist in one batched ONNX call, then USAC per pair).
+ */
+import type { DecodedImage } from './intake.js';
+import { extractFeatures, packFeatures, unpackFeatures } from './keypoints.js';
+import type { KindSettings } from './settings.js';
+import { geometricInliers, inlierSpread, verifyPair } from './verify.js';
+import { mutualNearestBatch } from './xfeat-match.js';
+import { isXFeat, loadXFeat, packXFeat, unpackXFeat, type XFeat, type XFeatFeatures } from './xfeat.js';
+
+/** Stored local-feature bytes of one image. */
+export async function describeLocal(img: DecodedImage, s: KindSettings, xfeat: () => Promise<XFeat> = loadXFeat): Promise<Uint8Array> {
+  if (s.local === 'xfeat') {
+    const [f] = await (await xfeat()).extract([img], { side: s.localSide, topK: s.xfeatTopK });
+    return packXFeat(f!);
+  }
+  return packFeatures(await extractFeatures(img, { side: s.localSide, maxKeypoints: s.maxKeypoints }));
+}
+
+/** Inliers (query keypoint indices) and their spread for one gallery image. */
+export interface LocalScore {
+  inliers: Int32Array;
+  spread: number;
+}
+
+/**
+ * Verifies the query's local features against each gallery image's; images
+ * whose bytes are missing or of the other extractor get no evidence.
+ */
+export async function verifyLocal(query: Uint8Array, gallery: ReadonlyMap<string, Uint8Array>, ids: readonly string[], s: KindSettings): Promise<Map<string, LocalScore>> {
+  const out = new Map<string, LocalScore>();
+  if (isXFeat(query)) {
+    const q = unpackXFeat(query);
+    const use = ids.filter((id) => gallery.has(id) && isXFeat(gallery.get(id)!));
+    const feats: XFeatFeatures[] = use.map((id) => unpackXFeat(gallery.get(id)!));
+    const pairs = await mutualNearestBatch(q, feats, s.xfeatMinCos);
+    for (const [i, id] of use.entries()) {
+      const inliers = await geometricInliers(q, feats[i]!, pairs[i]!, 6);
+      out.set(id, { inliers, spread: inlierSpread(q, inliers) });
+    }
+    return out;
+  }
+  const q = unpackFeatures(query);
+  for (const id of ids) {
+    const bytes = gallery.get(id);
+    if (!bytes || isXFeat(bytes)) continue;
+    const ev = await verifyPair(q, unpackFeatures(bytes), { ratio: s.ratio });
+    out.set(id, { inliers: ev.inliers, spread: inlierSpread(q, ev.inliers) });
+  }
+  return out;
+}
+
+/** Keypoints stored in a local-feature buffer of either extractor. */
+export function keypointCount(bytes: Uint8Array): number {
+  return isXFeat(bytes) ? unpackXFeat(bytes).count : unpackFeatures(bytes).count;
+}
