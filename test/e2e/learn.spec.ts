@@ -29,7 +29,7 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     owner = await signup(app.url);
     other = await signup(app.url);
     for (const seed of [71, 72, 73, 74]) {
-      const surface = await textureImage(seed, 448);
+      const surface = await textureImage(seed, 384);
       const views = await Promise.all([1, 2].map((k) => otherView(surface, seed * 10 + k)));
       trees.push((await post(app, '/api/enroll', owner.token, photoForm(views))).json.tree_id);
       queryPhotos.push(await otherView(surface, seed * 10 + 7));
