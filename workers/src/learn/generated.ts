@@ -3,7 +3,8 @@
  * buried under shared nuisance (scene, light) that is much stronger in the others. Raw cosine
  * mostly sees the nuisance; a learned metric can find the signature.
  */
-import { seeded, type Labelled } from './metric.js';
+import { mulberry32 as seeded } from '../vision/testing/synthetic.js';
+import type { Labelled } from './metric.js';
 
 export interface GeneratedOptions {
   individuals: number;

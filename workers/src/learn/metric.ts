@@ -5,6 +5,7 @@
  * pulls photos of one individual together and pushes individuals apart, in pure TypeScript, so
  * the training job needs nothing beyond the worker itself.
  */
+import { mulberry32 as seeded } from '../vision/testing/synthetic.js';
 
 /** One labelled global embedding: a photo and the individual it shows. */
 export interface Labelled {
@@ -49,18 +50,6 @@ function normalise(v: Float32Array, norm = Math.hypot(...v)): Float32Array {
   const n = norm || 1;
   for (let i = 0; i < v.length; i++) v[i]! /= n;
   return v;
-}
-
-/** A small seeded generator (mulberry32): training is reproducible byte for byte. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function gaussian(rand: () => number): number {
