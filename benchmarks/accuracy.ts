@@ -113,7 +113,7 @@ for (const [i, g] of proto.gallery.entries()) {
   if (i % 200 === 0) log(`enrol ${i}/${proto.gallery.length}`);
 }
 // --learned-pass: every search goes through a metric trained on the gallery alone.
-const learning = args.has('learned-pass') ? await learnedIndex(rows, `${index.dir}-learned`, engine.model.version, log) : null;
+const learning = args.has('learned-pass') ? await learnedIndex(rows, `${index.dir}-learned`, engine.model.version, log, cacheDir) : null;
 if (learning) index = learning.index;
 else index.rebuild(rows);
 const gallery = new IndexedGallery(index, { kind }, mapSource(local));

@@ -5,25 +5,49 @@
  * The benchmark runs twice as child processes with the same arguments: once as given (zero-shot),
  * once with `--learned-pass`, where the enrolled embeddings are used to train the owner metric
  * exactly as the `train_metric` job does (workers/src/learn/train.ts: k-fold leave-one-out on the
- * gallery decides adoption) and every search (calibration and queries) goes through it.
+ * gallery decides adoption) and every search (calibration and queries) goes through it. With
+ * `--cache`, the trained metric is kept there too, keyed by the training data and recipe.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { project } from '../workers/src/learn/metric.js';
-import { judge, RECIPE } from '../workers/src/learn/train.js';
+import { metricFromBytes, metricToBytes, project, type Labelled } from '../workers/src/learn/metric.js';
+import { defaultsFor, judge, RECIPE } from '../workers/src/learn/train.js';
+import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
 
-/** An owner index in the learned space: rows and queries are projected by the metric. */
+/**
+ * An owner index in the learned space, as the service uses it (workers/src/learn/gallery.ts):
+ * the learned space picks and orders the hits, the similarity reported is the base cosine.
+ */
 class ProjectedOwnerIndex extends OwnerIndex {
-  constructor(dir: string, modelVersion: string, private readonly metric: LinearMetric) {
+  constructor(dir: string, modelVersion: string, private readonly metric: LinearMetric, private readonly base: ReadonlyMap<string, Float32Array>) {
     super(dir, modelVersion, metric.dimOut);
   }
   override search(vector: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
-    return super.search(vector.length === this.metric.dimIn ? project(this.metric, vector) : vector, k, filter);
+    return super.search(project(this.metric, vector), k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!) }));
   }
+}
+
+/** Training is the slow part: keep the metric and its report, keyed by the exact training data and recipe. */
+async function judgeCached(samples: Labelled[], cacheDir: string | undefined) {
+  const h = createHash('sha256').update(RECIPE).update(JSON.stringify(defaultsFor(samples.length)));
+  for (const s of samples) h.update(s.label).update(new Uint8Array(s.vector.buffer, s.vector.byteOffset, s.vector.byteLength));
+  const file = cacheDir ? join(cacheDir, `metric-${h.digest('hex')}`) : '';
+  if (file && existsSync(file + '.json')) {
+    const r = JSON.parse(readFileSync(file + '.json', 'utf8'));
+    return { ...r, metric: metricFromBytes(new Uint8Array(readFileSync(file + '.bin'))) };
+  }
+  const j = await judge(samples, null);
+  if (file) {
+    mkdirSync(cacheDir!, { recursive: true });
+    writeFileSync(file + '.bin', metricToBytes(j.metric));
+    writeFileSync(file + '.json', JSON.stringify({ ...j, metric: undefined }));
+  }
+  return j;
 }
 
 /**
@@ -31,9 +55,9 @@ class ProjectedOwnerIndex extends OwnerIndex {
  * trained metric, with the training report. The metric is used whether or not the adoption
  * rule would adopt it, so the figures show what it does; `adopted` says what the service would do.
  */
-export async function learnedIndex(rows: readonly IndexRow[], dir: string, modelVersion: string, log: (m: string) => void) {
+export async function learnedIndex(rows: readonly IndexRow[], dir: string, modelVersion: string, log: (m: string) => void, cacheDir?: string) {
   const samples = rows.map((r) => ({ label: r.individualId, vector: r.vector }));
-  const j = await judge(samples, null);
+  const j = await judgeCached(samples, cacheDir);
   const report = {
     recipe: RECIPE,
     trained_on: `gallery only: ${samples.length} photos of ${new Set(samples.map((s) => s.label)).size} individuals`,
@@ -44,7 +68,7 @@ export async function learnedIndex(rows: readonly IndexRow[], dir: string, model
     train_ms: Math.round(j.ms),
   };
   log(`learned metric: ${JSON.stringify(report)}`);
-  const index = new ProjectedOwnerIndex(dir, `${modelVersion}+learned`, j.metric);
+  const index = new ProjectedOwnerIndex(dir, `${modelVersion}+learned`, j.metric, new Map(rows.map((r) => [r.id, r.vector])));
   index.rebuild(rows.map((r) => ({ ...r, vector: project(j.metric, r.vector) })));
   return { index, report };
 }

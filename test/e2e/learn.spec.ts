@@ -56,7 +56,7 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     expect(l.verdictPhotos).toBe(1);
     expect(l.samples.filter((s) => s.label === trees[0]).length).toBe(3);
     expect(l.samples.some((s) => s.label === strangerTree)).toBe(false);
-  });
+  }, 240_000);
 
   it('runs as a job, adopting only a held-out gain, and a retry returns the stored version', async () => {
     const handler = trainHandler({ c: app.container, engine: await engineOnce() });
@@ -70,7 +70,7 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     expect(rows.rows[0]!.n).toBe(1);
     // Start the next tests from a known state: nothing adopted.
     if (first.status === 'adopted') await rollback(app.container.db, owner.id, 'tree');
-  });
+  }, 240_000);
 
   it('identify searches through the adopted version, reports it and stores it with the query', async () => {
     const engine = await engineOnce();
@@ -88,7 +88,7 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     expect(stored.rows[0]!.learned_version).toBe(v3.version);
     // Another account identifies with its own (base) metric, never the owner's.
     expect((await identify(other.token, 2)).learned).toBeNull();
-  });
+  }, 240_000);
 
   it('rolls back to the previous adopted version, then to the base embedding', async () => {
     const engine = await engineOnce();
@@ -103,5 +103,5 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     expect(await rollback(app.container.db, owner.id, 'tree')).toEqual({ rolledBack: null, adopted: null });
     const statuses = await app.container.db.query<{ status: string }>('select status from learned_models where owner_id = $1 order by version', [owner.id]);
     expect(statuses.rows.map((x) => x.status).slice(-2)).toEqual(['rolled_back', 'rolled_back']);
-  });
+  }, 240_000);
 });
