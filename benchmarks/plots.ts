@@ -33,10 +33,10 @@ ${body}
 const px = (x: number): number => M.l + x * (W - M.l - M.r);
 const py = (y: number): number => H - M.b - y * (H - M.t - M.b);
 
-function ticks(): string {
-  return [0, 0.25, 0.5, 0.75, 1]
-    .map((t) => `<text x="${px(t)}" y="${H - M.b + 14}" text-anchor="middle">${t}</text>`)
-    .join('');
+function ticks(yAxis = false): string {
+  const x = [0, 0.25, 0.5, 0.75, 1].map((t) => `<text x="${px(t)}" y="${H - M.b + 14}" text-anchor="middle">${t}</text>`);
+  const y = yAxis ? [0, 0.25, 0.5, 0.75, 1].map((t) => `<text x="${M.l - 6}" y="${py(t) + 4}" text-anchor="end">${t}</text>`) : [];
+  return [...x, ...y].join('');
 }
 
 /** Histogram (20 bins over 0..1) of true and false top-1 scores, each normalised to its own count. */
@@ -57,8 +57,9 @@ export function histogramSvg(qs: readonly ScoredQuery[], thresholds: { match: nu
   const line = (x: number, colour: string, label: string): string =>
     `<line x1="${px(x)}" y1="${M.t}" x2="${px(x)}" y2="${H - M.b}" stroke="${colour}" stroke-dasharray="5 3" stroke-width="2"/><text x="${px(x) - 4}" y="${M.t + 12}" text-anchor="end" fill="${colour}">${label} ${x.toFixed(2)}</text>`;
   const nT = qs.filter((q) => q.correct).length;
-  const legend = `<rect x="${W - 190}" y="${M.t}" width="10" height="10" fill="#2a7"/><text x="${W - 176}" y="${M.t + 9}">right top-1 (n=${nT})</text>
-<rect x="${W - 190}" y="${M.t + 16}" width="10" height="10" fill="#d44"/><text x="${W - 176}" y="${M.t + 25}">wrong or open set (n=${qs.length - nT})</text>`;
+  const ly = M.t + 24;
+  const legend = `<rect x="${W - 230}" y="${ly}" width="10" height="10" fill="#2a7"/><text x="${W - 216}" y="${ly + 9}">right top-1 (n=${nT})</text>
+<rect x="${W - 230}" y="${ly + 16}" width="10" height="10" fill="#d44"/><text x="${W - 216}" y="${ly + 25}">wrong or open set (n=${qs.length - nT})</text>`;
   return frame(title, 'top-1 probability', 'share of answers', bars(t, '#2a7', 0) + bars(f, '#d44', bw / 2) + line(thresholds.match, '#000', 'match') + line(thresholds.uncertain, '#888', 'uncertain') + legend + ticks());
 }
 
@@ -78,7 +79,7 @@ export function rocSvg(qs: readonly ScoredQuery[], title: string, auc: number): 
   const body = `<line x1="${px(0)}" y1="${py(0)}" x2="${px(1)}" y2="${py(1)}" stroke="#bbb" stroke-dasharray="4 3"/>
 <polyline points="${pts.join(' ')}" fill="none" stroke="#25c" stroke-width="2"/>
 <text x="${px(0.6)}" y="${py(0.2)}">AUC ${auc.toFixed(3)}</text>`;
-  return frame(title, 'false positive rate (wrong or open-set top-1 accepted)', 'true positive rate', body + ticks());
+  return frame(title, 'false positive rate (wrong or open-set top-1 accepted)', 'true positive rate', body + ticks(true));
 }
 
 function rocAucOf(qs: readonly ScoredQuery[]): number {
@@ -98,3 +99,19 @@ export function writePlots(dir: string, stem: string, qs: readonly ScoredQuery[]
   writeFileSync(roc, rocSvg(qs, `${title}: ROC`, rocAucOf(qs)));
   return [hist, roc];
 }
+
+/**
+ * Re-draws the plots of saved results (their `per_query` scores and calibration):
+ *   npx tsx benchmarks/plots.ts benchmarks/results/nyala-dev.json [more.json] [--dir benchmarks/results/plots]
+ */
+async function main(argv: string[]): Promise<void> {
+  const { readFileSync } = await import('node:fs');
+  const at = argv.indexOf('--dir');
+  const dir = at >= 0 ? argv[at + 1]! : 'benchmarks/results/plots';
+  for (const file of argv.filter((a, i) => a.endsWith('.json') && !(at >= 0 && i === at + 1))) {
+    const r = JSON.parse(readFileSync(file, 'utf8')) as { dataset: string; variant: string; per_query: ScoredQuery[]; calibration: { params: { matchThreshold: number; uncertainThreshold: number } } };
+    const stem = `${r.dataset}-${r.variant.replace(/[^A-Za-z0-9]+/g, '-')}`;
+    console.log(writePlots(dir, stem, r.per_query, r.calibration.params, `${r.dataset}: ${r.variant}`).join('\n'));
+  }
+}
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/benchmarks\//, '/benchmarks/'))) await main(process.argv.slice(2));

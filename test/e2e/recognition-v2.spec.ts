@@ -57,7 +57,7 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
     [-30, 0, 30].forEach((dx, i) => expect(iou(boxes[i], { ...ANIMAL_BOUNDS, x: ANIMAL_BOUNDS.x + dx })).toBeGreaterThan(0.5));
   });
 
-  it('identifies the animal from an unseen shot through the crop and XFeat', async () => {
+  it('identifies the animal from an unseen shot through XFeat', async () => {
     const r = await post(app, '/api/animal/identify', owner.token, photoForm([shots[3]!]));
     expect(r.status).toBe(200);
     expect(r.json.verdict).toBe('match');

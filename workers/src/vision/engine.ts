@@ -39,7 +39,7 @@ export { NoSubjectError, type SubjectReport, type SubjectRequest } from './subje
  * is stored: a per-kind switch of extractor, crop policy or keypoint count.
  * Part of the engine's version, so a bump re-embeds like a model change.
  */
-export const PIPELINE_REVISION = 'p2';
+export const PIPELINE_REVISION = 'p3';
 
 /** Everything stored for one enrolled or query image. */
 export interface Descriptor {
