@@ -4,7 +4,7 @@
  *   npm run bench:accuracy -- --protocol <dir>/protocol.json [--out file.json]
  *     [--calib-samples 120] [--sample-queries N] [--limit-queries N] [--cache <dir outside the repo>]
  *     [--local akaze|xfeat] [--crop on|off] [--shortlist N] [--per-individual N] [--variant name]
- *     [--cache-queries] [--plots <dir>] [--lnbnn]
+ *     [--cache-queries] [--plots <dir>] [--lnbnn] [--learn-from-gallery]
  *
  * Variant flags override the kind's settings (settings.ts) for an ablation;
  * without them the engine's own per-kind choice runs. `--plots` writes SVG
@@ -41,11 +41,12 @@ import { summarise } from './metrics.js';
 import { rerank, RecognitionEngine, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
 import { settingsFor, type Kind, type KindSettings } from '../workers/src/vision/settings.js';
 import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
-import { OwnerIndex } from '../workers/src/index/owner-index.js';
+import { OwnerIndex, type IndexRow } from '../workers/src/index/owner-index.js';
 import { machineInfo, parseArgs, peakRssMb, percentile } from './machine.js';
 import { writePlots } from './plots.js';
 import { LnbnnIndex } from './lnbnn.js';
 import { isXFeat, unpackXFeat } from '../workers/src/vision/xfeat.js';
+import { learnedIndex, sideBySide } from './learned.js';
 
 interface Protocol {
   name: string;
@@ -55,6 +56,11 @@ interface Protocol {
 }
 
 const args = parseArgs(process.argv.slice(2));
+// Zero-shot and learned-from-gallery passes, side by side (benchmarks/learned.ts).
+if (args.has('learn-from-gallery')) {
+  sideBySide(process.argv.slice(2));
+  process.exit(0);
+}
 const protocolPath = resolve(args.get('protocol') ?? '');
 if (!existsSync(protocolPath)) throw new Error('usage: --protocol <dir>/protocol.json');
 const proto = JSON.parse(readFileSync(protocolPath, 'utf8')) as Protocol;
@@ -71,7 +77,7 @@ if (args.has('crop')) overrides.subject = args.get('crop') === 'on' ? 'crop' : '
 if (args.has('shortlist')) overrides.shortlist = Number(args.get('shortlist'));
 if (args.has('per-individual')) overrides.perIndividual = Number(args.get('per-individual'));
 const settings = settingsFor(kind, overrides);
-const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}`;
+const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? ', learned metric' : '');
 /** Cached descriptors are only valid for the same extraction settings (shortlist sizes do not change them). */
 const CACHE_SALT = JSON.stringify({ settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0 }, keypointsFormat: 'v2' });
 
@@ -96,8 +102,8 @@ async function describeCached(path: string): Promise<{ d: Descriptor; ms: number
 // Enrol.
 const enrolMs: number[] = [];
 const local = new Map<string, Uint8Array>();
-const index = new OwnerIndex(join('/tmp', `markless-bench-${process.pid}`), engine.model.version, engine.dim);
-const rows = [];
+let index = new OwnerIndex(join('/tmp', `markless-bench-${process.pid}`), engine.model.version, engine.dim);
+const rows: IndexRow[] = [];
 let unusable = 0;
 for (const [i, g] of proto.gallery.entries()) {
   const { d, ms } = await describeCached(g.path);
@@ -107,7 +113,10 @@ for (const [i, g] of proto.gallery.entries()) {
   rows.push({ id: g.path, individualId: g.id, kind, vector: d.global });
   if (i % 200 === 0) log(`enrol ${i}/${proto.gallery.length}`);
 }
-index.rebuild(rows);
+// --learned-pass: every search goes through a metric trained on the gallery alone.
+const learning = args.has('learned-pass') ? await learnedIndex(rows, `${index.dir}-learned`, engine.model.version, log, cacheDir) : null;
+if (learning) index = learning.index;
+else index.rebuild(rows);
 const gallery = new IndexedGallery(index, { kind }, mapSource(local));
 const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
 
@@ -205,6 +214,7 @@ const result = {
   gallery_images_failing_quality: unusable,
   calibration: { ...fit, samples_from: 'gallery only (leave-one-out + hidden individual)' },
   model: engine.model,
+  ...(learning ? { learned_metric: learning.report } : {}),
   descriptor_cache: cacheDir
     ? cacheQueries
       ? 'gallery and queries (--cache-queries): ms_query_* exclude describing the query'

@@ -91,6 +91,11 @@ export const jobCatalog = {
     cid: Cid,
     filters: z.object({ farm_id: z.string().optional(), tree_id: z.string().optional() }).default({}),
   }),
+  /**
+   * Train the owner's metric for one kind from its labelled photos (enrolled individuals and
+   * identify_verdict labels); adopted only when it beats the current one (workers/src/learn).
+   */
+  train_metric: z.object({ owner_id: Uuid, kind: Kind }),
   /** Anchor an entity chain's current root with the configured backend. */
   anchor: z.object({
     owner_id: Uuid,

@@ -4,6 +4,7 @@ import type { Candidate, Descriptor, RecognitionEngine } from '../vision/engine.
 import type { Pools } from '../recognition/pool.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import { describeOrRefuse } from './describe.js';
+import type { LearnedGalleries } from '../learn/gallery.js';
 
 export interface IdentifyDeps {
   c: Container;
@@ -13,6 +14,8 @@ export interface IdentifyDeps {
   poolOwners: (accountId: string, kind: Kind) => Promise<string[]>;
   /** Shadow models score the request after the answer is stored; they never change it. */
   shadow?: (data: JobData<'identify'>, served: { candidates?: { individual_id: string }[] }) => Promise<void>;
+  /** The caller's adopted learned metric, when it has one (workers/src/learn). */
+  learned?: LearnedGalleries;
 }
 
 interface IndividualRow { id: string; owner_id: string; name: string | null; species: string | null; farm_id: string | null }
@@ -67,9 +70,9 @@ export async function identifyDescriptors(
 ) {
   const owners = await deps.poolOwners(data.owner_id, data.kind);
   only = await narrowBySpecies(deps.c, owners, data.kind, data.filters.species, only);
-  const gallery = await deps.pools.gallery(owners, {
-    kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null, ...(only ? { individualIds: only } : {}),
-  });
+  const filter = { kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null, ...(only ? { individualIds: only } : {}) };
+  const base = await deps.pools.gallery(owners, filter);
+  const gallery = (await deps.learned?.gallery(data.owner_id, owners, filter, base)) ?? base;
   const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery });
   const candidates = await present(deps.c, data.kind, out.candidates);
   return {
@@ -77,6 +80,7 @@ export async function identifyDescriptors(
     match: out.verdict === 'match' ? (candidates[0] ?? null) : null,
     candidates,
     model: out.model,
+    learned: out.learned,
     // Kept with the stored query for re-fitting the calibration from labels; stripped before answering.
     [EVIDENCE]: out.ranked.slice(0, 10).map((x) => ({ individual_id: x.individualId, evidence: x.evidence })),
   };
@@ -89,10 +93,16 @@ export const EVIDENCE = '_evidence';
 export async function storeQuery(c: Container, q: { id: string; owner: string; kind: Kind; cids: string[] }, full: Record<string, unknown>) {
   const { [EVIDENCE]: evidence, ...result } = full;
   await c.db.query(
-    `insert into identify_queries (id, owner_id, kind, image_cids, result, evidence) values ($1, $2, $3, $4, $5, $6) on conflict (id) do nothing`,
-    [q.id, q.owner, q.kind, q.cids, result, JSON.stringify(evidence ?? [])],
+    `insert into identify_queries (id, owner_id, kind, image_cids, result, evidence, learned_version) values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
+    [q.id, q.owner, q.kind, q.cids, result, JSON.stringify(evidence ?? []), learnedVersionOf(result)],
   );
   return result;
+}
+
+/** The learned metric version an answer was searched with, for the stored row (null: none). */
+function learnedVersionOf(result: Record<string, unknown>): number | null {
+  const l = result.learned as { version?: string } | null | undefined;
+  return l?.version ? Number(l.version) : null;
 }
 
 /**

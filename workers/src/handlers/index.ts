@@ -17,6 +17,8 @@ import { fruitLookupHandler } from './fruit-public.handler.js';
 import { fruitBatchItemHandler } from './fruit-batch.handler.js';
 import { publishWorkerStatus } from '../status.js';
 import { setEmbedObserver } from '../vision/embed.js';
+import { trainHandler } from './train.handler.js';
+import { createLearnedGalleries } from '../learn/gallery.js';
 
 let shared: Promise<RecognitionEngine> | null = null;
 /** One engine per process: the ONNX session and OpenCV are loaded once. */
@@ -34,7 +36,8 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
   const pools = createPools(c, engine);
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
-  const deps = { c, engine, pools, poolOwners, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)), shadow: createShadow(c, poolOwners) };
+  const learned = createLearnedGalleries(c, engine);
+  const deps = { c, engine, pools, poolOwners, learned, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)), shadow: createShadow(c, poolOwners) };
   const handlers: Partial<JobHandlers> = {
     enroll: enrollHandler(deps),
     identify: identifyHandler(deps),
@@ -45,6 +48,7 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
     fruit_lookup: fruitLookupHandler(deps),
     fruit_batch_item: fruitBatchItemHandler(deps),
     animal_species: animalSpeciesHandler({ ...deps, detector: animalDetector }),
+    train_metric: trainHandler(deps),
   };
   assertHandlers(handlers);
   return handlers;

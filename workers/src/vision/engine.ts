@@ -87,6 +87,11 @@ export interface GalleryLookup {
   search(global: Float32Array, k: number): Promise<GalleryHit[]> | GalleryHit[];
   /** Packed local features for enrolled image ids. */
   localFeatures(ids: readonly string[]): Promise<Map<string, Uint8Array>> | Map<string, Uint8Array>;
+  /**
+   * Set when `search` compares in a space learned from the owner's labelled photos
+   * (workers/src/learn/gallery.ts); the engine reports it on the answer.
+   */
+  readonly learned?: ModelRef;
 }
 
 export interface IdentifyRequest {
@@ -117,6 +122,8 @@ export interface IdentifyResult {
   /** All ranked candidates with their evidence (for benchmarks and labels). */
   ranked: Candidate[];
   model: ModelRef;
+  /** The learned metric version the shortlist was searched with; null: the base embedding alone. */
+  learned: ModelRef | null;
 }
 
 interface ImageScore {
@@ -215,7 +222,7 @@ export class RecognitionEngine {
     const cal = req.calibration ?? this.calibrationFor(req.kind);
     const ranked = rankIndividuals(perQuery, cal, use.global);
     const { verdict, shown } = decide(ranked, cal);
-    return { verdict, candidates: shown, ranked, model: this.model };
+    return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null };
   }
 
   private async scoreQuery(q: Descriptor, gallery: GalleryLookup, s: KindSettings, useLocal: boolean): Promise<ImageScore[]> {

@@ -1,0 +1,101 @@
+/**
+ * `bench:accuracy --learn-from-gallery`: zero-shot figures and figures after learning a metric
+ * from the GALLERY ONLY (never from queries), side by side.
+ *
+ * The benchmark runs twice as child processes with the same arguments: once as given (zero-shot),
+ * once with `--learned-pass`, where the enrolled embeddings are used to train the owner metric
+ * exactly as the `train_metric` job does (workers/src/learn/train.ts: k-fold leave-one-out on the
+ * gallery decides adoption) and every search (calibration and queries) goes through it. With
+ * `--cache`, the trained metric is kept there too, keyed by the training data and recipe.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { metricFromBytes, metricToBytes, project, type Labelled } from '../workers/src/learn/metric.js';
+import { defaultsFor, judge, RECIPE } from '../workers/src/learn/train.js';
+import { cosine } from '../workers/src/vision/embed.js';
+import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
+import type { LinearMetric } from '../workers/src/learn/metric.js';
+
+/**
+ * An owner index in the learned space, as the service uses it (workers/src/learn/gallery.ts):
+ * the learned space picks and orders the hits, the similarity reported is the base cosine.
+ */
+class ProjectedOwnerIndex extends OwnerIndex {
+  constructor(dir: string, modelVersion: string, private readonly metric: LinearMetric, private readonly base: ReadonlyMap<string, Float32Array>) {
+    super(dir, modelVersion, metric.dimOut);
+  }
+  override search(vector: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
+    return super.search(project(this.metric, vector), k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!) }));
+  }
+}
+
+/** Training is the slow part: keep the metric and its report, keyed by the exact training data and recipe. */
+async function judgeCached(samples: Labelled[], cacheDir: string | undefined) {
+  const h = createHash('sha256').update(RECIPE).update(JSON.stringify(defaultsFor(samples.length)));
+  for (const s of samples) h.update(s.label).update(new Uint8Array(s.vector.buffer, s.vector.byteOffset, s.vector.byteLength));
+  const file = cacheDir ? join(cacheDir, `metric-${h.digest('hex')}`) : '';
+  if (file && existsSync(file + '.json')) {
+    const r = JSON.parse(readFileSync(file + '.json', 'utf8'));
+    return { ...r, metric: metricFromBytes(new Uint8Array(readFileSync(file + '.bin'))) };
+  }
+  const j = await judge(samples, null);
+  if (file) {
+    mkdirSync(cacheDir!, { recursive: true });
+    writeFileSync(file + '.bin', metricToBytes(j.metric));
+    writeFileSync(file + '.json', JSON.stringify({ ...j, metric: undefined }));
+  }
+  return j;
+}
+
+/**
+ * Trains on the gallery rows (label = individual) and returns an index searching through the
+ * trained metric, with the training report. The metric is used whether or not the adoption
+ * rule would adopt it, so the figures show what it does; `adopted` says what the service would do.
+ */
+export async function learnedIndex(rows: readonly IndexRow[], dir: string, modelVersion: string, log: (m: string) => void, cacheDir?: string) {
+  const samples = rows.map((r) => ({ label: r.individualId, vector: r.vector }));
+  const j = await judgeCached(samples, cacheDir);
+  const report = {
+    recipe: RECIPE,
+    trained_on: `gallery only: ${samples.length} photos of ${new Set(samples.map((s) => s.label)).size} individuals`,
+    adopted: j.adopt,
+    loo_top1_base: j.current.top1,
+    loo_top1_learned_cv: j.candidate.top1,
+    loo_evaluated: j.candidate.evaluated,
+    train_ms: Math.round(j.ms),
+  };
+  log(`learned metric: ${JSON.stringify(report)}`);
+  const index = new ProjectedOwnerIndex(dir, `${modelVersion}+learned`, j.metric, new Map(rows.map((r) => [r.id, r.vector])));
+  index.rebuild(rows.map((r) => ({ ...r, vector: project(j.metric, r.vector) })));
+  return { index, report };
+}
+
+const FIGURES = ['top1', 'top5', 'auc', 'accept_at_far1', 'false_match_rate', 'match_rate', 'uncertain_rate', 'shortlist_recall', 'ms_query_p50', 'ms_query_p95'] as const;
+
+/** Runs the zero-shot and the learned pass and writes both, side by side, to `--out`. */
+export function sideBySide(argv: readonly string[]): void {
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'accuracy.ts');
+  const at = argv.indexOf('--out');
+  const out = at >= 0 ? argv[at + 1] : undefined;
+  const base = argv.filter((a, i) => a !== '--learn-from-gallery' && i !== at && i !== at + 1);
+  const run = (extra: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...base, ...extra], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (r.status !== 0) throw new Error(`accuracy pass ${extra.join(' ') || 'zero-shot'} failed with ${r.status}`);
+    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  };
+  const zeroShot = run([]);
+  const learned = run(['--learned-pass']);
+  const table = FIGURES.map((f) => ({ figure: f, zero_shot: zeroShot[f], learned_from_gallery: learned[f] }));
+  const result = { dataset: zeroShot.dataset, side_by_side: table, learned_metric: learned.learned_metric, zero_shot: zeroShot, learned_from_gallery: learned };
+  if (out) {
+    mkdirSync(dirname(resolve(out)), { recursive: true });
+    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  }
+  console.error(table.map((r) => `${r.figure.padEnd(18)} ${fmt(r.zero_shot).padStart(8)} ${fmt(r.learned_from_gallery).padStart(8)}`).join('\n'));
+  console.log(JSON.stringify({ dataset: result.dataset, side_by_side: table, learned_metric: result.learned_metric }));
+}
+
+const fmt = (v: unknown): string => (typeof v === 'number' ? (Math.abs(v) < 2 ? v.toFixed(3) : v.toFixed(0)) : String(v));

@@ -1,0 +1,95 @@
+/**
+ * Identify through a learned metric: the gallery is searched in the learned space (an index over
+ * projected enrolled embeddings), the query is projected the same way, and keypoint
+ * verification is unchanged. Stored descriptors stay those of the base model, so adopting or
+ * rolling back a version needs no re-embedding; the version is reported with every answer.
+ *
+ * The learned space only chooses and orders the shortlist. Each hit's `similarity` stays the
+ * base model's cosine, so the evidence keeps the scale the calibration was fitted on: a metric
+ * trained on the gallery scores gallery photos too well, and a calibration fitted on such scores
+ * let 16% false matches through on nyala-dev (benchmarks/results/learned-nyala-dev.json).
+ */
+import { join } from 'node:path';
+import type { Container } from '../../../shared/src/container.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
+import { cosine, type ModelRef } from '../vision/embed.js';
+import { checksumIds, openOwnerIndex, type IndexFilter, type IndexRow, type OwnerIndex } from '../index/owner-index.js';
+import { bytesToVector } from '../recognition/bytes.js';
+import { project, type LinearMetric } from './metric.js';
+import { adoptedVersion, LEARNED_MODEL_NAME } from './store.js';
+
+/**
+ * A gallery searched in a learned space. `inner` holds projected embeddings; `baseOf` gives an
+ * image's base-model embedding, whose cosine with the query is reported as the similarity.
+ */
+export function projectingGallery(inner: GalleryLookup, metric: LinearMetric, learned: ModelRef, baseOf: (id: string) => Float32Array | undefined): GalleryLookup {
+  return {
+    learned,
+    async search(global: Float32Array, k: number) {
+      const hits = await inner.search(project(metric, global), k);
+      return hits.map((h) => {
+        const b = baseOf(h.id);
+        return { ...h, similarity: b ? cosine(global, b) : -1 };
+      });
+    },
+    localFeatures: (ids) => inner.localFeatures(ids),
+  };
+}
+
+/** Enrolled rows of these owners and kind under the base model (base embeddings). */
+async function baseRows(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<IndexRow[]> {
+  const r = await c.db.query<{ image_id: string; individual_id: string; farm_id: string | null; tree_id: string | null; global: Uint8Array }>(
+    `select d.image_id, i.individual_id, ind.farm_id, ind.tree_id, d.global from descriptors d
+       join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+      where d.owner_id = any($1::uuid[]) and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
+    [owners, kind, engine.model.name, engine.model.version],
+  );
+  return r.rows.map((x) => ({ id: x.image_id, individualId: x.individual_id, kind, farmId: x.farm_id, treeId: x.tree_id, vector: bytesToVector(x.global) }));
+}
+
+/**
+ * Galleries through the caller's adopted learned metric, when it has one for the kind. Each
+ * projected index is a cache of the descriptors table under DATA_DIR/index/learned, rebuilt when
+ * the version or the enrolled rows change.
+ */
+export function createLearnedGalleries(c: Container, engine: RecognitionEngine) {
+  const cache = new Map<string, { index: OwnerIndex; base: Map<string, Float32Array> }>();
+  return {
+    /**
+     * The caller's learned gallery over `owners`' pools, or null when the caller has adopted no
+     * version for this kind (identify then uses the base gallery).
+     */
+    async gallery(callerId: string, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null> {
+      const v = await adoptedVersion(c.db, callerId, filter.kind, engine.model);
+      if (!v) return null;
+      const ids = await c.db.query<{ image_id: string }>(
+        `select d.image_id from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+          where d.owner_id = any($1::uuid[]) and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
+        [owners, filter.kind, engine.model.name, engine.model.version],
+      );
+      const modelVersion = `${engine.model.version}+${LEARNED_MODEL_NAME}-${v.version}`;
+      const expected = { modelVersion, count: ids.rows.length, idsChecksum: checksumIds(ids.rows.map((x) => x.image_id)) };
+      const key = `${callerId}:${filter.kind}:${[...owners].sort().join(',')}`;
+      let hit = cache.get(key);
+      if (!hit || hit.index.isStale(expected)) {
+        // The base embeddings give the reported similarity; they are read once per change.
+        const rows = await baseRows(c, engine, owners, filter.kind);
+        const { index } = await openOwnerIndex({
+          root: join(c.config.indexDir, 'learned'), ownerId: key, modelVersion, dim: v.metric.dimOut, expected,
+          loadRows: async () => rows.map((r) => ({ ...r, vector: project(v.metric, r.vector) })),
+        });
+        hit = { index, base: new Map(rows.map((r) => [r.id, r.vector])) };
+        cache.set(key, hit);
+      }
+      const { index: ix, base: vectors } = hit;
+      const inner: GalleryLookup = {
+        search: (vector: Float32Array, k: number): GalleryHit[] => ix.search(vector, k, filter),
+        localFeatures: (imageIds) => base.localFeatures(imageIds),
+      };
+      return projectingGallery(inner, v.metric, { name: LEARNED_MODEL_NAME, version: String(v.version) }, (id) => vectors.get(id));
+    },
+  };
+}
+
+export type LearnedGalleries = ReturnType<typeof createLearnedGalleries>;

@@ -1,0 +1,73 @@
+/**
+ * The owner's labelled data: every enrolled photo is labelled with its individual (individuals
+ * with two or more photos give positives, the rest still give negatives), and every
+ * `identify_verdict` that names an individual of the owner labels the query photos with it.
+ */
+import type { Container } from '../../../shared/src/container.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import type { RecognitionEngine } from '../vision/engine.js';
+import { bytesToVector } from '../recognition/bytes.js';
+import type { Labelled } from './metric.js';
+
+export interface OwnerLabels {
+  samples: Labelled[];
+  enrolledPhotos: number;
+  verdictPhotos: number;
+}
+
+/** Enrolled photos of the owner's live individuals of one kind, described by the engine's current model. */
+async function enrolled(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<Labelled[]> {
+  const r = await c.db.query<{ individual_id: string; global: Uint8Array }>(
+    `select i.individual_id, d.global from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+      where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null
+      order by i.individual_id, d.image_id`,
+    [ownerId, kind, engine.model.name, engine.model.version],
+  );
+  return r.rows.map((x) => ({ label: x.individual_id, vector: bytesToVector(x.global) }));
+}
+
+interface VerdictRow {
+  verdict: 'correct' | 'wrong' | 'other' | 'unknown_ok';
+  correct_id: string | null;
+  image_cids: string[];
+  top: string | null;
+}
+
+/** The individual a label says the query shows, if it says one. */
+export function labelOf(v: Pick<VerdictRow, 'verdict' | 'correct_id' | 'top'>): string | null {
+  if (v.verdict === 'correct') return v.top;
+  if (v.verdict === 'wrong' || v.verdict === 'other') return v.correct_id;
+  return null;
+}
+
+/** Query photos labelled by the owner's verdicts, described afresh (queries keep no descriptor). */
+async function fromVerdicts(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<Labelled[]> {
+  const r = await c.db.query<VerdictRow>(
+    `select v.verdict, v.correct_id, q.image_cids, coalesce(q.result->'match'->>'individual_id', q.evidence->0->>'individual_id') as top
+       from identify_verdicts v join identify_queries q on q.id = v.query_id
+      where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 order by v.created_at, v.id`,
+    [ownerId, kind],
+  );
+  const own = new Set(
+    (await c.db.query<{ id: string }>('select id from individuals where owner_id = $1 and kind = $2 and deleted_at is null', [ownerId, kind])).rows.map((x) => x.id),
+  );
+  const out: Labelled[] = [];
+  for (const v of r.rows) {
+    const label = labelOf(v);
+    // Only the owner's own individuals: a label never teaches one account about another's animals.
+    if (!label || !own.has(label)) continue;
+    for (const cid of v.image_cids) {
+      const bytes = await c.blobs.get(cid);
+      if (!bytes) continue;
+      const d = await engine.describe(bytes, { kind, enforceQuality: false }).catch(() => null);
+      if (d) out.push({ label, vector: d.global });
+    }
+  }
+  return out;
+}
+
+export async function ownerLabels(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<OwnerLabels> {
+  const a = await enrolled(c, engine, ownerId, kind);
+  const b = await fromVerdicts(c, engine, ownerId, kind);
+  return { samples: [...a, ...b], enrolledPhotos: a.length, verdictPhotos: b.length };
+}

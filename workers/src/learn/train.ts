@@ -1,0 +1,95 @@
+/**
+ * Train an owner's metric and decide whether to adopt it. Used by the `train_metric` job, by
+ * `npm run train` and by the accuracy benchmark (`--learn-from-gallery`).
+ *
+ * The rule: a candidate is adopted only when its cross-validated leave-one-out top-1 on the
+ * owner's gallery beats the current one (the adopted version, or the base embedding alone) by at
+ * least `minGain`. Every trained version is stored, adopted or rejected, with its report.
+ */
+import type { Container } from '../../../shared/src/container.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import type { RecognitionEngine } from '../vision/engine.js';
+import { crossValidate, scoreMetric, type HoldoutScore } from './holdout.js';
+import { ownerLabels } from './labelled.js';
+import { trainMetric, type Labelled, type LinearMetric, type TrainOptions } from './metric.js';
+import { adoptedVersion, saveVersion, versionForJob } from './store.js';
+
+/** The training recipe; stored with every version so a later recipe change is visible. */
+export const RECIPE = 'proxy-softmax-linear-v1';
+
+export interface JudgeOptions extends TrainOptions {
+  folds?: number;
+  /** Absolute top-1 gain the candidate must show (default 0.01). */
+  minGain?: number;
+}
+
+export interface Judgement {
+  adopt: boolean;
+  candidate: HoldoutScore;
+  current: HoldoutScore;
+  minGain: number;
+  metric: LinearMetric;
+  ms: number;
+}
+
+/** Default training settings, scaled so a gallery of a few thousand photos trains in minutes on one core. */
+export function defaultsFor(n: number): TrainOptions {
+  return { dimOut: 128, epochs: n > 1500 ? 20 : 40, learningRate: 0.01, scale: 16, batch: 32, seed: 1 };
+}
+
+/** Cross-validates the recipe, compares with `current`, and trains the final metric on every sample. */
+export async function judge(samples: readonly Labelled[], current: LinearMetric | null, opts: JudgeOptions = {}): Promise<Judgement> {
+  const t = performance.now();
+  const o = { ...defaultsFor(samples.length), ...opts };
+  const minGain = opts.minGain ?? 0.01;
+  const candidate = await crossValidate(samples, o);
+  const cur = scoreMetric(samples, current);
+  const metric = await trainMetric(samples, o);
+  const adopt = candidate.evaluated > 0 && candidate.top1 >= cur.top1 + minGain;
+  return { adopt, candidate, current: cur, minGain, metric, ms: performance.now() - t };
+}
+
+/** Whether the samples can train anything: two individuals, one of them with two photos. */
+export function trainable(samples: readonly Labelled[]): boolean {
+  const count = new Map<string, number>();
+  for (const s of samples) count.set(s.label, (count.get(s.label) ?? 0) + 1);
+  return count.size >= 2 && [...count.values()].some((n) => n >= 2);
+}
+
+export interface TrainOutcome {
+  status: 'adopted' | 'rejected' | 'skipped';
+  version: number | null;
+  report: Record<string, unknown>;
+}
+
+/**
+ * Trains one owner's metric for one kind and stores the version. Idempotent per `jobKey`: a retry
+ * returns the version the first run stored instead of training again.
+ */
+export async function trainOwner(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, jobKey: string | null, opts: JudgeOptions = {}): Promise<TrainOutcome> {
+  if (jobKey) {
+    const done = await versionForJob(c.db, ownerId, kind, jobKey);
+    if (done) return { status: done.status === 'adopted' ? 'adopted' : 'rejected', version: done.version, report: done.report };
+  }
+  const labels = await ownerLabels(c, engine, ownerId, kind);
+  if (!trainable(labels.samples)) {
+    return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: labels.samples.length } };
+  }
+  const current = await adoptedVersion(c.db, ownerId, kind, engine.model);
+  const j = await judge(labels.samples, current?.metric ?? null, opts);
+  const report = {
+    recipe: RECIPE,
+    photos: labels.samples.length,
+    enrolled_photos: labels.enrolledPhotos,
+    verdict_photos: labels.verdictPhotos,
+    individuals: new Set(labels.samples.map((s) => s.label)).size,
+    candidate_loo_top1: j.candidate.top1,
+    current_loo_top1: j.current.top1,
+    current_version: current?.version ?? null,
+    evaluated: j.candidate.evaluated,
+    min_gain: j.minGain,
+    train_ms: Math.round(j.ms),
+  };
+  const saved = await saveVersion(c.db, { ownerId, kind, recipe: RECIPE, base: engine.model, metric: j.metric, report, adopt: j.adopt, jobKey });
+  return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+}
