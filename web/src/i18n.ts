@@ -134,6 +134,7 @@ const TEXT = {
   json: ['Dữ liệu JSON', 'JSON data'],
   export_bundle: ['Gói bằng chứng', 'Evidence bundle'],
   export_hint: ['(tự kiểm tra không cần tài khoản: npm run verify)', '(check it yourself, no account needed: npm run verify)'],
+  no_location: ['Không có vị trí khi ghi nhận: mã dùng ô "0000000" thay cho vị trí thật.', 'No location was given at enrolment: the code uses the cell "0000000" in place of a real one.'],
   map_note: ['Chỉ hiện ô khoảng 150 m, không hiện toạ độ chính xác.', 'Only the ~150 m cell is shown, never the exact position.'],
 } as const satisfies Record<string, readonly [string, string]>;
 

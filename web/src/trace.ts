@@ -52,7 +52,9 @@ async function render() {
         row(t('photos_in_record'), String(rec.images.length)), row(t('photos_held'), String(r.image_count)),
         row(t('anchor'), anchorWords(r.anchor)),
         row(t('record_cid'), h('code', {}, r.record_cid)), row(t('record_hash'), h('code', {}, r.record_hash)))),
-    h('section', { class: 'card' }, h('h2', {}, t('coarse_location')), cellMap(rec.geohash), h('p', { class: 'hint' }, t('map_note'))),
+    h('section', { class: 'card' }, h('h2', {}, t('coarse_location')),
+      // A tree enrolled without lat/lon carries the explicit no-location cell, which is no place at all.
+      ...(r.has_location === false ? [h('p', {}, t('no_location'))] : [cellMap(rec.geohash), h('p', { class: 'hint' }, t('map_note'))])),
     tl ? h('section', { class: 'card' }, h('h2', {}, t('timeline')), timelineList(tl)) : null,
     h('p', {}, h('a', { href: `/api/resolve/${encodeURIComponent(code)}` }, t('json')), ' · ',
       h('a', { href: `/api/resolve/${encodeURIComponent(code)}/export` }, t('export_bundle')), ' ', h('small', {}, t('export_hint')))));
