@@ -74,7 +74,10 @@ export async function animalScene(opts: SceneOptions): Promise<Buffer> {
   const base = await sharp(Buffer.from(svg(coat, opts.dx ?? 0))).removeAlpha().raw().toBuffer();
   // Sensor grain, seeded per shot: two shots of one animal differ a little, as photos do.
   const r = mulberry32(0x5eed + (opts.shot ?? 0) * 7919 + opts.coat);
-  for (let k = 0; k < base.length; k++) base[k] = Math.max(0, Math.min(255, base[k]! + (r() - 0.5) * 24));
+  // Light changes between shots too (0.86-1.14 gain), as it does between real photos taken from
+  // other angles, so no two shots of one animal look near-identical to enrolment's duplicate check.
+  const gain = opts.shot ? 0.86 + ((opts.shot * 53) % 29) / 100 : 1;
+  for (let k = 0; k < base.length; k++) base[k] = Math.max(0, Math.min(255, base[k]! * gain + (r() - 0.5) * 24));
   const img = sharp(base, { raw: { width: SCENE_WIDTH, height: SCENE_HEIGHT, channels: 3 } }).blur(0.6);
   return opts.format === 'png' ? img.png().toBuffer() : img.jpeg({ quality: 90 }).toBuffer();
 }
