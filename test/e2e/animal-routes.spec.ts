@@ -83,7 +83,9 @@ describe('the /animal mirror of every animal route', () => {
       for (const token of [owner.token, undefined]) {
         const [a, b] = [await send(apiPath, token), await send(m.path, token)];
         expect(b.status, `${m.method} ${m.path} (${token ? 'signed in' : 'anonymous'})`).toBe(a.status);
-        expect(b.json ?? b.text, `${m.method} ${m.path}`).toEqual(a.json ?? a.text);
+        // Each multipart body has its own random boundary, which a 415 names; nothing else may differ.
+        const same = (r: typeof a) => JSON.stringify(r.json ?? r.text).replace(/boundary=[-\w]+/g, 'boundary=…');
+        expect(same(b), `${m.method} ${m.path}`).toEqual(same(a));
         if (!token && m.access === 'user') expect(a.status, m.path).toBe(401);
         compared++;
       }

@@ -3,6 +3,7 @@
  * status with product, interval and source, ownership and grants (404 for everything not yours),
  * the care events on the individual's timeline as inherited events, and deletion.
  */
+import { detectableShots } from '../support/animal-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { otherView, textureImage } from '../support/images.js';
@@ -33,10 +34,12 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
   beforeAll(async () => {
     app = await startTestApp({ mode });
     [owner, stranger, grantee] = await Promise.all([signup(app.url, 'owner'), signup(app.url, 'stranger'), signup(app.url, 'grantee')]);
-    tree = (await enrollTree(app.url, owner.token, 71, { species: 'tomato', farm_id: 'care-farm' })).tree_id;
-    const surface = await textureImage(72, 512);
+    // A durian tree: no interval of the product names it, so the longest one (tomato, 5 days) applies.
+    tree = (await enrollTree(app.url, owner.token, 71, { species: 'durian', farm_id: 'care-farm' })).tree_id;
+    // Animal enrolment needs an animal the detector can see in every photo.
+    const shots = await detectableShots(72, 3);
     const form = new FormData();
-    for (let k = 0; k < 3; k++) form.append('files', new Blob([await otherView(surface, 720 + k)], { type: 'image/jpeg' }), `a${k}.jpg`);
+    for (const [k, s] of shots.entries()) form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `a${k}.jpg`);
     form.append('species', 'cattle');
     form.append('farm_id', 'care-farm');
     const a = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: form });
@@ -71,7 +74,8 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
     expect(w.json.blocking[0]).toMatchObject({ product_id: 'dithane_m45', product_name: 'Dithane M-45 (mancozeb)', interval_days: 5, source: { url: expect.stringMatching(/^https:/) } });
     expect(w.json.until).toBe(w.json.blocking[0].until);
     const old = await log(owner.token, { target_type: 'tree', target_id: tree, product_name: 'Sevin XLR Plus', applied_at: new Date(Date.now() - 30 * DAY).toISOString() });
-    expect(old.json.entry.withdrawal).toMatchObject({ product_id: 'sevin_xlr', interval_days: 3 });
+    // No interval names durian, so the longest applies (citrus, 5 days): when unsure, block longer.
+    expect(old.json.entry.withdrawal).toMatchObject({ product_id: 'sevin_xlr', target: 'citrus', interval_days: 5 });
     const again = await get(`/api/care/withdrawal?target_type=tree&target_id=${tree}`, owner.token);
     expect(again.json.blocking.map((b: any) => b.product_id)).toEqual(['dithane_m45']);
   });
@@ -158,8 +162,13 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
     }
     expect(care.find((e: any) => e.body.product_id === 'dithane_m45').body.photo_cid).toMatch(/^b/);
     expect(t.json.events.some((e: any) => e.body.type === 'enroll' && e.leaf_hash)).toBe(true);
+    // A guest gets a private tree's timeline exactly like a missing one; once published, still no care entries.
+    expect((await get(`/api/tree/${tree}/timeline`)).status).toBe(404);
+    expect((await api(app.url, 'POST', `/api/tree/${tree}/publish`, { token: owner.token })).status).toBe(200);
     const guest = await get(`/api/tree/${tree}/timeline`);
+    expect(guest.status).toBe(200);
     expect(guest.json.events.some((e: any) => e.inherited_from)).toBe(false);
+    expect((await api(app.url, 'POST', `/api/tree/${tree}/unpublish`, { token: owner.token })).status).toBe(200);
   });
 
   it('POST /api/care/delete removes the caller\'s own entry; the timeline keeps a deletion event', async () => {

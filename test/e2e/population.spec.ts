@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
-import { otherView, photoForm, textureImage } from '../support/images.js';
+import { detectableShots } from '../support/animal-shots.js';
+import { photoForm, textureImage } from '../support/images.js';
 
 const FARM = 'farm-pop';
 
-/** Enrol one animal from three views of the surface `seed`; returns its id and an unseen query view. */
+/** Enrol one animal (coat `seed`) from three generated field shots; returns its id and an unseen query shot. */
 async function enrolAnimal(app: TestApp, token: string, seed: number, fields: Record<string, string>) {
-  const surface = await textureImage(seed, 512);
-  const enrol = await Promise.all([1, 2, 3].map((k) => otherView(surface, seed * 10 + k)));
-  const r = await api(app.url, 'POST', '/api/animal/enroll', { token, body: photoForm(enrol, { species: 'cattle', farm_id: FARM, ...fields }) });
+  const shots = (await detectableShots(seed, 4)).map((s) => s.photo);
+  const r = await api(app.url, 'POST', '/api/animal/enroll', { token, body: photoForm(shots.slice(0, 3), { species: 'cattle', farm_id: FARM, ...fields }) });
   expect(r.status, r.text).toBe(200);
-  return { id: r.json.individual_id as string, did: r.json.animal_did as string, query: await otherView(surface, seed * 10 + 9) };
+  return { id: r.json.individual_id as string, did: r.json.animal_did as string, query: shots[3]! };
 }
 
 describe('population counts and alerts', () => {

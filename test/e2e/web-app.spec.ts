@@ -1,3 +1,4 @@
+import { detectableShots } from '../support/animal-shots.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -177,10 +178,10 @@ describe('the field web app in a real browser', () => {
 
   it('records a herd count: the dashboard shows the zone, its alert, and resolving clears it', async () => {
     // One animal enrolled into the same farm (through the API, with this session's cookie).
-    const hide = await textureImage(1701, 512);
+    const cows = await detectableShots(1701, 3);
     const form = new FormData();
     for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'vuon-1', zone: 'chuong-a', name: 'Bò Vàng' })) form.append(k, v);
-    for (let k = 1; k <= 3; k++) form.append('files', new Blob([new Uint8Array(await otherView(hide, 17010 + k))], { type: 'image/jpeg' }), `cow-${k}.jpg`);
+    for (const [k, s] of cows.entries()) form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
     const enrolled = await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, timeout: 60_000 });
     expect(enrolled.status()).toBe(200);
 

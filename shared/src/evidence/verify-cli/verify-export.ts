@@ -236,7 +236,9 @@ function checkEntity(ex: LoadedExport, record: RecordFacts | undefined, options:
       : `Cardano transaction ${ex.anchor.value.tx_hash}`;
   const what = `${first.entity_type} ${first.entity_id}${named ? ` (${named})` : ''}, resting on ${rests}`;
   const own = ids.fruit_id ?? ids.farm_id;
-  if (own !== undefined && own !== first.entity_id) return fail('entity', `the record is about ${own}, but the chain is ${first.entity_type}/${first.entity_id}`);
+  // A farm's chain is named `<owner id>/<farm_id>` (farms are per account), or by the bare farm_id for farms bound before that.
+  const sameEntity = own === first.entity_id || (ids.farm_id !== undefined && first.entity_id.endsWith(`/${ids.farm_id}`));
+  if (own !== undefined && !sameEntity) return fail('entity', `the record is about ${own}, but the chain is ${first.entity_type}/${first.entity_id}`);
   if (options.expect === undefined) return pass('entity', what);
   const candidates = [first.entity_id, ...Object.values(ids)].map((x) => x.toLowerCase());
   return candidates.includes(options.expect.toLowerCase()) ? pass('entity', `${what}; matches the expected ${options.expect}`)
