@@ -42,7 +42,7 @@ import { rerank, RecognitionEngine, type Candidate, type Descriptor } from '../w
 import { settingsFor, type Kind, type KindSettings } from '../workers/src/vision/settings.js';
 import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
 import { OwnerIndex, type IndexRow } from '../workers/src/index/owner-index.js';
-import { machineInfo, parseArgs, peakRssMb, percentile } from './machine.js';
+import { machineInfo, parseArgs, peakRssMb, percentile, saveResult } from './machine.js';
 import { writePlots } from './plots.js';
 import { LnbnnIndex } from './lnbnn.js';
 import { isXFeat, unpackXFeat } from '../workers/src/vision/xfeat.js';
@@ -231,9 +231,6 @@ if (plots) {
   (result as Record<string, unknown>).plots = files;
 }
 const out = args.get('out');
-if (out) {
-  mkdirSync(dirname(resolve(out)), { recursive: true });
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-}
+saveResult(out, result);
 rmSync(index.dir, { recursive: true, force: true });
 console.log(JSON.stringify(result));

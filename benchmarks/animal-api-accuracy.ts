@@ -20,7 +20,7 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { RecognitionEngine } from '../workers/src/vision/engine.js';
 import { api, signup, startTestApp } from '../test/support/app.js';
-import { machineInfo, parseArgs } from './machine.js';
+import { machineInfo, parseArgs, saveResult } from './machine.js';
 
 interface Protocol {
   name: string;
@@ -138,9 +138,6 @@ const result = {
 };
 rmSync(dir, { recursive: true, force: true });
 const out = args.get('out');
-if (out) {
-  mkdirSync(dirname(resolve(out)), { recursive: true });
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-}
+saveResult(out, result);
 console.log(JSON.stringify(result));
 process.exit(0);

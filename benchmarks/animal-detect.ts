@@ -10,12 +10,12 @@
  * for a few two-species farms holding the photo's true species, and counts: proceeded with the
  * right species, asked to confirm with the right species in the list, or proceeded with a wrong one.
  */
-import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { decideSpecies, DETECT_CONFIDENT, type FarmSpecies } from '../shared/src/domain/animal-species.js';
 import { animalDetector } from '../workers/src/vision/animal-detector.js';
 import { loadDetector } from '../workers/src/vision/detector.js';
-import { machineInfo, parseArgs, percentile } from './machine.js';
+import { machineInfo, parseArgs, percentile, saveResult } from './machine.js';
 
 const args = parseArgs(process.argv.slice(2));
 const protocolPath = resolve(args.get('protocol') ?? '');
@@ -85,8 +85,5 @@ const result = {
   date: new Date().toISOString(),
 };
 const out = args.get('out');
-if (out) {
-  mkdirSync(dirname(resolve(out)), { recursive: true });
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-}
+saveResult(out, result);
 console.log(JSON.stringify(result));

@@ -8,11 +8,10 @@
  * score-separation histogram and ROC of each. Both use the default calibration, so the scores
  * compare models, not fits. Prints one JSON object as the last stdout line.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { RecognitionEngine } from '../workers/src/vision/engine.js';
 import type { Kind } from '../workers/src/vision/settings.js';
-import { machineInfo, parseArgs } from './machine.js';
+import { machineInfo, parseArgs, saveResult } from './machine.js';
 import { writePlots } from './plots.js';
 import { candidateEngine, evaluate, readLabels } from './eval-core.js';
 
@@ -47,8 +46,5 @@ const result = {
   date: new Date().toISOString(),
 };
 const out = args.get('out');
-if (out) {
-  mkdirSync(dirname(resolve(out)), { recursive: true });
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-}
+saveResult(out, result);
 console.log(JSON.stringify(result));

@@ -11,13 +11,14 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { metricFromBytes, metricToBytes, project, type Labelled } from '../workers/src/learn/metric.js';
 import { defaultsFor, judge, RECIPE } from '../workers/src/learn/train.js';
 import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
+import { saveResult } from './machine.js';
 
 /**
  * An owner index in the learned space, as the service uses it (workers/src/learn/gallery.ts):
@@ -90,10 +91,7 @@ export function sideBySide(argv: readonly string[]): void {
   const learned = run(['--learned-pass']);
   const table = FIGURES.map((f) => ({ figure: f, zero_shot: zeroShot[f], learned_from_gallery: learned[f] }));
   const result = { dataset: zeroShot.dataset, side_by_side: table, learned_metric: learned.learned_metric, zero_shot: zeroShot, learned_from_gallery: learned };
-  if (out) {
-    mkdirSync(dirname(resolve(out)), { recursive: true });
-    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-  }
+  saveResult(out, result);
   console.error(table.map((r) => `${r.figure.padEnd(18)} ${fmt(r.zero_shot).padStart(8)} ${fmt(r.learned_from_gallery).padStart(8)}`).join('\n'));
   console.log(JSON.stringify({ dataset: result.dataset, side_by_side: table, learned_metric: result.learned_metric }));
 }

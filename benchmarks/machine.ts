@@ -1,5 +1,7 @@
 /** The machine a benchmark ran on, recorded with every result. */
 import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 export function machineInfo(provider: string): Record<string, unknown> {
   const cpus = os.cpus();
@@ -38,4 +40,11 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
     } else out.set(a.slice(2), 'true');
   }
   return out;
+}
+
+/** Writes a benchmark's result as pretty JSON to `out` (folders made as needed); nothing when `out` is unset. */
+export function saveResult(out: string | undefined, result: unknown): void {
+  if (!out) return;
+  mkdirSync(dirname(resolve(out)), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 }
