@@ -23,6 +23,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
   const app = createApp(container, createServices(container));
   const stopSweep = startOrphanSweep(container);
   const server = app.koa.listen(config.PORT, config.HOST);
+  // In embedded mode a photo being described holds the event loop for a second or more; with
+  // Node's 5 s keep-alive a client reusing an idle socket can then meet the server closing it
+  // (ECONNRESET). Keep idle sockets longer than common clients and proxies do (60 s).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   let stopping: Promise<void> | null = null;
   // Optional unauthenticated /metrics and /ready for Prometheus and probes, on its own port.
