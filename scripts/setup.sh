@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything markless needs on a fresh Debian machine with Node 20: Debian packages
 # (ffmpeg for video frames, tesseract-ocr with Vietnamese and English data for care label OCR,
-# fonts for the generated test labels, chromium for the browser tests) and the npm dependencies
+# fonts for the generated test labels, chromium for the browser tests, python3-torch for
+# fine-tuning a backbone on an owner's photos: training/backbone.py) and the npm dependencies
 # from the lockfile. Downloads come only from
 # Debian and the npm registry; no install script fetches binaries from elsewhere.
 set -euo pipefail
@@ -16,7 +17,8 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-apt_install ffmpeg tesseract-ocr tesseract-ocr-vie tesseract-ocr-eng fonts-dejavu-core chromium
+apt_install ffmpeg tesseract-ocr tesseract-ocr-vie tesseract-ocr-eng fonts-dejavu-core chromium \
+  python3-torch python3-onnx python3-pil python3-numpy
 # npm ci reinstalls only when the lockfile changed since the last install.
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.markless-lock; then
   npm ci --no-fund --no-audit

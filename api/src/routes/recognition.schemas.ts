@@ -18,7 +18,7 @@ export const IdentifyOut = Ok.extend({
   candidates: z.array(CandidateOut).describe('the match, or the short list to choose from when uncertain; empty for no_match'),
   model: z.object({ name: z.string(), version: z.string() }),
   learned: z.object({ name: z.string(), version: z.string() }).nullable().optional()
-    .describe("the metric learned from the owner's labelled photos that searched the gallery (npm run train); null: the base model alone"),
+    .describe("the owner's learned version that searched the gallery (npm run train: a linear metric, or with --recipe backbone a fine-tuned network); null: the base model alone"),
 });
 
 const EnrolledImage = z.object({

@@ -94,8 +94,10 @@ export const jobCatalog = {
   /**
    * Train the owner's metric for one kind from its labelled photos (enrolled individuals and
    * identify_verdict labels); adopted only when it beats the current one (workers/src/learn).
+   * `recipe`: `linear` (a metric over the base embedding, default) or `backbone` (fine-tune the
+   * network itself; animals, needs python3-torch on the worker).
    */
-  train_metric: z.object({ owner_id: Uuid, kind: Kind }),
+  train_metric: z.object({ owner_id: Uuid, kind: Kind, recipe: z.enum(['linear', 'backbone']).optional() }),
   /** Anchor an entity chain's current root with the configured backend. */
   anchor: z.object({
     owner_id: Uuid,

@@ -3,6 +3,8 @@
  * `npm run train -- --owner <account uuid> --kind animal --rollback` go back to the previous adopted version
  * `npm run train -- --owner <account uuid> --kind animal --list`     list the stored versions
  * `npm run train -- --owner <account uuid> --kind animal --enqueue`  hand it to the workers as a `train_metric` job
+ * `--recipe backbone` (with any of the above): fine-tune the network on the owner's photos instead
+ *   of learning a linear metric over it (animals; needs Debian's python3-torch python3-onnx python3-pil)
  *
  * Reads the same configuration as the service (DATA_DIR or DATABASE_URL, blobs for verdict
  * photos). With the embedded database, run it while the service is stopped (PGlite allows one
@@ -13,12 +15,14 @@ import { createContainer } from '../../../shared/src/container.js';
 import { Kind } from '../../../shared/src/domain/jobs.js';
 import { RecognitionEngine } from '../vision/engine.js';
 import { listVersions, rollback } from './store.js';
-import { trainOwner } from './train.js';
+import { RECIPES, trainOwner, type RecipeName } from './train.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const owner = arg('--owner');
 const kind = Kind.parse(arg('--kind') ?? 'animal');
+const recipe = (arg('--recipe') ?? 'linear') as RecipeName;
+if (!(recipe in RECIPES)) throw new Error(`--recipe must be one of ${Object.keys(RECIPES).join(', ')}`);
 if (!owner || !/^[0-9a-f-]{36}$/i.test(owner)) throw new Error('usage: npm run train -- --owner <account uuid> [--kind tree|fruit|animal] [--rollback | --list | --enqueue]');
 
 const c = await createContainer(loadConfig());
@@ -26,13 +30,13 @@ try {
   if (args.includes('--rollback')) {
     console.log(JSON.stringify({ owner, kind, ...(await rollback(c.db, owner, kind)) }));
   } else if (args.includes('--enqueue')) {
-    const id = await c.queue.enqueue('train_metric', { owner_id: owner, kind }, { jobId: `train-${owner}-${kind}-${Date.now()}` });
+    const id = await c.queue.enqueue('train_metric', { owner_id: owner, kind, recipe }, { jobId: `train-${owner}-${kind}-${Date.now()}` });
     console.log(JSON.stringify({ owner, kind, job: id }));
   } else if (args.includes('--list')) {
     console.log(JSON.stringify({ owner, kind, versions: await listVersions(c.db, owner, kind) }));
   } else {
     const engine = await RecognitionEngine.create();
-    console.log(JSON.stringify({ owner, kind, ...(await trainOwner(c, engine, owner, kind, null)) }));
+    console.log(JSON.stringify({ owner, kind, ...(await trainOwner(c, engine, owner, kind, null, { recipe })) }));
   }
 } finally {
   await c.close();

@@ -17,6 +17,7 @@ import { cosine, type ModelRef } from '../vision/embed.js';
 import { checksumIds, openOwnerIndex, type IndexFilter, type IndexRow, type OwnerIndex } from '../index/owner-index.js';
 import { bytesToVector } from '../recognition/bytes.js';
 import { project, type LinearMetric } from './metric.js';
+import { createBackboneGalleries } from './backbone-gallery.js';
 import { adoptedVersion, LEARNED_MODEL_NAME } from './store.js';
 
 /**
@@ -55,6 +56,7 @@ async function baseRows(c: Container, engine: RecognitionEngine, owners: readonl
  */
 export function createLearnedGalleries(c: Container, engine: RecognitionEngine) {
   const cache = new Map<string, { index: OwnerIndex; base: Map<string, Float32Array> }>();
+  const backbones = createBackboneGalleries(c, engine);
   return {
     /**
      * The caller's learned gallery over `owners`' pools, or null when the caller has adopted no
@@ -63,6 +65,8 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine) 
     async gallery(callerId: string, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null> {
       const v = await adoptedVersion(c.db, callerId, filter.kind, engine.model);
       if (!v) return null;
+      if (v.backbone) return backbones.gallery(v, owners, filter, base);
+      const metric = v.metric!;
       const ids = await c.db.query<{ image_id: string }>(
         `select d.image_id from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
           where d.owner_id = any($1::uuid[]) and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
@@ -76,8 +80,8 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine) 
         // The base embeddings give the reported similarity; they are read once per change.
         const rows = await baseRows(c, engine, owners, filter.kind);
         const { index } = await openOwnerIndex({
-          root: join(c.config.indexDir, 'learned'), ownerId: key, modelVersion, dim: v.metric.dimOut, expected,
-          loadRows: async () => rows.map((r) => ({ ...r, vector: project(v.metric, r.vector) })),
+          root: join(c.config.indexDir, 'learned'), ownerId: key, modelVersion, dim: metric.dimOut, expected,
+          loadRows: async () => rows.map((r) => ({ ...r, vector: project(metric, r.vector) })),
         });
         hit = { index, base: new Map(rows.map((r) => [r.id, r.vector])) };
         cache.set(key, hit);
@@ -87,7 +91,7 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine) 
         search: (vector: Float32Array, k: number): GalleryHit[] => ix.search(vector, k, filter),
         localFeatures: (imageIds) => base.localFeatures(imageIds),
       };
-      return projectingGallery(inner, v.metric, { name: LEARNED_MODEL_NAME, version: String(v.version) }, (id) => vectors.get(id));
+      return projectingGallery(inner, metric, { name: LEARNED_MODEL_NAME, version: String(v.version) }, (id) => vectors.get(id));
     },
   };
 }

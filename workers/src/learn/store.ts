@@ -7,6 +7,9 @@ import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { ModelRef } from '../vision/embed.js';
 import { metricFromBytes, metricToBytes, type LinearMetric } from './metric.js';
 
+/** The recipe whose params are a fine-tuned ONNX model rather than a linear metric (backbone.ts). */
+export const BACKBONE_RECIPE = 'finetuned-mobilenetv2-v1';
+
 /** Name under which learned versions appear next to the base model on answers. */
 export const LEARNED_MODEL_NAME = 'owner-metric';
 
@@ -19,7 +22,10 @@ export interface LearnedVersion {
   recipe: string;
   base: ModelRef;
   status: LearnedStatus;
-  metric: LinearMetric;
+  /** The linear metric over the base embedding (recipe proxy-softmax-linear-v1), else null. */
+  metric: LinearMetric | null;
+  /** The fine-tuned ONNX model (recipe BACKBONE_RECIPE), else null. */
+  backbone: Uint8Array | null;
   report: Record<string, unknown>;
 }
 
@@ -38,9 +44,13 @@ interface Row {
 const COLS = 'owner_id, kind, version, recipe, base_model, base_version, status, params, report';
 
 function fromRow(r: Row): LearnedVersion {
+  const params = Uint8Array.from(r.params);
+  const backbone = r.recipe === BACKBONE_RECIPE;
   return {
     ownerId: r.owner_id, kind: r.kind, version: r.version, recipe: r.recipe, status: r.status, report: r.report,
-    base: { name: r.base_model, version: r.base_version }, metric: metricFromBytes(Uint8Array.from(r.params)),
+    base: { name: r.base_model, version: r.base_version },
+    metric: backbone ? null : metricFromBytes(params),
+    backbone: backbone ? params : null,
   };
 }
 
@@ -74,7 +84,7 @@ export async function listVersions(db: Queryable, ownerId: string, kind: Kind) {
  */
 export async function saveVersion(
   db: Database,
-  v: Omit<LearnedVersion, 'version' | 'status'> & { adopt: boolean; jobKey: string | null },
+  v: Omit<LearnedVersion, 'version' | 'status' | 'metric' | 'backbone'> & { metric?: LinearMetric; backbone?: Uint8Array; adopt: boolean; jobKey: string | null },
 ): Promise<LearnedVersion> {
   return db.transaction(async (tx) => {
     // Serialises concurrent trainings of one owner and kind on the version number.
@@ -90,10 +100,19 @@ export async function saveVersion(
     await tx.query(
       `insert into learned_models (owner_id, kind, version, recipe, base_model, base_version, status, params, report, job_key)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [v.ownerId, v.kind, version, v.recipe, v.base.name, v.base.version, status, Buffer.from(metricToBytes(v.metric)), v.report, v.jobKey],
+      [v.ownerId, v.kind, version, v.recipe, v.base.name, v.base.version, status, Buffer.from(paramsOf(v)), v.report, v.jobKey],
     );
-    return { ...v, version, status };
+    return { ...v, metric: v.metric ?? null, backbone: v.backbone ?? null, version, status };
   });
+}
+
+function paramsOf(v: { recipe: string; metric?: LinearMetric; backbone?: Uint8Array }): Uint8Array {
+  if (v.recipe === BACKBONE_RECIPE) {
+    if (!v.backbone) throw new Error('a backbone version needs its ONNX bytes');
+    return v.backbone;
+  }
+  if (!v.metric) throw new Error('a linear version needs its metric');
+  return metricToBytes(v.metric);
 }
 
 /**

@@ -12,10 +12,16 @@ import type { RecognitionEngine } from '../vision/engine.js';
 import { crossValidate, scoreMetric, type HoldoutScore } from './holdout.js';
 import { ownerLabels } from './labelled.js';
 import { trainMetric, type Labelled, type LinearMetric, type TrainOptions } from './metric.js';
-import { adoptedVersion, saveVersion, versionForJob } from './store.js';
+import { canTrainBackbone, type BackboneOptions } from './backbone.js';
+import { fineTuneOwner } from './backbone-train.js';
+import { adoptedVersion, BACKBONE_RECIPE, saveVersion, versionForJob, type LearnedVersion } from './store.js';
 
 /** The training recipe; stored with every version so a later recipe change is visible. */
 export const RECIPE = 'proxy-softmax-linear-v1';
+
+/** What `npm run train -- --recipe` and the `train_metric` job accept. */
+export const RECIPES = { linear: RECIPE, backbone: BACKBONE_RECIPE } as const;
+export type RecipeName = keyof typeof RECIPES;
 
 export interface JudgeOptions extends TrainOptions {
   folds?: number;
@@ -66,17 +72,24 @@ export interface TrainOutcome {
  * Trains one owner's metric for one kind and stores the version. Idempotent per `jobKey`: a retry
  * returns the version the first run stored instead of training again.
  */
-export async function trainOwner(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, jobKey: string | null, opts: JudgeOptions = {}): Promise<TrainOutcome> {
+export async function trainOwner(
+  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, jobKey: string | null,
+  opts: JudgeOptions & { recipe?: RecipeName; backbone?: BackboneOptions } = {},
+): Promise<TrainOutcome> {
   if (jobKey) {
     const done = await versionForJob(c.db, ownerId, kind, jobKey);
     if (done) return { status: done.status === 'adopted' ? 'adopted' : 'rejected', version: done.version, report: done.report };
   }
+  if (opts.recipe === 'backbone') return trainOwnerBackbone(c, engine, ownerId, kind, jobKey, opts);
   const labels = await ownerLabels(c, engine, ownerId, kind);
   if (!trainable(labels.samples)) {
     return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: labels.samples.length } };
   }
   const current = await adoptedVersion(c.db, ownerId, kind, engine.model);
   const j = await judge(labels.samples, current?.metric ?? null, opts);
+  // A linear metric never sees a fine-tuned backbone's space, so it must beat that version's
+  // own held-out figure instead (a different split of the same photos: an approximation).
+  if (current?.backbone) j.adopt = j.adopt && j.candidate.top1 >= Number(current.report.candidate_top1 ?? 1) + j.minGain;
   const report = {
     recipe: RECIPE,
     photos: labels.samples.length,
@@ -91,5 +104,39 @@ export async function trainOwner(c: Container, engine: RecognitionEngine, ownerI
     train_ms: Math.round(j.ms),
   };
   const saved = await saveVersion(c.db, { ownerId, kind, recipe: RECIPE, base: engine.model, metric: j.metric, report, adopt: j.adopt, jobKey });
+  return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+}
+
+/** The fine-tuning recipe (backbone-train.ts), stored and adopted by the same rules. */
+async function trainOwnerBackbone(
+  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, jobKey: string | null,
+  opts: JudgeOptions & { backbone?: BackboneOptions },
+): Promise<TrainOutcome> {
+  if (kind !== 'animal') return { status: 'skipped', version: null, report: { reason: 'the backbone recipe is for animal coats only', recipe: BACKBONE_RECIPE } };
+  if (!(await canTrainBackbone())) {
+    return { status: 'skipped', version: null, report: { reason: 'python3 with torch and onnx is not installed (Debian: python3-torch python3-onnx python3-pil)', recipe: BACKBONE_RECIPE } };
+  }
+  const current: LearnedVersion | null = await adoptedVersion(c.db, ownerId, kind, engine.model);
+  const t = performance.now();
+  const run = await fineTuneOwner(c, engine, ownerId, kind, current, { ...opts.backbone, minGain: opts.minGain });
+  const j = run.judgement;
+  if (!j || j.evaluated === 0) {
+    return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: run.samples, recipe: BACKBONE_RECIPE } };
+  }
+  const report = {
+    recipe: BACKBONE_RECIPE,
+    photos: run.samples,
+    enrolled_photos: run.enrolled,
+    verdict_photos: run.samples - run.enrolled,
+    held_out: j.evaluated,
+    candidate_top1: j.candidateTop1,
+    current_top1: j.currentTop1,
+    current_version: current?.version ?? null,
+    min_gain: opts.minGain ?? 0.01,
+    shape: j.shape,
+    trainer: j.log,
+    train_ms: Math.round(performance.now() - t),
+  };
+  const saved = await saveVersion(c.db, { ownerId, kind, recipe: BACKBONE_RECIPE, base: engine.model, backbone: j.onnx, report, adopt: j.adopt, jobKey });
   return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
 }

@@ -26,7 +26,7 @@
 import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence } from './calibrate.js';
 import { decide, type Verdict } from './decide.js';
 import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
-import { decodeImage, measureQuality, UnusableImageError, type QualityReport } from './intake.js';
+import { decodeImage, downscale, measureQuality, UnusableImageError, type DecodedImage, type QualityReport } from './intake.js';
 import { describeLocal, verifyLocal } from './local-features.js';
 import { registry, type ModelRegistry } from './registry.js';
 import { evidenceFor, settingsFor, type Channel, type Kind, type KindSettings } from './settings.js';
@@ -60,7 +60,15 @@ export interface Descriptor {
   /** Decoded (EXIF-upright) size. */
   width: number;
   height: number;
+  /**
+   * Animals only, never stored: the photo at most PREVIEW_SIDE px long, for a gallery that
+   * embeds queries with a model of its own (an owner's fine-tuned backbone, learn/gallery.ts).
+   */
+  preview?: DecodedImage;
 }
+
+/** Long side of `Descriptor.preview`. */
+export const PREVIEW_SIDE = 640;
 
 export interface DescribeOptions {
   kind: Kind;
@@ -84,7 +92,7 @@ export interface GalleryHit {
  */
 export interface GalleryLookup {
   /** Nearest enrolled images by global embedding, most similar first. */
-  search(global: Float32Array, k: number): Promise<GalleryHit[]> | GalleryHit[];
+  search(global: Float32Array, k: number, query?: Descriptor): Promise<GalleryHit[]> | GalleryHit[];
   /** Packed local features for enrolled image ids. */
   localFeatures(ids: readonly string[]): Promise<Map<string, Uint8Array>> | Map<string, Uint8Array>;
   /**
@@ -205,7 +213,8 @@ export class RecognitionEngine {
     const used = [this.embedder.model];
     if (subject?.score != null && this.detectorRef) used.push(this.detectorRef);
     if (s.local === 'xfeat' && this.xfeatRef) used.push(this.xfeatRef);
-    return { model: this.model, models: used, subject, global: global!, local, quality, width: img.width, height: img.height };
+    const preview = opts.kind === 'animal' ? await downscale(img, PREVIEW_SIDE) : undefined;
+    return { model: this.model, models: used, subject, global: global!, local, quality, width: img.width, height: img.height, preview };
   }
 
   /** Ranks enrolled individuals for the queries and decides a verdict. */
@@ -226,7 +235,7 @@ export class RecognitionEngine {
   }
 
   private async scoreQuery(q: Descriptor, gallery: GalleryLookup, s: KindSettings, useLocal: boolean): Promise<ImageScore[]> {
-    const hits = shortlist(await gallery.search(q.global, (s.shortlist * s.perIndividual + s.tailShortlist) * 4), s);
+    const hits = shortlist(await gallery.search(q.global, (s.shortlist * s.perIndividual + s.tailShortlist) * 4, q), s);
     const scores: ImageScore[] = hits.map((h) => ({ ...h, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
     if (!useLocal || hits.length === 0) return scores;
     const ids = hits.map((h) => h.id);

@@ -75,6 +75,16 @@ export async function decodeImage(bytes: Uint8Array): Promise<DecodedImage> {
   }
 }
 
+/** The image scaled so its longest side is at most `side` (the same image when it already fits). */
+export async function downscale(img: DecodedImage, side: number): Promise<DecodedImage> {
+  if (Math.max(img.width, img.height) <= side) return img;
+  const { data, info } = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize({ width: side, height: side, fit: 'inside' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { rgb: data, width: info.width, height: info.height };
+}
+
 /** Grey image (luma) of a decoded image scaled so its longest side is at most `side`. */
 export async function toGrey(img: DecodedImage, side: number, enlarge = false): Promise<{ data: Buffer; width: number; height: number }> {
   const { data, info } = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } })

@@ -30,8 +30,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The bundled models folder (repository root `models/`). */
 export const BUNDLED_MODELS_DIR = resolve(join(here, '../../../models'));
 
-/** What a model does in the pipeline. */
-export const MODEL_ROLES = ['global-embedding', 'detector', 'local-features', 'matcher', 'projection-head'] as const;
+/**
+ * What a model does in the pipeline. A 'trainable-backbone' is never run as it is: it is the
+ * start point that `npm run train -- --recipe backbone` fine-tunes into each owner's own model.
+ */
+export const MODEL_ROLES = ['global-embedding', 'detector', 'local-features', 'matcher', 'projection-head', 'trainable-backbone'] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
 const tensorSpec = z.object({

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ort from 'onnxruntime-node';
+import { engineOnce } from '../../workers/src/handlers/index.js';
+import { trainHandler } from '../../workers/src/handlers/train.handler.js';
+import { canTrainBackbone } from '../../workers/src/learn/backbone.js';
+import { adoptedVersion, BACKBONE_RECIPE, rollback } from '../../workers/src/learn/store.js';
+import { trainOwner } from '../../workers/src/learn/train.js';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { detectableShots } from '../support/animal-shots.js';
+import { photoForm } from '../support/images.js';
+
+/**
+ * Fine-tuning the backbone on the owner's own animal photos (recipe finetuned-mobilenetv2-v1):
+ * the PyTorch trainer runs for real on generated coats (tiny settings so it takes seconds), its
+ * ONNX export is stored as the version, the adopted version shortlists identify through its
+ * own embeddings (kept in learned_embeddings), and rollback returns to the base model.
+ */
+const tiny = { epochs: 2, height: 64, width: 96, dim: 32, freeze: 40, threads: 1 };
+
+describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () => {
+  let app: TestApp;
+  let owner: { token: string; id: string };
+  let other: { token: string; id: string };
+  const dids: string[] = [];
+  const queries: Buffer[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp({ mode: 'embedded' });
+    owner = await signup(app.url, 'herd');
+    other = await signup(app.url, 'other');
+    for (const coat of [702, 703, 704]) {
+      const shots = (await detectableShots(coat, 4)).map((s) => s.photo);
+      const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: photoForm(shots.slice(0, 3), { species: 'elephant', farm_id: 'ft' }) });
+      expect(r.status, r.text).toBe(200);
+      dids.push(r.json.animal_did);
+      queries.push(shots[3]!);
+    }
+  }, 240_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const identify = async (token: string, k: number) => {
+    const r = await api(app.url, 'POST', '/api/animal/identify', { token, body: photoForm([queries[k]!]) });
+    expect(r.status, r.text).toBe(200);
+    return r.json;
+  };
+  const count = async (sql: string, args: unknown[]) => Number((await app.container.db.query<{ n: number }>(sql, args)).rows[0]!.n);
+
+  it('finds the trainer on this machine (setup installs python3-torch)', async () => {
+    expect(await canTrainBackbone()).toBe(true);
+  });
+
+  it('rejects a fine-tuned model that does not beat the current space, and stores it as rejected', async () => {
+    const engine = await engineOnce();
+    const out = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', minGain: 2, backbone: tiny });
+    expect(out.status).toBe('rejected');
+    expect(out.report).toMatchObject({ recipe: BACKBONE_RECIPE, enrolled_photos: 9, held_out: 3, shape: { height: 64, width: 96, dim: 32 } });
+    expect(await adoptedVersion(app.container.db, owner.id, 'animal', engine.model)).toBeNull();
+  }, 300_000);
+
+  it('adopts a version as a job, stores its ONNX, and a retry returns it without training again', async () => {
+    const handler = trainHandler({ c: app.container, engine: await engineOnce(), backbone: tiny });
+    const first = await handler({ owner_id: owner.id, kind: 'animal', recipe: 'backbone' }, { id: 'ft-1', attempt: 1 });
+    const again = await handler({ owner_id: owner.id, kind: 'animal', recipe: 'backbone' }, { id: 'ft-1', attempt: 2 });
+    expect(again).toEqual(first);
+    expect(await count(`select count(*)::int as n from learned_models where job_key = 'job:ft-1'`, [])).toBe(1);
+    const r = first.report as { candidate_top1: number; current_top1: number; min_gain: number };
+    expect(first.status).toBe(r.candidate_top1 >= r.current_top1 + r.min_gain ? 'adopted' : 'rejected');
+    const row = (await app.container.db.query<{ recipe: string; params: Uint8Array }>(`select recipe, params from learned_models where job_key = 'job:ft-1'`)).rows[0]!;
+    expect(row.recipe).toBe(BACKBONE_RECIPE);
+    const session = await ort.InferenceSession.create(Uint8Array.from(row.params));
+    expect(session.inputNames).toEqual(['image']);
+    expect(session.outputNames).toEqual(['embedding']);
+  }, 300_000);
+
+  it('identify shortlists through the adopted backbone, embeds each enrolled photo once, and never for another account', async () => {
+    const engine = await engineOnce();
+    // Forced adoption (minGain −1) to exercise serving with a model this small.
+    const v = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', minGain: -1, backbone: tiny });
+    expect(v.status).toBe('adopted');
+    const out = await identify(owner.token, 1);
+    expect(out.learned).toEqual({ name: 'owner-metric', version: String(v.version) });
+    expect(out.candidates[0]?.animal_did).toBe(dids[1]);
+    const stored = `select count(*)::int as n from learned_embeddings where owner_id = $1 and version = $2`;
+    expect(await count(stored, [owner.id, v.version])).toBe(9);
+    await identify(owner.token, 2);
+    expect(await count(stored, [owner.id, v.version])).toBe(9);
+    expect((await identify(other.token, 1)).learned ?? null).toBeNull();
+  }, 300_000);
+
+  it('rolls back to the previous adopted version with one call', async () => {
+    const engine = await engineOnce();
+    const cur = (await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))!;
+    const back = await rollback(app.container.db, owner.id, 'animal');
+    expect(back.rolledBack).toBe(cur.version);
+    const now = await adoptedVersion(app.container.db, owner.id, 'animal', engine.model);
+    expect(now?.version ?? null).toBe(back.adopted);
+    const out = await identify(owner.token, 0);
+    expect(out.learned).toEqual(back.adopted === null ? null : { name: 'owner-metric', version: String(back.adopted) });
+    expect(out.candidates[0]?.animal_did).toBe(dids[0]);
+  }, 300_000);
+});

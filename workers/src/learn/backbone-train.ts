@@ -1,0 +1,183 @@
+/**
+ * Fine-tunes an owner's backbone (backbone.ts) and decides whether to adopt it.
+ *
+ * The test: one photo of every individual that has two or more is held out; the model is
+ * trained on the rest (plus photos labelled by `identify_verdict`, which are never held out),
+ * and each held-out photo is identified against the training photos (nearest individual by
+ * best cosine). The current space (the adopted version, or the base embedding) is scored on the
+ * same split, and the candidate is adopted only when it wins by `minGain`. The version stored is
+ * the very model that was tested, so the figure in its report is honest for it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { Container } from '../../../shared/src/container.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import { bytesToVector } from '../recognition/bytes.js';
+import { cropToBox, type Box } from '../vision/detector.js';
+import { PREVIEW_SIDE, type RecognitionEngine } from '../vision/engine.js';
+import { decodeImage, downscale, type DecodedImage } from '../vision/intake.js';
+import { isolateSubject } from '../vision/subject.js';
+import { settingsFor } from '../vision/settings.js';
+import { BACKBONE_DEFAULTS, BACKBONE_RECIPE, OwnerBackbone, trainBackbone, writeCrop, type BackboneOptions, type BackboneShape } from './backbone.js';
+import { labelOf } from './labelled.js';
+import { project } from './metric.js';
+import type { LearnedVersion } from './store.js';
+
+/** One labelled crop on disk, with its vector in the current space when it is an enrolled photo. */
+export interface CropSample {
+  label: string;
+  file: string;
+  /** Enrolled photos only: their base-model embedding (verdict photos train, never test). */
+  base: Float32Array | null;
+}
+
+export interface BackboneJudgement {
+  adopt: boolean;
+  candidateTop1: number;
+  currentTop1: number;
+  evaluated: number;
+  onnx: Uint8Array;
+  shape: BackboneShape;
+  log: Record<string, unknown>;
+}
+
+/** Reads a crop file back as a decoded image (RGB). */
+export async function readCrop(file: string): Promise<DecodedImage> {
+  const { data, info } = await sharp(file).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { rgb: data, width: info.width, height: info.height };
+}
+
+/**
+ * The subject crop the backbone sees, from the same view for enrolled and query photos: the
+ * photo at PREVIEW_SIDE (a query's `Descriptor.preview`), cut to the stored box grown by the
+ * kind's margin, else to a fresh detection (else whole). `box` is in pixels of the photo as
+ * decoded, `fullWidth` wide.
+ */
+export async function subjectCrop(img: DecodedImage, kind: Kind, box: Box | null, fullWidth = img.width): Promise<DecodedImage> {
+  const s = settingsFor(kind);
+  const view = await downscale(img, PREVIEW_SIDE);
+  if (box) {
+    const k = view.width / fullWidth;
+    return (await cropToBox(view, { x: box.x * k, y: box.y * k, w: box.w * k, h: box.h * k }, { margin: s.subjectMargin })).image;
+  }
+  return (await isolateSubject(view, { ...s, subject: 'crop' })).image;
+}
+
+/** Which samples are held out: one per individual with two or more enrolled photos (a fixed choice). */
+export function heldOut(samples: readonly CropSample[]): Set<number> {
+  const byLabel = new Map<string, number[]>();
+  samples.forEach((s, i) => {
+    if (s.base) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), i]);
+  });
+  const out = new Set<number>();
+  for (const idx of byLabel.values()) if (idx.length >= 2) out.add(idx[idx.length - 1]!);
+  return out;
+}
+
+/** Top-1 of each held-out photo against the enrolled training photos, nearest individual by best cosine. */
+export function heldOutTop1(vectors: readonly (Float32Array | null)[], labels: readonly string[], test: ReadonlySet<number>): { evaluated: number; top1: number } {
+  let hits = 0;
+  for (const i of test) {
+    let best = -Infinity;
+    let bestLabel = '';
+    vectors.forEach((v, j) => {
+      if (!v || test.has(j)) return;
+      let s = 0;
+      for (let d = 0; d < v.length; d++) s += v[d]! * vectors[i]![d]!;
+      if (s > best) [best, bestLabel] = [s, labels[j]!];
+    });
+    if (bestLabel === labels[i]) hits++;
+  }
+  return { evaluated: test.size, top1: test.size ? hits / test.size : 0 };
+}
+
+/** Embeddings of crop files with a backbone, in order. */
+export async function embedFiles(model: OwnerBackbone, files: readonly string[]): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (let k = 0; k < files.length; k += 16) out.push(...(await model.embed(await Promise.all(files.slice(k, k + 16).map(readCrop)))));
+  return out;
+}
+
+/** Vectors of the enrolled samples in the current space: the adopted version's, else the base embedding. */
+async function currentVectors(samples: readonly CropSample[], current: LearnedVersion | null): Promise<(Float32Array | null)[]> {
+  if (current?.backbone) {
+    const model = await OwnerBackbone.fromBytes(current.backbone, current.report.shape as BackboneShape);
+    const idx = samples.flatMap((s, i) => (s.base ? [i] : []));
+    const vecs = await embedFiles(model, idx.map((i) => samples[i]!.file));
+    const out: (Float32Array | null)[] = samples.map(() => null);
+    idx.forEach((i, k) => (out[i] = vecs[k]!));
+    return out;
+  }
+  return samples.map((s) => (s.base ? (current?.metric ? project(current.metric, s.base) : s.base) : null));
+}
+
+/** Trains on all but the held-out photos, and scores candidate and current on them. */
+export async function judgeBackbone(dir: string, samples: readonly CropSample[], current: LearnedVersion | null, opts: BackboneOptions & { minGain?: number } = {}): Promise<BackboneJudgement> {
+  const test = heldOut(samples);
+  const train = samples.filter((_, i) => !test.has(i));
+  const trained = await trainBackbone(dir, train, [...test].map((i) => samples[i]!), opts);
+  const model = await OwnerBackbone.fromBytes(trained.onnx, trained.shape);
+  const enrolled = samples.flatMap((s, i) => (s.base ? [i] : []));
+  const vecs = await embedFiles(model, enrolled.map((i) => samples[i]!.file));
+  const candidate: (Float32Array | null)[] = samples.map(() => null);
+  enrolled.forEach((i, k) => (candidate[i] = vecs[k]!));
+  const labels = samples.map((s) => s.label);
+  const cand = heldOutTop1(candidate, labels, test);
+  const cur = heldOutTop1(await currentVectors(samples, current), labels, test);
+  const minGain = opts.minGain ?? 0.01;
+  return {
+    adopt: cand.evaluated > 0 && cand.top1 >= cur.top1 + minGain,
+    candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated,
+    onnx: trained.onnx, shape: trained.shape, log: trained.log,
+  };
+}
+
+/** Writes the owner's labelled crops (enrolled photos, then verdict-labelled queries) to `dir`. */
+export async function ownerCrops(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, dir: string, opts: BackboneOptions = {}): Promise<CropSample[]> {
+  const out: CropSample[] = [];
+  const enrolled = await c.db.query<{ individual_id: string; cid: string; global: Uint8Array; subject: { box: Box } | null }>(
+    `select i.individual_id, i.cid, d.global, d.subject from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+      where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null
+      order by i.individual_id, d.image_id`,
+    [ownerId, kind, engine.model.name, engine.model.version],
+  );
+  for (const r of enrolled.rows) {
+    const bytes = await c.blobs.get(r.cid);
+    if (!bytes) continue;
+    const crop = await subjectCrop(await decodeImage(bytes), kind, r.subject?.box ?? null);
+    out.push({ label: r.individual_id, base: bytesToVector(r.global), file: await writeCrop(dir, `e${out.length}`, crop, opts) });
+  }
+  const verdicts = await c.db.query<{ verdict: 'correct' | 'wrong' | 'other' | 'unknown_ok'; correct_id: string | null; image_cids: string[]; top: string | null }>(
+    `select v.verdict, v.correct_id, q.image_cids, coalesce(q.result->'match'->>'individual_id', q.evidence->0->>'individual_id') as top
+       from identify_verdicts v join identify_queries q on q.id = v.query_id
+      where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 order by v.created_at, v.id`,
+    [ownerId, kind],
+  );
+  // Only the owner's own individuals: a label never teaches one account about another's animals.
+  const own = new Set(out.map((s) => s.label));
+  for (const v of verdicts.rows) {
+    const label = labelOf(v);
+    if (!label || !own.has(label)) continue;
+    for (const cid of v.image_cids) {
+      const bytes = await c.blobs.get(cid);
+      const img = bytes ? await decodeImage(bytes).catch(() => null) : null;
+      if (img) out.push({ label, base: null, file: await writeCrop(dir, `v${out.length}`, await subjectCrop(img, kind, null), opts) });
+    }
+  }
+  return out;
+}
+
+/** The whole run for one owner in a scratch folder that is always removed. */
+export async function fineTuneOwner(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, current: LearnedVersion | null, opts: BackboneOptions & { minGain?: number } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'markless-train-'));
+  try {
+    const samples = await ownerCrops(c, engine, ownerId, kind, dir, opts);
+    return { samples: samples.length, enrolled: samples.filter((s) => s.base).length, judgement: samples.length ? await judgeBackbone(dir, samples, current, opts) : null };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export { BACKBONE_DEFAULTS, BACKBONE_RECIPE };
