@@ -46,7 +46,7 @@ import { machineInfo, parseArgs, peakRssMb, percentile, saveResult } from './mac
 import { writePlots } from './plots.js';
 import { LnbnnIndex } from './lnbnn.js';
 import { isXFeat, unpackXFeat } from '../workers/src/vision/xfeat.js';
-import { learnedIndex, sideBySide } from './learned.js';
+import { backboneIndex, learnedIndex, sideBySide } from './learned.js';
 
 interface Protocol {
   name: string;
@@ -77,7 +77,7 @@ if (args.has('crop')) overrides.subject = args.get('crop') === 'on' ? 'crop' : '
 if (args.has('shortlist')) overrides.shortlist = Number(args.get('shortlist'));
 if (args.has('per-individual')) overrides.perIndividual = Number(args.get('per-individual'));
 const settings = settingsFor(kind, overrides);
-const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? ', learned metric' : '');
+const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '');
 /** Cached descriptors are only valid for the same extraction settings (shortlist sizes do not change them). */
 const CACHE_SALT = JSON.stringify({ settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0 }, keypointsFormat: 'v2' });
 
@@ -94,7 +94,7 @@ async function describeCached(path: string): Promise<{ d: Descriptor; ms: number
   if (cacheDir) {
     mkdirSync(cacheDir, { recursive: true });
     writeFileSync(key + '.bin', d.local);
-    writeFileSync(key + '.json', JSON.stringify({ ...d, global: Array.from(d.global), local: undefined, ms }));
+    writeFileSync(key + '.json', JSON.stringify({ ...d, global: Array.from(d.global), local: undefined, preview: undefined, ms }));
   }
   return { d, ms };
 }
@@ -114,7 +114,13 @@ for (const [i, g] of proto.gallery.entries()) {
   if (i % 200 === 0) log(`enrol ${i}/${proto.gallery.length}`);
 }
 // --learned-pass: every search goes through a metric trained on the gallery alone.
-const learning = args.has('learned-pass') ? await learnedIndex(rows, `${index.dir}-learned`, engine.model.version, log, cacheDir) : null;
+// With --recipe backbone, through a backbone fine-tuned on the gallery crops instead.
+const backbone = args.has('learned-pass') && args.get('recipe') === 'backbone';
+const learning = !args.has('learned-pass')
+  ? null
+  : backbone
+    ? await backboneIndex(rows, (id) => new Uint8Array(readFileSync(join(root, id))), `${index.dir}-backbone`, engine.model.version, log, cacheDir)
+    : await learnedIndex(rows, `${index.dir}-learned`, engine.model.version, log, cacheDir);
 if (learning) index = learning.index;
 else index.rebuild(rows);
 const gallery = new IndexedGallery(index, { kind }, mapSource(local));
@@ -162,6 +168,7 @@ const rankOf = (ids: readonly string[], id: string): number => {
   return at < 0 ? Infinity : at + 1;
 };
 const queryMs: number[] = [];
+const globalTop: boolean[] = [];
 const cacheQueries = args.has('cache-queries');
 const outcomes: { expect: string | null; ranked: Candidate[]; verdict: string }[] = [];
 for (const [i, q] of queries.entries()) {
@@ -169,6 +176,7 @@ for (const [i, q] of queries.entries()) {
   // Queries are described afresh (never from the cache) so their timing is real, unless an
   // ablation asks for --cache-queries (its latency figures are then not query latency).
   const d = cacheQueries ? (await describeCached(q.path)).d : await engine.describe(readFileSync(join(root, q.path)), { kind, enforceQuality: false, settings: overrides });
+  if (learning && 'embedQuery' in learning) await learning.embedQuery(new Uint8Array(readFileSync(join(root, q.path))), d.global);
   const res = await engine.identify({ kind, queries: [d], gallery, settings: overrides });
   queryMs.push(performance.now() - t);
   if (lnbnn && q.expect !== null) {
@@ -176,6 +184,8 @@ for (const [i, q] of queries.entries()) {
     shortlistRanks.push({ global: rankOf(globalIds, q.expect), lnbnn: rankOf(lnbnn.rank(unpackXFeat(d.local)).map((c) => c.individualId), q.expect) });
   }
   outcomes.push({ expect: q.expect, ranked: res.ranked, verdict: res.verdict });
+  // The global stage alone (base, learned metric or backbone space): its nearest individual.
+  if (q.expect !== null) globalTop.push(index.search(d.global, 1, { kind })[0]?.individualId === q.expect);
   if (i % 50 === 0) log(`query ${i}/${queries.length}`);
 }
 
@@ -201,6 +211,7 @@ const result = {
   n_queries_open_set: m.n_queries_open_set,
   top1: m.top1,
   top5: m.top5,
+  global_stage_top1: globalTop.filter(Boolean).length / Math.max(1, globalTop.length),
   auc: m.auc,
   accept_at_far1: m.accept_at_far1,
   false_match_rate: m.false_match_rate,

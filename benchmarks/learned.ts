@@ -10,7 +10,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { metricFromBytes, metricToBytes, project, type Labelled } from '../workers/src/learn/metric.js';
@@ -18,6 +19,9 @@ import { defaultsFor, judge, RECIPE } from '../workers/src/learn/train.js';
 import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
+import { BACKBONE_DEFAULTS, BACKBONE_RECIPE, OwnerBackbone, writeCrop } from '../workers/src/learn/backbone.js';
+import { embedFiles, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
+import { decodeImage } from '../workers/src/vision/intake.js';
 import { saveResult } from './machine.js';
 
 /**
@@ -74,7 +78,7 @@ export async function learnedIndex(rows: readonly IndexRow[], dir: string, model
   return { index, report };
 }
 
-const FIGURES = ['top1', 'top5', 'auc', 'accept_at_far1', 'false_match_rate', 'match_rate', 'uncertain_rate', 'shortlist_recall', 'ms_query_p50', 'ms_query_p95'] as const;
+const FIGURES = ['top1', 'top5', 'global_stage_top1', 'auc', 'accept_at_far1', 'false_match_rate', 'match_rate', 'uncertain_rate', 'shortlist_recall', 'ms_query_p50', 'ms_query_p95'] as const;
 
 /** Runs the zero-shot and the learned pass and writes both, side by side, to `--out`. */
 export function sideBySide(argv: readonly string[]): void {
@@ -97,3 +101,83 @@ export function sideBySide(argv: readonly string[]): void {
 }
 
 const fmt = (v: unknown): string => (typeof v === 'number' ? (Math.abs(v) < 2 ? v.toFixed(3) : v.toFixed(0)) : String(v));
+
+/**
+ * An owner index searched through a fine-tuned backbone, as the service does it
+ * (workers/src/learn/backbone-gallery.ts): the model's space picks and orders the hits, the
+ * similarity reported is the base cosine. The engine hands the index only the base embedding,
+ * so each query's backbone vector is registered beforehand under that embedding's bytes.
+ */
+class BackboneOwnerIndex extends OwnerIndex {
+  private readonly queries = new Map<string, Float32Array>();
+  constructor(dir: string, modelVersion: string, dim: number, private readonly base: ReadonlyMap<string, Float32Array>) {
+    super(dir, modelVersion, dim);
+  }
+  register(global: Float32Array, vector: Float32Array): void {
+    this.queries.set(keyOf(global), vector);
+  }
+  override search(vector: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
+    const q = this.queries.get(keyOf(vector));
+    if (!q) throw new Error('a query reached the backbone index without its backbone vector');
+    return super.search(q, k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!) }));
+  }
+}
+
+const keyOf = (v: Float32Array): string => createHash('sha1').update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).digest('hex');
+
+/**
+ * `--recipe backbone`: fine-tunes the backbone on the gallery crops exactly as the `train_metric`
+ * job does (workers/src/learn/backbone-train.ts: one photo per individual held out, adoption by
+ * held-out top-1 against the base embedding) and returns an index searching through it, plus
+ * `embedQuery` to run before each identify (its time belongs to the query's latency).
+ */
+export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: string) => Uint8Array, dir: string, modelVersion: string, log: (m: string) => void, cacheDir?: string) {
+  const scratch = mkdtempSync(join(tmpdir(), 'markless-bench-crops-'));
+  try {
+    const samples: CropSample[] = [];
+    for (const [i, r] of rows.entries()) {
+      samples.push({ label: r.individualId, base: r.vector, file: await writeCrop(scratch, `g${i}`, await subjectCrop(await decodeImage(bytesOf(r.id)), 'animal', null)) });
+      if (i % 200 === 0) log(`crops ${i}/${rows.length}`);
+    }
+    const h = createHash('sha256').update(BACKBONE_RECIPE).update(JSON.stringify(BACKBONE_DEFAULTS));
+    for (const r of rows) h.update(r.id).update(r.individualId);
+    const file = cacheDir ? join(cacheDir, `backbone-${h.digest('hex')}`) : '';
+    let j: Omit<BackboneJudgement, 'onnx'> & { onnx: Uint8Array; ms: number };
+    if (file && existsSync(file + '.json')) {
+      j = { ...JSON.parse(readFileSync(file + '.json', 'utf8')), onnx: new Uint8Array(readFileSync(file + '.onnx')) };
+    } else {
+      const t = performance.now();
+      j = { ...(await judgeBackbone(scratch, samples, null)), ms: performance.now() - t };
+      if (file) {
+        mkdirSync(cacheDir!, { recursive: true });
+        writeFileSync(file + '.onnx', j.onnx);
+        writeFileSync(file + '.json', JSON.stringify({ ...j, onnx: undefined }));
+      }
+    }
+    const report = {
+      recipe: BACKBONE_RECIPE,
+      trained_on: `gallery only: ${rows.length} photos of ${new Set(rows.map((r) => r.individualId)).size} individuals, one photo per individual held out`,
+      adopted: j.adopt,
+      held_out_top1_base: j.currentTop1,
+      held_out_top1_finetuned: j.candidateTop1,
+      held_out: j.evaluated,
+      settings: BACKBONE_DEFAULTS,
+      trainer: j.log,
+      train_ms: Math.round(j.ms),
+    };
+    log(`fine-tuned backbone: ${JSON.stringify(report)}`);
+    const model = await OwnerBackbone.fromBytes(j.onnx, j.shape);
+    const vectors = await embedFiles(model, samples.map((s) => s.file));
+    const index = new BackboneOwnerIndex(dir, `${modelVersion}+backbone`, j.shape.dim, new Map(rows.map((r) => [r.id, r.vector])));
+    index.rebuild(rows.map((r, i) => ({ ...r, vector: vectors[i]! })));
+    // Gallery photos identified during calibration reuse their own vectors.
+    rows.forEach((r, i) => index.register(r.vector, vectors[i]!));
+    const embedQuery = async (bytes: Uint8Array, global: Float32Array): Promise<void> => {
+      const [v] = await model.embed([await subjectCrop(await decodeImage(bytes), 'animal', null)]);
+      index.register(global, v!);
+    };
+    return { index, report, embedQuery };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -79,13 +79,20 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     // Forced adoption (minGain −1) to exercise serving with a model this small.
     const v = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', minGain: -1, backbone: tiny });
     expect(v.status).toBe('adopted');
+    // Adoption keeps the gallery as the tested model embedded it.
+    const stored = `select count(*)::int as n from learned_embeddings where owner_id = $1 and version = $2`;
+    expect(await count(stored, [owner.id, v.version])).toBe(9);
     const out = await identify(owner.token, 1);
     expect(out.learned).toEqual({ name: 'owner-metric', version: String(v.version) });
     expect(out.candidates[0]?.animal_did).toBe(dids[1]);
-    const stored = `select count(*)::int as n from learned_embeddings where owner_id = $1 and version = $2`;
-    expect(await count(stored, [owner.id, v.version])).toBe(9);
     await identify(owner.token, 2);
     expect(await count(stored, [owner.id, v.version])).toBe(9);
+    // An animal enrolled after adoption is embedded by the model on the next identify, once.
+    const late = (await detectableShots(705, 3)).map((x) => x.photo);
+    const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: photoForm(late, { species: 'elephant', farm_id: 'ft' }) });
+    expect(r.status, r.text).toBe(200);
+    await identify(owner.token, 2);
+    expect(await count(stored, [owner.id, v.version])).toBe(12);
     expect((await identify(other.token, 1)).learned ?? null).toBeNull();
   }, 300_000);
 

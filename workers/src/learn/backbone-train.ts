@@ -29,6 +29,8 @@ import type { LearnedVersion } from './store.js';
 export interface CropSample {
   label: string;
   file: string;
+  /** The enrolled image, when it is one. */
+  imageId?: string;
   /** Enrolled photos only: their base-model embedding (verdict photos train, never test). */
   base: Float32Array | null;
 }
@@ -41,6 +43,8 @@ export interface BackboneJudgement {
   onnx: Uint8Array;
   shape: BackboneShape;
   log: Record<string, unknown>;
+  /** The candidate's embedding of every enrolled sample (null for verdict photos), in order. */
+  vectors: (Float32Array | null)[];
 }
 
 /** Reads a crop file back as a decoded image (RGB). */
@@ -130,15 +134,15 @@ export async function judgeBackbone(dir: string, samples: readonly CropSample[],
   return {
     adopt: cand.evaluated > 0 && cand.top1 >= cur.top1 + minGain,
     candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated,
-    onnx: trained.onnx, shape: trained.shape, log: trained.log,
+    onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors: candidate,
   };
 }
 
 /** Writes the owner's labelled crops (enrolled photos, then verdict-labelled queries) to `dir`. */
 export async function ownerCrops(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, dir: string, opts: BackboneOptions = {}): Promise<CropSample[]> {
   const out: CropSample[] = [];
-  const enrolled = await c.db.query<{ individual_id: string; cid: string; global: Uint8Array; subject: { box: Box } | null }>(
-    `select i.individual_id, i.cid, d.global, d.subject from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+  const enrolled = await c.db.query<{ image_id: string; individual_id: string; cid: string; global: Uint8Array; subject: { box: Box } | null }>(
+    `select i.id as image_id, i.individual_id, i.cid, d.global, d.subject from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
       where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null
       order by i.individual_id, d.image_id`,
     [ownerId, kind, engine.model.name, engine.model.version],
@@ -147,7 +151,7 @@ export async function ownerCrops(c: Container, engine: RecognitionEngine, ownerI
     const bytes = await c.blobs.get(r.cid);
     if (!bytes) continue;
     const crop = await subjectCrop(await decodeImage(bytes), kind, r.subject?.box ?? null);
-    out.push({ label: r.individual_id, base: bytesToVector(r.global), file: await writeCrop(dir, `e${out.length}`, crop, opts) });
+    out.push({ label: r.individual_id, imageId: r.image_id, base: bytesToVector(r.global), file: await writeCrop(dir, `e${out.length}`, crop, opts) });
   }
   const verdicts = await c.db.query<{ verdict: 'correct' | 'wrong' | 'other' | 'unknown_ok'; correct_id: string | null; image_cids: string[]; top: string | null }>(
     `select v.verdict, v.correct_id, q.image_cids, coalesce(q.result->'match'->>'individual_id', q.evidence->0->>'individual_id') as top
@@ -174,7 +178,8 @@ export async function fineTuneOwner(c: Container, engine: RecognitionEngine, own
   const dir = await mkdtemp(join(tmpdir(), 'markless-train-'));
   try {
     const samples = await ownerCrops(c, engine, ownerId, kind, dir, opts);
-    return { samples: samples.length, enrolled: samples.filter((s) => s.base).length, judgement: samples.length ? await judgeBackbone(dir, samples, current, opts) : null };
+    const judgement = samples.length ? await judgeBackbone(dir, samples, current, opts) : null;
+    return { samples, enrolled: samples.filter((s) => s.base).length, judgement };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

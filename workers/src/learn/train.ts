@@ -13,7 +13,8 @@ import { crossValidate, scoreMetric, type HoldoutScore } from './holdout.js';
 import { ownerLabels } from './labelled.js';
 import { trainMetric, type Labelled, type LinearMetric, type TrainOptions } from './metric.js';
 import { canTrainBackbone, type BackboneOptions } from './backbone.js';
-import { fineTuneOwner } from './backbone-train.js';
+import { fineTuneOwner, type CropSample } from './backbone-train.js';
+import { vectorToBytes } from '../recognition/bytes.js';
 import { adoptedVersion, BACKBONE_RECIPE, saveVersion, versionForJob, type LearnedVersion } from './store.js';
 
 /** The training recipe; stored with every version so a later recipe change is visible. */
@@ -121,13 +122,13 @@ async function trainOwnerBackbone(
   const run = await fineTuneOwner(c, engine, ownerId, kind, current, { ...opts.backbone, minGain: opts.minGain });
   const j = run.judgement;
   if (!j || j.evaluated === 0) {
-    return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: run.samples, recipe: BACKBONE_RECIPE } };
+    return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: run.samples.length, recipe: BACKBONE_RECIPE } };
   }
   const report = {
     recipe: BACKBONE_RECIPE,
-    photos: run.samples,
+    photos: run.samples.length,
     enrolled_photos: run.enrolled,
-    verdict_photos: run.samples - run.enrolled,
+    verdict_photos: run.samples.length - run.enrolled,
     held_out: j.evaluated,
     candidate_top1: j.candidateTop1,
     current_top1: j.currentTop1,
@@ -138,5 +139,19 @@ async function trainOwnerBackbone(
     train_ms: Math.round(performance.now() - t),
   };
   const saved = await saveVersion(c.db, { ownerId, kind, recipe: BACKBONE_RECIPE, base: engine.model, backbone: j.onnx, report, adopt: j.adopt, jobKey });
+  // The gallery is already embedded by the tested model: keep it, so the first identify need not.
+  if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, j.vectors);
   return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+}
+
+async function keepEmbeddings(c: Container, ownerId: string, kind: Kind, version: number, samples: readonly CropSample[], vectors: readonly (Float32Array | null)[]) {
+  await c.db.transaction(async (tx) => {
+    for (const [i, s] of samples.entries()) {
+      if (!s.imageId || !vectors[i]) continue;
+      await tx.query(
+        'insert into learned_embeddings (owner_id, kind, version, image_id, vector) values ($1, $2, $3, $4, $5) on conflict do nothing',
+        [ownerId, kind, version, s.imageId, vectorToBytes(vectors[i]!)],
+      );
+    }
+  });
 }
