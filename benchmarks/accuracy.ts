@@ -169,6 +169,21 @@ const rankOf = (ids: readonly string[], id: string): number => {
 };
 const queryMs: number[] = [];
 const globalTop: boolean[] = [];
+/**
+ * Backbone passes: where the right individual lands if the verified candidates are ordered by the
+ * backbone's cosine, or by the sum of both ranks (the engine's order is by calibrated probability).
+ */
+const orderings: { learned: number; fused: number }[] = [];
+function orderingsOf(hits: readonly { individualId: string; similarity: number }[], ranked: readonly Candidate[], expect: string) {
+  const sim = new Map<string, number>();
+  for (const h of hits) sim.set(h.individualId, Math.max(sim.get(h.individualId) ?? -1, h.similarity));
+  const learned = [...ranked].sort((a, b) => (sim.get(b.individualId) ?? -1) - (sim.get(a.individualId) ?? -1));
+  const at = new Map(learned.map((c, i) => [c.individualId, i]));
+  const fused = ranked.map((c, i) => ({ c, r: i + at.get(c.individualId)! + i * 1e-3 })).sort((a, b) => a.r - b.r).map((x) => x.c);
+  const rank = (l: readonly Candidate[]) => l.findIndex((c) => c.individualId === expect);
+  return { learned: rank(learned), fused: rank(fused) };
+}
+const rate = (ranks: readonly number[], k: number) => ranks.filter((r) => r >= 0 && r < k).length / Math.max(1, ranks.length);
 const cacheQueries = args.has('cache-queries');
 const outcomes: { expect: string | null; ranked: Candidate[]; verdict: string }[] = [];
 for (const [i, q] of queries.entries()) {
@@ -184,6 +199,7 @@ for (const [i, q] of queries.entries()) {
     shortlistRanks.push({ global: rankOf(globalIds, q.expect), lnbnn: rankOf(lnbnn.rank(unpackXFeat(d.local)).map((c) => c.individualId), q.expect) });
   }
   outcomes.push({ expect: q.expect, ranked: res.ranked, verdict: res.verdict });
+  if (learning && 'embedQuery' in learning && q.expect !== null) orderings.push(orderingsOf(learning.index.learnedHits(d.global, 400, { kind }), res.ranked, q.expect));
   // The global stage alone (base, learned metric or backbone space): its nearest individual.
   if (q.expect !== null) globalTop.push(index.search(d.global, 1, { kind })[0]?.individualId === q.expect);
   if (i % 50 === 0) log(`query ${i}/${queries.length}`);
@@ -212,6 +228,12 @@ const result = {
   top1: m.top1,
   top5: m.top5,
   global_stage_top1: globalTop.filter(Boolean).length / Math.max(1, globalTop.length),
+  ...(orderings.length
+    ? {
+        ordered_by_backbone: { top1: rate(orderings.map((o) => o.learned), 1), top5: rate(orderings.map((o) => o.learned), 5) },
+        ordered_by_both_ranks: { top1: rate(orderings.map((o) => o.fused), 1), top5: rate(orderings.map((o) => o.fused), 5) },
+      }
+    : {}),
   auc: m.auc,
   accept_at_far1: m.accept_at_far1,
   false_match_rate: m.false_match_rate,

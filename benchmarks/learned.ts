@@ -19,7 +19,7 @@ import { defaultsFor, judge, RECIPE } from '../workers/src/learn/train.js';
 import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
-import { BACKBONE_DEFAULTS, BACKBONE_RECIPE, OwnerBackbone, writeCrop } from '../workers/src/learn/backbone.js';
+import { BACKBONE_RECIPE, backboneDefaultsFor, OwnerBackbone, writeCrop } from '../workers/src/learn/backbone.js';
 import { embedFiles, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
 import { decodeImage } from '../workers/src/vision/intake.js';
 import { saveResult } from './machine.js';
@@ -117,9 +117,13 @@ class BackboneOwnerIndex extends OwnerIndex {
     this.queries.set(keyOf(global), vector);
   }
   override search(vector: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
-    const q = this.queries.get(keyOf(vector));
+    return this.learnedHits(vector, k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!) }));
+  }
+  /** Hits with the backbone's own cosine (what the serving index orders by). */
+  learnedHits(global: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
+    const q = this.queries.get(keyOf(global));
     if (!q) throw new Error('a query reached the backbone index without its backbone vector');
-    return super.search(q, k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!) }));
+    return super.search(q, k, filter);
   }
 }
 
@@ -139,7 +143,7 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
       samples.push({ label: r.individualId, base: r.vector, file: await writeCrop(scratch, `g${i}`, await subjectCrop(await decodeImage(bytesOf(r.id)), 'animal', null)) });
       if (i % 200 === 0) log(`crops ${i}/${rows.length}`);
     }
-    const h = createHash('sha256').update(BACKBONE_RECIPE).update(JSON.stringify(BACKBONE_DEFAULTS));
+    const h = createHash('sha256').update(BACKBONE_RECIPE).update(JSON.stringify(backboneDefaultsFor(rows.length)));
     for (const r of rows) h.update(r.id).update(r.individualId);
     const file = cacheDir ? join(cacheDir, `backbone-${h.digest('hex')}`) : '';
     let j: Omit<BackboneJudgement, 'onnx'> & { onnx: Uint8Array; ms: number };
@@ -161,7 +165,7 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
       held_out_top1_base: j.currentTop1,
       held_out_top1_finetuned: j.candidateTop1,
       held_out: j.evaluated,
-      settings: BACKBONE_DEFAULTS,
+      settings: backboneDefaultsFor(rows.length),
       trainer: j.log,
       train_ms: Math.round(j.ms),
     };

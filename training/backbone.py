@@ -4,7 +4,7 @@ Fine-tunes the MobileNetV2 backbone on an owner's labelled animal crops and expo
 embedding network as ONNX, for the TypeScript service to run (workers/src/learn/backbone.ts).
 
     /usr/bin/python3 training/backbone.py --base models/mobilenetv2-12-int8.onnx \
-        --data crops.json --out candidate.onnx [--epochs 12] [--height 192 --width 288]
+        --data crops.json --out candidate.onnx [--epochs 16] [--freeze 8] [--height 192 --width 288]
 
 `crops.json` is written by the TypeScript side: {"items": [{"file", "box": [x, y, w, h] | null,
 "label"}], "eval": [{"file", "box", "label"}]}. Items train; `eval` photos are never trained on
@@ -164,15 +164,15 @@ def main():
     ap.add_argument('--base', required=True)
     ap.add_argument('--data', required=True)
     ap.add_argument('--out', required=True)
-    ap.add_argument('--epochs', type=int, default=12)
+    ap.add_argument('--epochs', type=int, default=16)
     ap.add_argument('--height', type=int, default=192)
     ap.add_argument('--width', type=int, default=288)
     ap.add_argument('--dim', type=int, default=256)
-    ap.add_argument('--freeze', type=int, default=20, help='first N convolutions kept as they are')
+    ap.add_argument('--freeze', type=int, default=8, help='first N convolutions kept as they are')
     ap.add_argument('--batch', type=int, default=32)
     ap.add_argument('--lr', type=float, default=3e-4)
     ap.add_argument('--scale', type=float, default=24.0)
-    ap.add_argument('--margin', type=float, default=0.2)
+    ap.add_argument('--margin', type=float, default=0.3)
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
     a = ap.parse_args()

@@ -15,7 +15,7 @@ import { photoForm } from '../support/images.js';
  * ONNX export is stored as the version, the adopted version shortlists identify through its
  * own embeddings (kept in learned_embeddings), and rollback returns to the base model.
  */
-const tiny = { epochs: 2, height: 64, width: 96, dim: 32, freeze: 40, threads: 1 };
+const tiny = { epochs: 2, height: 64, width: 96, dim: 32, freeze: 40, margin: 0.2, threads: 1 };
 
 describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () => {
   let app: TestApp;

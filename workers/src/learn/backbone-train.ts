@@ -20,7 +20,7 @@ import { PREVIEW_SIDE, type RecognitionEngine } from '../vision/engine.js';
 import { decodeImage, downscale, type DecodedImage } from '../vision/intake.js';
 import { isolateSubject } from '../vision/subject.js';
 import { settingsFor } from '../vision/settings.js';
-import { BACKBONE_DEFAULTS, BACKBONE_RECIPE, OwnerBackbone, trainBackbone, writeCrop, type BackboneOptions, type BackboneShape } from './backbone.js';
+import { OwnerBackbone, trainBackbone, writeCrop, type BackboneOptions, type BackboneShape } from './backbone.js';
 import { labelOf } from './labelled.js';
 import { project } from './metric.js';
 import type { LearnedVersion } from './store.js';
@@ -185,4 +185,3 @@ export async function fineTuneOwner(c: Container, engine: RecognitionEngine, own
   }
 }
 
-export { BACKBONE_DEFAULTS, BACKBONE_RECIPE };

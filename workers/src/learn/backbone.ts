@@ -29,7 +29,7 @@ export interface BackboneShape {
   dim: number;
 }
 
-/** Settings of one fine-tune run (defaults: what nyala-dev was measured with). */
+/** Settings of one fine-tune run (defaults: the best of the variants tried on nyala-dev, benchmarks/results/backbone-variants.md). */
 export interface BackboneOptions {
   epochs?: number;
   height?: number;
@@ -37,11 +37,22 @@ export interface BackboneOptions {
   dim?: number;
   /** First N convolutions kept frozen. */
   freeze?: number;
+  /** CosFace margin: how far the true individual's cosine must beat the others in training. */
+  margin?: number;
   seed?: number;
   threads?: number;
 }
 
-export const BACKBONE_DEFAULTS: Required<BackboneOptions> = { epochs: 12, height: 192, width: 288, dim: 256, freeze: 20, seed: 1, threads: 2 };
+export const BACKBONE_DEFAULTS: Required<BackboneOptions> = { epochs: 16, height: 192, width: 288, dim: 256, freeze: 8, margin: 0.3, seed: 1, threads: 2 };
+
+/**
+ * Defaults for a gallery of `n` photos: about 12,000 crops seen in training whatever the size
+ * (16 epochs for nyala-dev's 748, 6 for holstein-dev's 2059), so a larger gallery does not train
+ * for proportionally longer.
+ */
+export function backboneDefaultsFor(n: number): Required<BackboneOptions> {
+  return { ...BACKBONE_DEFAULTS, epochs: Math.max(4, Math.min(16, Math.round(12_000 / Math.max(1, n)))) };
+}
 
 /** The interpreter that trains: TRAIN_PYTHON, else Debian's python3 (where python3-torch installs). */
 export function trainPython(): string {
@@ -120,7 +131,7 @@ export async function trainBackbone(
   evalItems: readonly { file: string; label: string }[],
   opts: BackboneOptions = {},
 ): Promise<TrainedBackbone> {
-  const o = { ...BACKBONE_DEFAULTS, ...opts };
+  const o = { ...backboneDefaultsFor(items.length), ...opts };
   const base = registry().pick('trainable-backbone', 'animal');
   if (!base) throw new Error('no trainable-backbone model in the registry');
   const spec = join(dir, 'crops.json');
@@ -129,7 +140,7 @@ export async function trainBackbone(
   const args = [
     SCRIPT, '--base', join(base.dir, base.file), '--data', spec, '--out', out,
     '--epochs', String(o.epochs), '--height', String(o.height), '--width', String(o.width),
-    '--dim', String(o.dim), '--freeze', String(o.freeze), '--seed', String(o.seed), '--threads', String(o.threads),
+    '--dim', String(o.dim), '--freeze', String(o.freeze), '--margin', String(o.margin), '--seed', String(o.seed), '--threads', String(o.threads),
   ];
   const r = await run(trainPython(), args);
   if (r.code !== 0) throw new Error(`backbone training failed (exit ${r.code}): ${r.stderr.slice(-800)}`);
