@@ -38,7 +38,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { fitCalibration, type LabelledSample } from '../workers/src/vision/calibrate.js';
 import { summarise } from './metrics.js';
-import { rerank, RecognitionEngine, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
+import { orderByLearned, rerank, RecognitionEngine, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
 import { settingsFor, type Kind, type KindSettings } from '../workers/src/vision/settings.js';
 import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
 import { OwnerIndex, type IndexRow } from '../workers/src/index/owner-index.js';
@@ -170,18 +170,15 @@ const rankOf = (ids: readonly string[], id: string): number => {
 const queryMs: number[] = [];
 const globalTop: boolean[] = [];
 /**
- * Backbone passes: where the right individual lands if the verified candidates are ordered by the
- * backbone's cosine, or by the sum of both ranks (the engine's order is by calibrated probability).
+ * Backbone passes: where the right individual lands among the verified candidates ordered by
+ * calibrated probability, by the backbone's cosine, or by the sum of both ranks (the engine
+ * serves the kind's `learnedOrder`, settings.ts; `top1` above is what it served).
  */
-const orderings: { learned: number; fused: number }[] = [];
-function orderingsOf(hits: readonly { individualId: string; similarity: number }[], ranked: readonly Candidate[], expect: string) {
-  const sim = new Map<string, number>();
-  for (const h of hits) sim.set(h.individualId, Math.max(sim.get(h.individualId) ?? -1, h.similarity));
-  const learned = [...ranked].sort((a, b) => (sim.get(b.individualId) ?? -1) - (sim.get(a.individualId) ?? -1));
-  const at = new Map(learned.map((c, i) => [c.individualId, i]));
-  const fused = ranked.map((c, i) => ({ c, r: i + at.get(c.individualId)! + i * 1e-3 })).sort((a, b) => a.r - b.r).map((x) => x.c);
+const orderings: { probability: number; learned: number; fused: number }[] = [];
+function orderingsOf(ranked: readonly Candidate[], perQuery: readonly { individualId: string; learned?: number }[][], expect: string) {
+  const byP = [...ranked].sort((a, b) => b.probability - a.probability);
   const rank = (l: readonly Candidate[]) => l.findIndex((c) => c.individualId === expect);
-  return { learned: rank(learned), fused: rank(fused) };
+  return { probability: rank(byP), learned: rank(orderByLearned(byP, perQuery, 'learned')), fused: rank(orderByLearned(byP, perQuery, 'both')) };
 }
 const rate = (ranks: readonly number[], k: number) => ranks.filter((r) => r >= 0 && r < k).length / Math.max(1, ranks.length);
 const cacheQueries = args.has('cache-queries');
@@ -199,7 +196,7 @@ for (const [i, q] of queries.entries()) {
     shortlistRanks.push({ global: rankOf(globalIds, q.expect), lnbnn: rankOf(lnbnn.rank(unpackXFeat(d.local)).map((c) => c.individualId), q.expect) });
   }
   outcomes.push({ expect: q.expect, ranked: res.ranked, verdict: res.verdict });
-  if (learning && 'embedQuery' in learning && q.expect !== null) orderings.push(orderingsOf(learning.index.learnedHits(d.global, 400, { kind }), res.ranked, q.expect));
+  if (learning && 'embedQuery' in learning && q.expect !== null) orderings.push(orderingsOf(res.ranked, [learning.index.learnedHits(d.global, 400, { kind }).map((h) => ({ individualId: h.individualId, learned: h.similarity }))], q.expect));
   // The global stage alone (base, learned metric or backbone space): its nearest individual.
   if (q.expect !== null) globalTop.push(index.search(d.global, 1, { kind })[0]?.individualId === q.expect);
   if (i % 50 === 0) log(`query ${i}/${queries.length}`);
@@ -230,6 +227,7 @@ const result = {
   global_stage_top1: globalTop.filter(Boolean).length / Math.max(1, globalTop.length),
   ...(orderings.length
     ? {
+        ordered_by_probability: { top1: rate(orderings.map((o) => o.probability), 1), top5: rate(orderings.map((o) => o.probability), 5) },
         ordered_by_backbone: { top1: rate(orderings.map((o) => o.learned), 1), top5: rate(orderings.map((o) => o.learned), 5) },
         ordered_by_both_ranks: { top1: rate(orderings.map((o) => o.fused), 1), top5: rate(orderings.map((o) => o.fused), 5) },
       }

@@ -117,7 +117,7 @@ class BackboneOwnerIndex extends OwnerIndex {
     this.queries.set(keyOf(global), vector);
   }
   override search(vector: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
-    return this.learnedHits(vector, k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!) }));
+    return this.learnedHits(vector, k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!), learned: h.similarity }));
   }
   /** Hits with the backbone's own cosine (what the serving index orders by). */
   learnedHits(global: Float32Array, k: number, filter: IndexFilter): IndexHit[] {

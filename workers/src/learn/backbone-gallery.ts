@@ -107,7 +107,7 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
           const [q] = await model.embed([await subjectCrop(query.preview, filter.kind, query.subject?.box ?? null, query.width)]);
           return index.search(q!, k, filter).map((h) => {
             const b = baseVectors.get(h.id);
-            return { ...h, similarity: b ? cosine(global, b) : -1 };
+            return { ...h, similarity: b ? cosine(global, b) : -1, learned: h.similarity };
           });
         },
         localFeatures: (ids) => base.localFeatures(ids),

@@ -84,6 +84,8 @@ export interface GalleryHit {
   id: string;
   individualId: string;
   similarity: number;
+  /** The cosine in an owner's fine-tuned backbone space, when one searched (for `learnedOrder`). */
+  learned?: number;
 }
 
 /**
@@ -138,6 +140,7 @@ interface ImageScore {
   id: string;
   individualId: string;
   similarity: number;
+  learned?: number;
   inliers: Int32Array;
   spread: number;
   guarded: number;
@@ -229,7 +232,7 @@ export class RecognitionEngine {
     const perQuery: ImageScore[][] = [];
     for (const q of req.queries) perQuery.push(await this.scoreQuery(q, req.gallery, s, use.local));
     const cal = req.calibration ?? this.calibrationFor(req.kind);
-    const ranked = rankIndividuals(perQuery, cal, use.global);
+    const ranked = orderByLearned(rankIndividuals(perQuery, cal, use.global), perQuery, s.learnedOrder);
     const { verdict, shown } = decide(ranked, cal);
     return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null };
   }
@@ -312,6 +315,23 @@ export function rerank(cands: readonly Candidate[], cal: CalibrationParams): Can
     return { ...c, evidence, probability: probability(evidence, cal) };
   });
   return out.sort((x, y) => y.probability - x.probability);
+}
+
+/**
+ * Reorders candidates ranked by probability when an owner's backbone scored them (`learned` on
+ * the hits) and the kind asks for it; nyala-dev's stripes are ordered far better by the backbone
+ * than by the base evidence (benchmarks/results/backbone-nyala-dev.json). Probabilities stay.
+ */
+export function orderByLearned<C extends { individualId: string }>(ranked: C[], perQuery: readonly { individualId: string; learned?: number }[][], order: KindSettings['learnedOrder']): C[] {
+  if (order === 'probability') return ranked;
+  const best = new Map<string, number>();
+  for (const scores of perQuery) for (const sc of scores) if (sc.learned !== undefined) best.set(sc.individualId, Math.max(best.get(sc.individualId) ?? -Infinity, sc.learned));
+  if (best.size === 0) return ranked;
+  const byLearned = [...ranked].sort((a, b) => (best.get(b.individualId) ?? -Infinity) - (best.get(a.individualId) ?? -Infinity));
+  if (order === 'learned') return byLearned;
+  const at = new Map(byLearned.map((c, i) => [c.individualId, i]));
+  // Sum of both ranks; ties go to the probability order.
+  return ranked.map((c, i) => ({ c, r: i + at.get(c.individualId)! + i * 1e-3 })).sort((a, b) => a.r - b.r).map((x) => x.c);
 }
 
 /** Fuses per-query image scores into per-individual evidence and ranks by probability. */

@@ -57,9 +57,16 @@ export interface KindSettings {
   subjectMinScore: number;
   /** Enrolment refuses a photo in which the detector finds no animal (422 `no_animal_found`). */
   requireSubjectAtEnrol: boolean;
+  /**
+   * With an owner's fine-tuned backbone adopted, how the verified candidates are ordered:
+   * `probability` (calibrated base evidence), `learned` (the backbone's cosine) or `both` (sum of
+   * the two ranks). Probabilities, and so verdicts' thresholds, are the base evidence's either way.
+   */
+  learnedOrder: 'probability' | 'learned' | 'both';
 }
 
 const TREE: KindSettings = {
+  learnedOrder: 'probability',
   quality: { minSide: 64, minSharpness: 20, minBrightness: 25 },
   localSide: 640,
   maxKeypoints: 800,
