@@ -4,7 +4,8 @@
  * `npm run train -- --owner <account uuid> --kind animal --list`     list the stored versions
  * `npm run train -- --owner <account uuid> --kind animal --enqueue`  hand it to the workers as a `train_metric` job
  * `--recipe backbone` (with any of the above): fine-tune the network on the owner's photos instead
- *   of learning a linear metric over it (animals; needs Debian's python3-torch python3-onnx python3-pil)
+ *   of learning a linear metric over it (animals; needs Debian's python3-torch python3-onnx python3-pil);
+ *   `--epochs N --freeze N` override its settings (workers/src/learn/backbone.ts)
  *
  * Reads the same configuration as the service (DATA_DIR or DATABASE_URL, blobs for verdict
  * photos). With the embedded database, run it while the service is stopped (PGlite allows one
@@ -23,6 +24,7 @@ const owner = arg('--owner');
 const kind = Kind.parse(arg('--kind') ?? 'animal');
 const recipe = (arg('--recipe') ?? 'linear') as RecipeName;
 if (!(recipe in RECIPES)) throw new Error(`--recipe must be one of ${Object.keys(RECIPES).join(', ')}`);
+const backbone = { ...(arg('--epochs') ? { epochs: Number(arg('--epochs')) } : {}), ...(arg('--freeze') ? { freeze: Number(arg('--freeze')) } : {}) };
 if (!owner || !/^[0-9a-f-]{36}$/i.test(owner)) throw new Error('usage: npm run train -- --owner <account uuid> [--kind tree|fruit|animal] [--rollback | --list | --enqueue]');
 
 const c = await createContainer(loadConfig());
@@ -36,7 +38,7 @@ try {
     console.log(JSON.stringify({ owner, kind, versions: await listVersions(c.db, owner, kind) }));
   } else {
     const engine = await RecognitionEngine.create();
-    console.log(JSON.stringify({ owner, kind, ...(await trainOwner(c, engine, owner, kind, null, { recipe })) }));
+    console.log(JSON.stringify({ owner, kind, ...(await trainOwner(c, engine, owner, kind, null, { recipe, backbone })) }));
   }
 } finally {
   await c.close();
