@@ -129,6 +129,8 @@ const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
 // Calibrate from the gallery only (leave-one-out plus hidden-individual open set).
 const nCalib = Number(args.get('calib-samples') ?? 120);
 const calibPicks = [...proto.gallery]
+  // A fine-tuned backbone calibrates on the gallery photos held out of its training only.
+  .filter((g) => !(learning && 'calibrateOn' in learning) || learning.calibrateOn.has(g.path))
   .map((g) => ({ g, h: createHash('sha256').update(g.path).digest('hex') }))
   .sort((a, b) => (a.h < b.h ? -1 : 1))
   .slice(0, nCalib)

@@ -20,7 +20,7 @@ import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
 import { BACKBONE_RECIPE, backboneDefaultsFor, OwnerBackbone, writeCrop } from '../workers/src/learn/backbone.js';
-import { embedFiles, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
+import { embedFiles, heldOut, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
 import { decodeImage } from '../workers/src/vision/intake.js';
 import { saveResult } from './machine.js';
 
@@ -180,7 +180,9 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
       const [v] = await model.embed([await subjectCrop(await decodeImage(bytes), 'animal', null)]);
       index.register(global, v!);
     };
-    return { index, report, embedQuery };
+    // Calibration must not score photos the model was trained on: it gets the held-out ones.
+    const calibrateOn = new Set([...heldOut(samples)].map((i) => rows[i]!.id));
+    return { index, report, embedQuery, calibrateOn };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
