@@ -3,8 +3,9 @@
  *
  *   npx tsx benchmarks/ablation-table.ts [--dir benchmarks/results] [--out benchmarks/results/ablation.md]
  *
- * Reads `<dir>/<dataset>.json` (the engine's own per-kind choice) and every
- * `<dir>/ablation/*.json` (variants run with --local / --crop / --shortlist),
+ * Reads `<dir>/<dataset>.json` (the engine's own per-kind choice), every
+ * `<dir>/ablation/*.json` (variants run with --local / --crop / --shortlist) and the learned
+ * passes of `<dir>/learned-*.json` (head on) and `<dir>/backbone-*.json` (fine-tuned backbone),
  * and writes a Markdown table, one row per dataset and variant.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,11 +40,15 @@ const files = [
   ...['nyala-dev.json', 'holstein-dev.json'].map((f) => join(dir, f)),
   ...(existsSync(join(dir, 'ablation')) ? readdirSync(join(dir, 'ablation')).filter((f) => f.endsWith('.json')).map((f) => join(dir, 'ablation', f)) : []),
 ].filter((f) => existsSync(f));
-const rows = files.map((f) => ({ f, r: JSON.parse(readFileSync(f, 'utf8')) as Result })).sort((a, b) => (a.r.dataset + a.r.variant).localeCompare(b.r.dataset + b.r.variant));
+const learned = readdirSync(dir).filter((f) => /^(learned|backbone)-.*\.json$/.test(f) && !f.includes('embed')).map((f) => join(dir, f));
+const rows = [
+  ...files.map((f) => ({ f, r: JSON.parse(readFileSync(f, 'utf8')) as Result })),
+  ...learned.map((f) => ({ f, r: (JSON.parse(readFileSync(f, 'utf8')) as { learned_from_gallery: Result }).learned_from_gallery })),
+].sort((a, b) => (a.r.dataset + a.r.variant).localeCompare(b.r.dataset + b.r.variant));
 const animal = settingsFor('animal');
 /** The row run with the animal kind's current settings. */
 const isService = (r: Result): boolean =>
-  !!r.settings && r.settings.local === animal.local && r.settings.subject === animal.subject && r.settings.shortlist === animal.shortlist && !r.variant?.includes('main');
+  !!r.settings && r.settings.local === animal.local && r.settings.subject === animal.subject && r.settings.shortlist === animal.shortlist && !/main|learned|fine-tuned/.test(r.variant ?? '');
 const pct = (x: number | undefined): string => (x === undefined ? '–' : `${(x * 100).toFixed(1)}%`);
 const lines = [
   '| set | variant | queries | top-1 | top-5 | AUC | accept @FMR≤1% | false match @service | uncertain | in shortlist | p95 ms | load avg | file |',
