@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import type { Container } from '../../../shared/src/container.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Box } from '../vision/detector.js';
 import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { cosine } from '../vision/embed.js';
@@ -28,6 +29,14 @@ interface Row {
   cid: string;
   global: Uint8Array;
   subject: { box: Box } | null;
+}
+
+/** Keeps one enrolled photo's embedding under a backbone version (a second store of it is a no-op). */
+export async function storeLearnedEmbedding(db: Queryable, v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>, imageId: string, vector: Float32Array): Promise<void> {
+  await db.query(
+    'insert into learned_embeddings (owner_id, kind, version, image_id, vector) values ($1, $2, $3, $4, $5) on conflict do nothing',
+    [v.ownerId, v.kind, v.version, imageId, vectorToBytes(vector)],
+  );
 }
 
 export function createBackboneGalleries(c: Container, engine: RecognitionEngine) {
@@ -60,10 +69,7 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
       // A photo whose blob is gone cannot be shortlisted by the model; the base gallery still has it.
       if (!img) continue;
       const [vec] = await model.embed([await subjectCrop(img, v.kind, r.subject?.box ?? null)]);
-      await c.db.query(
-        'insert into learned_embeddings (owner_id, kind, version, image_id, vector) values ($1, $2, $3, $4, $5) on conflict do nothing',
-        [v.ownerId, v.kind, v.version, r.image_id, vectorToBytes(vec!)],
-      );
+      await storeLearnedEmbedding(c.db, v, r.image_id, vec!);
       out.set(r.image_id, vec!);
     }
     return out;

@@ -21,7 +21,8 @@ import { decodeImage, downscale, type DecodedImage } from '../vision/intake.js';
 import { isolateSubject } from '../vision/subject.js';
 import { settingsFor } from '../vision/settings.js';
 import { OwnerBackbone, trainBackbone, writeCrop, type BackboneOptions, type BackboneShape } from './backbone.js';
-import { labelOf } from './labelled.js';
+import { dot } from './holdout.js';
+import { verdictLabels } from './labelled.js';
 import { project } from './metric.js';
 import type { LearnedVersion } from './store.js';
 
@@ -40,6 +41,8 @@ export interface BackboneJudgement {
   candidateTop1: number;
   currentTop1: number;
   evaluated: number;
+  /** Absolute top-1 gain the candidate had to show. */
+  minGain: number;
   onnx: Uint8Array;
   shape: BackboneShape;
   log: Record<string, unknown>;
@@ -88,8 +91,7 @@ export function heldOutTop1(vectors: readonly (Float32Array | null)[], labels: r
     let bestLabel = '';
     vectors.forEach((v, j) => {
       if (!v || test.has(j)) return;
-      let s = 0;
-      for (let d = 0; d < v.length; d++) s += v[d]! * vectors[i]![d]!;
+      const s = dot(v, vectors[i]!);
       if (s > best) [best, bestLabel] = [s, labels[j]!];
     });
     if (bestLabel === labels[i]) hits++;
@@ -133,7 +135,7 @@ export async function judgeBackbone(dir: string, samples: readonly CropSample[],
   const minGain = opts.minGain ?? 0.01;
   return {
     adopt: cand.evaluated > 0 && cand.top1 >= cur.top1 + minGain,
-    candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated,
+    candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated, minGain,
     onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors: candidate,
   };
 }
@@ -153,18 +155,11 @@ export async function ownerCrops(c: Container, engine: RecognitionEngine, ownerI
     const crop = await subjectCrop(await decodeImage(bytes), kind, r.subject?.box ?? null);
     out.push({ label: r.individual_id, imageId: r.image_id, base: bytesToVector(r.global), file: await writeCrop(dir, `e${out.length}`, crop, opts) });
   }
-  const verdicts = await c.db.query<{ verdict: 'correct' | 'wrong' | 'other' | 'unknown_ok'; correct_id: string | null; image_cids: string[]; top: string | null }>(
-    `select v.verdict, v.correct_id, q.image_cids, coalesce(q.result->'match'->>'individual_id', q.evidence->0->>'individual_id') as top
-       from identify_verdicts v join identify_queries q on q.id = v.query_id
-      where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 order by v.created_at, v.id`,
-    [ownerId, kind],
-  );
-  // Only the owner's own individuals: a label never teaches one account about another's animals.
-  const own = new Set(out.map((s) => s.label));
-  for (const v of verdicts.rows) {
-    const label = labelOf(v);
-    if (!label || !own.has(label)) continue;
-    for (const cid of v.image_cids) {
+  // Verdict photos train only individuals that also have enrolled photos here.
+  const enrolledLabels = new Set(out.map((s) => s.label));
+  for (const { label, cids } of await verdictLabels(c, ownerId, kind)) {
+    if (!enrolledLabels.has(label)) continue;
+    for (const cid of cids) {
       const bytes = await c.blobs.get(cid);
       const img = bytes ? await decodeImage(bytes).catch(() => null) : null;
       if (img) out.push({ label, base: null, file: await writeCrop(dir, `v${out.length}`, await subjectCrop(img, kind, null), opts) });

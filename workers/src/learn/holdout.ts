@@ -40,7 +40,7 @@ export function leaveOneOutTop1(vectors: readonly Float32Array[], labels: readon
   return { evaluated, top1: evaluated ? hits / evaluated : 0 };
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
+export function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;

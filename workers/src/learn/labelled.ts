@@ -40,8 +40,12 @@ export function labelOf(v: Pick<VerdictRow, 'verdict' | 'correct_id' | 'top'>): 
   return null;
 }
 
-/** Query photos labelled by the owner's verdicts, described afresh (queries keep no descriptor). */
-async function fromVerdicts(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<Labelled[]> {
+/**
+ * The owner's `identify_verdict` labels that name one of its own live individuals: the label
+ * and the query photos' CIDs, oldest first. Only the owner's own individuals: a label never
+ * teaches one account about another's animals.
+ */
+export async function verdictLabels(c: Container, ownerId: string, kind: Kind): Promise<{ label: string; cids: string[] }[]> {
   const r = await c.db.query<VerdictRow>(
     `select v.verdict, v.correct_id, q.image_cids, coalesce(q.result->'match'->>'individual_id', q.evidence->0->>'individual_id') as top
        from identify_verdicts v join identify_queries q on q.id = v.query_id
@@ -51,12 +55,17 @@ async function fromVerdicts(c: Container, engine: RecognitionEngine, ownerId: st
   const own = new Set(
     (await c.db.query<{ id: string }>('select id from individuals where owner_id = $1 and kind = $2 and deleted_at is null', [ownerId, kind])).rows.map((x) => x.id),
   );
-  const out: Labelled[] = [];
-  for (const v of r.rows) {
+  return r.rows.flatMap((v) => {
     const label = labelOf(v);
-    // Only the owner's own individuals: a label never teaches one account about another's animals.
-    if (!label || !own.has(label)) continue;
-    for (const cid of v.image_cids) {
+    return label && own.has(label) ? [{ label, cids: v.image_cids }] : [];
+  });
+}
+
+/** Query photos labelled by the owner's verdicts, described afresh (queries keep no descriptor). */
+async function fromVerdicts(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<Labelled[]> {
+  const out: Labelled[] = [];
+  for (const { label, cids } of await verdictLabels(c, ownerId, kind)) {
+    for (const cid of cids) {
       const bytes = await c.blobs.get(cid);
       if (!bytes) continue;
       const d = await engine.describe(bytes, { kind, enforceQuality: false }).catch(() => null);

@@ -14,7 +14,7 @@ import { ownerLabels } from './labelled.js';
 import { trainMetric, type Labelled, type LinearMetric, type TrainOptions } from './metric.js';
 import { canTrainBackbone, type BackboneOptions } from './backbone.js';
 import { fineTuneOwner, type CropSample } from './backbone-train.js';
-import { vectorToBytes } from '../recognition/bytes.js';
+import { storeLearnedEmbedding } from './backbone-gallery.js';
 import { adoptedVersion, BACKBONE_RECIPE, saveVersion, versionForJob, type LearnedVersion } from './store.js';
 
 /** The training recipe; stored with every version so a later recipe change is visible. */
@@ -133,7 +133,7 @@ async function trainOwnerBackbone(
     candidate_top1: j.candidateTop1,
     current_top1: j.currentTop1,
     current_version: current?.version ?? null,
-    min_gain: opts.minGain ?? 0.01,
+    min_gain: j.minGain,
     shape: j.shape,
     trainer: j.log,
     train_ms: Math.round(performance.now() - t),
@@ -146,12 +146,6 @@ async function trainOwnerBackbone(
 
 async function keepEmbeddings(c: Container, ownerId: string, kind: Kind, version: number, samples: readonly CropSample[], vectors: readonly (Float32Array | null)[]) {
   await c.db.transaction(async (tx) => {
-    for (const [i, s] of samples.entries()) {
-      if (!s.imageId || !vectors[i]) continue;
-      await tx.query(
-        'insert into learned_embeddings (owner_id, kind, version, image_id, vector) values ($1, $2, $3, $4, $5) on conflict do nothing',
-        [ownerId, kind, version, s.imageId, vectorToBytes(vectors[i]!)],
-      );
-    }
+    for (const [i, s] of samples.entries()) if (s.imageId && vectors[i]) await storeLearnedEmbedding(tx, { ownerId, kind, version }, s.imageId, vectors[i]!);
   });
 }
