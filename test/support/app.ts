@@ -39,6 +39,24 @@ export async function distributedBackends(): Promise<{ env: Record<string, strin
 }
 
 /**
+ * The environment of an app in `mode`: `base`, then, distributed, its own backends
+ * (distributedBackends), then `extra` over both; `release` closes those backends.
+ */
+export async function modeEnv(mode: Mode, base: Record<string, string>, extra: Record<string, string> = {}): Promise<{ env: Record<string, string>; release: () => Promise<void> }> {
+  const env = { ...base };
+  let release = async (): Promise<void> => {};
+  if (mode === 'distributed') {
+    const d = await distributedBackends();
+    Object.assign(env, d.env);
+    release = async () => {
+      await d.s3.close();
+      await d.drop();
+    };
+  }
+  return { env: Object.assign(env, extra), release };
+}
+
+/**
  * Start the real service on a free port. Embedded: PGlite and files in a temp folder, jobs in
  * process. Distributed: a fresh database on the machine's PostgreSQL, BullMQ on its Redis, an
  * s3rver bucket, and a worker with its own connections.
@@ -48,15 +66,7 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
   // A caller-given data folder outlives this app (restart tests); one we make is removed at stop.
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'markless-test-')));
-  const env: Record<string, string> = { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test' };
-  let s3: TestS3 | undefined;
-  let dropDb: (() => Promise<void>) | undefined;
-  if (mode === 'distributed') {
-    const d = await distributedBackends();
-    ({ s3, drop: dropDb } = d);
-    Object.assign(env, d.env);
-  }
-  Object.assign(env, opts.env ?? {});
+  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test' }, opts.env);
   const app = await start(env);
   let worker: Container | undefined;
   if (mode === 'distributed' && opts.worker !== false) {
@@ -70,8 +80,7 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
     async stop() {
       await app.stop();
       await worker?.close();
-      await s3?.close();
-      await dropDb?.();
+      await release();
       if (ownDir) await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, spawnEntry, until, type Child } from './process.js';
-import type { TestS3 } from './s3.js';
-import { distributedBackends, type Mode } from './app.js';
+import { modeEnv, type Mode } from './app.js';
 
 /** The API as a separate process, so a test can tell "answered 4xx" from "answered, then died". */
 export interface ChildApp {
@@ -22,15 +21,7 @@ export interface ChildApp {
 export async function startChildApp(mode: Mode, extra: Record<string, string> = {}): Promise<ChildApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-child-'));
   const port = await freePort();
-  const env: Record<string, string> = { MODE: mode, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', COMMIT: 'test' };
-  let s3: TestS3 | undefined;
-  let dropDb: (() => Promise<void>) | undefined;
-  if (mode === 'distributed') {
-    const d = await distributedBackends();
-    ({ s3, drop: dropDb } = d);
-    Object.assign(env, d.env);
-  }
-  Object.assign(env, extra);
+  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', COMMIT: 'test' }, extra);
   const child = spawnEntry('api/src/main.ts', env);
   const url = `http://127.0.0.1:${port}`;
   const exited = child.exited.then(() => true);
@@ -51,8 +42,7 @@ export async function startChildApp(mode: Mode, extra: Record<string, string> = 
         child.proc.kill('SIGTERM');
         await child.exited;
       }
-      await s3?.close();
-      await dropDb?.();
+      await release();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
