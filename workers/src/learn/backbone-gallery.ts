@@ -11,7 +11,6 @@
 import { join } from 'node:path';
 import type { Container } from '../../../shared/src/container.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
-import type { Box } from '../vision/detector.js';
 import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { cosine } from '../vision/embed.js';
 import { decodeImage } from '../vision/intake.js';
@@ -19,17 +18,8 @@ import { checksumIds, openOwnerIndex, type IndexFilter, type OwnerIndex } from '
 import { bytesToVector, vectorToBytes } from '../recognition/bytes.js';
 import { OwnerBackbone, type BackboneShape } from './backbone.js';
 import { subjectCrop } from './backbone-train.js';
+import { poolImageIds, poolRows, type PoolRow } from './pool-rows.js';
 import { LEARNED_MODEL_NAME, type LearnedVersion } from './store.js';
-
-interface Row {
-  image_id: string;
-  individual_id: string;
-  farm_id: string | null;
-  tree_id: string | null;
-  cid: string;
-  global: Uint8Array;
-  subject: { box: Box } | null;
-}
 
 /** Keeps one enrolled photo's embedding under a backbone version (a second store of it is a no-op). */
 export async function storeLearnedEmbedding(db: Queryable, v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>, imageId: string, vector: Float32Array): Promise<void> {
@@ -55,7 +45,7 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
   };
 
   /** Vectors of `rows` under the version: stored ones read back, missing ones embedded and stored. */
-  async function vectorsFor(v: LearnedVersion, rows: readonly Row[]): Promise<Map<string, Float32Array>> {
+  async function vectorsFor(v: LearnedVersion, rows: readonly PoolRow[]): Promise<Map<string, Float32Array>> {
     const have = await c.db.query<{ image_id: string; vector: Uint8Array }>(
       'select image_id, vector from learned_embeddings where owner_id = $1 and kind = $2 and version = $3 and image_id = any($4::uuid[])',
       [v.ownerId, v.kind, v.version, rows.map((r) => r.image_id)],
@@ -78,20 +68,14 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
   return {
     /** The gallery over `owners`' pools searched with the caller's adopted backbone version `v`. */
     async gallery(v: LearnedVersion, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup> {
-      const rows = (
-        await c.db.query<Row>(
-          `select d.image_id, i.individual_id, ind.farm_id, ind.tree_id, i.cid, d.global, d.subject from descriptors d
-             join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-            where d.owner_id = any($1::uuid[]) and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
-          [owners, filter.kind, engine.model.name, engine.model.version],
-        )
-      ).rows;
+      const ids = await poolImageIds(c, engine, owners, filter.kind);
       const modelVersion = `${engine.model.version}+owner-backbone-${v.version}`;
       const key = `${v.ownerId}:${filter.kind}:${[...owners].sort().join(',')}`;
       // What the database holds now; the index is rebuilt (new photos embedded) when it changes.
-      const stamp = `${modelVersion}:${rows.length}:${checksumIds(rows.map((r) => r.image_id))}`;
+      const stamp = `${modelVersion}:${ids.length}:${checksumIds(ids)}`;
       let hit = cache.get(key);
       if (!hit || hit.stamp !== stamp) {
+        const rows = await poolRows(c, engine, owners, filter.kind);
         const vectors = await vectorsFor(v, rows);
         // Rows the model could not embed are left out, so the expectation counts what was indexed.
         const kept = rows.filter((r) => vectors.has(r.image_id));

@@ -22,6 +22,7 @@ import { isolateSubject } from '../vision/subject.js';
 import { settingsFor } from '../vision/settings.js';
 import { OwnerBackbone, trainBackbone, writeCrop, type BackboneOptions, type BackboneShape } from './backbone.js';
 import { dot } from './holdout.js';
+import { poolRows } from './pool-rows.js';
 import { verdictLabels } from './labelled.js';
 import { project } from './metric.js';
 import type { LearnedVersion } from './store.js';
@@ -143,13 +144,8 @@ export async function judgeBackbone(dir: string, samples: readonly CropSample[],
 /** Writes the owner's labelled crops (enrolled photos, then verdict-labelled queries) to `dir`. */
 export async function ownerCrops(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, dir: string, opts: BackboneOptions = {}): Promise<CropSample[]> {
   const out: CropSample[] = [];
-  const enrolled = await c.db.query<{ image_id: string; individual_id: string; cid: string; global: Uint8Array; subject: { box: Box } | null }>(
-    `select i.id as image_id, i.individual_id, i.cid, d.global, d.subject from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-      where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null
-      order by i.individual_id, d.image_id`,
-    [ownerId, kind, engine.model.name, engine.model.version],
-  );
-  for (const r of enrolled.rows) {
+  const enrolled = await poolRows(c, engine, [ownerId], kind);
+  for (const r of enrolled) {
     const bytes = await c.blobs.get(r.cid);
     if (!bytes) continue;
     const crop = await subjectCrop(await decodeImage(bytes), kind, r.subject?.box ?? null);

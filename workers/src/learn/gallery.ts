@@ -17,6 +17,7 @@ import { cosine, type ModelRef } from '../vision/embed.js';
 import { checksumIds, openOwnerIndex, type IndexFilter, type IndexRow, type OwnerIndex } from '../index/owner-index.js';
 import { bytesToVector } from '../recognition/bytes.js';
 import { project, type LinearMetric } from './metric.js';
+import { poolImageIds, poolRows } from './pool-rows.js';
 import { createBackboneGalleries } from './backbone-gallery.js';
 import { adoptedVersion, LEARNED_MODEL_NAME } from './store.js';
 
@@ -40,13 +41,8 @@ export function projectingGallery(inner: GalleryLookup, metric: LinearMetric, le
 
 /** Enrolled rows of these owners and kind under the base model (base embeddings). */
 async function baseRows(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<IndexRow[]> {
-  const r = await c.db.query<{ image_id: string; individual_id: string; farm_id: string | null; tree_id: string | null; global: Uint8Array }>(
-    `select d.image_id, i.individual_id, ind.farm_id, ind.tree_id, d.global from descriptors d
-       join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-      where d.owner_id = any($1::uuid[]) and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
-    [owners, kind, engine.model.name, engine.model.version],
-  );
-  return r.rows.map((x) => ({ id: x.image_id, individualId: x.individual_id, kind, farmId: x.farm_id, treeId: x.tree_id, vector: bytesToVector(x.global) }));
+  const rows = await poolRows(c, engine, owners, kind);
+  return rows.map((x) => ({ id: x.image_id, individualId: x.individual_id, kind, farmId: x.farm_id, treeId: x.tree_id, vector: bytesToVector(x.global) }));
 }
 
 /**
@@ -67,13 +63,9 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine) 
       if (!v) return null;
       if (v.backbone) return backbones.gallery(v, owners, filter, base);
       const metric = v.metric!;
-      const ids = await c.db.query<{ image_id: string }>(
-        `select d.image_id from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-          where d.owner_id = any($1::uuid[]) and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
-        [owners, filter.kind, engine.model.name, engine.model.version],
-      );
+      const ids = await poolImageIds(c, engine, owners, filter.kind);
       const modelVersion = `${engine.model.version}+${LEARNED_MODEL_NAME}-${v.version}`;
-      const expected = { modelVersion, count: ids.rows.length, idsChecksum: checksumIds(ids.rows.map((x) => x.image_id)) };
+      const expected = { modelVersion, count: ids.length, idsChecksum: checksumIds(ids) };
       const key = `${callerId}:${filter.kind}:${[...owners].sort().join(',')}`;
       let hit = cache.get(key);
       if (!hit || hit.index.isStale(expected)) {
