@@ -8,6 +8,7 @@ import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { RecognitionEngine } from '../vision/engine.js';
 import { bytesToVector } from '../recognition/bytes.js';
 import type { Labelled } from './metric.js';
+import { poolRows } from './pool-rows.js';
 
 export interface OwnerLabels {
   samples: Labelled[];
@@ -17,13 +18,8 @@ export interface OwnerLabels {
 
 /** Enrolled photos of the owner's live individuals of one kind, described by the engine's current model. */
 async function enrolled(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<Labelled[]> {
-  const r = await c.db.query<{ individual_id: string; global: Uint8Array }>(
-    `select i.individual_id, d.global from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-      where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null
-      order by i.individual_id, d.image_id`,
-    [ownerId, kind, engine.model.name, engine.model.version],
-  );
-  return r.rows.map((x) => ({ label: x.individual_id, vector: bytesToVector(x.global) }));
+  const rows = await poolRows(c, engine, [ownerId], kind);
+  return rows.map((x) => ({ label: x.individual_id, vector: bytesToVector(x.global) }));
 }
 
 interface VerdictRow {
