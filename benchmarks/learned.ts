@@ -78,7 +78,7 @@ export async function learnedIndex(rows: readonly IndexRow[], dir: string, model
   return { index, report };
 }
 
-const FIGURES = ['top1', 'top5', 'global_stage_top1', 'auc', 'accept_at_far1', 'false_match_rate', 'match_rate', 'uncertain_rate', 'shortlist_recall', 'ms_query_p50', 'ms_query_p95'] as const;
+const FIGURES = ['top1', 'top5', 'global_stage_top1', 'auc', 'accept_at_far1', 'false_match_rate', 'match_rate', 'uncertain_rate', 'no_match_rate', 'shortlist_recall', 'ms_query_p50', 'ms_query_p95'] as const;
 
 /** Runs the zero-shot and the learned pass and writes both, side by side, to `--out`. */
 export function sideBySide(argv: readonly string[]): void {

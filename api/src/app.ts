@@ -12,6 +12,7 @@ import { callerFromRequest } from './http/caller.js';
 import type { RouteDef } from './http/route.js';
 import type { Services } from './services/index.js';
 import { buildRoutes } from './routes/index.js';
+import { createReplayStore } from './http/replay.js';
 
 export interface App {
   koa: Koa;
@@ -24,7 +25,7 @@ export function createApp(container: Container, services: Services): App {
   // the right (Koa's maxIpsCount keeps the last N): the left-most entries are whatever the client wrote.
   const koa = new Koa({ proxy: container.config.TRUST_PROXY, maxIpsCount: container.config.TRUST_PROXY_HOPS });
   const routes = buildRoutes(container, services);
-  const router = buildRouter(routes, (ctx) => callerFromRequest(ctx, services.auth));
+  const router = buildRouter(routes, (ctx) => callerFromRequest(ctx, services.auth), createReplayStore(container.db));
 
   koa.use(requestContext(container.logger));
   koa.use(httpMetrics(container.metrics));

@@ -3,29 +3,32 @@ import { loadConfig, ConfigError } from '../../shared/src/config/config.js';
 import { createContainer, type Container } from '../../shared/src/container.js';
 import { createLogger } from '../../shared/src/logger.js';
 import { exitOnSignals } from '../../shared/src/lifecycle.js';
-import { createHandlers, scheduleReindexIfNeeded } from '../../workers/src/handlers/index.js';
+import { startJobHost } from '../../shared/src/jobs/thread-host.js';
 import { createApp } from './app.js';
 import { createServices } from './services/index.js';
 import { startMetricsServer } from '../../shared/src/observability/metrics-server.js';
 import { startOrphanSweep } from './services/orphan-sweep.js';
+import { applyConfiguredAdmins } from '../../shared/src/access/admins.js';
 
 /**
- * Start the API. Embedded mode (the default) also runs the job handlers in this process;
- * distributed mode only enqueues, and `npm run worker` processes run the jobs.
+ * Start the API. Embedded mode (the default) also runs the job handlers, in a thread of their
+ * own with its engine pool (shared/src/jobs/thread-host.ts), never on this event loop; distributed
+ * mode only enqueues, and `npm run worker` processes run the jobs. This file imports no worker code.
  */
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ server: Server; container: Container; stop: () => Promise<void> }> {
   const config = loadConfig(env);
   const container = await createContainer(config);
+  await applyConfiguredAdmins(container.db, config.ADMIN_USERS, container.logger);
   if (config.MODE === 'embedded') {
-    await container.queue.startWorker(await createHandlers(container));
-    await scheduleReindexIfNeeded(container);
+    const host = await startJobHost(container, env);
+    container.onClose(() => host.close());
+    await container.queue.startWorker(host.handlers);
   }
   const app = createApp(container, createServices(container));
   const stopSweep = startOrphanSweep(container);
   const server = app.koa.listen(config.PORT, config.HOST);
-  // In embedded mode a photo being described holds the event loop for a second or more; with
-  // Node's 5 s keep-alive a client reusing an idle socket can then meet the server closing it
-  // (ECONNRESET). Keep idle sockets longer than common clients and proxies do (60 s).
+  // Keep idle sockets longer than common clients and proxies do (60 s): with Node's 5 s
+  // keep-alive a client reusing an idle socket can meet the server closing it (ECONNRESET).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

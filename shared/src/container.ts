@@ -43,10 +43,19 @@ export interface Container {
   metrics: Metrics;
   /** Release everything, queue first so jobs in flight finish while the database is still open. */
   close(): Promise<void>;
+  /** Run `fn` at close, after the queue has drained and before the database closes (engine pools, job hosts). */
+  onClose(fn: () => Promise<void>): void;
 }
 
 export interface ContainerOptions {
   logger?: Logger;
+  /**
+   * Ports handed in instead of chosen here: a job host thread (workers/src/host) reaches the API
+   * process's database, queue and metrics through a message channel. A given database is not migrated again.
+   */
+  db?: Database;
+  queue?: JobQueue;
+  metrics?: Metrics;
 }
 
 /**
@@ -59,11 +68,17 @@ export interface ContainerOptions {
  * - OCR: the tesseract CLI unless OCR_ENGINE=none; residue stamps: HTTP when RESIDUE_STORE_URL is set.
  * Migrations are applied here, so every process that opens the database finds it current.
  */
+/** The configured database alone, migrated: for operator commands that need nothing else (`npm run admin`). */
+export async function openDatabase(config: Config): Promise<Database> {
+  const db = config.DATABASE_URL ? await createPostgresDatabase(config.DATABASE_URL) : await createPgliteDatabase(config.dbDir);
+  await migrate(db);
+  return db;
+}
+
 export async function createContainer(config: Config, opts: ContainerOptions = {}): Promise<Container> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const distributed = config.MODE === 'distributed';
-  const db = config.DATABASE_URL ? await createPostgresDatabase(config.DATABASE_URL) : await createPgliteDatabase(config.dbDir);
-  await migrate(db);
+  const db = opts.db ?? (await openDatabase(config));
   const blobs = config.S3_ENDPOINT
     ? await createS3BlobStore({
         endpoint: config.S3_ENDPOINT,
@@ -73,17 +88,17 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
         region: config.S3_REGION,
       })
     : await createFsBlobStore(config.blobDir);
-  const metrics = createMetrics();
+  const metrics = opts.metrics ?? createMetrics();
   // One queue per job kind; this process serves WORKER_QUEUES, each with its own concurrency.
   const queueOpts = {
     concurrency: config.WORKER_CONCURRENCY, queueConcurrency: config.queueConcurrency, workerQueues: config.workerQueues,
     attempts: config.JOB_ATTEMPTS, hooks: jobHooks(logger, metrics),
     fairness: { inflightCap: config.ACCOUNT_INFLIGHT_CAP, queuedQuota: config.ACCOUNT_QUEUED_QUOTA },
   };
-  const queue =
+  const queue = opts.queue ?? (
     distributed && config.REDIS_URL
       ? createBullQueue({ ...queueOpts, redisUrl: config.REDIS_URL, name: config.QUEUE_NAME, prefix: config.REDIS_PREFIX, stalledMs: config.JOB_STALLED_MS })
-      : createInProcessQueue(db, queueOpts);
+      : createInProcessQueue(db, queueOpts));
   metrics.watchQueue(queue.admin);
   const rateLimits =
     distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`) : createMemoryRateLimitStore();
@@ -92,12 +107,15 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
     ? createTesseractOcr({ bin: config.TESSERACT_BIN, langs: config.TESSERACT_LANGS, timeoutMs: config.OCR_TIMEOUT_MS })
     : noOcr;
   const residueStore = config.RESIDUE_STORE_URL ? createHttpResidueStore(config.RESIDUE_STORE_URL, config.RESIDUE_STORE_TIMEOUT_MS) : null;
+  const closers: (() => Promise<void>)[] = [];
   logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind, anchor: anchor.kind }, 'adapters chosen');
   return {
     config, logger, db, blobs, queue, rateLimits, anchor, metrics, pinner: config.KUBO_API_URL ? createKuboPinner(config.KUBO_API_URL) : null,
     ocr, residueStore,
+    onClose: (fn) => void closers.push(fn),
     async close() {
       await queue.close();
+      for (const fn of closers.splice(0)) await fn();
       await rateLimits.close();
       await db.close();
     },

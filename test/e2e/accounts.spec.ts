@@ -72,6 +72,11 @@ describe('accounts (embedded)', () => {
     ['password of one class (qwertyuiop: also common, first rule broken wins)', 'u_qwerty', 'qwertyuiop', 'password_too_simple'],
     ['common password with two classes', 'u_common', 'password123', 'password_common'],
     ['common password, other case', 'u_common2', 'Q1W2E3R4T5', 'password_common'],
+    ['repeated letter and a digit (zxcvbn score below 3)', 'u_weak1', 'aaaaaaaaa1', 'password_weak'],
+    ['capital and repeated letter (zxcvbn score below 3)', 'u_weak2', 'Aaaaaaaaaa', 'password_weak'],
+    ['reserved username admin', 'admin', GOOD_PW, 'username_reserved'],
+    ['reserved username root', 'root', GOOD_PW, 'username_reserved'],
+    ['reserved username administrator', 'administrator', GOOD_PW, 'username_reserved'],
   ];
   it.each(ruleCases)('signup refuses a %s with 400 naming the rule', async (_, username, password, code) => {
     const vi = await post('/api/signup', { username, password });
@@ -176,12 +181,14 @@ describe('accounts (embedded)', () => {
     expect(derived.toString('base64')).toBe(key);
   });
 
-  it('marks the accounts named by ADMIN_USERS as admins, and nobody else', async () => {
+  it('signing up under a name in ADMIN_USERS grants nothing: only an operator makes admins', async () => {
     const boss = await post('/api/signup', { username: 'boss_admin', password: GOOD_PW });
-    expect(boss.json.account.is_admin).toBe(true);
-    expect((await me(boss.json.token)).json.account.is_admin).toBe(true);
+    expect(boss.status).toBe(200);
+    expect(boss.json.account.is_admin).toBe(false);
+    expect((await me(boss.json.token)).json.account.is_admin).toBe(false);
+    expect((await api(app.url, 'GET', '/api/admin/queues', { token: boss.json.token })).status).toBe(403);
     const second = await post('/api/signup', { username: 'second.admin', password: GOOD_PW });
-    expect(second.json.account.is_admin).toBe(true);
+    expect(second.json.account.is_admin).toBe(false);
     const plain = await signup(app.url);
     expect((await me(plain.token)).json.account.is_admin).toBe(false);
   });

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCheckpoint, type SignedCheckpoint } from '../../shared/src/evidence/checkpoint.js';
+import { entityCommitment } from '../../shared/src/evidence/entity-commitment.js';
+import { commitmentFor } from '../../shared/src/evidence/store/entity-secret.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { startFakeBlockfrost, type FakeBlockfrost } from './anchor.fake-blockfrost.js';
 import { startFakeKubo, type FakeKubo } from './anchor.fake-kubo.js';
@@ -45,7 +47,9 @@ describe('anchoring, local backend (embedded default)', () => {
     const status = await api(app.url, 'GET', '/api/anchor/status', { token: owner.token });
     expect(status.json).toMatchObject({ ok: true, backend: 'local', healthy: true, detail: { log_ok: true } });
     const cp = (await app.container.db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log where seq = $1', [r.json.anchor.checkpoint_seq])).rows[0]!.checkpoint;
-    expect(cp).toMatchObject({ entity: `tree/${tree}`, size: 2, root_hex: before.json.root_hex });
+    // The public log names a commitment that opens to this tree, never the tree id.
+    const { salt } = await commitmentFor(app.container.db, 'tree', tree, 2, before.json.root_hex);
+    expect(cp).toMatchObject({ entity: entityCommitment(`tree/${tree}`, salt), size: 2, root_hex: before.json.root_hex });
     expect(verifyCheckpoint(cp, status.json.detail.public_key).ok).toBe(true);
     // Asking again for the same root reuses the anchor; a new event makes the current root unanchored.
     const again = await api(app.url, 'POST', `/api/tree/${tree}/event/${event}/anchor`, { token: owner.token });
@@ -107,7 +111,8 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     expect(r.json.anchor.tx_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(r.json.anchor.explorer_url).toBe(`https://preprod.cardanoscan.io/transaction/${r.json.anchor.tx_hash}`);
     const sent = chain.submitted.at(-1)!;
-    expect(sent).toMatchObject({ label: 1455, root_hex: proof.json.root_hex, size: 2, entity: `tree/${tree}`, tx_hash: r.json.anchor.tx_hash, signatures_ok: true, metadata_bound: true, content_type: 'application/cbor' });
+    const { commitment } = await commitmentFor(app.container.db, 'tree', tree, 2, proof.json.root_hex);
+    expect(sent).toMatchObject({ label: 1455, root_hex: proof.json.root_hex, size: 2, entity: commitment, tx_hash: r.json.anchor.tx_hash, signatures_ok: true, metadata_bound: true, content_type: 'application/cbor' });
     const read = async () => (await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token })).json.anchor;
     expect(await read()).toMatchObject({ status: 'submitted', confirmations: 0 });
     chain.mine();

@@ -42,4 +42,26 @@ describe('animals in distributed mode', () => {
     const after = await api(app.url, 'POST', '/api/animal/identify', { token, body: photoForm([query]) });
     expect(after.json.candidates.map((c: { animal_did: string }) => c.animal_did)).not.toContain(did.a);
   });
+
+  it('names every refused photo through the queue, shows the closest animals, and "this one" is recorded in the chain (issue 24)', async () => {
+    const one = query;
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ species: 'elephant', farm_id: 'd' })) form.append(k, v);
+    for (const name of ['x.jpg', 'x-again.jpg', 'x-third.jpg']) form.append('files', new Blob([new Uint8Array(one)], { type: 'image/jpeg' }), name);
+    const bad = await api(app.url, 'POST', '/animal/enroll', { token, body: form });
+    expect(bad.status).toBe(422);
+    expect(bad.json.refused.map((r: { index: number; filename: string }) => [r.index, r.filename])).toEqual([[1, 'x-again.jpg'], [2, 'x-third.jpg']]);
+    const r = await api(app.url, 'POST', '/api/animal/identify', { token, body: photoForm([query]) });
+    expect(r.status).toBe(200);
+    // `a` was deleted above: `b` is the one animal left, shown with its photos whatever the verdict.
+    expect(r.json.closest.map((x: { animal_did: string }) => x.animal_did)).toEqual([did.b]);
+    expect(r.json.closest[0].photos).toHaveLength(3);
+    const c = new FormData();
+    c.append('query_id', r.json.query_id);
+    c.append('animal_did', did.b!);
+    const ok = await api(app.url, 'POST', '/api/animal/confirm', { token, body: c });
+    expect(ok.status, ok.text).toBe(200);
+    const t = await api(app.url, 'GET', `/api/animal/${encodeURIComponent(did.b!)}/timeline`, { token });
+    expect(t.json.events.map((e: { body: { type: string } }) => e.body.type)).toEqual(['enroll', 'identification_confirmed']);
+  }, 120_000);
 });

@@ -182,7 +182,15 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
 
   it('reports drift from stored answers and embeddings: a look-alike pair and a weakening animal', async () => {
     // A second animal enrolled from the same coat is exactly the pair the report must catch.
-    const t = await post('/enroll', owner.token, photoForm(coats[702]!.more, { species: 'elephant', farm_id: farm, name: 'twin' }));
+    const twin = () => photoForm(coats[702]!.more, { species: 'elephant', farm_id: farm, name: 'twin' });
+    // Enrolment warns first that these photos already show an animal of the owner (issue 24)...
+    const warned = await post('/enroll', owner.token, twin());
+    expect(warned.status, warned.text).toBe(422);
+    expect(warned.json).toMatchObject({ code: 'already_enrolled', overridable: true });
+    // ...and the owner, sure it is another animal, enrols it anyway.
+    const anyway = twin();
+    anyway.append('accept_warnings', 'true');
+    const t = await post('/enroll', owner.token, anyway);
     expect(t.status, t.text).toBe(200);
     // Answers for A now have its twin close behind.
     for (const photo of [q.a!, q.a2!]) await post('/identify', owner.token, photoForm([photo]));
@@ -257,8 +265,9 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     expect(again.json.candidates.map((x: { animal_did: string }) => x.animal_did)).not.toContain(did.twin);
     expect(again.json.match?.animal_did).toBe(did.a);
     const chain = await db().query<{ body: { type: string } }>(`select body from timeline_events where entity_type = 'animal' and entity_id = $1 order by seq`, [uuid]);
-    expect(chain.rows.map((x) => x.body.type)).toEqual(['deleted']);
-    expect(chain.rows[0]!.body).toMatchObject({ animal_did: did.twin, images_removed: 3 });
+    // The chain keeps the animal's whole history: its enrolment (issue 24), then its deletion.
+    expect(chain.rows.map((x) => x.body.type)).toEqual(['enroll', 'deleted']);
+    expect(chain.rows[1]!.body).toMatchObject({ animal_did: did.twin, images_removed: 3 });
     const audit = await db().query<{ detail: { animal_did: string; event_id: string } }>(`select detail from activity_events where action = 'animal.delete' and owner_id = $1`, [owner.id]);
     expect(audit.rows.map((x) => x.detail.animal_did)).toContain(did.twin);
   });
@@ -270,7 +279,9 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     const byDid = await api(app.url, 'GET', `${P}/${did.a}/timeline`, { token: owner.token });
     const byUuid = await api(app.url, 'GET', `${P}/${did.a!.split(':').pop()}/timeline`, { token: owner.token });
     expect(byDid.status).toBe(200);
-    expect(byDid.json.events.map((e: { body: unknown }) => e.body)).toEqual([body]);
+    // The chain starts with the enrolment (issue 24), then the owner's event.
+    expect(byDid.json.events.map((e: { body: { type: string } }) => e.body.type)).toEqual(['enroll', 'weighing']);
+    expect(byDid.json.events[1].body).toEqual(body);
     expect(byDid.json).toEqual(byUuid.json);
   });
 });

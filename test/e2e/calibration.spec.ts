@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CALIBRATION } from '../../workers/src/vision/calibrate.js';
 import { refitFromLabels } from '../../workers/src/recognition/calibration.js';
-import { engineOnce } from '../../workers/src/handlers/index.js';
+import { createHandlers, engineOnce } from '../../workers/src/handlers/index.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
@@ -78,6 +78,8 @@ describe('identify_verdict labels re-fit the calibration (embedded)', () => {
     expect(stored.rows).toEqual([{ kind: 'tree' }]);
     await app.stop();
     app = await startTestApp({ dataDir });
+    // What every start runs (embedded: in its job host thread; distributed: in each worker), here in this process to look inside.
+    await createHandlers(app.container);
     expect((await engineOnce()).calibrationFor('tree').source).toBe(report.params.source);
   });
 });

@@ -6,10 +6,12 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../shared/src/domain/messages.js';
 import { exportToFolder } from '../../shared/src/datasci/export-folder.js';
 import { EXPORT_COLUMNS } from '../../shared/src/datasci/export-format.js';
 import { writeCandidateModel } from '../../models/candidate.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { signupAdmin } from '../support/admin.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
 const post = (app: TestApp, p: string, token: string, form: FormData) => api(app.url, 'POST', p, { token, body: form });
@@ -42,8 +44,8 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
   let out: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { ADMIN_USERS: 'datasci_admin' } });
-    admin = (await api(app.url, 'POST', '/api/signup', { json: { username: 'datasci_admin', password: ADMIN_PW } })).json.token;
+    app = await startTestApp();
+    admin = (await signupAdmin(app, 'datasci_admin', ADMIN_PW)).token;
     owner = await signup(app.url);
     other = await signup(app.url);
     out = await mkdtemp(path.join(os.tmpdir(), 'markless-export-'));
@@ -121,9 +123,16 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
     const all = await fetch(`${app.url}/api/admin/datasci/export`, { headers: { authorization: `Bearer ${admin}` } });
     expect(all.headers.get('x-export-items-total')).toBe('13');
     await all.arrayBuffer();
-    const bad = await api(app.url, 'GET', '/api/datasci/export?cursor=nonsense', { token: owner.token });
-    expect(bad.status).toBe(422);
-    expect(bad.json.detail).toBe('cursor');
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const id = '0b7e1a9e-5b3c-4d2a-9f10-2d3c4b5a6978';
+    // A bad cursor is the client's mistake, a 400 with a whole sentence, never a 500 (issue 21).
+    for (const cursor of ['nonsense', b64({ part: 'gallery', at: '1' }), b64({ part: 'gallery', at: '1', id }), b64({ part: 'query', at: '2026-02-30 00:00:00+00', id })]) {
+      for (const p of ['/api/datasci/export', '/api/admin/datasci/export']) {
+        const bad = await api(app.url, 'GET', `${p}?cursor=${cursor}`, { token: p.includes('admin') ? admin : owner.token, headers: { 'accept-language': 'en' } });
+        expect(bad.status, cursor).toBe(400);
+        expect(bad.json, cursor).toMatchObject({ ok: false, code: 'cursor_invalid', detail: 'cursor', error: messages.cursor_invalid.en });
+      }
+    }
   });
 
   it('resumes by cursor into a folder with no row missing or doubled', async () => {

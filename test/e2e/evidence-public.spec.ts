@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cidForBytes } from '../../shared/src/evidence/cid.js';
+import { entityMatches } from '../../shared/src/evidence/entity-commitment.js';
 import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { startFakeKubo, type FakeKubo } from './anchor.fake-kubo.js';
@@ -57,6 +58,36 @@ describe('public evidence, fetched and verified without a token', () => {
     const prov = await api(app.url, 'GET', `/api/provenance/${tree}`, { token: owner.token });
     return { owner, tree, code: prov.json.code as string, recordCid: prov.json.record_cid as string, images: prov.json.images as string[], first, second };
   }
+
+  it('the public log names no private entity and no owner: each checkpoint carries a fresh commitment; the owner’s bundle opens it and verifies', async () => {
+    const t = await anchoredTree(62, false);
+    const log = (await api(app.url, 'GET', '/api/anchor/checkpoints?limit=1000')).json;
+    const text = JSON.stringify(log.checkpoints);
+    expect(text).not.toContain(t.tree);
+    expect(text).not.toContain(t.owner.id);
+    expect(text).not.toMatch(/"entity":"(tree|fruit|animal|farm)\//);
+    const mine = log.checkpoints.filter((cp: { seq: number }) => [t.first.checkpoint_seq, t.second.checkpoint_seq].includes(cp.seq));
+    expect(mine).toHaveLength(2);
+    for (const cp of mine) expect(cp.entity).toMatch(/^c1:[A-Za-z0-9_-]{43}$/);
+    // Two anchorings of one chain cannot be linked by their entity field.
+    expect(mine[0].entity).not.toBe(mine[1].entity);
+    // A guessed id without the salt does not match.
+    expect(mine.some((cp: { entity: string }) => entityMatches(cp.entity, `tree/${t.tree}`))).toBe(false);
+
+    const key = (await api(app.url, 'GET', '/.well-known/markless.json')).json.anchoring.public_key as string;
+    const bundle = await api(app.url, 'GET', `/api/provenance/${t.tree}/export`, { token: t.owner.token });
+    expect(bundle.status).toBe(200);
+    expect(bundle.json.anchor.entity_salt).toMatch(/^[0-9a-f]{64}$/);
+    const ok = await verify([await save('private-bundle.json', bundle.text), '--trust-key', key]);
+    expect(ok.fails).toEqual([]);
+    expect(ok.lines.find((l) => l.startsWith('PASS anchor.root'))).toBeDefined();
+    // The commitment binds the entity: another salt (or none) makes anchor.root fail.
+    const forged = { ...bundle.json, anchor: { ...bundle.json.anchor, entity_salt: '0'.repeat(64) } };
+    const bad = await verify([await save('forged-salt.json', forged), '--trust-key', key]);
+    expect(bad.fails.map((l) => l.split(' ')[1])).toEqual(['anchor.root']);
+    // A stranger cannot fetch the bundle of a private tree, nor a consistency proof for it.
+    expect((await api(app.url, 'GET', `/api/anchor/consistency/tree/${t.tree}?first=${t.first.size}&second=${t.second.size}`)).status).toBe(404);
+  });
 
   it('publishes the key, the log, the bundle, the photos and a consistency proof, and the CLI accepts them all', async () => {
     const t = await anchoredTree(61, true);

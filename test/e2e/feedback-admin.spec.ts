@@ -3,15 +3,16 @@ import { messages } from '../../shared/src/domain/messages.js';
 import { AdminActivityOut, AdminFeedbackOut, EventsOut } from '../../api/src/routes/admin.route.js';
 import { FeedbackOut, NOTE_MAX_CHARS } from '../../api/src/routes/feedback.route.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { signupAdmin } from '../support/admin.js';
 
 const ADMIN_PW = 'Bark-and-peel-42';
 
 /** An app with one admin account; returns the admin's token and a plain user's. */
 async function startWithAdmin(): Promise<{ app: TestApp; admin: string; user: { token: string; id: string; username: string } }> {
-  const app = await startTestApp({ env: { ADMIN_USERS: 'chief_admin' } });
-  const s = await api(app.url, 'POST', '/api/signup', { json: { username: 'chief_admin', password: ADMIN_PW } });
-  expect(s.json.account.is_admin).toBe(true);
-  return { app, admin: s.json.token, user: await signup(app.url) };
+  const app = await startTestApp();
+  const s = await signupAdmin(app, 'chief_admin', ADMIN_PW);
+  expect((await api(app.url, 'GET', '/api/me', { token: s.token })).json.account.is_admin).toBe(true);
+  return { app, admin: s.token, user: await signup(app.url) };
 }
 
 const count = async (app: TestApp, sql: string, params: unknown[] = []) =>
@@ -179,21 +180,22 @@ describe('admin activity summary (embedded, fresh log)', () => {
     const page = (await activity('?limit=1&offset=1')).json;
     expect(page.users).toHaveLength(1);
     expect(page.users[0].username).toBe('chief_admin');
-    expect(page.users[0].actions).toEqual({ 'session.issued': 1 });
+    // The operator's grant is in the admin's own activity too (issue 21: grants are recorded).
+    expect(page.users[0].actions).toEqual({ 'session.issued': 1, 'admin.granted': 1 });
   });
 });
 
 describe('feedback and admin reports (distributed)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'distributed', env: { ADMIN_USERS: 'chief_admin' } });
+    app = await startTestApp({ mode: 'distributed' });
   });
   afterAll(async () => {
     await app?.stop();
   });
 
   it('stores feedback and answers all three reports on PostgreSQL', async () => {
-    const admin = (await api(app.url, 'POST', '/api/signup', { json: { username: 'chief_admin', password: ADMIN_PW } })).json.token;
+    const admin = (await signupAdmin(app, 'chief_admin', ADMIN_PW)).token;
     const user = await signup(app.url);
     expect((await api(app.url, 'POST', '/api/feedback', { token: user.token, form: { note: ' owned ' } })).status).toBe(200);
     expect((await api(app.url, 'POST', '/api/feedback', { form: { note: 'anon' } })).status).toBe(200);
@@ -204,7 +206,7 @@ describe('feedback and admin reports (distributed)', () => {
     expect(act.skipped).toBe(1);
     expect(act.users.find((u) => u.account_id === user.id)?.actions).toEqual({ 'session.issued': 1, 'feedback.sent': 1 });
     const ev = EventsOut.parse((await api(app.url, 'GET', '/api/events', { token: admin })).json);
-    expect(ev.total).toBe(4);
+    expect(ev.total).toBe(5); // the admin's session and grant, the user's session and note, the anonymous note
     expect(ev.items[0]).toMatchObject({ owner_id: null, action: 'feedback.sent', detail: { chars: 4 } });
   });
 });

@@ -121,10 +121,10 @@ describe('fruit batches for packing houses (embedded)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');
     const lines = (await res.text()).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason');
+    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code');
     expect(lines.length).toBe(8);
     expect(lines[1]!.startsWith(`0,q-811.jpg,done,${targets[0]},${targets[0]},`)).toBe(true);
-    expect(lines[4]).toMatch(/^3,readme\.txt,failed,,,,,"?File "*readme\.txt"* is not a supported/);
+    expect(lines[4]).toMatch(/^3,readme\.txt,failed,,,,,"?File "*readme\.txt"* is not a supported.*,,,,$/);
     const vi = await fetch(`${app.url}/api/fruit/batch/${batchId}/results.csv`, { headers: { authorization: `Bearer ${owner.token}` } });
     expect((await vi.text()).split('\r\n')[4]).toContain('không phải');
   });

@@ -56,10 +56,19 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
     const one = await textureImage(963, 320);
     const same = await upload('/api/animal/enroll', photoForm([one, one, one], { species: 'cattle', farm_id: 'north' }));
     expect(same.status).toBe(422);
-    expect(same.json).toMatchObject({ code: 'photos_duplicate', reason: 'identical' });
+    expect(same.json).toMatchObject({ code: 'photos_refused', overridable: false });
+    expect(same.json.refused.map((r: { index: number; reasons: string[] }) => [r.index, r.reasons])).toEqual([[1, ['identical']], [2, ['identical']]]);
     const reencoded = await sharp(one).jpeg({ quality: 70 }).toBuffer();
-    const near = await upload('/api/animal/enroll', photoForm([one, reencoded, await textureImage(964, 320)], { species: 'cattle', farm_id: 'north' }));
-    expect(near.json).toMatchObject({ code: 'photos_duplicate', reason: 'near_identical' });
+    const nearForm = () => photoForm([one, reencoded, textureB], { species: 'cattle', farm_id: 'north' });
+    const textureB = await textureImage(964, 320);
+    const near = await upload('/api/animal/enroll', nearForm());
+    expect(near.json).toMatchObject({ code: 'photos_refused', overridable: true, refused: [{ index: 1, reasons: ['near_identical'], warning: true }] });
+    // The owner keeps a warned photo: accept_warnings.
+    const kept = nearForm();
+    kept.append('accept_warnings', 'true');
+    const ok = await upload('/api/animal/enroll', kept);
+    expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+    expect(ok.json.images).toHaveLength(3);
     const few = await upload('/api/animal/enroll', photoForm([one, await textureImage(965, 320)], { species: 'cattle', farm_id: 'north' }));
     expect(few.status).toBe(422);
   });
@@ -149,7 +158,7 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
     const wrong = await upload('/api/identify', photoForm([Buffer.from('GIF89a not really')]));
     expect(wrong.json.error).not.toMatch(/image|\//);
     // Too many files names the field.
-    const many = await upload('/api/animal/identify', photoForm([await textureImage(990, 64), await textureImage(991, 64)]));
+    const many = await upload('/api/animal/identify', photoForm(await Promise.all(Array.from({ length: 11 }, (_, i) => textureImage(990 + i, 64)))));
     expect(many.status).toBe(413);
     expect(many.json).toMatchObject({ code: 'too_many_files_in', detail: 'files' });
     expect(many.json.error).toContain('"files"');

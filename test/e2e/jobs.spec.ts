@@ -63,7 +63,8 @@ describe.each<Mode>(['embedded', 'distributed'])('jobs end to end (%s)', (mode) 
     const truncated = (await textureImage(3, 256)).subarray(0, 600);
     const r = await enroll(app.url, token, [truncated]);
     expect(r.status).toBe(422);
-    expect(r.json).toMatchObject({ ok: false, code: 'image_undecodable', detail: 'files' });
+    // Enrolment names every refused photo in one 422; this one for being undecodable.
+    expect(r.json).toMatchObject({ ok: false, code: 'photos_refused', detail: 'files', overridable: false, refused: [{ index: 0, reasons: ['image_undecodable'], warning: false }] });
     if (mode === 'embedded') {
       // The embedded queue keeps its jobs in the database: the failed job ran exactly once.
       const jobs = await app.container.db.query<{ attempts: number }>(`select attempts from jobs where state = 'failed' and name = 'enroll'`);

@@ -42,6 +42,7 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
     // Animal enrolment needs an animal in each photo: generated field scenes of one coat.
     const shots = await Promise.all([[1, -30], [2, 0], [3, 30], [9, -10]].map(([shot, dx]) => animalScene({ coat: 501, shot, dx })));
     q.animal = shots[3]!;
+    q.animal2 = await animalScene({ coat: 501, shot: 10, dx: 15 });
     const r = await post(app, '/api/animal/enroll', owner.token, photoForm(shots.slice(0, 3), { species: 'cattle', farm_id: 'farm-l' }));
     expect(r.status, r.text).toBe(200);
     animalDid = r.json.animal_did;
@@ -113,8 +114,24 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
         expect(r.json.verdict).toBe('match');
         expect(r.json.match.animal_did).toBe(animalDid);
       }
-      const two = await post(app, '/api/animal/identify', owner.token, photoForm([q.animal!, q.animal!]));
-      expect(two.status).toBe(413);
+      // Eleven photos are more than one query takes.
+      const eleven = await post(app, '/api/animal/identify', owner.token, photoForm(Array.from({ length: 11 }, () => q.animal!)));
+      expect(eleven.status).toBe(413);
+      expect(eleven.json).toMatchObject({ code: 'too_many_files_in', detail: 'files' });
+    });
+
+    it('fuses several photos of one animal into one query, on both prefixes, and says which calibration decided', async () => {
+      for (const path of ['/api/animal/identify', '/animal/identify']) {
+        const r = await post(app, path, owner.token, photoForm([q.animal!, q.animal2!]));
+        expect(r.status, path).toBe(200);
+        expect(r.json.verdict).toBe('match');
+        expect(r.json.match.animal_did).toBe(animalDid);
+        // One query, both photos stored with it (a later label refers to both).
+        const row = await app.container.db.query<{ image_cids: string[] }>('select image_cids from identify_queries where id = $1', [r.json.query_id]);
+        expect(row.rows[0]!.image_cids).toHaveLength(2);
+        // A fresh owner with three photos has no calibration of its own: the kind's defaults, said so.
+        expect(r.json.calibration).toMatchObject({ source: 'kind_default', reason: expect.stringMatching(/not yet calibrated/), false_match_bound: null });
+      }
     });
   });
 

@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCandidateModel } from '../../models/candidate.js';
 import { promoteModel, rollbackModel } from '../../workers/src/recognition/model-lifecycle.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { signupAdmin } from '../support/admin.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
-const ENV = { ADMIN_USERS: 'models_admin' };
+// Candidates must sit inside the models folder (MODELS_DIR); beforeAll makes a fresh one.
+const ENV: Record<string, string> = {};
 const PW = 'Bark-and-peel-42';
 const CANDIDATE = 'markless-texture@1.1.0-candidate';
 
@@ -36,10 +38,11 @@ describe('models in: register (checked), shadow, promote and roll back (embedded
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-models-'));
-    modelDir = await mkdtemp(path.join(os.tmpdir(), 'markless-candidate-'));
+    ENV.MODELS_DIR = await mkdtemp(path.join(os.tmpdir(), 'markless-models-root-'));
+    modelDir = await mkdtemp(path.join(ENV.MODELS_DIR, 'candidate-'));
     writeCandidateModel(modelDir);
     app = await startTestApp({ dataDir, env: ENV });
-    admin = (await api(app.url, 'POST', '/api/signup', { json: { username: 'models_admin', password: PW } })).json.token;
+    admin = (await signupAdmin(app, 'models_admin', PW)).token;
     owner = await signup(app.url);
     for (const seed of [81, 82, 83]) {
       const surface = await textureImage(seed, 384);
@@ -52,11 +55,11 @@ describe('models in: register (checked), shadow, promote and roll back (embedded
   afterAll(async () => {
     await app?.stop();
     await rm(dataDir, { recursive: true, force: true });
-    await rm(modelDir, { recursive: true, force: true });
+    await rm(ENV.MODELS_DIR!, { recursive: true, force: true });
   });
 
   it('refuses a model whose bytes do not match the manifest sha256, and leaves nothing behind', async () => {
-    const bad = await mkdtemp(path.join(os.tmpdir(), 'markless-badmodel-'));
+    const bad = await mkdtemp(path.join(ENV.MODELS_DIR!, 'badmodel-'));
     try {
       writeCandidateModel(bad, { version: '9.9.9-tampered' });
       const m = JSON.parse(readFileSync(path.join(bad, 'manifest.json'), 'utf8'));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { signupAdmin } from '../support/admin.js';
 import { photoForm, textureImage } from '../support/images.js';
 import { uniqueName } from '../support/postgres.js';
 import { until } from '../support/process.js';
@@ -27,9 +28,8 @@ describe('operations: metrics, queue steering, quotas (embedded)', () => {
   const adminName = uniqueName('ops_admin_');
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { ADMIN_USERS: adminName, JOB_WAIT_MS: '20000', ACCOUNT_QUEUED_QUOTA: '3' } });
-    const r = await api(app.url, 'POST', '/api/signup', { json: { username: adminName, password: 'Bark-and-peel-42' } });
-    admin = { token: r.json.token, id: r.json.account.id };
+    app = await startTestApp({ env: { JOB_WAIT_MS: '20000', ACCOUNT_QUEUED_QUOTA: '3' } });
+    admin = await signupAdmin(app, adminName);
     user = await signup(app.url, 'ops');
   });
   afterAll(async () => app?.stop());
@@ -53,7 +53,13 @@ describe('operations: metrics, queue steering, quotas (embedded)', () => {
     expect(t).toContain('# TYPE markless_jobs_failed_total counter');
     expect(sample(t, 'markless_queue_depth', { queue: 'video', state: 'waiting' })).toBe(0);
     expect(sample(t, 'markless_onnx_provider_info', { provider: 'cpu' })).toBe(1);
-    expect(sample(t, 'markless_embed_batch_size_count')).toBeGreaterThanOrEqual(4);
+    // Four photos embedded, in however many engine batches they were grouped.
+    expect(sample(t, 'markless_embed_batch_size_sum')).toBeGreaterThanOrEqual(4);
+    // Time per pipeline stage, from the engine pool's threads and from the job host (issue 22).
+    for (const stage of ['decode', 'embed', 'local', 'search', 'verify', 'database', 'blobs']) {
+      expect(sample(t, 'markless_stage_seconds_count', { stage }), stage).toBeGreaterThan(0);
+    }
+    expect(t).toContain('# TYPE markless_engine_waiting gauge');
     expect(sample(t, 'markless_index_size', { owner: user.id })).toBe(3);
     expect(sample(t, 'markless_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
   });

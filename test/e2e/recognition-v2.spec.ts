@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { photoForm, textureImage } from '../support/images.js';
@@ -26,21 +27,6 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
     await app?.stop();
   });
 
-  it('refuses an animal enrolment photo with no animal in it (422 no_animal_found) and keeps nothing', async () => {
-    const blobs = await count(app, 'select count(*)::int as n from blobs');
-    const individuals = await count(app, 'select count(*)::int as n from individuals');
-    const photos = [shots[0]!, shots[1]!, await textureImage(601)];
-    const r = await post(app, '/api/animal/enroll', owner.token, photoForm(photos, { species: 'cattle', farm_id: 'farm-v2' }), 'en');
-    expect(r.status).toBe(422);
-    expect(r.json).toMatchObject({ ok: false, code: 'no_animal_found', detail: 'files' });
-    expect(r.json.error).toMatch(/No animal was found/);
-    const vi = await post(app, '/api/animal/enroll', owner.token, photoForm([await animalScene({ coat: 7, empty: true }), shots[0]!, shots[1]!], { species: 'cattle', farm_id: 'farm-v2' }));
-    expect(vi.status).toBe(422);
-    expect(vi.json.error).toMatch(/Không tìm thấy con vật/);
-    expect(await count(app, 'select count(*)::int as n from blobs')).toBe(blobs);
-    expect(await count(app, 'select count(*)::int as n from individuals')).toBe(individuals);
-  }, 120_000);
-
   it('stores with every animal descriptor the models it came from and the animal box it described', async () => {
     const rows = await app.container.db.query<{ model: string; model_version: string; models: { name: string; version: string }[]; subject: any }>(
       'select model, model_version, models, subject from descriptors',
@@ -63,4 +49,34 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
     expect(r.json.verdict).toBe('match');
     expect(r.json.match.animal_did).toBe(animalDid);
   });
+  it('accepts an enrolment photo in which the detector finds no animal (a close-up), uses it whole, and names every refused photo in one answer', async () => {
+    // A close-up of coat texture: the detector finds nothing, the photo is described whole (issue 24).
+    const other = await signup(app.url, 'v2closeup');
+    const closeUp = await textureImage(601);
+    const r = await post(app, '/api/animal/enroll', other.token, photoForm([shots[0]!, shots[1]!, closeUp], { species: 'cattle', farm_id: 'farm-v2-b' }), 'en');
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.images).toHaveLength(3);
+    expect(r.json.images[2].subject).toBeNull();
+    expect(r.json.images[0].subject.box.w).toBeGreaterThan(0);
+    // Two bad photos in one request: both named, by index and file name, in one 422; nothing kept.
+    const blobs = await count(app, 'select count(*)::int as n from blobs');
+    const individuals = await count(app, 'select count(*)::int as n from individuals');
+    const form = new FormData();
+    form.append('species', 'cattle');
+    form.append('farm_id', 'farm-v2');
+    form.append('files', new Blob([shots[0]!], { type: 'image/jpeg' }), 'good.jpg');
+    form.append('files', new Blob([shots[0]!], { type: 'image/jpeg' }), 'same-again.jpg');
+    form.append('files', new Blob([await sharp({ create: { width: 32, height: 32, channels: 3, background: '#777' } }).png().toBuffer()], { type: 'image/png' }), 'tiny.png');
+    const bad = await post(app, '/api/animal/enroll', other.token, form, 'en');
+    expect(bad.status, bad.text).toBe(422);
+    expect(bad.json).toMatchObject({ ok: false, code: 'photos_refused', detail: 'files', overridable: false });
+    expect(bad.json.refused).toEqual([
+      { index: 1, filename: 'same-again.jpg', reasons: ['identical'], warning: false },
+      { index: 2, filename: 'tiny.png', reasons: expect.arrayContaining(['too_small']), warning: false },
+    ]);
+    expect(bad.json.error).toMatch(/same-again\.jpg.*tiny\.png/);
+    expect(await count(app, 'select count(*)::int as n from blobs')).toBe(blobs);
+    expect(await count(app, 'select count(*)::int as n from individuals')).toBe(individuals);
+  }, 180_000);
+
 });

@@ -60,8 +60,10 @@ describe('public traceability lookup: one decision, three states', () => {
       priv.push(await time(tree.code));
       miss.push(await time(wrong));
     }
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const ratio = median(priv) / median(miss);
+    // Load on the machine only ever adds time, and in bursts: the lower quartile of each series is
+    // what the code itself costs, where a median can land in a burst that hit one series more.
+    const quartile = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 4)]!;
+    const ratio = quartile(priv) / quartile(miss);
     expect(ratio).toBeGreaterThan(0.5);
     expect(ratio).toBeLessThan(2);
   });

@@ -10,7 +10,8 @@ import { otherView, textureImage } from '../support/images.js';
 
 /** Debian's chromium (scripts/setup.sh installs it); playwright-core downloads no browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = path.resolve('test-artifacts/web');
+// Committed: the README links these screenshots of every screen (issue 24).
+const ARTIFACTS = path.resolve('docs/screenshots');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 /** Ho Chi Minh City: where the phone says it is when the tree is enrolled. */
@@ -80,7 +81,7 @@ describe('the field web app in a real browser', () => {
     await page.click('nav a[href="#/enrol"]');
     await page.setInputFiles('form[name=enrol] input[type=file]', surface.slice(0, 3).map((b, i) => jpeg(`bark-${i}.jpg`, b)));
     await expect.poll(() => page.locator('.thumbs img').count()).toBe(3);
-    await page.fill('input[name=species]', 'durian');
+    await page.selectOption('select[name=species]', 'durian');
     await page.fill('input[name=farm_id]', 'vuon-1');
     await page.fill('input[name=name]', 'Sầu riêng số 1');
     await page.click('button[name=locate]');

@@ -64,9 +64,11 @@ export async function modeEnv(mode: Mode, base: Record<string, string>, extra: R
 export async function startTestApp(opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean; dataDir?: string } = {}): Promise<TestApp> {
   const mode = opts.mode ?? 'embedded';
   // A caller-given data folder outlives this app (restart tests); one we make is removed at stop.
+  // The learning loop stays off unless a test turns it on (LEARN_AFTER_NEW): a training job
+  // started behind another test's back would share its queues and its two cores.
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'markless-test-')));
-  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test' }, opts.env);
+  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test', LEARN_AFTER_NEW: '0' }, opts.env);
   const app = await start(env);
   let worker: Container | undefined;
   if (mode === 'distributed' && opts.worker !== false) {

@@ -21,7 +21,7 @@ export interface ChildApp {
 export async function startChildApp(mode: Mode, extra: Record<string, string> = {}): Promise<ChildApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-child-'));
   const port = await freePort();
-  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', COMMIT: 'test' }, extra);
+  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', COMMIT: 'test', LEARN_AFTER_NEW: '0' }, extra);
   const child = spawnEntry('api/src/main.ts', env);
   const url = `http://127.0.0.1:${port}`;
   const exited = child.exited.then(() => true);

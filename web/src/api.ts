@@ -1,4 +1,5 @@
 import { currentLang, t } from './i18n.js';
+import { enqueue, flush } from './offline.js';
 
 /** What every call answers: the HTTP status and the parsed JSON body (or null). */
 export interface Answer<T = any> {
@@ -47,8 +48,13 @@ async function followJob(poll: string): Promise<Answer> {
  * Call the API on this origin. The session cookie set at sign-in authenticates; the app never
  * holds or shows a token. A 429 is waited out and the same body (photos included) sent again.
  */
-export async function call<T = any>(method: string, path: string, body?: FormData | Record<string, unknown> | URLSearchParams): Promise<Answer<T>> {
+export async function call<T = any>(method: string, path: string, body?: FormData | Record<string, unknown> | URLSearchParams, opts: { key?: string; queue?: boolean } = {}): Promise<Answer<T>> {
   const headers: Record<string, string> = { 'Accept-Language': currentLang() };
+  // Every write carries one key for all its attempts (429 waits, offline replays): the server
+  // answers a repeat with the first result instead of doing it twice.
+  const write = method !== 'GET' && method !== 'HEAD';
+  const key = write ? (opts.key ?? newKey()) : undefined;
+  if (key) headers['Idempotency-Key'] = key;
   let payload: BodyInit | undefined;
   if (body instanceof FormData || body instanceof URLSearchParams) payload = body;
   else if (body) {
@@ -60,6 +66,11 @@ export async function call<T = any>(method: string, path: string, body?: FormDat
     try {
       res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
     } catch {
+      // No signal: a photo upload waits in the offline queue and goes out when the network is back.
+      if (write && opts.queue && body instanceof FormData) {
+        await enqueue(method, path, key!, body);
+        return { status: 0, ok: false, json: { ok: false, queued: true, error: t('queued_offline') } as T };
+      }
       return { status: 0, ok: false, json: { ok: false, error: t('network_error') } as T };
     }
     if (res.status === 429 && attempt < 10) {
@@ -77,4 +88,14 @@ export async function call<T = any>(method: string, path: string, body?: FormDat
 export function errorText(a: Answer): string {
   if (a.status === 404 && !a.json?.error) return t('not_available');
   return a.json?.error ?? t('network_error');
+}
+
+/** A fresh Idempotency-Key (the server accepts [A-Za-z0-9._:-]{1,128}). */
+export function newKey(): string {
+  return globalThis.crypto?.randomUUID?.() ?? `k-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** Send the writes queued offline, each with its first key; resolves to how many went out. */
+export function sendQueued(): Promise<number> {
+  return flush((q, form) => call(q.method, q.path, form, { key: q.key }));
 }

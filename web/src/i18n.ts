@@ -1,13 +1,16 @@
+import { FIELD_TEXT } from './i18n-field.js';
 /**
  * Every text of the app in Vietnamese (the default) and English. The choice is kept in
  * localStorage and sent as Accept-Language, so the server's own sentences follow it.
  */
 const TEXT = {
+  ...FIELD_TEXT,
   app_title: ['Nhận dạng cá thể', 'Individual identity'],
   nav_identify: ['Nhận dạng', 'Identify'],
   nav_enrol: ['Đăng ký', 'Enrol'],
   nav_mine: ['Của tôi', 'Mine'],
   nav_population: ['Đàn', 'Herd'],
+  nav_survey: ['Khảo sát', 'Survey'],
   nav_batch: ['Lô quả', 'Fruit batch'],
   sign_in: ['Đăng nhập', 'Sign in'],
   sign_up: ['Tạo tài khoản', 'Create account'],
@@ -27,7 +30,7 @@ const TEXT = {
   species: ['Loài', 'Species'],
   name: ['Tên', 'Name'],
   zone: ['Khu', 'Zone'],
-  tree_id: ['Thuộc cây (tuỳ chọn)', 'On tree (optional)'],
+  tree_id: ['Thuộc cây: mã in trên thẻ cây hoặc id (tuỳ chọn)', 'On tree: its printed code or id (optional)'],
   enrol: ['Đăng ký', 'Enrol'],
   attach_location: ['Gắn vị trí hiện tại', 'Attach my location'],
   location_failed: ['Không lấy được vị trí; có thể đăng ký không cần vị trí.', 'Could not get the location; you can enrol without it.'],

@@ -1,4 +1,5 @@
-import { call, onRateWait, onUnauthorized } from './api.js';
+import { call, onRateWait, onUnauthorized, sendQueued } from './api.js';
+import { count, onQueueChange } from './offline.js';
 import { h, mount, notice } from './dom.js';
 import { currentLang, setLang, t, type TextKey } from './i18n.js';
 import { authView } from './view-auth.js';
@@ -8,6 +9,9 @@ import { animalView, fruitView, treeView } from './view-entity.js';
 import { identifyView } from './view-identify.js';
 import { mineView } from './view-mine.js';
 import { populationView } from './view-population.js';
+import { surveyView } from './view-survey.js';
+import { fruitListView } from './view-fruit-list.js';
+import { onReviewCount, reviewCount, reviewView } from './view-review.js';
 
 /**
  * The field app: one page, hash routes (#/identify, #/enrol, #/mine, #/tree/{id}, #/population,
@@ -16,19 +20,22 @@ import { populationView } from './view-population.js';
 const root = document.getElementById('app')!;
 let username: string | null = null;
 
-const TABS: Array<[string, TextKey]> = [['identify', 'nav_identify'], ['enrol', 'nav_enrol'], ['mine', 'nav_mine'], ['population', 'nav_population'], ['batch', 'nav_batch']];
+const TABS: Array<[string, TextKey]> = [['identify', 'nav_identify'], ['enrol', 'nav_enrol'], ['mine', 'nav_mine'], ['population', 'nav_population'], ['batch', 'nav_batch'], ['survey', 'nav_survey'], ['review', 'nav_review']];
 
 async function viewFor(route: string): Promise<HTMLElement> {
   const [name, arg = ''] = route.split('/');
   const id = decodeURIComponent(arg);
   switch (name) {
-    case 'enrol': return enrolView();
+    case 'enrol': return enrolView(id === 'animal' || id === 'fruit' ? id : 'tree');
     case 'mine': return mineView();
     case 'tree': return treeView(id);
     case 'fruit': return fruitView(id);
     case 'animal': return animalView(id);
     case 'population': return populationView();
     case 'batch': return batchView();
+    case 'survey': return surveyView();
+    case 'review': return reviewView();
+    case 'fruits': return fruitListView();
     default: return identifyView();
   }
 }
@@ -43,6 +50,14 @@ onUnauthorized(() => {
   void render();
 });
 
+// The review tab's count: answers awaiting a decision, refreshed on each screen and after each decision.
+const reviewBadge = h('span', { class: 'badge alert count', hidden: true, 'aria-label': '' });
+function showReviewCount(n: number | null) {
+  reviewBadge.hidden = !n;
+  reviewBadge.textContent = n ? String(n) : '';
+}
+onReviewCount(showReviewCount);
+
 function header(): HTMLElement {
   const current = location.hash.replace(/^#\//, '').split('/')[0] || 'identify';
   return h('header', {},
@@ -51,7 +66,7 @@ function header(): HTMLElement {
       h('button', { type: 'button', class: 'link lang', name: 'lang', onclick: () => { setLang(currentLang() === 'vi' ? 'en' : 'vi'); void render(); } }, t('language')),
       username ? h('span', { class: 'who' }, h('span', { class: 'user', title: t('signed_in_as') }, username),
         h('button', { type: 'button', class: 'link', name: 'signout', onclick: signOut }, t('sign_out'))) : null),
-    username ? h('nav', {}, TABS.map(([r, k]) => h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k)))) : null);
+    username ? h('nav', {}, TABS.map(([r, k]) => h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k), r === 'review' ? reviewBadge : null))) : null);
 }
 
 async function signOut() {
@@ -67,10 +82,30 @@ async function render() {
   mount(root, header(), waitBanner, main);
   if (!username) return mount(main, authView((u) => { username = u; void render(); }));
   const route = location.hash.replace(/^#\//, '') || 'identify';
+  void reviewCount().then(showReviewCount).catch(() => undefined);
   mount(main, await viewFor(route));
 }
 
 window.addEventListener('hashchange', () => void render());
+
+// Offline: the shell comes from the service worker's cache; writes taken without signal wait in
+// the queue (offline.ts), counted on screen, and go out when the network returns.
+const offlineBanner = h('div', { class: 'offline-queue', hidden: true, role: 'status' });
+document.body.append(offlineBanner);
+onQueueChange((n) => {
+  offlineBanner.hidden = n === 0;
+  offlineBanner.textContent = n ? t('offline_waiting', { n }) : '';
+});
+async function sendWaiting() {
+  const n = await sendQueued().catch(() => 0);
+  if (n) {
+    offlineBanner.hidden = false;
+    offlineBanner.textContent = t('offline_sent', { n });
+  }
+}
+window.addEventListener('online', () => void sendWaiting());
+void count().then((n) => { if (n && navigator.onLine) void sendWaiting(); else if (n) { offlineBanner.hidden = false; offlineBanner.textContent = t('offline_waiting', { n }); } }).catch(() => undefined);
+if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined);
 setLang(currentLang());
 // The session lives in an HttpOnly cookie: ask the server who we are instead of holding a token.
 void call('GET', '/api/me').then((r) => {

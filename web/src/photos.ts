@@ -5,6 +5,10 @@ export interface PhotoPicker {
   el: HTMLElement;
   files(): File[];
   clear(): void;
+  /** Mark photos on their thumbnails (refusal reasons); an empty map clears the marks. */
+  mark(marks: Map<number, { text: string; warning: boolean }>): void;
+  /** Add photos (a photo kept from an identify query). */
+  add(files: File[]): void;
 }
 
 /**
@@ -14,6 +18,7 @@ export interface PhotoPicker {
  */
 export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): PhotoPicker {
   let files: File[] = [];
+  let marks = new Map<number, { text: string; warning: boolean }>();
   const thumbs = h('div', { class: 'thumbs' });
   const input = h('input', {
     type: 'file', accept: 'image/*', capture: 'environment', multiple: opts.multiple !== false, name: opts.name ?? 'photos', class: 'visually-hidden',
@@ -21,20 +26,27 @@ export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): P
       const picked = Array.from(input.files ?? []);
       files = opts.multiple === false ? picked.slice(0, 1) : [...files, ...picked];
       input.value = '';
+      marks = new Map();
       render();
     },
   });
   function render() {
     mount(thumbs, files.map((f, i) => {
       const url = URL.createObjectURL(f);
-      return h('figure', { class: 'thumb' },
+      const m = marks.get(i);
+      return h('figure', { class: `thumb${m ? (m.warning ? ' warned' : ' refused') : ''}`, 'data-index': i },
         h('img', { src: url, alt: f.name, onload: () => URL.revokeObjectURL(url) }),
-        h('button', { type: 'button', class: 'remove', 'aria-label': '×', onclick: () => { files.splice(i, 1); render(); } }, '×'));
+        m ? h('figcaption', { class: 'mark' }, `${i + 1}. ${m.text}`) : null,
+        h('button', { type: 'button', class: 'remove', 'aria-label': '×', onclick: () => { files.splice(i, 1); marks = new Map(); render(); } }, '×'));
     }));
   }
   const el = h('div', { class: 'picker' },
     h('label', { class: 'button secondary camera' }, t('take_photos'), input),
     h('p', { class: 'hint' }, t('photos_hint')),
     thumbs);
-  return { el, files: () => files, clear: () => { files = []; render(); } };
+  return {
+    el, files: () => files, clear: () => { files = []; marks = new Map(); render(); },
+    mark: (m) => { marks = m; render(); },
+    add: (more) => { files = [...files, ...more]; render(); },
+  };
 }

@@ -1,5 +1,9 @@
 import { h } from './dom.js';
-import { currentLang, t } from './i18n.js';
+import { currentLang, t, type TextKey } from './i18n.js';
+
+const TYPE_WORDS = new Set(['enroll', 'identification_confirmed', 'photos_added', 'merged', 'vaccination', 'calving', 'treatment', 'deleted']);
+/** An event type in the app's language; a type of the owner's own stays as written. */
+const typeWord = (type: string) => (TYPE_WORDS.has(type) ? t(`ev_${type}` as TextKey) : type);
 
 interface Event {
   event_id: string;
@@ -15,7 +19,8 @@ export const when = (iso: string) => new Date(iso).toLocaleString(currentLang() 
 /** A short line for an event body: its type and the few fields a person reads. */
 function summary(body: Record<string, unknown>): string {
   const parts = [body.action, body.product_name ?? body.product, body.dose, body.note, body.text, body.name].filter((x) => typeof x === 'string' && x);
-  if (typeof body.type === 'string' && body.type !== 'care') parts.unshift(body.type);
+  if (typeof body.type === 'string' && body.type !== 'care') parts.unshift(typeWord(body.type));
+  if (Array.isArray(body.images) && parts.length === 1) parts.push(`${body.images.length} 📷`);
   if (parts.length) return parts.join(' · ');
   return Object.entries(body).slice(0, 4).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(' · ');
 }

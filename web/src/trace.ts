@@ -2,6 +2,7 @@ import { blobUrl, h, mount, notice } from './dom.js';
 import { currentLang, setLang, t } from './i18n.js';
 import { cellMap } from './geohash.js';
 import { timelineList, when } from './timeline.js';
+import { speciesName } from './species.js';
 
 /**
  * The public page of a traceability code, `/t/{code}`. The server already decided the code is
@@ -43,21 +44,43 @@ async function render() {
   }
   const rec = r.record;
   const tl = r.tree_id ? await api(`/api/tree/${encodeURIComponent(r.tree_id)}/timeline`) : null;
+  const images = rec.images as string[];
+  // For a buyer first (issue 24): a large photo, the place and the story; the CID, hash and the
+  // steps to verify them are under "for verifiers".
   mount(root, head, h('main', {},
-    h('section', { class: 'card' },
+    h('section', { class: 'card buyer' },
       h('h2', {}, r.name ?? rec.species),
-      h('div', { class: 'gallery' }, (rec.images as string[]).map((cid) => h('img', { src: blobUrl(cid), alt: cid, title: cid }))),
-      h('dl', {},
-        row(t('species'), rec.species), row(t('recorded'), when(rec.created_at)),
-        row(t('photos_in_record'), String(rec.images.length)), row(t('photos_held'), String(r.image_count)),
-        row(t('anchor'), anchorWords(r.anchor)),
-        row(t('record_cid'), h('code', {}, r.record_cid)), row(t('record_hash'), h('code', {}, r.record_hash)))),
+      images[0] ? h('img', { class: 'hero', src: blobUrl(images[0]), alt: r.name ?? rec.species }) : null,
+      h('div', { class: 'gallery' }, images.map((cid) => h('img', { src: blobUrl(cid), alt: cid, title: cid }))),
+      h('dl', {}, row(t('species'), await speciesName(rec.species)), row(t('recorded'), when(rec.created_at)), row(t('anchor'), anchorWords(r.anchor))),
+      r.anchor ? null : h('p', { class: 'hint' }, t('anchor_none_explain')),
+      await ownerAnchor(r)),
     h('section', { class: 'card' }, h('h2', {}, t('coarse_location')),
       // A tree enrolled without lat/lon carries the explicit no-location cell, which is no place at all.
       ...(r.has_location === false ? [h('p', {}, t('no_location'))] : [cellMap(rec.geohash), h('p', { class: 'hint' }, t('map_note'))])),
-    tl ? h('section', { class: 'card' }, h('h2', {}, t('timeline')), timelineList(tl)) : null,
-    h('p', {}, h('a', { href: `/api/resolve/${encodeURIComponent(code)}` }, t('json')), ' · ',
-      h('a', { href: `/api/resolve/${encodeURIComponent(code)}/export` }, t('export_bundle')), ' ', h('small', {}, t('export_hint')))));
+    tl ? h('section', { class: 'card' }, h('h2', {}, t('story')), timelineList(tl)) : null,
+    h('details', { class: 'card verifiers' }, h('summary', {}, t('for_verifiers')),
+      h('dl', {},
+        row(r.anchor ? t('photos_in_record') : t('photos_in_record_unanchored'), String(images.length)), row(t('photos_held'), String(r.image_count)),
+        row(t('record_cid'), h('code', {}, r.record_cid)), row(t('record_hash'), h('code', {}, r.record_hash))),
+      h('p', {}, h('a', { href: `/api/resolve/${encodeURIComponent(code)}` }, t('json')), ' · ',
+        h('a', { href: `/api/resolve/${encodeURIComponent(code)}/export` }, t('export_bundle')), ' ', h('small', {}, t('export_hint'))))));
+}
+
+/** The owner, signed in on this device, may anchor the tree's chain from its public page. */
+async function ownerAnchor(r: { tree_id?: string; anchor?: unknown }): Promise<HTMLElement | null> {
+  if (!r.tree_id || r.anchor) return null;
+  const mine = await api('/api/trees');
+  if (!(mine?.trees as { tree_id: string }[] | undefined)?.some((x) => x.tree_id === r.tree_id)) return null;
+  const msg = h('span', { 'aria-live': 'polite' });
+  return h('p', { class: 'row wrap' }, h('button', { type: 'button', class: 'primary', name: 'anchor', onclick: async () => {
+    const tl = await api(`/api/tree/${encodeURIComponent(r.tree_id!)}/timeline`);
+    const last = (tl?.events as { event_id: string; inherited_from?: unknown }[] | undefined)?.filter((e) => !e.inherited_from).at(-1);
+    const res = last ? await fetch(`/api/tree/${encodeURIComponent(r.tree_id!)}/event/${encodeURIComponent(last.event_id)}/anchor`, {
+      method: 'POST', headers: { 'Accept-Language': currentLang(), 'Idempotency-Key': crypto.randomUUID() }, credentials: 'same-origin',
+    }).catch(() => null) : null;
+    if (res?.ok) location.reload(); else mount(msg, notice('error', t('network_error')));
+  } }, t('anchor_now')), msg);
 }
 
 setLang(currentLang());

@@ -1,8 +1,16 @@
 import { call, errorText } from './api.js';
 import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
+import { treeLabel } from './view-fruit-list.js';
 
-interface Row { index: number; file_name: string; status: string; candidate?: string; probability?: number; verdict?: string; reason?: string }
+interface Row {
+  index: number; file_name: string; status: string; candidate?: string; probability?: number; verdict?: string; reason?: string;
+  fruit_id?: string; fruit_name?: string; fruit_thumbnail?: string; photo_url?: string; tree_name?: string; tree_code?: string;
+}
+interface Batch {
+  batch_id: string; status: string; total: number; done: number; failed: number; created_at: string;
+  thumbnails: { url: string }[]; tree: { name: string | null; code: string | null } | null; links: { csv: string };
+}
 
 const verdictWord = (v: string) => (['match', 'uncertain', 'no_match'].includes(v) ? t(`row_${v}` as TextKey) : v);
 
@@ -10,8 +18,41 @@ const verdictWord = (v: string) => (['match', 'uncertain', 'no_match'].includes(
 function rowsTable(rows: Row[]): HTMLElement {
   return h('table', { class: 'rows' },
     h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('file')), h('th', {}, t('result')))),
-    h('tbody', {}, rows.map((r) => h('tr', { class: r.status }, h('td', {}, r.index + 1), h('td', {}, r.file_name),
-      h('td', {}, r.status === 'failed' ? r.reason ?? r.status : [r.verdict ? verdictWord(r.verdict) : null, r.candidate, r.probability != null ? `${Math.round(r.probability * 100)}%` : null].filter(Boolean).join(' · ') || r.status)))));
+    h('tbody', {}, rows.map((r) => h('tr', { class: r.status }, h('td', {}, r.index + 1),
+      h('td', { class: 'file' }, r.photo_url ? h('img', { class: 'thumb', src: r.photo_url, alt: '', loading: 'lazy' }) : null, r.file_name),
+      h('td', {}, r.status === 'failed' ? r.reason ?? r.status : resultCell(r))))));
+}
+
+/** The matched fruit by its name (with its photo) and its tree by name and printed code, never a bare id. */
+function resultCell(r: Row): HTMLElement | string {
+  const words = [r.verdict ? verdictWord(r.verdict) : null, r.probability != null ? `${Math.round(r.probability * 100)}%` : null].filter(Boolean).join(' · ');
+  if (!r.fruit_id) return words || r.status;
+  const tree = r.tree_name || r.tree_code ? `${t('on_tree')} ${treeLabel({ name: r.tree_name ?? null, code: r.tree_code ?? null })}` : '';
+  return h('span', { class: 'match' },
+    r.fruit_thumbnail ? h('img', { class: 'thumb', src: r.fruit_thumbnail, alt: '', loading: 'lazy' }) : null,
+    h('a', { href: `#/fruit/${encodeURIComponent(r.fruit_id)}` }, r.fruit_name ?? t('unnamed')), tree ? h('small', {}, ' ', tree) : null, words ? ` · ${words}` : '');
+}
+
+/** The owner's earlier batches: a few photos of each, its tree, its counts; opening one shows its rows. */
+function pastBatches(out: HTMLElement): HTMLElement {
+  const box = h('div', { class: 'list past-batches' });
+  void call('GET', '/api/fruit/batches').then((r) => {
+    if (!r.ok) return mount(box, notice('error', errorText(r)));
+    const batches = r.json.batches as Batch[];
+    if (!batches.length) return mount(box, notice('info', t('nothing_yet')));
+    mount(box, batches.map((b) => h('article', { class: 'item batch-item', 'data-id': b.batch_id },
+      h('span', { class: 'thumbs' }, b.thumbnails.map((p) => h('img', { src: p.url, alt: '', loading: 'lazy' }))),
+      h('span', {},
+        h('strong', {}, new Date(b.created_at).toLocaleString()),
+        h('small', {}, [`${b.done} / ${b.total}${b.failed ? ` (✗ ${b.failed})` : ''}`, b.tree ? `${t('on_tree')} ${treeLabel(b.tree)}` : null].filter(Boolean).join(' · ')),
+        h('span', { class: 'row' },
+          h('button', { type: 'button', class: 'link', name: 'open-batch', onclick: async () => {
+            const one = await call('GET', `/api/fruit/batch/${encodeURIComponent(b.batch_id)}`);
+            mount(out, one.ok ? rowsTable(one.json.rows) : notice('error', errorText(one)));
+          } }, t('open_batch')),
+          h('a', { href: b.links.csv, download: `batch-${b.batch_id}.csv` }, t('download_csv')))))));
+  });
+  return h('section', { class: 'card' }, h('h2', {}, t('past_batches')), box);
 }
 
 /**
@@ -29,8 +70,9 @@ export function batchView(): HTMLElement {
 
   function show(done: number, failed: number, total: number) {
     bar.max = Math.max(1, total);
-    bar.value = done + failed;
-    label.textContent = `${done + failed} / ${total}${failed ? ` (✗ ${failed})` : ''}`;
+    // `done` already counts the failed rows (the server's count of finished rows): never add them twice.
+    bar.value = Math.min(done, total);
+    label.textContent = `${done} / ${total}${failed ? ` (✗ ${failed})` : ''}`;
   }
   async function finish(id: string) {
     let r = await call('GET', `/api/fruit/batch/${encodeURIComponent(id)}`);
@@ -66,8 +108,8 @@ export function batchView(): HTMLElement {
     // A dropped stream is not the end of the batch: ask for its state instead of guessing.
     es.onerror = () => { es.close(); void finish(id); };
   }
-  return h('section', { class: 'card' }, h('h2', {}, t('batch_title')), h('p', {}, t('batch_hint')),
+  return h('div', {}, h('section', { class: 'card' }, h('h2', {}, t('batch_title')), h('p', {}, t('batch_hint')),
     h('form', { onsubmit: submit, name: 'batch' }, field(t('photos'), files), field(t('archive'), archive), field(t('tree_id'), tree),
       h('button', { type: 'submit', class: 'primary' }, t('start_batch'))),
-    progress, out);
+    progress, out), pastBatches(out));
 }

@@ -1,8 +1,9 @@
-import { call, errorText } from './api.js';
+import { call, errorText, type Answer } from './api.js';
 import { field, h, mount, notice } from './dom.js';
-import { t } from './i18n.js';
+import { t, type TextKey } from './i18n.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
+import { rememberedFarm, rememberFarm, speciesSelect } from './species.js';
 
 const FIELDS: Record<Kind, Array<[string, 'farm' | 'species' | 'name' | 'zone' | 'tree_id', boolean]>> = {
   tree: [['species', 'species', false], ['farm_id', 'farm', false], ['name', 'name', false]],
@@ -10,12 +11,25 @@ const FIELDS: Record<Kind, Array<[string, 'farm' | 'species' | 'name' | 'zone' |
   animal: [['species', 'species', true], ['farm_id', 'farm', true], ['name', 'name', false], ['zone', 'zone', false]],
 };
 
+/** An identify query whose photo the owner keeps for a new animal ("none of these"). */
+export interface PendingQuery { query_id: string; file: File }
+let pending: PendingQuery | null = null;
+export function enrolFromQuery(q: PendingQuery): void {
+  pending = q;
+  location.hash = '#/enrol/animal';
+}
+
+const reasonText = (r: string) => (`reason_${r}` in REASONS ? t(`reason_${r}` as TextKey) : r);
+const REASONS = { reason_too_dark: 1, reason_too_blurred: 1, reason_too_small: 1, reason_identical: 1, reason_near_identical: 1, reason_image_undecodable: 1 };
+
 /** Enrol a tree, fruit or animal from photos. */
-export function enrolView(): HTMLElement {
-  let kind: Kind = 'tree';
+export function enrolView(initial: Kind = 'tree'): HTMLElement {
+  let kind: Kind = initial;
+  const query = kind === 'animal' ? pending : null;
+  pending = null;
   const picker = photoPicker();
   const inputs = h('div', { class: 'grid2' });
-  const values: Record<string, HTMLInputElement> = {};
+  const values: Record<string, HTMLInputElement | HTMLSelectElement> = {};
   const msg = h('div', { 'aria-live': 'polite' });
   // The tree's coarse location makes its traceability code; the phone knows it better than a typed number.
   const loc = { lat: '', lon: '' };
@@ -28,35 +42,73 @@ export function enrolView(): HTMLElement {
       { enableHighAccuracy: true, timeout: 15_000 }),
   }, t('attach_location'));
   const locRow = h('p', { class: 'row wrap' }, locate, locText);
-  function renderFields() {
+  async function renderFields() {
     locRow.hidden = kind !== 'tree';
+    // A species picker in the app's language; the farm remembered from the last enrolment on this device.
+    values.species = await speciesSelect(kind, FIELDS[kind].some(([n, , r]) => n === 'species' && r));
+    if (!values.farm_id) values.farm_id = h('input', { name: 'farm_id', autocomplete: 'off', value: rememberedFarm() });
     mount(inputs, FIELDS[kind].map(([name, label, required]) => {
       values[name] ??= h('input', { name, autocomplete: 'off' });
       values[name]!.required = required;
       return field(t(label), values[name]!);
     }));
   }
-  async function submit(e: Event) {
-    e.preventDefault();
-    if (!picker.files().length) return mount(msg, notice('error', t('need_photos')));
+
+  async function send(extra: Record<string, string> = {}) {
     const form = new FormData();
     for (const [name] of FIELDS[kind]) if (values[name]?.value.trim()) form.append(name, values[name]!.value.trim());
     if (kind === 'tree' && loc.lat) {
       form.append('lat', loc.lat);
       form.append('lon', loc.lon);
     }
+    if (query) form.append('query_id', query.query_id);
+    for (const [k, v] of Object.entries(extra)) form.append(k, v);
     for (const f of picker.files()) form.append('files', f, f.name);
     mount(msg, notice('info', t('working')));
-    const r = await call('POST', ROUTES[kind].enrol, form);
-    if (!r.ok) return mount(msg, notice('error', errorText(r)));
+    rememberFarm(values.farm_id?.value.trim() ?? '');
+    const r = await call('POST', ROUTES[kind].enrol, form, { queue: true });
+    if (r.json?.queued) return mount(msg, notice('warn', t('queued_offline')));
+    if (!r.ok) return refused(r);
     picker.clear();
     mount(msg, notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))));
   }
-  renderFields();
+
+  /** Every refused photo marked on its thumbnail; warnings can be kept; a duplicate animal offered instead. */
+  function refused(r: Answer) {
+    const j = r.json ?? {};
+    picker.mark(new Map());
+    if (j.code === 'photos_refused' && Array.isArray(j.refused)) {
+      picker.mark(new Map((j.refused as { index: number; reasons: string[]; warning: boolean }[]).map((x) =>
+        [x.index, { text: x.reasons.map(reasonText).join(', ') + (x.warning ? ` (${t('warning')})` : ''), warning: x.warning }])));
+      return mount(msg, notice('error', t('refused_title')), notice('info', j.error),
+        j.overridable ? h('button', { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('keep_anyway')) : null);
+    }
+    if (j.code === 'already_enrolled' && j.existing) {
+      const did = j.existing.animal_did as string;
+      return mount(msg, notice('warn', t('already_title'), ' ', h('a', { href: `#/animal/${encodeURIComponent(did)}` }, j.existing.name ?? did)),
+        h('div', { class: 'row wrap' },
+          h('button', { type: 'button', class: 'primary', name: 'add-to-existing', onclick: async () => {
+            const form = new FormData();
+            for (const f of picker.files()) form.append('files', f, f.name);
+            const a = await call('POST', `/api/animal/${encodeURIComponent(did)}/photos`, form, { queue: true });
+            mount(msg, a.ok ? notice('ok', t('photos_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'))) : notice('error', errorText(a)));
+          } }, t('add_to_existing')),
+          h('button', { type: 'button', class: 'secondary', name: 'enrol-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('enrol_anyway'))));
+    }
+    mount(msg, notice('error', errorText(r)));
+  }
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    if (!picker.files().length && !query) return mount(msg, notice('error', t('need_photos')));
+    await send();
+  }
+  void renderFields();
   return h('section', { class: 'card' },
     h('h2', {}, t('enrol_title')),
+    query ? h('div', { class: 'kept' }, h('img', { class: 'kept-photo', src: URL.createObjectURL(query.file), alt: t('your_photo') }), notice('info', t('query_kept', { n: 2 }))) : null,
     h('form', { onsubmit: submit, name: 'enrol' },
-      kindChooser(kind, (k) => { kind = k; renderFields(); }),
+      kindChooser(kind, (k) => { kind = k; void renderFields(); }),
       picker.el, inputs, locRow,
       h('button', { type: 'submit', class: 'primary' }, t('enrol'))),
     msg);

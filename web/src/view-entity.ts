@@ -2,6 +2,7 @@ import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { timelineList } from './timeline.js';
+import { speciesName } from './species.js';
 
 function photos(cids: string[]): HTMLElement {
   return h('div', { class: 'gallery' }, cids.map((cid) => h('img', { src: blobUrl(cid), alt: '', loading: 'lazy' })));
@@ -64,20 +65,68 @@ export async function fruitView(id: string): Promise<HTMLElement> {
     await timelineCard('fruit', id));
 }
 
-/** One animal (routes of the animals area): metadata, rename, delete. */
+/**
+ * One animal, first-class: every photo, its names and codes, its timeline (enrolment, confirmed
+ * identifications, photos added, merges and the owner's care events), and the owner's actions:
+ * add photos, record an event, merge with another record of the same animal, rename, delete.
+ */
 export async function animalView(did: string): Promise<HTMLElement> {
   const r = await call('GET', `/api/animal/${encodeURIComponent(did)}`);
   if (!r.ok) return notice('error', errorText(r));
   const a = r.json;
-  const cids = a.cover?.cid ? [a.cover.cid as string] : [];
+  const cids = ((a.views ?? []) as { cid: string }[]).map((v) => v.cid);
+  if (!cids.length && a.cover?.cid) cids.push(a.cover.cid);
+  const enc = encodeURIComponent(did);
+  const reload = () => window.dispatchEvent(new HashChangeEvent('hashchange'));
+
+  const addMsg = h('span', { 'aria-live': 'polite' });
+  const addInput = h('input', { type: 'file', name: 'add-photos', accept: 'image/*', multiple: true, capture: 'environment' });
+  const addForm = h('form', { class: 'row wrap', name: 'add-photos', onsubmit: async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData();
+    for (const f of Array.from(addInput.files ?? [])) form.append('files', f, f.name);
+    if (!form.has('files')) return mount(addMsg, notice('error', t('need_photos')));
+    const x = await call('POST', `/api/animal/${enc}/photos`, form, { queue: true });
+    if (x.ok) reload(); else mount(addMsg, notice(x.json?.queued ? 'warn' : 'error', errorText(x)));
+  } }, field(t('add_photos'), addInput), h('button', { type: 'submit', class: 'secondary' }, t('add_photos')), addMsg);
+
+  const evType = h('select', { name: 'event-type' }, EVENT_TYPES.map((k) => h('option', { value: k }, t(`ev_${k}` as TextKey))));
+  const evNote = h('input', { name: 'event-note', autocomplete: 'off' });
+  const evMsg = h('span', { 'aria-live': 'polite' });
+  const evForm = h('form', { class: 'row wrap', name: 'add-event', onsubmit: async (e: Event) => {
+    e.preventDefault();
+    const x = await call('POST', `/api/animal/${enc}/event`, { type: evType.value, ...(evNote.value.trim() ? { note: evNote.value.trim() } : {}) });
+    if (x.ok) reload(); else mount(evMsg, notice('error', errorText(x)));
+  } }, field(t('event_type'), evType), field(t('note'), evNote), h('button', { type: 'submit', class: 'primary' }, t('save_event')), evMsg);
+
+  const others = a.farm_id ? await call('GET', `/api/animal/list?farm_id=${encodeURIComponent(a.farm_id)}`) : null;
+  const mergeSel = h('select', { name: 'merge-from' }, ((others?.json?.animals ?? []) as any[]).filter((x) => x.animal_did !== did)
+    .map((x) => h('option', { value: x.animal_did }, `${x.name ?? t('unnamed')} · ${String(x.animal_did).slice(-8)}`)));
+  const mergeMsg = h('span', { 'aria-live': 'polite' });
+  const mergeForm = h('form', { class: 'row wrap', name: 'merge', onsubmit: async (e: Event) => {
+    e.preventDefault();
+    if (!mergeSel.value || !confirm(`${t('merge')}?`)) return;
+    const x = await call('POST', '/api/animal/merge', new URLSearchParams({ into: did, from: mergeSel.value }));
+    if (x.ok) reload(); else mount(mergeMsg, notice('error', errorText(x)));
+  } }, field(t('merge_from'), mergeSel), h('button', { type: 'submit', class: 'secondary' }, t('merge')), mergeMsg);
+
   return h('div', {}, h('section', { class: 'card' },
     h('h2', {}, a.name ?? t('unnamed')),
-    h('p', { class: 'meta' }, [a.species, a.farm_id, a.zone ?? a.attrs?.zone, did].filter(Boolean).join(' · ')),
+    h('p', { class: 'meta' }, [await speciesName(a.species), a.farm_id, a.zone ?? a.attrs?.zone].filter(Boolean).join(' · ')),
+    h('p', { class: 'meta codes' }, `${t('codes')}: `, h('code', {}, did)),
+    h('h3', {}, t('all_photos', { n: cids.length })),
     photos(cids),
-    renameForm(a.name, (name) => call('POST', '/api/animal/rename', new URLSearchParams({ animal_did: did, name }))),
-    h('button', { type: 'button', class: 'danger', onclick: async () => {
+    a.owner ? addForm : null,
+    a.owner ? renameForm(a.name, (name) => call('POST', '/api/animal/rename', new URLSearchParams({ animal_did: did, name }))) : null,
+    a.owner ? h('button', { type: 'button', class: 'danger', onclick: async () => {
       if (!confirm(`${t('delete')}?`)) return;
-      const d = await call('DELETE', `/api/animal/${encodeURIComponent(did)}`);
+      const d = await call('DELETE', `/api/animal/${enc}`);
       if (d.ok) location.hash = '#/mine';
-    } }, t('delete'))));
+    } }, t('delete')) : null),
+  a.owner ? h('section', { class: 'card' }, h('h2', {}, t('add_event')), evForm) : null,
+  await timelineCard('animal', did),
+  a.owner && mergeSel.options.length ? h('section', { class: 'card' }, h('h2', {}, t('merge_title')), mergeForm) : null);
 }
+
+/** Events an owner records on an animal from the app. */
+const EVENT_TYPES = ['vaccination', 'calving', 'treatment'] as const;

@@ -3,6 +3,16 @@ import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t } from './i18n.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
+import { matchLinesCanvas, type Lines } from './match-lines.js';
+import { enrolFromQuery } from './view-enrol.js';
+import { rememberedFarm, speciesName } from './species.js';
+
+/** One of the closest animals shown for review (identify's `closest`). */
+interface Closest extends Candidate {
+  rank: number;
+  photos: { cid: string; image_id: string; url: string }[];
+  match_lines: (Lines & { image_id: string }) | null;
+}
 
 interface Candidate {
   individual_id: string;
@@ -23,7 +33,7 @@ export function likelihood(p: number): string {
 export function identifyView(): HTMLElement {
   let kind: Kind = 'tree';
   const picker = photoPicker();
-  const farm = h('input', { name: 'farm_id', autocomplete: 'off' });
+  const farm = h('input', { name: 'farm_id', autocomplete: 'off', value: rememberedFarm() });
   // For fruit, naming the tree it hangs on narrows the pool: the largest improvement there is (spec 1 rule 5).
   const tree = h('input', { name: 'tree_id', autocomplete: 'off' });
   const farmField = field(t('farm'), farm);
@@ -39,7 +49,36 @@ export function identifyView(): HTMLElement {
     mount(box, r.ok ? notice('ok', t('chosen'), ' ', link) : notice('error', errorText(r)));
   }
 
+  /**
+   * Wildbook-style review of an animal: the closest animals on every verdict, each with its
+   * photos and the matched keypoints drawn as lines; "this one" confirms and keeps the photo with
+   * it, "none of these" takes the photo to a new enrolment.
+   */
+  async function review(res: any, query: File) {
+    const head = res.verdict === 'match' ? notice('ok', t('verdict_match'))
+      : res.verdict === 'uncertain' ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
+      : notice('info', t('verdict_no_match'));
+    const done = h('div', { class: 'chosen', 'aria-live': 'polite' });
+    const queryUrl = URL.createObjectURL(query);
+    const cards = await Promise.all((res.closest as Closest[]).map(async (c) => {
+      const did = c.animal_did ?? '';
+      const best = c.photos[0];
+      return h('article', { class: 'candidate', 'data-id': c.individual_id },
+        h('h3', {}, `${c.rank}. `, h('a', { href: `#/animal/${encodeURIComponent(did)}` }, c.name ?? t('unnamed'))),
+        best ? matchLinesCanvas(queryUrl, blobUrl(best.cid), c.match_lines) : null,
+        h('div', { class: 'gallery small' }, c.photos.slice(1).map((p) => h('img', { src: blobUrl(p.cid), alt: c.name ?? '', loading: 'lazy' }))),
+        h('p', { class: 'likelihood' }, [await speciesName(c.species), likelihood(c.probability)].filter(Boolean).join(' · ')),
+        h('button', { type: 'button', class: 'primary choose', name: 'this-one', onclick: async () => {
+          const r = await call('POST', '/api/animal/confirm', new URLSearchParams({ query_id: res.query_id, animal_did: did }));
+          mount(done, r.ok ? notice('ok', t('confirmed_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'), ' ', c.name ?? '')) : notice('error', errorText(r)));
+        } }, t('this_one')));
+    }));
+    const none = h('button', { type: 'button', class: 'secondary', name: 'none-enrol-new', onclick: () => enrolFromQuery({ query_id: res.query_id, file: query }) }, t('none_enrol_new'));
+    mount(out, head, h('h3', {}, t('closest_title')), h('div', { class: 'candidates' }, cards), none, done);
+  }
+
   function render(res: any, query: File) {
+    if (kind === 'animal' && Array.isArray(res.closest)) return void review(res, query);
     const head = res.verdict === 'match' ? notice('ok', t('verdict_match'))
       : res.verdict === 'uncertain' ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
       : notice('info', t('verdict_no_match'));
@@ -66,8 +105,8 @@ export function identifyView(): HTMLElement {
     const form = new FormData();
     if (kind !== 'fruit' && farm.value.trim()) form.append('farm_id', farm.value.trim());
     if (kind === 'fruit' && tree.value.trim()) form.append('tree_id', tree.value.trim());
-    // Animals take one photo per query; trees and fruit take several views of one subject.
-    for (const f of kind === 'animal' ? files.slice(0, 1) : files) form.append('files', f, f.name);
+    // Several photos of one subject are one query for every kind: the service fuses their evidence (at most 10).
+    for (const f of files.slice(0, 10)) form.append('files', f, f.name);
     mount(out, notice('info', t('working')));
     const r = await call('POST', ROUTES[kind].identify, form);
     if (!r.ok) return mount(out, notice('error', errorText(r)));

@@ -1,6 +1,7 @@
 import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
+import { fruitListView } from './view-fruit-list.js';
 
 const FARM_KEY = 'markless.farm';
 export const lastFarm = () => localStorage.getItem(FARM_KEY) ?? '';
@@ -72,6 +73,7 @@ export function mineView(): HTMLElement {
   void animalList(animalsBox, farm.value.trim());
   return h('div', {},
     h('section', { class: 'card' }, h('h2', {}, t('trees')), treesBox),
+    fruitListView(),
     h('section', { class: 'card' }, h('h2', {}, t('animals')),
       h('form', { class: 'row', onsubmit: (e: Event) => { e.preventDefault(); void animalList(animalsBox, farm.value.trim()); } },
         field(t('farm'), farm), h('button', { type: 'submit', class: 'secondary' }, t('load'))),

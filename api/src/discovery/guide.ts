@@ -39,7 +39,7 @@ export function serviceGuide(facts: ServiceFacts): string {
     'Get a token from `POST /api/signup`, `POST /api/login` or `POST /api/auth/did/verify` and send it as ' +
       '`Authorization: Bearer <token>`. Tokens are opaque and last ' + `${facts.tokenTtlS} s by default. ` +
       'A same-origin web app may rely on the HttpOnly `markless_session` cookie instead. CORS is open to every ' +
-      'origin and never sends cookies. Routes marked admin need an account named in `ADMIN_USERS`. ' +
+      'origin and never sends cookies. Routes marked admin need an account an operator made administrator with `npm run admin -- grant <username>`. ' +
       `Sign-up is currently ${facts.signupOpen ? 'open' : 'closed'}.`,
     '## Long-running work (202 Accepted)',
     `Routes backed by a job wait up to ${facts.jobWaitMs / 1000} s (JOB_WAIT_MS) for the answer. If the job is still ` +

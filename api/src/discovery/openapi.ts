@@ -62,7 +62,7 @@ function operationOf(def: RouteDef, sink: SchemaSink, operationId: string): Json
 }
 
 function accessNote(def: RouteDef): string | undefined {
-  if (def.access === 'admin') return '**Admin only:** the caller must be signed in with an account named in `ADMIN_USERS`; others get 403.';
+  if (def.access === 'admin') return '**Admin only:** the caller must be signed in with an account an operator made administrator (`npm run admin -- grant <username>`); others get 403.';
   if (def.access === 'optional') return 'A token is optional: when one is sent, the answer is personalised for its owner.';
   return undefined;
 }
@@ -90,11 +90,15 @@ function parametersOf(def: RouteDef, sink: SchemaSink): Json[] {
   };
   if (def.params) add('path', sink.convert(def.params, 'input'));
   if (def.query) add('query', sink.convert(def.query, 'input'));
-  // Enrolment and identification uploads (their jobs) honour an Idempotency-Key (jobs.service.ts).
-  if (def.upload && /enrol|identify|video|auto/.test(def.path)) {
+  // Enrolment and identification uploads (their jobs) honour an Idempotency-Key (jobs.service.ts);
+  // every other signed-in write replays its first answer (http/replay.ts).
+  const jobUpload = def.upload && /enrol|identify|video|auto|photos/.test(def.path);
+  if (jobUpload || (def.method !== 'get' && !def.upload && def.access !== 'public')) {
     out.push({
       name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-      description: 'repeat the same key to get the first request\'s result (or its 202 job) instead of a second enrolment or query',
+      description: jobUpload
+        ? 'repeat the same key to get the first request\'s result (or its 202 job) instead of a second enrolment or query'
+        : 'repeat the same key (signed in, within 7 days) to get the first answer back (header Idempotency-Replayed: true) instead of doing the write twice; the same key on another route is a 422',
     });
   }
   // A templated segment must always be declared, even when the route did not validate it.

@@ -7,6 +7,7 @@ import { parseMultipart, type MultipartLimits } from '../middleware/multipart.js
 import { readForm, readJson } from '../middleware/body.js';
 import { unstorableField, unstorableText } from '../middleware/text.js';
 import { idempotencyKeyOf, requestScope } from './request-scope.js';
+import type { ReplayStore } from './replay.js';
 import { Reply, type Caller, type RouteDef, type UploadSpec } from './route.js';
 
 /** Resolves the caller from a request's bearer token or session cookie; null when absent or expired. */
@@ -91,7 +92,7 @@ async function authorise(def: RouteDef, ctx: Context, resolve: CallerResolver): 
 }
 
 /** Turn one route definition into a Koa handler: authorise, read and validate, call, send. */
-function handlerFor(def: RouteDef, resolve: CallerResolver) {
+function handlerFor(def: RouteDef, resolve: CallerResolver, replay?: ReplayStore) {
   return async (ctx: Context) => {
     // Authorise before reading the body, so an anonymous 20 MB upload costs us nothing.
     const caller = await authorise(def, ctx, resolve);
@@ -104,6 +105,17 @@ function handlerFor(def: RouteDef, resolve: CallerResolver) {
     if (badField) throw new AppError(422, 'text_nul_byte', { field: badField });
     const body = def.body ? validate(def.body, raw ?? {}, 'body') : raw;
     const idempotencyKey = idempotencyKeyOf(ctx.get('idempotency-key'));
+    // A signed-in write without uploads, repeated with its key, gets its first answer (replay.ts).
+    const replayable = replay && caller && idempotencyKey && def.method !== 'get' && !def.upload;
+    if (replayable) {
+      const first = await replay.find(caller.account_id, idempotencyKey, def.method, ctx.path);
+      if (first) {
+        ctx.status = first.status;
+        ctx.set('Idempotency-Replayed', 'true');
+        ctx.body = first.body;
+        return;
+      }
+    }
     const out = await requestScope.run({ idempotencyKey }, () => def.handler(
       { body, query, params, files, caller, lang: ctx.state.lang, ip: ctx.ip, requestId: ctx.state.requestId },
       ctx,
@@ -115,19 +127,20 @@ function handlerFor(def: RouteDef, resolve: CallerResolver) {
     } else if (out !== undefined) {
       ctx.status = 200;
       ctx.body = out;
+      if (replayable) await replay.keep(caller.account_id, idempotencyKey, def.method, ctx.path, 200, out);
     }
   };
 }
 
 /** Mount every route on one router. Duplicate method+path pairs are a programming error. */
-export function buildRouter(routes: RouteDef[], resolve: CallerResolver): Router {
+export function buildRouter(routes: RouteDef[], resolve: CallerResolver, replay?: ReplayStore): Router {
   const router = new Router();
   const seen = new Set<string>();
   for (const def of routes) {
     const key = `${def.method} ${def.path}`;
     if (seen.has(key)) throw new Error(`route defined twice: ${key}`);
     seen.add(key);
-    router[def.method](toKoaPath(def.path), handlerFor(def, resolve));
+    router[def.method](toKoaPath(def.path), handlerFor(def, resolve, replay));
   }
   return router;
 }

@@ -44,6 +44,10 @@ export function errorBody(ctx: Context, err: AppError) {
     ok: false as const, error, detail, code: err.code,
     ...(typeof err.params.reason === 'string' ? { reason: err.params.reason } : {}),
     ...(reasons !== undefined ? { reasons: Array.isArray(reasons) ? reasons.map(String) : String(reasons).split(',').map((r) => r.trim()).filter(Boolean) } : {}),
+    // An enrolment names every refused photo at once (workers/src/handlers/enroll-photos.ts).
+    ...(Array.isArray(err.params.refused) ? { refused: err.params.refused, overridable: err.params.overridable === true } : {}),
+    // An animal enrolment whose photos already show one of the owner's animals names it.
+    ...(err.params.existing && typeof err.params.existing === 'object' ? { existing: err.params.existing, overridable: err.params.overridable === true } : {}),
     ...(ctx.state.requestId ? { request_id: String(ctx.state.requestId) } : {}),
   };
 }

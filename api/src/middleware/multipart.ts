@@ -44,7 +44,8 @@ export function parseMultipart(ctx: Context, limits: MultipartLimits): Promise<M
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limits.totalBytes + 64 * 1024) return Promise.reject(cutOff(ctx, limits.totalBytes));
   return new Promise((resolve, reject) => {
-    const fields: Record<string, string | string[]> = {};
+    // No prototype: a field named `__proto__` must be an ordinary field, not replace the prototype.
+    const fields: Record<string, string | string[]> = Object.create(null);
     const files: UploadedFile[] = [];
     let total = 0;
     let failed = false;

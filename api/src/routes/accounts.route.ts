@@ -6,7 +6,7 @@ import { Ok, errorResponse as err } from './schemas.js';
 
 const Credentials = z.object({
   username: z.string().describe('3 to 32 characters of a-z, 0-9, dot and underscore'),
-  password: z.string().describe('at least 10 characters, two character classes, not a common password'),
+  password: z.string().describe('at least 10 characters, two character classes, not a common password, and a zxcvbn score of at least PASSWORD_MIN_SCORE (default 3)'),
 });
 const AccountOut = z.object({
   id: z.string().uuid(), username: z.string(), is_admin: z.boolean(), did: z.string().nullable(), created_at: z.string(),
@@ -44,7 +44,7 @@ export function accountRoutes(s: Services): RouteDef[] {
       responses: {
         200: { description: 'signed in', schema: SessionOut }, 400: err('username breaks the username rule'),
         401: err('wrong username or password (the same answer for an unknown user)'), 422: err('missing field or wrong type'),
-        429: err('sign-in locked after 5 wrong passwords in a row (exponential back-off from 30 s to 15 min, Retry-After says how long), or too many password hashes in flight from this address'),
+        429: err('this address is locked for this username after 5 wrong passwords in a row (login_locked), or for every username after 20 failures (login_throttled), or the username is slowed for addresses that failed before; exponential back-off from 30 s to 15 min, Retry-After says how long; an address without failures is never held back by others. Also: too many password hashes in flight from this address'),
       },
       handler: async ({ body, ip }, ctx) => {
         const session = await auth.login(body.username, body.password, ip);

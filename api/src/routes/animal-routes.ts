@@ -1,5 +1,6 @@
 import type { Services } from '../services/index.js';
 import { withAnimalMirror, type RouteDef } from '../http/route.js';
+import { animalReviewRoutes } from './animal-review.route.js';
 import { animalRecognitionRoutes } from './animal.route.js';
 import { animalFixedRoutes, animalItemRoutes } from './animal-manage.route.js';
 import { animalPageRoutes } from './animal-pages.route.js';
@@ -10,5 +11,5 @@ import { animalPageRoutes } from './animal-pages.route.js';
  * which would otherwise match them.
  */
 export function animalRoutes(s: Services): RouteDef[] {
-  return withAnimalMirror([...animalRecognitionRoutes(s), ...animalFixedRoutes(s), ...animalPageRoutes(), ...animalItemRoutes(s)]);
+  return withAnimalMirror([...animalRecognitionRoutes(s), ...animalFixedRoutes(s), ...animalReviewRoutes(s), ...animalPageRoutes(), ...animalItemRoutes(s)]);
 }

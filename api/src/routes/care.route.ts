@@ -21,7 +21,7 @@ export function careRoutes(s: Services): RouteDef[] {
       description: 'multipart/form-data: optional `text` and an optional packaging photo in `files`. Text is matched directly; a photo alone is read by OCR ' +
         '(tesseract, Vietnamese and English). Answer: the care match result of spec section 2. Token required (OCR is costly); nothing is stored.',
       bodyType: 'multipart', body: MatchForm, upload: { field: 'files', maxFiles: 1, kind: 'image' },
-      responses: { 200: { description: 'the care match result', schema: MatchOut }, 401: err('not signed in'), 413: err('photo over 20 MB'), 422: err('empty or non-image photo') },
+      responses: { 200: { description: 'the care match result', schema: MatchOut }, 401: err('not signed in'), 413: err('photo over 20 MB, or over IMAGE_MAX_PIXELS pixels (read from its header before OCR decodes it)'), 422: err('empty or non-image photo') },
       handler: async ({ body, files, lang }) => ({ ok: true, ...(await s.care.match(body.text, files[0], lang)) }),
     }),
     defineRoute({
@@ -45,7 +45,7 @@ export function careRoutes(s: Services): RouteDef[] {
       description: 'multipart/form-data; the optional packaging photo goes in `photo` and is stored in the content-addressed store. The target must be yours or granted to you with write access. ' +
         'The withdrawal is computed now from the product store (or interval_days) and kept with its source. The entry appears on the target\'s timeline as an inherited event.',
       bodyType: 'multipart', body: LogForm, upload: { field: 'photo', maxFiles: 1, kind: 'image' },
-      responses: { 200: { description: 'logged', schema: LogOut }, 401: err('not signed in'), 404: notYours, 413: err('photo over 20 MB'), 422: err('missing or bad field, unknown product_id, future applied_at, non-image photo') },
+      responses: { 200: { description: 'logged', schema: LogOut }, 401: err('not signed in'), 404: notYours, 413: err('photo over 20 MB or over IMAGE_MAX_PIXELS pixels'), 422: err('missing or bad field, unknown product_id, future applied_at, non-image photo') },
       handler: async ({ body, files, caller }) => ({
         ok: true,
         ...(await s.careLog.log(caller!.account_id, { ...body, applied_at: body.applied_at ? new Date(body.applied_at) : undefined, photo: files[0] })),

@@ -40,14 +40,14 @@ export function datasciRoutes(s: Services): RouteDef[] {
       summary: 'Export your enrolled photos and labelled identify queries (zip page: images, CSV, JSON Lines)',
       description: 'Only the caller’s own photos, individuals, queries and labels. Resumable: pass the previous page’s X-Export-Next-Cursor as `cursor`. Layout in the README, "For data scientists".',
       query: ExportQuery,
-      responses: { 200: zipDoc, 401: err('not signed in'), 422: err('bad limit or cursor') },
+      responses: { 200: zipDoc, 400: err('a cursor this export did not give out'), 401: err('not signed in'), 422: err('bad limit') },
       handler: async ({ query, caller }) => zipReply(await s.datasciExport.exportPage({ owner: caller!.account_id }, query)),
     }),
     defineRoute({
       method: 'get', path: '/api/admin/datasci/export', tag: 'admin', access: 'admin', feature: 'admin',
       summary: 'Export one owner’s (owner_id) or every owner’s labelled data (admin only)',
       query: AdminExportQuery,
-      responses: { 200: zipDoc, 401: err('not signed in'), 403: err('signed in, but not an administrator'), 422: err('bad owner_id, limit or cursor') },
+      responses: { 200: zipDoc, 401: err('not signed in'), 400: err('a cursor this export did not give out'), 403: err('signed in, but not an administrator'), 422: err('bad owner_id or limit') },
       handler: async ({ query }) => zipReply(await s.datasciExport.exportPage({ owner: query.owner_id ?? null }, query)),
     }),
   ];

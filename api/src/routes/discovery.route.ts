@@ -66,12 +66,11 @@ export function discoveryRoutes(c: Container, facts: ServiceFacts, allRoutes: ()
   ];
 }
 
-/** `/docs`, `/` and the files they load; every asset comes from this origin. */
+/** `/docs` and the files it loads; every asset comes from this origin (`/` is the field app: web-app.route.ts). */
 function pageRoutes(): RouteDef[] {
   const page = { tag: 'discovery', access: 'public', feature: 'docs', responses: { 200: { description: 'HTML page', contentType: 'text/html' } } } as const;
   return [
     defineRoute({ ...page, method: 'get', path: '/docs', summary: 'Interactive API documentation (Swagger UI)', handler: docsPage }),
-    defineRoute({ ...page, method: 'get', path: '/', summary: 'Landing page: the API documentation', handler: docsPage }),
     defineRoute({
       method: 'get', path: '/docs/assets/{file}', tag: 'discovery', access: 'public', feature: 'docs',
       summary: 'Static files of the documentation page (Swagger UI, served locally)',

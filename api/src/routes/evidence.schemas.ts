@@ -29,8 +29,8 @@ const CheckpointSchema = z.object({
 }).describe('one signed entry of the local checkpoint log');
 
 const AnchorSchema = z.union([
-  z.object({ backend: z.literal('local'), checkpoint: CheckpointSchema, public_key: z.string().describe('a claim only: pin the key with --trust-key') }),
-  z.object({ backend: z.literal('cardano'), tx_hash: Hex32, tx_cbor_hex: z.string().describe('the signed transaction (metadata label 1455)') }),
+  z.object({ backend: z.literal('local'), checkpoint: CheckpointSchema, public_key: z.string().describe('a claim only: pin the key with --trust-key'), entity_salt: z.string().optional().describe('opens the log\'s commitment to this entity (README, "What the public anchor log reveals")') }),
+  z.object({ backend: z.literal('cardano'), tx_hash: Hex32, tx_cbor_hex: z.string().describe('the signed transaction (metadata label 1455)'), entity_salt: z.string().optional().describe('opens the log\'s commitment to this entity (README, "What the public anchor log reveals")') }),
 ]);
 
 export const EvidenceBundle = z.object({
@@ -51,5 +51,6 @@ export const CheckpointList = z.object({
 
 export const ConsistencyOut = z.object({
   ok: z.literal(true), entity: z.string(), first: z.number().int(), second: z.number().int(),
+  entity_salts: z.object({ first: z.string(), second: z.string() }).describe('open the log\'s commitments to this entity at both sizes (the log names no entity)'),
   first_root: Hex32, second_root: Hex32, proof: z.array(Hex32).describe('RFC 9162 §2.1.4 consistency proof'),
 });

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { z } from 'zod';
+import { TreeRef, withTreeId } from './tree-ref.js';
 import { LIMITS } from '../../../shared/src/domain/limits.js';
 import type { Services } from '../services/index.js';
 import { CSV_HEADER } from '../services/fruit-batch.service.js';
@@ -17,7 +18,12 @@ const Row = z.object({
   probability: z.number().optional().describe('the top candidate\'s probability; not calibrated for fruit (spec section 1 rule 5)'),
   verdict: z.enum(['match', 'uncertain', 'no_match']).optional(),
   reason: z.string().optional().describe('why this photo failed, one sentence (vi, or en with Accept-Language: en); the batch goes on'),
+  photo_url: z.string().optional().describe('this row\'s photo, `/api/blobs/{cid}` (readable by the batch\'s owner)'),
+  fruit_name: z.string().optional().describe('the matched fruit\'s name, when it has one'),
+  fruit_thumbnail: z.string().optional().describe('the matched fruit\'s first photo, `/api/blobs/{cid}`'),
+  tree_id: z.string().optional().describe('the tree the matched fruit hangs on'), tree_name: z.string().optional(), tree_code: z.string().optional().describe('that tree\'s printed code'),
 });
+const TreeOut = z.object({ tree_id: z.string(), name: z.string().nullable(), code: z.string().nullable() });
 const Counts = { total: z.number().int(), done: z.number().int().describe('finished rows, failed ones included'), failed: z.number().int() };
 const BatchOut = Ok.extend({
   batch_id: z.string(), status: z.enum(['running', 'done']), ...Counts, created_at: z.string(), finished_at: z.string().optional(), rows: z.array(Row),
@@ -42,7 +48,7 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
         'A photo that is empty, not an image, unusable or too large fails only its own row, with its reason.',
       bodyType: 'multipart',
       body: z.object({
-        tree_id: z.string().uuid().optional().describe('search only fruit enrolled on this tree: the largest available improvement for fruit'),
+        tree_id: TreeRef.optional().describe('search only fruit enrolled on this tree (id or printed code): the largest available improvement for fruit'),
         farm_id: z.string().trim().min(1).max(100).optional().describe('search only fruit of this farm'),
       }),
       upload: {
@@ -54,10 +60,10 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
         202: { description: 'accepted; follow `links`', schema: Ok.extend({ batch_id: z.string(), total: z.number().int(), status: z.literal('running'), links: Links }) },
         401: errorResponse('not signed in'), 403: errorResponse('tree_id is another account\'s tree shared with you without read access'),
         404: errorResponse('tree_id names no tree of yours'),
-        413: errorResponse('more than BATCH_MAX_PHOTOS photos, or a body over BATCH_MAX_BYTES (a single photo over 20 MB fails only its row)'),
-        422: errorResponse('no photos, more than one archive, or an archive that is not a .zip'),
+        413: errorResponse('more than BATCH_MAX_PHOTOS photos, or a body over BATCH_MAX_BYTES (a single photo over 20 MB or IMAGE_MAX_PIXELS fails only its row); an archive over ARCHIVE_MAX_ENTRIES entries, ARCHIVE_MAX_INFLATED_BYTES really inflated or ARCHIVE_MAX_RATIO compression (zip bombs)'),
+        422: errorResponse('no photos, more than one archive, an archive that is not a .zip, or one whose entries inflate to other sizes than declared'),
       },
-      handler: async ({ body, files, caller }) => reply(202, { ok: true, ...(await fb.create(caller!, { files, ...body })) }),
+      handler: async ({ body, files, caller }) => reply(202, { ok: true, ...(await fb.create(caller!, { files, ...(await withTreeId(s, body)) })) }),
     }),
     defineRoute({
       method: 'get', path: '/api/fruit/batches', tag: 'fruit', access: 'user', feature: 'fruit-batch',
@@ -65,7 +71,9 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
       responses: {
         200: {
           description: 'the batches', schema: Ok.extend({
-            batches: z.array(z.object({ batch_id: z.string(), status: z.enum(['running', 'done']), ...Counts, created_at: z.string(), finished_at: z.string().optional(), tree_id: z.string().nullable(), farm_id: z.string().nullable(), links: Links })),
+            batches: z.array(z.object({ batch_id: z.string(), status: z.enum(['running', 'done']), ...Counts, created_at: z.string(), finished_at: z.string().optional(), tree_id: z.string().nullable(), farm_id: z.string().nullable(), links: Links,
+              thumbnails: z.array(z.object({ cid: z.string(), url: z.string() })).describe('the batch\'s first photos, `/api/blobs/{cid}`'),
+              tree: TreeOut.nullable().describe('the tree the batch was narrowed to: its name and printed code') })),
             count: z.number().int(),
           }),
         },
@@ -88,15 +96,22 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
       summary: 'Batch progress as server-sent events',
       description:
         '`text/event-stream`: `event: progress` with data `{"done":n,"failed":f,"total":t}` at start and at each change, then `event: done` with the same data, ' +
-        'then the stream closes. Send the token as `Authorization: Bearer` or, from a browser\'s EventSource (which cannot set headers), as the session cookie.',
+        'then the stream closes. Send the token as `Authorization: Bearer` or, from a browser\'s EventSource (which cannot set headers), as the session cookie. ' +
+        'At most SSE_MAX_PER_BATCH streams per batch and SSE_MAX_PER_ACCOUNT per account are open at once; past either, 429 with Retry-After.',
       params: BatchParam,
-      responses: { 200: { description: 'the event stream', contentType: 'text/event-stream' }, ...notYours },
+      responses: { 200: { description: 'the event stream', contentType: 'text/event-stream' }, ...notYours, 429: errorResponse('too many progress streams open for this batch or account (stream_limit_batch, stream_limit_account)') },
       handler: async ({ params, caller }, ctx) => {
         await fb.owned(caller!, params.batch_id);
+        // Checked after ownership, so another account's batch stays the plain 404.
+        const release = s.streamSlots.acquire(caller!.account_id, params.batch_id);
         const out = new PassThrough();
         const stop = new AbortController();
         out.on('error', () => stop.abort());
-        ctx.res.on('close', () => stop.abort());
+        // Whichever comes first frees the slot: the client hanging up or the stream ending.
+        ctx.res.on('close', () => {
+          release();
+          stop.abort();
+        });
         ctx.req.socket.setTimeout(0);
         // A comment line now and then keeps proxies from closing a stream that waits on slow photos.
         const ping = setInterval(() => out.write(': ping\n\n'), 15_000);
@@ -112,6 +127,7 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
           .catch(() => undefined)
           .finally(() => {
             clearInterval(ping);
+            release();
             out.end();
           });
         return new Reply(200, out, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store', 'X-Accel-Buffering': 'no' }, true);

@@ -22,7 +22,7 @@ const Provenance = Ok.extend({
 const FruitParam = z.object({ id: z.string().min(1).max(100).describe('fruit id') });
 const VisibilityOut = Ok.extend({ fruit_id: z.string(), visibility: z.enum(['private', 'public']) });
 const photoErrors = {
-  413: errorResponse('the photo is over 20 MB'),
+  413: errorResponse('the photo is over 20 MB or over IMAGE_MAX_PIXELS pixels'),
   422: errorResponse('no photo, or an empty, wrong-type, undecodable or unusable photo'),
   429: errorResponse('too many public requests from this client, or the service is too busy to answer in time; wait Retry-After seconds and resend the same photo'),
 };

@@ -3,6 +3,7 @@ import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { EnrollOut, IdentifyOut, uploadErrors } from './recognition.schemas.js';
+import { TreeRef, withTreeId } from './tree-ref.js';
 import { flag, ViewsOut } from './trees-manage.route.js';
 import { verdictRoute } from './verdict.route.js';
 import { errorResponse } from './schemas.js';
@@ -10,10 +11,10 @@ import { IdentifyForm, TreeEnrollForm } from './trees.route.js';
 
 // A fruit's place is its tree's, so it takes tree_id instead of lat/lon.
 const FruitEnrollForm = TreeEnrollForm.omit({ lat: true, lon: true }).extend({
-  tree_id: z.string().uuid().optional().describe('the tree (yours) the fruit hangs on; fruit identify can then be narrowed to it'),
+  tree_id: TreeRef.optional().describe('the tree (yours) the fruit hangs on, by id or printed code; fruit identify can then be narrowed to it'),
 });
 const FruitIdentifyForm = IdentifyForm.extend({
-  tree_id: z.string().uuid().optional().describe('search only fruit enrolled on this tree: the largest available improvement for fruit'),
+  tree_id: TreeRef.optional().describe('search only fruit enrolled on this tree (id or printed code): the largest available improvement for fruit'),
 });
 const FruitEnrollOut = EnrollOut.extend({
   fruit_id: z.string().uuid(),
@@ -39,7 +40,8 @@ export function fruitRoutes(s: Services): RouteDef[] {
       description: 'multipart/form-data: `files` (repeatable, up to 20 photos, 20 MB each, 64 MB in all) plus optional tree_id, farm_id, species, name.',
       bodyType: 'multipart', body: FruitEnrollForm, upload: { field: 'files', maxFiles: 20, kind: 'image' },
       responses: { 200: { description: 'enrolled', schema: FruitEnrollOut }, 202: accepted, ...uploadErrors, 403: errorResponse('tree_id is a tree shared with you, not yours') },
-      handler: async ({ body, files, caller }) => {
+      handler: async ({ body: raw, files, caller }) => {
+        const body = await withTreeId(s, raw);
         if (body.tree_id) await s.trees.access(caller!.account_id, body.tree_id, 'owner');
         return answerJob(await ind.enroll(caller!, { kind: 'fruit', attrs: body, files }), asFruit);
       },
@@ -50,7 +52,8 @@ export function fruitRoutes(s: Services): RouteDef[] {
       description: `Same answer shape as /api/identify. ${FRUIT_CAVEAT}`,
       bodyType: 'multipart', body: FruitIdentifyForm, upload: { field: 'files', maxFiles: 10, kind: 'image' },
       responses: { 200: { description: 'a verdict and the candidates', schema: IdentifyOut }, 202: accepted, ...uploadErrors },
-      handler: async ({ body, files, caller }) => {
+      handler: async ({ body: raw, files, caller }) => {
+        const body = await withTreeId(s, raw);
         if (body.tree_id) await s.trees.access(caller!.account_id, body.tree_id, 'read');
         return answerJob(await ind.identify(caller!, { kind: 'fruit', files, filters: body }), (r) => ({ ok: true, ...r }));
       },

@@ -26,6 +26,10 @@ import { fruitBatchRoutes } from './fruit-batch.route.js';
 import { opsRoutes } from './ops.route.js';
 import { datasciRoutes } from './datasci.route.js';
 import { modelRoutes } from './models.route.js';
+import { surveyRoutes } from './survey.route.js';
+import { learningRoutes } from './learning.route.js';
+import { reviewQueueRoutes } from './review-queue.route.js';
+import { fruitListRoutes } from './fruit-list.route.js';
 
 /**
  * The live route table. Discovery (`/api`, `/api/health` features, `/openapi.json`) reads this
@@ -41,6 +45,9 @@ export function buildRoutes(c: Container, s: Services): RouteDef[] {
   routes.push(...fruitPublicRoutes(s), ...fruitBatchRoutes(s));
   routes.push(...opsRoutes(c, s));
   routes.push(...datasciRoutes(s), ...modelRoutes(c));
+  routes.push(...surveyRoutes(s));
+  routes.push(...learningRoutes(c));
+  routes.push(...reviewQueueRoutes(s), ...fruitListRoutes(s));
   routes.push(...systemRoutes(c, s, () => routes));
   return routes;
 }

@@ -38,7 +38,7 @@ export function scanRoutes(s: Services): RouteDef[] {
       responses: {
         200: { description: 'token issued', schema: ScanOut },
         401: errorResponse('not signed in'),
-        413: errorResponse('the photo is over 20 MB'),
+        413: errorResponse('the photo is over 20 MB or over IMAGE_MAX_PIXELS pixels (read from its header before decoding)'),
         422: errorResponse('no photo, an empty, wrong-type or undecodable photo'),
       },
       handler: async ({ files, caller, lang }) => ({

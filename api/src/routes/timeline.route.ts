@@ -34,7 +34,7 @@ const VISIBILITY =
   'Owner (from the token) → appended to the hash chain, public and approved. Another account that may read the entity (a current grantee, or anyone on a published individual) → ' +
   'a private, pending contribution kept OUTSIDE the chain (no seq/prev_hash/leaf_hash), seen by the owner and its author only, until the owner approves it ' +
   '(then it is appended to the chain by that approval, with `_contribution` {author_id, submitted_at, approved_by, approved_at} inside the hashed body) or rejects it. ' +
-  'Limits: body at most 16 KB of JSON, nesting at most 32 deep (422); at most 20 pending contributions per author per entity per 24 h (429 with Retry-After). ' +
+  'Limits: body at most 16 KB of JSON, nesting at most 32 deep (422); at most 20 pending contributions per author per entity per 24 h (429 with Retry-After), and all non-owners together at most TIMELINE_PENDING_MAX_PER_ENTITY pending events and TIMELINE_PENDING_MAX_BYTES_PER_ENTITY bytes on one entity (429 `event_entity_quota_exceeded`). ' +
   'Entity with no resolvable owner (not enrolled, deleted, wrong kind, a farm_id you have not bound) → 403; an entity you may not read gets the same 403. No token → 401. ' +
   'Farms are per account: a farm_id names the caller\'s own farm, bound when the caller enrols an individual with that farm_id or sets its boundary. ' +
   'An event whose body has `"type": "care"` on a farm chain is inherited into the timelines of that owner\'s individuals on the farm.';
@@ -51,7 +51,7 @@ export function timelineRoutes(s: Services): RouteDef[] {
       responses: {
         200: { description: 'appended; prev_hash/leaf_hash link it into the chain', schema: Ok.extend({ event: EventOut }) },
         401: errorResponse('not signed in'), 403: errorResponse('the entity has no resolvable owner, or you may not read it'),
-        422: errorResponse('body is not a JSON object, is over 16 KB or nested over 32 deep'), 429: errorResponse('too many pending contributions to this entity today'),
+        422: errorResponse('body is not a JSON object, is over 16 KB or nested over 32 deep'), 429: errorResponse('too many pending contributions to this entity today, from you or from everyone together'),
       },
       handler: async ({ params, body, caller }) => s.timeline.post(caller!, params.entity_type, params.entity_id, body),
     }),

@@ -10,7 +10,8 @@ const validators = (ctx: { get(h: string): string }) => ({ ifNoneMatch: ctx.get(
  * printed guides use (spec 9: all must remain), and its modules and stylesheet under /app/.
  */
 export function webAppRoutes(): RouteDef[] {
-  const paths = ['/TreeIdentity', '/TreeIdentity/', '/identify', '/Identify'];
+  // `/` first: the app is what a person opening the service wants (issue 24); Swagger is at /docs.
+  const paths = ['/', '/TreeIdentity', '/TreeIdentity/', '/identify', '/Identify'];
   const pages = paths.map((path, i) =>
     defineRoute({
       method: 'get', path, tag: 'discovery', access: 'public', feature: 'field-ui',
@@ -25,8 +26,18 @@ export function webAppRoutes(): RouteDef[] {
       handler: async (_input, ctx) => serveWebFile('index.html', validators(ctx)),
     }),
   );
+  // The service worker must be served from the root to control the app at `/` and its other paths.
+  const rootFiles: Array<[string, string, string]> = [
+    ['/sw.js', 'sw.js', 'Service worker of the field app: keeps the shell offline (photos taken offline wait in the page\'s own queue)'],
+    ['/manifest.webmanifest', 'manifest.webmanifest', 'Web app manifest (install to the home screen)'],
+  ];
   return [
     ...pages,
+    ...rootFiles.map(([path, file, summary]) => defineRoute({
+      method: 'get', path, tag: 'discovery', access: 'public', feature: 'field-ui', summary,
+      responses: { 200: { description: 'the file', contentType: 'application/octet-stream' }, 304: { description: 'not modified' } },
+      handler: async (_input, ctx) => serveWebFile(file, validators(ctx)),
+    })),
     defineRoute({
       method: 'get', path: '/app/{file}', tag: 'discovery', access: 'public', feature: 'field-ui',
       summary: 'Scripts and stylesheet of the field web app and the trace page (served from this origin, no CDN)',

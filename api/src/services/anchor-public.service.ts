@@ -5,6 +5,7 @@ import { chainRoot } from '../../../shared/src/evidence/chain.js';
 import type { SignedCheckpoint } from '../../../shared/src/evidence/checkpoint.js';
 import { keyFingerprint } from '../../../shared/src/evidence/did-key.js';
 import { consistencyProof } from '../../../shared/src/evidence/merkle-consistency.js';
+import { commitmentFor } from '../../../shared/src/evidence/store/entity-secret.js';
 import { loadChain, type EntityType } from '../../../shared/src/evidence/store/chain-store.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 
@@ -88,8 +89,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /**
  * What anyone may fetch about anchoring without an account: the service key, the signed
  * checkpoint log (paged), and consistency proofs between two anchored roots of a published
- * entity. The log names entities by id and size only; ids are random UUIDs that reveal no
- * name, code or place.
+ * entity. The log names no entity: each checkpoint carries a fresh commitment (entity-commitment.ts),
+ * opened only for the owner (bundle) and, for a published entity, in its consistency proof.
  */
 export function createAnchorPublicService(c: Container) {
   const facts = anchoringFacts(c);
@@ -121,8 +122,10 @@ export function createAnchorPublicService(c: Container) {
       const rootAt = (n: number) => anchored.rows.find((a) => Number(a.size) === n)?.root_hex;
       if (second > chain.length || !rootAt(first) || !rootAt(second)) throw ERRORS.notFound();
       const leaves = chain.slice(0, second).map((e) => fromHex(e.leaf_hash, 32));
+      // A published entity: the salts that open the log's commitments of both roots may be shown.
+      const salt = async (n: number) => (await commitmentFor(c.db, type, id, n, rootAt(n)!)).salt;
       return {
-        ok: true as const, entity: `${type}/${id}`, first, second,
+        ok: true as const, entity: `${type}/${id}`, entity_salts: { first: await salt(first), second: await salt(second) }, first, second,
         first_root: chainRoot(chain.slice(0, first)), second_root: chainRoot(chain.slice(0, second)),
         proof: consistencyProof(leaves, first),
       };

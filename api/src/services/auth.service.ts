@@ -6,6 +6,7 @@ import type { Caller } from '../http/route.js';
 import { checkLoginLock, clearLoginFailures, recordLoginFailure, withHashSlot } from './login-throttle.js';
 import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
 import { verifyDidSignature } from './did.js';
+import { IS_ADMIN_SQL } from '../../../shared/src/access/admins.js';
 
 export interface Account {
   id: string;
@@ -22,7 +23,9 @@ export interface Session {
   account: Account;
 }
 
-interface AccountRow { id: string; username: string; password_hash: string | null; did: string | null; created_at: Date | string }
+interface AccountRow { id: string; username: string; password_hash: string | null; did: string | null; created_at: Date | string; is_admin?: boolean }
+// Admin rights are read from admin_grants with every account row, never from the username.
+const ACCOUNT_COLS = `a.*, ${IS_ADMIN_SQL('a')} as is_admin`;
 
 export const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
 /** The exact text a DID client signs for a challenge nonce. */
@@ -31,9 +34,11 @@ export const challengeMessage = (nonce: string) => `markless sign-in ${nonce}`;
 /** Accounts, sessions and DID sign-in. Tokens are random; only their SHA-256 is ever stored. */
 export function createAuthService(c: Container) {
   const { db, config } = c;
-  const admins = new Set(config.ADMIN_USERS);
+  const throttle = {
+    free: config.LOGIN_FREE_FAILURES, sourceFree: config.LOGIN_SOURCE_FAILURES, accountFree: config.LOGIN_ACCOUNT_FAILURES, maxLockS: config.LOGIN_MAX_LOCK_S,
+  };
   const toAccount = (r: AccountRow): Account => ({
-    id: r.id, username: r.username, is_admin: admins.has(r.username), did: r.did,
+    id: r.id, username: r.username, is_admin: r.is_admin === true, did: r.did,
     created_at: new Date(r.created_at).toISOString(),
   });
 
@@ -59,7 +64,7 @@ export function createAuthService(c: Container) {
     const base = `did_${sha256hex(did).slice(0, 16)}`;
     for (const username of [base, `${base}_${randomBytes(4).toString('hex')}`]) {
       await db.query('insert into accounts (id, username, did) values ($1, $2, $3) on conflict do nothing', [randomUUID(), username, did]);
-      const row = (await db.query<AccountRow>('select * from accounts where did = $1', [did])).rows[0];
+      const row = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.did = $1`, [did])).rows[0];
       if (row) return row;
     }
     throw ERRORS.internal();
@@ -70,7 +75,7 @@ export function createAuthService(c: Container) {
 
     async signup(username: string, password: string, client = 'local'): Promise<Session> {
       if (!config.SIGNUP_OPEN) throw ERRORS.rule('signup_closed', 403);
-      const rule = brokenRule(username, password);
+      const rule = brokenRule(username, password, config.PASSWORD_MIN_SCORE);
       if (rule) throw ERRORS.rule(rule);
       const hash = await withHashSlot(client, () => hashPassword(password));
       const row: AccountRow = { id: randomUUID(), username, password_hash: hash, did: null, created_at: new Date() };
@@ -85,28 +90,28 @@ export function createAuthService(c: Container) {
 
     async login(username: string, password: string, client = 'local'): Promise<Session> {
       if (!USERNAME.test(username)) throw ERRORS.rule('username_invalid');
-      await checkLoginLock(db, username);
-      const row = (await db.query<AccountRow>('select * from accounts where username = $1', [username])).rows[0];
+      await checkLoginLock(db, client, username);
+      const row = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.username = $1`, [username])).rows[0];
       // Verify against a dummy hash for unknown users so timing does not reveal which usernames exist.
       const ok = await withHashSlot(client, () => verifyPassword(password, row?.password_hash ?? DUMMY_HASH));
       if (!row || !row.password_hash || !ok) {
         // Unknown usernames are throttled too, so a lock says nothing about which accounts exist.
-        throw (await recordLoginFailure(db, username)) ?? new AppError(401, 'invalid_credentials');
+        throw (await recordLoginFailure(db, client, username, throttle)) ?? new AppError(401, 'invalid_credentials');
       }
-      await clearLoginFailures(db, username);
+      await clearLoginFailures(db, client, username);
       return issue(row, 'password');
     },
 
     async callerFromToken(token: string): Promise<Caller | null> {
       const hash = sha256hex(token);
       const row = (
-        await db.query<{ id: string; username: string }>(
-          `select a.id, a.username from tokens t join accounts a on a.id = t.account_id
+        await db.query<{ id: string; username: string; is_admin: boolean }>(
+          `select a.id, a.username, ${IS_ADMIN_SQL('a')} as is_admin from tokens t join accounts a on a.id = t.account_id
             where t.hash = $1 and t.revoked_at is null and t.expires_at > now()`,
           [hash],
         )
       ).rows[0];
-      return row ? { account_id: row.id, username: row.username, is_admin: admins.has(row.username), token_hash: hash } : null;
+      return row ? { account_id: row.id, username: row.username, is_admin: row.is_admin === true, token_hash: hash } : null;
     },
 
     async logout(caller: Caller): Promise<void> {
@@ -119,7 +124,7 @@ export function createAuthService(c: Container) {
     },
 
     async me(caller: Caller): Promise<Account> {
-      const row = (await db.query<AccountRow>('select * from accounts where id = $1', [caller.account_id])).rows[0];
+      const row = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.id = $1`, [caller.account_id])).rows[0];
       if (!row) throw ERRORS.unauthorized();
       return toAccount(row);
     },

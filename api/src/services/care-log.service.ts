@@ -3,6 +3,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Interval, Product } from '../../../shared/src/domain/care/catalogue.js';
 import { fold } from '../../../shared/src/domain/care/normalize.js';
+import { releaseBlobs } from '../../../shared/src/evidence/store/blob-refs.js';
 import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
 import { individualIdOf } from '../../../shared/src/domain/animal-did.js';
 import type { UploadedFile } from '../middleware/multipart.js';
@@ -151,13 +152,17 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
     /** Deletes one entry of the caller's own; anything else (another's, absent, deleted) is the one 404. */
     async remove(callerId: string, careId: string) {
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(careId)) throw ERRORS.notFound();
-      const r = await db.query<{ id: string; deleted_at: Date }>(
-        `update care_entries set deleted_at = now(), deletion_event_id = $3, action = null, product_id = null, product_name = null,
+      const r = await db.query<{ id: string; deleted_at: Date; old_cid: string | null }>(
+        `update care_entries e set deleted_at = now(), deletion_event_id = $3, action = null, product_id = null, product_name = null,
                 dose = null, note = null, photo_cid = null, withdrawal = null, withdrawal_until = null, banned = null
-          where id = $1 and author_id = $2 and deleted_at is null returning id, deleted_at`,
+           from (select id, photo_cid as old_cid from care_entries where id = $1) o
+          where e.id = o.id and e.author_id = $2 and e.deleted_at is null returning e.id, e.deleted_at, o.old_cid`,
         [careId.toLowerCase(), callerId, randomUUID()],
       );
       if (!r.rows[0]) throw ERRORS.notFound();
+      // The tombstone no longer names the packaging photo: it goes unless something else still does.
+      const old = r.rows[0].old_cid;
+      if (old) await releaseBlobs(c, [old]).catch((err) => c.logger.error({ err }, 'care photo release failed'));
       return { deleted: r.rows[0].id, deleted_at: new Date(r.rows[0].deleted_at).toISOString() };
     },
   };

@@ -3,6 +3,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import type { Lang } from '../../../shared/src/domain/messages.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
+import { assertPixels } from '../../../shared/src/domain/pixels.js';
 import {
   loadCatalogue, loadProductStore, type BannedCatalogue, type BannedHit, type ProductStore, type Scope, type Severity, type Substance,
 } from '../../../shared/src/domain/care/catalogue.js';
@@ -47,6 +48,8 @@ export function createCareService(c: Container) {
     if (!sniffed || sniffed.cls !== 'image') {
       throw new AppError(422, file.bytes.length ? 'file_wrong_type' : 'file_empty', { field: 'files', filename: file.filename, expected: 'ảnh/image' });
     }
+    // Before OCR decodes anything: a small PNG can declare 16000×16000 pixels.
+    await assertPixels(file.bytes, c.config.IMAGE_MAX_PIXELS, 'files', file.filename);
     return c.ocr.read(file.bytes);
   }
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Container } from '../../../shared/src/container.js';
-import { ERRORS } from '../../../shared/src/domain/errors.js';
+import { AppError } from '../../../shared/src/domain/errors.js';
 import {
   csvHeader, csvLine, decodeCursor, encodeCursor, imagePath, labelIdentity,
   type ExportCandidate, type ExportCursor, type ExportRow,
@@ -128,7 +128,7 @@ export function createDatasciExportService(c: Container) {
   /** The rows of one page (at most `limit` photos or queries) and the cursor after it. */
   async function page(scope: ExportScope, cursor: string | undefined, limit: number) {
     const cur = cursor ? decodeCursor(cursor) : START;
-    if (!cur) throw ERRORS.validation('cursor', 'not a cursor this export gave out');
+    if (!cur) throw new AppError(400, 'cursor_invalid', { field: 'cursor' });
     let rows: KeyedRow[] = cur.part === 'gallery' ? await galleryPage(scope, cur, limit) : [];
     let part = cur.part;
     if (cur.part === 'query' || rows.length < limit) {

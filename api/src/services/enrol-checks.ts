@@ -5,10 +5,12 @@
  * - `species`, when given, is a species of the catalogue for that kind (by id, Vietnamese or
  *   English name); otherwise 422 listing the closest catalogue names;
  * - at least {@link MIN_PHOTOS} photos per kind, and no photo twice: byte-identical photos are
- *   refused for every kind, near-identical ones where the spec asks for different angles (animals).
+ *   refused for every kind, near-identical ones are a warning where the spec asks for different
+ *   angles (animals); both are listed, never thrown here.
  */
 import sharp from 'sharp';
 import { AppError } from '../../../shared/src/domain/errors.js';
+import { assertPixels } from '../../../shared/src/domain/pixels.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { SpeciesCatalog } from '../discovery/species-catalog.js';
 import type { UploadedFile } from '../middleware/multipart.js';
@@ -21,6 +23,14 @@ export const MIN_PHOTOS: Readonly<Record<Kind, number>> = { tree: 1, fruit: 1, a
 const SPECIES_KINDS: Readonly<Record<Kind, readonly string[]>> = { tree: ['tree', 'fruit'], fruit: ['fruit'], animal: ['animal'] };
 /** Mean absolute difference (0–255) of 16×16 grey thumbnails under which two photos are one view. */
 const NEAR_DUPLICATE = 3;
+
+/** One photo refused before storing; same shape as the worker's (workers/src/handlers/enroll-photos.ts). */
+export interface PhotoRefusal {
+  index: number;
+  filename: string;
+  reasons: string[];
+  warning: boolean;
+}
 
 const key = (s: string) => s.normalize('NFC').trim().toLowerCase();
 
@@ -45,7 +55,7 @@ async function thumb(bytes: Buffer): Promise<Buffer | null> {
 const meanDiff = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - b[i]!), 0) / a.length;
 
 /** Creates the checker; the catalogue file is read once and kept. */
-export function createEnrolChecks(catalogPath: string) {
+export function createEnrolChecks(catalogPath: string, maxPixels: number) {
   const catalog = new SpeciesCatalog(catalogPath);
 
   async function checkSpecies(kind: Kind, species: string): Promise<void> {
@@ -62,31 +72,46 @@ export function createEnrolChecks(catalogPath: string) {
     throw new AppError(422, 'species_unknown', { field: 'species', species: species.slice(0, 100), close: close.join(', '), reason: 'not_in_catalogue' });
   }
 
-  async function checkPhotos(kind: Kind, files: UploadedFile[]): Promise<void> {
+  /**
+   * Duplicates, every one of them: a byte-identical photo is always refused (it adds nothing), a
+   * near-identical one is a warning the owner may accept (animals, which need different angles).
+   * The worker answers these together with its own quality refusals, in one 422.
+   */
+  async function duplicates(kind: Kind, files: UploadedFile[]): Promise<PhotoRefusal[]> {
+    const out: PhotoRefusal[] = [];
     const seen = new Set<string>();
-    for (const f of files) {
+    const thumbs: Buffer[] = [];
+    for (const [index, f] of files.entries()) {
       const h = createHash('sha256').update(f.bytes).digest('hex');
-      if (seen.has(h)) throw new AppError(422, 'photos_duplicate', { field: 'files', filename: f.filename, reason: 'identical' });
-      seen.add(h);
-    }
-    if (kind === 'animal') {
-      const thumbs: Buffer[] = [];
-      for (const f of files) {
-        const t = await thumb(f.bytes);
-        // Undecodable photos are refused later, with their own message.
-        if (!t) continue;
-        if (thumbs.some((o) => meanDiff(o, t) < NEAR_DUPLICATE)) throw new AppError(422, 'photos_duplicate', { field: 'files', filename: f.filename, reason: 'near_identical' });
-        thumbs.push(t);
+      if (seen.has(h)) {
+        out.push({ index, filename: f.filename, reasons: ['identical'], warning: false });
+        continue;
       }
+      seen.add(h);
+      // The near-duplicate thumbnails below decode the photo: its pixels are capped first.
+      await assertPixels(f.bytes, maxPixels, 'files', f.filename);
+      if (kind !== 'animal') continue;
+      const t = await thumb(f.bytes);
+      // Undecodable photos are refused later, with their own reason.
+      if (!t) continue;
+      if (thumbs.some((o) => meanDiff(o, t) < NEAR_DUPLICATE)) out.push({ index, filename: f.filename, reasons: ['near_identical'], warning: true });
+      thumbs.push(t);
     }
-    if (files.length > 0 && files.length < MIN_PHOTOS[kind]) {
-      throw new AppError(422, 'photos_too_few', { field: 'files', kind, min: MIN_PHOTOS[kind], got: files.length, reason: 'too_few' });
+    return out;
+  }
+
+  function checkCount(kind: Kind, n: number): void {
+    if (n > 0 && n < MIN_PHOTOS[kind]) {
+      throw new AppError(422, 'photos_too_few', { field: 'files', kind, min: MIN_PHOTOS[kind], got: n, reason: 'too_few' });
     }
   }
 
   return {
-    /** Check an enrolment and return its attributes with name and species cleaned. */
-    async check(kind: Kind, attrs: Record<string, unknown>, files: UploadedFile[]): Promise<Record<string, unknown>> {
+    /**
+     * Check an enrolment: attributes with name and species cleaned, and the duplicate photos found
+     * (answered by the worker with the quality refusals, so one answer names every photo).
+     */
+    async check(kind: Kind, attrs: Record<string, unknown>, files: UploadedFile[], kept = 0): Promise<{ attrs: Record<string, unknown>; refused: PhotoRefusal[] }> {
       const out = { ...attrs };
       for (const field of ['name', 'species'] as const) {
         if (typeof out[field] !== 'string') continue;
@@ -95,8 +120,8 @@ export function createEnrolChecks(catalogPath: string) {
         else delete out[field];
       }
       if (typeof out.species === 'string') await checkSpecies(kind, out.species);
-      await checkPhotos(kind, files);
-      return out;
+      checkCount(kind, files.length + kept);
+      return { attrs: out, refused: await duplicates(kind, files) };
     },
   };
 }

@@ -1,9 +1,10 @@
-import { unzipSync } from 'fflate';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { LIMITS } from '../../../shared/src/domain/limits.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
+import { pixelError } from '../../../shared/src/domain/pixels.js';
 import type { NewRow } from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { UploadedFile } from '../middleware/multipart.js';
+import { readArchive, type ArchiveLimits } from './archive-reader.js';
 
 /** One photo of a batch before it is stored: bytes to identify, or the reason its row fails at once. */
 export interface BatchItem {
@@ -13,41 +14,25 @@ export interface BatchItem {
   failed?: NonNullable<NewRow['failed']>;
 }
 
-/** Folders, macOS resource forks and hidden files are archive clutter, not photos. */
-const isClutter = (name: string) => name.endsWith('/') || name.startsWith('__MACOSX/') || /(^|\/)\./.test(name);
-
-/**
- * The photos inside a .zip. Sizes are read from the archive's directory before anything is
- * inflated: an entry over the per-photo limit fails its own row without being unpacked, and an
- * archive whose declared total passes the batch limit is refused whole (no zip bombs).
- */
-function unzipPhotos(archive: UploadedFile, maxBytes: number): BatchItem[] {
-  const tooLarge: string[] = [];
-  let declared = 0;
-  let entries: Record<string, Uint8Array>;
-  try {
-    entries = unzipSync(archive.bytes, {
-      filter: (f) => {
-        if (isClutter(f.name)) return false;
-        if (f.originalSize > LIMITS.fileBytes) return void tooLarge.push(f.name), false;
-        declared += f.originalSize;
-        if (declared > maxBytes) throw ERRORS.tooLarge(maxBytes);
-        return true;
-      },
-    });
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError(422, 'batch_archive_invalid', { field: 'archive', filename: archive.filename });
-  }
-  const items: BatchItem[] = Object.entries(entries).map(([name, bytes]) => ({ file_name: name, bytes: Buffer.from(bytes) }));
-  for (const name of tooLarge) {
-    items.push({ file_name: name, failed: { reason_code: 'batch_file_too_large', reason_params: { filename: name, limit_mb: LIMITS.fileBytes / 1_000_000 } } });
-  }
-  return items;
+export interface BatchLimits {
+  maxPhotos: number;
+  maxBytes: number;
+  maxPixels: number;
+  archive: Omit<ArchiveLimits, 'maxEntryBytes'>;
 }
 
-/** Sniff each photo: an empty or non-image file fails its own row; the batch goes on. */
-function classify(item: BatchItem): BatchItem {
+/**
+ * The photos inside a .zip, read by the streaming reader (archive-reader.ts): every entry that is
+ * not folder clutter gets a row, an entry with an unsafe name or over the per-photo limit a
+ * refused one; a hostile archive as a whole is 413/422.
+ */
+async function unzipPhotos(archive: UploadedFile, limits: BatchLimits): Promise<BatchItem[]> {
+  const entries = await readArchive(archive.bytes, archive.filename || 'archive.zip', { ...limits.archive, maxEntryBytes: LIMITS.fileBytes });
+  return entries.map((e) => (e.refused ? { file_name: e.name, failed: e.refused } : { file_name: e.name, bytes: e.bytes }));
+}
+
+/** Sniff each photo: an empty, non-image or over-pixel file fails its own row; the batch goes on. */
+async function classify(item: BatchItem, maxPixels: number): Promise<BatchItem> {
   if (item.failed || !item.bytes) return item;
   const filename = item.file_name;
   if (item.bytes.length > LIMITS.fileBytes) {
@@ -56,6 +41,8 @@ function classify(item: BatchItem): BatchItem {
   if (item.bytes.length === 0) return { file_name: filename, failed: { reason_code: 'file_empty', reason_params: { filename } } };
   const sniffed = sniffMedia(item.bytes);
   if (sniffed?.cls !== 'image') return { file_name: filename, failed: { reason_code: 'file_wrong_type', reason_params: { filename, expected: 'ảnh/image' } } };
+  const tooMany = await pixelError(item.bytes, maxPixels, 'files', filename);
+  if (tooMany) return { file_name: filename, failed: { reason_code: tooMany.code, reason_params: tooMany.params } };
   return { ...item, type: sniffed.type };
 }
 
@@ -63,12 +50,14 @@ function classify(item: BatchItem): BatchItem {
  * A batch request's photos, in order: the `files` parts first, then the archive's entries.
  * At most one archive; at most `maxPhotos` photos in all (413 beyond); at least one (422).
  */
-export function batchItems(files: UploadedFile[], limits: { maxPhotos: number; maxBytes: number }): BatchItem[] {
+export async function batchItems(files: UploadedFile[], limits: BatchLimits): Promise<BatchItem[]> {
   const archives = files.filter((f) => f.field === 'archive');
   if (archives.length > 1) throw ERRORS.validation('archive', 'send at most one archive');
   const items: BatchItem[] = files.filter((f) => f.field === 'files').map((f) => ({ file_name: f.filename || 'photo', bytes: f.bytes }));
-  if (archives[0]) items.push(...unzipPhotos(archives[0], limits.maxBytes));
+  if (archives[0]) items.push(...(await unzipPhotos(archives[0], limits)));
   if (items.length === 0) throw new AppError(422, 'file_missing', { field: 'files' });
   if (items.length > limits.maxPhotos) throw new AppError(413, 'batch_too_many_photos', { limit: limits.maxPhotos });
-  return items.map(classify);
+  const out: BatchItem[] = [];
+  for (const item of items) out.push(await classify(item, limits.maxPixels));
+  return out;
 }

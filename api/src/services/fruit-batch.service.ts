@@ -9,6 +9,8 @@ import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import { batchItems } from './fruit-batch-input.js';
 import type { TreesService } from './trees.service.js';
+import { csvCell } from '../../../shared/src/csv/csv.js';
+import type { FruitSummary } from './fruit-list.service.js';
 
 export interface BatchInput { files: UploadedFile[]; tree_id?: string; farm_id?: string }
 
@@ -16,15 +18,29 @@ export interface BatchInput { files: UploadedFile[]; tree_id?: string; farm_id?:
 export interface BatchRowOut {
   index: number; file_name: string; status: BatchRowRecord['status'];
   fruit_id?: string; candidate?: string; probability?: number; verdict?: string; reason?: string;
+  photo_url?: string; fruit_name?: string; fruit_thumbnail?: string; tree_id?: string; tree_name?: string; tree_code?: string;
 }
 
-export const CSV_HEADER = ['index', 'file_name', 'status', 'fruit_id', 'candidate', 'probability', 'verdict', 'reason'] as const;
+// The first eight columns are the original ones, unchanged; names and codes were added after them (issue 24).
+export const CSV_HEADER = ['index', 'file_name', 'status', 'fruit_id', 'candidate', 'probability', 'verdict', 'reason', 'fruit_name', 'tree_id', 'tree_name', 'tree_code'] as const;
+
+/** Photos shown per batch in the list of past batches. */
+const THUMBNAILS = 4;
 
 const links = (id: string) => ({ self: `/api/fruit/batch/${id}`, events: `/api/fruit/batch/${id}/events`, csv: `/api/fruit/batch/${id}/results.csv` });
 
-function rowOut(r: BatchRowRecord, lang: Lang): BatchRowOut {
+function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> = new Map()): BatchRowOut {
   const out: BatchRowOut = { index: r.idx, file_name: r.file_name, status: r.status };
+  if (r.cid) out.photo_url = `/api/blobs/${r.cid}`;
   if (r.fruit_id) out.fruit_id = r.fruit_id;
+  const f = r.fruit_id ? fruit.get(r.fruit_id) : undefined;
+  if (f?.name) out.fruit_name = f.name;
+  if (f?.cover) out.fruit_thumbnail = f.cover.url;
+  if (f?.tree) {
+    out.tree_id = f.tree.tree_id;
+    if (f.tree.name) out.tree_name = f.tree.name;
+    if (f.tree.code) out.tree_code = f.tree.code;
+  }
   if (r.candidate) out.candidate = r.candidate;
   if (r.probability != null) out.probability = r.probability;
   if (r.verdict) out.verdict = r.verdict;
@@ -32,22 +48,22 @@ function rowOut(r: BatchRowRecord, lang: Lang): BatchRowOut {
   return out;
 }
 
-/** RFC 4180 quoting, and a leading `'` on text a spreadsheet would run as a formula. */
-export function csvCell(v: unknown): string {
-  if (v == null) return '';
-  let s = String(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+// The service's one CSV writer (formula guard, RFC 4180 quoting), re-exported for older imports.
+export { csvCell };
 
 /**
  * Packing-house batches: many photos (or a .zip of them) in one request, one `fruit_batch_item`
  * job per photo so any number of workers share the work, one row per photo kept until the owner
  * deletes the batch. Ownership comes from the token; another account's batch is a 404.
  */
-export function createFruitBatchService(c: Container, deps: { trees: TreesService }) {
+export function createFruitBatchService(c: Container, deps: { trees: TreesService; fruitSummaries: (ids: string[]) => Promise<Map<string, FruitSummary>> }) {
   const repo = fruitBatchRepo(c.db);
-  const limits = { maxPhotos: c.config.BATCH_MAX_PHOTOS, maxBytes: c.config.BATCH_MAX_BYTES };
+  const limits = {
+    maxPhotos: c.config.BATCH_MAX_PHOTOS,
+    maxBytes: c.config.BATCH_MAX_BYTES,
+    maxPixels: c.config.IMAGE_MAX_PIXELS,
+    archive: { maxEntries: c.config.ARCHIVE_MAX_ENTRIES, maxTotalBytes: c.config.ARCHIVE_MAX_INFLATED_BYTES, maxRatio: c.config.ARCHIVE_MAX_RATIO },
+  };
 
   async function owned(caller: Caller, id: string) {
     const b = await repo.owned(id, caller.account_id);
@@ -60,7 +76,7 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
     const created: string[] = [];
     try {
       const rows: NewRow[] = [];
-      for (const [idx, item] of batchItems(input.files, limits).entries()) {
+      for (const [idx, item] of (await batchItems(input.files, limits)).entries()) {
         const file_name = item.file_name.slice(0, 255);
         if (item.failed || !item.bytes) {
           rows.push({ idx, file_name, cid: null, failed: item.failed });
@@ -77,6 +93,30 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
       throw err;
     }
   }
+
+  /**
+   * For the list of past batches: the first few photos of each (thumbnails, readable by the batch's
+   * owner) and the name and printed code of the tree it was narrowed to.
+   */
+  async function listExtras(ids: string[]) {
+    const out = new Map<string, { thumbnails: { cid: string; url: string }[]; tree: { tree_id: string; name: string | null; code: string | null } | null }>();
+    if (!ids.length) return out;
+    const r = await c.db.query<{ id: string; cids: string[] | null; tree_id: string | null; tree_name: string | null; tree_code: string | null }>(
+      `select b.id, b.tree_id, t.name as tree_name, (select tr.code from tree_records tr where tr.individual_id = b.tree_id) as tree_code,
+              array(select x.cid from fruit_batch_rows x where x.batch_id = b.id and x.cid is not null order by x.idx limit ${THUMBNAILS}) as cids
+         from fruit_batches b left join individuals t on t.id = b.tree_id where b.id = any($1::uuid[])`, [ids],
+    );
+    for (const x of r.rows) {
+      out.set(x.id, {
+        thumbnails: (x.cids ?? []).map((cid) => ({ cid, url: `/api/blobs/${cid}` })),
+        tree: x.tree_id ? { tree_id: x.tree_id, name: x.tree_name, code: x.tree_code } : null,
+      });
+    }
+    return out;
+  }
+
+  /** Names, thumbnails and tree codes of the fruit the rows matched, looked up once per answer. */
+  const namesOf = (rows: BatchRowRecord[]) => deps.fruitSummaries([...new Set(rows.map((r) => r.fruit_id).filter((x): x is string => !!x))]);
 
   return {
     limits,
@@ -102,17 +142,21 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
     async get(caller: Caller, id: string, lang: Lang) {
       const b = await owned(caller, id);
       const [counts, rows] = await Promise.all([repo.counts(id), repo.rows(id)]);
+      const fruit = await namesOf(rows);
       return {
         batch_id: b.id, status: counts!.status, total: counts!.total, done: counts!.done, failed: counts!.failed,
         created_at: b.created_at, ...(counts!.status === 'done' && b.finished_at ? { finished_at: b.finished_at } : {}),
-        rows: rows.map((r) => rowOut(r, lang)),
+        rows: rows.map((r) => rowOut(r, lang, fruit)),
       };
     },
 
     async list(caller: Caller) {
-      return (await repo.list(caller.account_id)).map((b) => ({
+      const batches = await repo.list(caller.account_id);
+      const extra = await listExtras(batches.map((b) => b.id));
+      return batches.map((b) => ({
         batch_id: b.id, status: b.status, total: b.total, done: b.done, failed: b.failed, created_at: b.created_at,
         ...(b.finished_at ? { finished_at: b.finished_at } : {}), tree_id: b.tree_id, farm_id: b.farm_id, links: links(b.id),
+        thumbnails: extra.get(b.id)?.thumbnails ?? [], tree: extra.get(b.id)?.tree ?? null,
       }));
     },
 
@@ -127,7 +171,9 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
     async csv(caller: Caller, id: string, lang: Lang): Promise<string> {
       await owned(caller, id);
       const lines = [CSV_HEADER.join(',')];
-      for (const r of (await repo.rows(id)).map((x) => rowOut(x, lang))) lines.push(CSV_HEADER.map((k) => csvCell(r[k])).join(','));
+      const rows = await repo.rows(id);
+      const fruit = await namesOf(rows);
+      for (const r of rows.map((x) => rowOut(x, lang, fruit))) lines.push(CSV_HEADER.map((k) => csvCell(r[k])).join(','));
       return `${lines.join('\r\n')}\r\n`;
     },
 

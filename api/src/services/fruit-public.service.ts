@@ -70,7 +70,9 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
   async function rank(file: UploadedFile | undefined): Promise<PublicCandidate[]> {
     const created: string[] = [];
     const raw = await deps.media.withUploads(file ? [file] : [], 'image', 'files', async ([m]) => {
-      created.push(m!.cid);
+      // Only bytes this request wrote may go afterwards: a photo that was already stored (an
+      // owner's identify or care photo sent again by anyone) is never this public route's to delete.
+      if (m!.created) created.push(m!.cid);
       const id = await c.queue.enqueue('fruit_lookup', { query_id: randomUUID(), images: [m!.cid], limit: LOOKUP_MAX });
       const rec = await c.queue.waitFor(id, c.config.JOB_WAIT_MS);
       if (!rec || (rec.state !== 'completed' && rec.state !== 'failed')) {

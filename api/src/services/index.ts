@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/src/container.js';
+import { createStreamSlots } from './stream-slots.js';
 import { createAuthService } from './auth.service.js';
 import { createAdminService } from './admin.service.js';
 import { createFeedbackService } from './feedback.service.js';
@@ -6,6 +7,8 @@ import { createJobsService } from './jobs.service.js';
 import { createVerdictService } from './verdict.service.js';
 import { createMediaService } from './media.service.js';
 import { createIndividualsService } from './individuals.service.js';
+import { createAnimalReviewService } from './animal-review.service.js';
+import { treeIdOf } from './tree-ref.js';
 import { createGrantsService } from './grants.service.js';
 import { createResolveService } from './resolve.service.js';
 import { createScanService } from './scan.service.js';
@@ -20,28 +23,41 @@ import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';
 import { createOpsService } from './ops.service.js';
 import { createDatasciExportService } from './datasci-export.service.js';
+import { createSurveyService } from './survey.service.js';
+import { createReviewQueueService } from './review-queue.service.js';
+import { createFruitListService } from './fruit-list.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
   const jobs = createJobsService(c);
   const media = createMediaService(c);
   const trees = createTreesService(c);
+  const individuals = createIndividualsService(c, { media, jobs });
+  const verdicts = createVerdictService(c);
+  const fruitList = createFruitListService(c);
   return {
     auth: createAuthService(c),
     feedback: createFeedbackService(c), admin: createAdminService(c),
     jobs,
-    verdicts: createVerdictService(c),
+    verdicts,
     media,
-    individuals: createIndividualsService(c, { media, jobs }),
+    individuals,
+    animalReview: createAnimalReviewService(c, { individuals, verdicts }),
+    /** A tree's id from its id or printed code (issue 24: the code works wherever a tree id is asked). */
+    treeRef: (ref: string) => treeIdOf(c.db, ref),
     trees, views: createViewsService(c, { trees }), grants: createGrantsService(c),
     scan: createScanService(c), resolve: createResolveService(c), farms: createFarmsService(c),
     population: createPopulationService(c),
     ...createEvidenceServices(c, jobs),
     ...createCareServices(c, media),
-    fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees }),
+    fruitPublic: createFruitPublicService(c, { media, trees }), fruitBatch: createFruitBatchService(c, { trees, fruitSummaries: fruitList.summaries }),
     ...createAnimalServices(c, { trees, media, jobs }),
     ops: createOpsService(c),
     datasciExport: createDatasciExportService(c),
+    streamSlots: createStreamSlots({ perBatch: c.config.SSE_MAX_PER_BATCH, perAccount: c.config.SSE_MAX_PER_ACCOUNT }),
+    survey: createSurveyService(c, { media, trees, verdicts, jobs }),
+    reviewQueue: createReviewQueueService(c),
+    fruitList,
   };
 }
 

@@ -12,6 +12,8 @@ export interface EnrollInput {
   kind: Kind;
   attrs: Record<string, unknown>;
   files: UploadedFile[];
+  /** Photos of an earlier identify query kept with the new individual ("none of these: enrol as new"). */
+  queryCids?: string[];
 }
 
 export interface IdentifyInput {
@@ -24,7 +26,7 @@ export interface IdentifyInput {
 /** Enrolment and identification: media into the store, a job for the worker, the job's answer back. */
 export function createIndividualsService(c: Container, deps: { media: MediaService; jobs: JobsService }) {
   const { media, jobs } = deps;
-  const checks = createEnrolChecks(c.config.speciesCatalogPath);
+  const checks = createEnrolChecks(c.config.speciesCatalogPath, c.config.IMAGE_MAX_PIXELS);
 
   /** The individual when the caller owns it; otherwise the same 404 as a missing one. */
   async function owned(caller: Caller, id: string, kind: Kind) {
@@ -40,24 +42,40 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
     owned,
 
     async enroll(caller: Caller, input: EnrollInput): Promise<JobOutcome> {
-      const attrs = await checks.check(input.kind, input.attrs, input.files);
+      const { accept_warnings: accept, ...rest } = input.attrs;
+      const { attrs, refused } = await checks.check(input.kind, rest, input.files, input.queryCids?.length ?? 0);
       return media.withUploads(input.files, 'image', 'files', (m) =>
         jobs.run('enroll', {
           owner_id: caller.account_id, individual_id: randomUUID(), kind: input.kind, create: true, attrs,
-          images: m.map((x) => ({ cid: x.cid, source: 'enroll', filename: x.filename })),
+          // Query photos go last, so the refusals' indexes still point at the uploaded files.
+          images: [...m.map((x) => ({ cid: x.cid, source: 'enroll', filename: x.filename })),
+            ...(input.queryCids ?? []).map((cid, i) => ({ cid, source: 'enroll', filename: `query-${i + 1}` }))],
+          ...(refused.length ? { refused } : {}), ...(accept === true ? { accept_warnings: true } : {}),
         }),
       );
     },
 
     /** Add photos to an individual the caller owns (second enrolment, confirmed new angle). */
-    async addViews(caller: Caller, kind: Kind, id: string, files: UploadedFile[], source: string): Promise<JobOutcome> {
+    async addViews(caller: Caller, kind: Kind, id: string, files: UploadedFile[], source: string, opts: { acceptWarnings?: boolean } = {}): Promise<JobOutcome> {
       await owned(caller, id, kind);
       return media.withUploads(files, 'image', 'files', (m) =>
         jobs.run('enroll', {
           owner_id: caller.account_id, individual_id: id, kind, create: false, attrs: {},
           images: m.map((x) => ({ cid: x.cid, source, filename: x.filename })),
+          ...(opts.acceptWarnings ? { accept_warnings: true } : {}),
         }),
       );
+    },
+
+    /** Add the stored photos of an identify query to an individual the caller owns (a confirmed identification). */
+    async addQueryPhotos(caller: Caller, kind: Kind, id: string, cids: string[], queryId: string): Promise<JobOutcome> {
+      await owned(caller, id, kind);
+      return jobs.run('enroll', {
+        owner_id: caller.account_id, individual_id: id, kind, create: false, attrs: { query_id: queryId },
+        images: cids.map((cid, i) => ({ cid, source: 'confirm', filename: `query-${i + 1}` })),
+        // The owner has looked at the photo and said who it is: quality warnings do not stop it.
+        accept_warnings: true,
+      });
     },
 
     identify(caller: Caller, input: IdentifyInput): Promise<JobOutcome> {

@@ -1,8 +1,17 @@
 /**
  * Sign-in abuse controls. Two separate things:
- * - a per-username failure throttle kept in the database (so every API process shares it): after
- *   {@link FREE_FAILURES} wrong passwords in a row, sign-in is locked with exponential back-off,
- *   answered 429 with Retry-After, even for the right password;
+ * - a failure throttle kept in the database (so every API process shares it), built so that a
+ *   stranger who knows a username cannot lock its owner out:
+ *   - per address and username (strict): after `free` wrong passwords in a row that address is
+ *     locked for that name with exponential back-off (30 s, 60 s, ... at most `maxLockS`), 429 with
+ *     Retry-After, even for the right password;
+ *   - per address (all names): after `sourceFree` failures the address is locked for every name
+ *     (password spraying), with the same back-off;
+ *   - per username (all addresses): after `accountFree` failures sign-in for that name is only
+ *     slowed, with back-off, for addresses that have failed before; an address without failures
+ *     (the owner at home) is always let through to the password check;
+ *   unknown usernames count the same way, so a 429 says nothing about which accounts exist; a
+ *   key's count restarts after {@link FAILURE_WINDOW_S} without failures;
  * - a bound on concurrent scrypt work ({@link withHashSlot}): scrypt takes 32 MiB and ~100 ms of
  *   a libuv thread, so a flood of logins from one address could starve everyone. At most
  *   {@link HASH_CONCURRENCY} hashes run at once, and one address may hold at most
@@ -11,42 +20,75 @@
 import { AppError } from '../../../shared/src/domain/errors.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 
-export const FREE_FAILURES = 5;
+export interface ThrottleRules {
+  /** Failures in a row one address may make on one username before it is locked for it. */
+  free: number;
+  /** Failures one address may make across all usernames before it is locked for all. */
+  sourceFree: number;
+  /** Failures on one username from all addresses before addresses that failed are slowed. */
+  accountFree: number;
+  maxLockS: number;
+}
+export const DEFAULT_THROTTLE: ThrottleRules = { free: 5, sourceFree: 20, accountFree: 10, maxLockS: 900 };
+export const FREE_FAILURES = DEFAULT_THROTTLE.free;
 const BASE_LOCK_S = 30;
-const MAX_LOCK_S = 900;
+const FAILURE_WINDOW_S = 3600;
 export const HASH_CONCURRENCY = 2;
 export const HASH_PER_CLIENT = 3;
 
-const lockedError = (retryAfterS: number) =>
-  new AppError(429, 'login_locked', { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
+const lockedError = (retryAfterS: number, code: 'login_locked' | 'login_throttled' = 'login_locked') =>
+  new AppError(429, code, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
 
-/** 429 when sign-in for `username` is locked now. */
-export async function checkLoginLock(db: Queryable, username: string): Promise<void> {
-  const r = await db.query<{ s: number }>(
-    'select ceil(extract(epoch from (locked_until - now())))::int as s from login_throttle where username = $1 and locked_until > now()',
-    [username],
+const keys = (source: string, username: string) => ({ pair: `sa:${source}|${username}`, source: `s:${source}`, account: `a:${username}` });
+const lockFor = (failures: number, free: number, maxS: number) => Math.min(maxS, BASE_LOCK_S * 2 ** (failures - free));
+
+/** 429 when sign-in for `username` from `source` must wait now; otherwise the password may be checked. */
+export async function checkLoginLock(db: Queryable, source: string, username: string): Promise<void> {
+  const k = keys(source, username);
+  const r = await db.query<{ key: string; failures: number; s: number | null }>(
+    `select key, failures, case when locked_until > now() then ceil(extract(epoch from (locked_until - now())))::int end as s
+       from login_failures where key = any($1) and updated_at > now() - ($2 || ' seconds')::interval`,
+    [[k.pair, k.source, k.account], String(FAILURE_WINDOW_S)],
   );
-  const s = r.rows[0]?.s;
-  if (s !== undefined) throw lockedError(Math.max(1, s));
+  const row = (key: string) => r.rows.find((x) => x.key === key);
+  const wait = (key: string) => row(key)?.s ?? null;
+  const pair = wait(k.pair);
+  if (pair !== null) throw lockedError(Math.max(1, pair));
+  const src = wait(k.source);
+  if (src !== null) throw lockedError(Math.max(1, src), 'login_throttled');
+  // The account-wide back-off slows only addresses that have failed; the owner's clean one passes.
+  const acct = wait(k.account);
+  if (acct !== null && (row(k.source)?.failures ?? 0) > 0) throw lockedError(Math.max(1, acct));
 }
 
-/** Count one failure; returns the 429 to throw when this failure starts a lock, else null. */
-export async function recordLoginFailure(db: Queryable, username: string): Promise<AppError | null> {
-  const r = await db.query<{ failures: number }>(
-    `insert into login_throttle (username, failures, updated_at) values ($1, 1, now())
-     on conflict (username) do update set failures = login_throttle.failures + 1, updated_at = now()
-     returning failures`,
-    [username],
+/** Count one failure under all three keys; returns the 429 to throw when it starts a lock for this address, else null. */
+export async function recordLoginFailure(db: Queryable, source: string, username: string, rules: ThrottleRules = DEFAULT_THROTTLE): Promise<AppError | null> {
+  const k = keys(source, username);
+  const r = await db.query<{ key: string; failures: number }>(
+    `insert into login_failures (key, failures, updated_at) select unnest($1::text[]), 1, now()
+     on conflict (key) do update set updated_at = now(),
+       failures = case when login_failures.updated_at < now() - ($2 || ' seconds')::interval then 1 else login_failures.failures + 1 end
+     returning key, failures`,
+    [[k.pair, k.source, k.account], String(FAILURE_WINDOW_S)],
   );
-  const failures = r.rows[0]!.failures;
-  if (failures < FREE_FAILURES) return null;
-  const lockS = Math.min(MAX_LOCK_S, BASE_LOCK_S * 2 ** (failures - FREE_FAILURES));
-  await db.query(`update login_throttle set locked_until = now() + ($2 || ' seconds')::interval where username = $1`, [username, String(lockS)]);
-  return lockedError(lockS);
+  const n = (key: string) => r.rows.find((x) => x.key === key)?.failures ?? 0;
+  const locks: Array<[string, number]> = [];
+  if (n(k.pair) >= rules.free) locks.push([k.pair, lockFor(n(k.pair), rules.free, rules.maxLockS)]);
+  if (n(k.source) >= rules.sourceFree) locks.push([k.source, lockFor(n(k.source), rules.sourceFree, rules.maxLockS)]);
+  if (n(k.account) >= rules.accountFree) locks.push([k.account, lockFor(n(k.account), rules.accountFree, rules.maxLockS)]);
+  for (const [key, s] of locks) {
+    await db.query(`update login_failures set locked_until = now() + ($2 || ' seconds')::interval where key = $1`, [key, String(s)]);
+  }
+  const pair = locks.find(([key]) => key === k.pair);
+  if (pair) return lockedError(pair[1]);
+  const src = locks.find(([key]) => key === k.source);
+  return src ? lockedError(src[1], 'login_throttled') : null;
 }
 
-export async function clearLoginFailures(db: Queryable, username: string): Promise<void> {
-  await db.query('delete from login_throttle where username = $1', [username]);
+/** A right password: this address's record for the name and the name's own count start again. */
+export async function clearLoginFailures(db: Queryable, source: string, username: string): Promise<void> {
+  const k = keys(source, username);
+  await db.query('delete from login_failures where key = any($1)', [[k.pair, k.account]]);
 }
 
 let running = 0;

@@ -1,8 +1,10 @@
 import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia, type MediaClass } from '../../../shared/src/domain/media.js';
+import { assertPixels } from '../../../shared/src/domain/pixels.js';
 import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
 import { cidForBytes } from '../../../shared/src/evidence/cid.js';
+import { releaseBlobs, unstage } from '../../../shared/src/evidence/store/blob-refs.js';
 import { checkVideo } from './video-probe.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 
@@ -11,6 +13,8 @@ export interface StoredMedia {
   filename: string;
   contentType: string;
   size: number;
+  /** This request wrote the bytes (they were not stored before): only then may it ever release them. */
+  created: boolean;
 }
 
 /**
@@ -19,11 +23,11 @@ export interface StoredMedia {
  * nothing references. A failed request leaves neither rows nor orphaned blobs.
  */
 export function createMediaService(c: Container) {
-  const { db, blobs } = c;
+  const { db } = c;
 
-  function check(files: UploadedFile[], cls: MediaClass, field: string) {
+  async function check(files: UploadedFile[], cls: MediaClass, field: string) {
     if (files.length === 0) throw new AppError(422, 'file_missing', { field });
-    return files.map((f) => {
+    const checked = files.map((f) => {
       if (f.bytes.length === 0) throw new AppError(422, 'file_empty', { field, filename: f.filename });
       const sniffed = sniffMedia(f.bytes);
       if (!sniffed || sniffed.cls !== cls) {
@@ -31,10 +35,13 @@ export function createMediaService(c: Container) {
       }
       return { file: f, type: sniffed.type };
     });
+    // Pixels from the header, before anything is stored or decoded (a decompression bomb is small in bytes).
+    if (cls === 'image') for (const { file } of checked) await assertPixels(file.bytes, c.config.IMAGE_MAX_PIXELS, field, file.filename);
+    return checked;
   }
 
-  async function store(files: UploadedFile[], cls: MediaClass, field: string, created: string[], ownerId?: string): Promise<StoredMedia[]> {
-    const checked = check(files, cls, field);
+  async function store(files: UploadedFile[], cls: MediaClass, field: string, created: string[], staged: string[], ownerId?: string): Promise<StoredMedia[]> {
+    const checked = await check(files, cls, field);
     if (cls === 'video') {
       const limits = { maxSeconds: c.config.VIDEO_MAX_SECONDS, maxPixels: c.config.VIDEO_MAX_PIXELS };
       for (const { file } of checked) await checkVideo(file.bytes, limits, field);
@@ -42,25 +49,26 @@ export function createMediaService(c: Container) {
     const out: StoredMedia[] = [];
     for (const { file, type } of checked) {
       // Staged before the bytes land, so a process killed mid-request leaves a row the orphan sweep finds.
-      await db.query('insert into upload_staging (cid) values ($1)', [await cidForBytes(file.bytes)]);
+      const stagedCid = await cidForBytes(file.bytes);
+      await db.query('insert into upload_staging (cid) values ($1)', [stagedCid]);
+      staged.push(stagedCid);
       const { cid, created: isNew } = await storeBlob(c, file.bytes, type);
       if (isNew) created.push(cid);
       // Videos are named by no image row; this is what lets their uploader fetch them back.
       if (cls === 'video' && ownerId) await db.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, ownerId]);
-      out.push({ cid, filename: file.filename, contentType: type, size: file.bytes.length });
+      out.push({ cid, filename: file.filename, contentType: type, size: file.bytes.length, created: isNew });
     }
     return out;
   }
 
-  /** Remove blobs this request wrote, unless some row has come to reference them meanwhile. */
-  async function cleanup(created: string[]) {
-    for (const cid of created) {
-      const used = await db.query('select 1 from images where cid = $1 limit 1', [cid]);
-      if (used.rows.length) continue;
-      await db.query('delete from blob_owners where cid = $1', [cid]);
-      await db.query('delete from blobs where cid = $1', [cid]);
-      await blobs.delete(cid);
-    }
+  /**
+   * Undo a failed request: drop its own staging rows and its own video ownership rows, then
+   * release the blobs it created; each goes only if nothing at all references it (blob-refs).
+   */
+  async function cleanup(created: string[], stagedCids: string[], ownerId?: string) {
+    await unstage(db, stagedCids);
+    if (ownerId) await db.query('delete from blob_owners where cid = any($1) and owner_id = $2', [created, ownerId]);
+    await releaseBlobs(c, created);
   }
 
   return {
@@ -70,17 +78,19 @@ export function createMediaService(c: Container) {
      */
     async withUploads<T>(files: UploadedFile[], cls: MediaClass, field: string, work: (media: StoredMedia[]) => Promise<T>, ownerId?: string): Promise<T> {
       const created: string[] = [];
-      let stored: StoredMedia[] = [];
+      const staged: string[] = [];
+      let failed = false;
       try {
-        stored = await store(files, cls, field, created, ownerId);
+        const stored = await store(files, cls, field, created, staged, ownerId);
         return await work(stored);
       } catch (err) {
-        await cleanup(created).catch((e) => c.logger.error({ err: e }, 'upload cleanup failed'));
+        failed = true;
+        await cleanup(created, staged.splice(0), ownerId).catch((e) => c.logger.error({ err: e }, 'upload cleanup failed'));
         throw err;
       } finally {
         // The work (a job enqueued or a row written) now holds the blobs, or cleanup removed them.
-        const cids = stored.map((m) => m.cid);
-        if (cids.length) await db.query('delete from upload_staging where cid = any($1)', [cids]).catch(() => undefined);
+        // Only this request's own staging rows go: another upload of the same bytes keeps its own.
+        if (!failed && staged.length) await unstage(db, staged).catch(() => undefined);
       }
     },
   };

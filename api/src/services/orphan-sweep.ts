@@ -6,16 +6,12 @@
  * nothing references are deleted; the grace period lets a queued job that names them run first.
  */
 import type { Container } from '../../../shared/src/container.js';
+import { releaseBlobs } from '../../../shared/src/evidence/store/blob-refs.js';
 
-/** Everything that can name an uploaded blob. A blob named by any of these is never swept. */
-const REFERENCED = `
-  exists (select 1 from images i where i.cid = $1)
-  or exists (select 1 from identify_queries q where $1 = any(q.image_cids))
-  or exists (select 1 from blob_owners o where o.cid = $1)
-  or exists (select 1 from jobs j where j.state in ('waiting', 'active') and position($1 in j.data::text) > 0)
-  or exists (select 1 from upload_staging s where s.cid = $1 and s.created_at >= now() - ($2 || ' seconds')::interval)`;
-
-/** One sweep; returns the CIDs it deleted. */
+/**
+ * One sweep; returns the CIDs it deleted. Whether a staged blob is still used is decided by the
+ * one reference model (blob-refs): the same check every other release goes through.
+ */
 export async function sweepOrphanBlobs(c: Pick<Container, 'db' | 'blobs' | 'config'>): Promise<string[]> {
   const grace = String(c.config.ORPHAN_BLOB_GRACE_S);
   const stale = await c.db.query<{ cid: string }>(
@@ -24,12 +20,7 @@ export async function sweepOrphanBlobs(c: Pick<Container, 'db' | 'blobs' | 'conf
   );
   const deleted: string[] = [];
   for (const { cid } of stale.rows) {
-    const used = await c.db.query<{ used: boolean }>(`select (${REFERENCED}) as used`, [cid, grace]);
-    if (!used.rows[0]?.used) {
-      await c.db.query('delete from blobs where cid = $1', [cid]);
-      await c.blobs.delete(cid);
-      deleted.push(cid);
-    }
+    deleted.push(...(await releaseBlobs(c, [cid])));
     await c.db.query(`delete from upload_staging where cid = $1 and created_at < now() - ($2 || ' seconds')::interval`, [cid, grace]);
   }
   return deleted;

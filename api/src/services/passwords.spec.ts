@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brokenRule, COMMON_PASSWORD_COUNT, hashPassword, verifyPassword } from './passwords.js';
+import { brokenRule, COMMON_PASSWORD_COUNT, hashPassword, passwordScore, verifyPassword } from './passwords.js';
 
 describe('password rules', () => {
   it('draws on a real common-password list of at least 10,000 entries', () => {
@@ -12,10 +12,34 @@ describe('password rules', () => {
     ['ok_user', 'abcdefghij', 'password_too_simple'],
     ['ok_user', 'QWERTY12345', 'password_common'],
     ['ok_user', 'Tuvxyzkmnq', null],
+    // Two classes and not on the leaked list, yet trivial to guess: zxcvbn scores them 1.
+    ['ok_user', 'aaaaaaaaa1', 'password_weak'],
+    ['ok_user', 'Aaaaaaaaaa', 'password_weak'],
+    // The username is among what an attacker tries first.
+    ['mango.farmer', 'Mango.farmer1', 'password_weak'],
+    ['admin', 'Good-pass-123', 'username_reserved'],
+    ['root', 'Good-pass-123', 'username_reserved'],
+    ['administrator', 'Good-pass-123', 'username_reserved'],
+    ['ad.min', 'Good-pass-123', 'username_reserved'],
+    ['root_1', 'Good-pass-123', 'username_reserved'],
+    ['system', 'Good-pass-123', 'username_reserved'],
+    ['support', 'Good-pass-123', 'username_reserved'],
+    ['api', 'Good-pass-123', 'username_reserved'],
+    ['markless_team', 'Good-pass-123', 'username_reserved'],
+    ['admin_of_orchard', 'Good-pass-123', null],
+    ['admin_2026', 'Good-pass-123', 'username_reserved'],
+    ['support_1234567890', 'Good-pass-123', null],
     // Ten characters counted as characters, not UTF-16 units or bytes.
     ['ok_user', 'Ảnh-cây-🌳1', null],
   ])('brokenRule(%s, %s) = %s', (u, p, rule) => {
     expect(brokenRule(u, p)).toBe(rule);
+  });
+
+  it('takes the minimum score as a setting', () => {
+    expect(brokenRule('ok_user', 'Tuvxyzkmnq', 4)).toBe('password_weak');
+    expect(brokenRule('ok_user', 'aaaaaaaaa1', 0)).toBeNull();
+    expect(passwordScore('aaaaaaaaa1')).toBeLessThan(3);
+    expect(passwordScore('Bark-and-peel-42')).toBeGreaterThanOrEqual(3);
   });
 
   it('counts an emoji as one character', () => {

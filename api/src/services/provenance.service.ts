@@ -7,6 +7,7 @@ import { decodeSideRecord } from '../../../shared/src/evidence/side-record.js';
 import { anchorMaterial, type AnchorRow } from '../../../shared/src/evidence/store/anchor-store.js';
 import { toBundleJson, type EvidenceBundleJson } from '../../../shared/src/evidence/store/bundle.js';
 import { loadChain, toChainEvent, type EntityType } from '../../../shared/src/evidence/store/chain-store.js';
+import { commitmentFor } from '../../../shared/src/evidence/store/entity-secret.js';
 import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
 import type { AnchorFile } from '../../../shared/src/evidence/verify-cli/export-format.js';
 import { BLOB_KEY } from '../../../shared/src/ports/blob-store.port.js';
@@ -120,7 +121,8 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
      * and to anyone when it is a photo named in the canonical record of a published (public) tree,
      * since the public record already lists that CID, and to anyone for any photo of a published
      * fruit (the public fruit lookup shows them); also to the owner of a population count that
-     * carries it. Everything else is the usual 404.
+     * carries it, to the owner and the author of a care entry whose packaging photo it is, and to
+     * the account whose identify query it was. Everything else is the usual 404.
      */
     async blob(caller: Caller | null, cid: string): Promise<{ stream: Readable; contentType: string; size: number }> {
       if (!BLOB_KEY.test(cid)) throw ERRORS.notFound();
@@ -136,7 +138,13 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
                      or (t.kind = 'fruit' and t.visibility = 'public')
                      or exists (select 1 from grants g where g.owner_id = t.owner_id and g.grantee_id = $2::uuid
                                  and g.kind = t.kind and g.revoked_at is null)))
-           or exists (select 1 from population_counts p where p.owner_id = $2::uuid and b.cid = any(p.media_cids)))`,
+           or exists (select 1 from population_counts p where p.owner_id = $2::uuid and b.cid = any(p.media_cids))
+           -- a care entry's packaging photo: its entity's owner and its author; an identify photo: who asked
+           or exists (select 1 from care_entries ce where ce.photo_cid = b.cid and ce.deleted_at is null
+                        and (ce.owner_id = $2::uuid or ce.author_id = $2::uuid))
+           or exists (select 1 from identify_queries q where q.owner_id = $2::uuid and b.cid = any(q.image_cids))
+           -- a packing batch's photo: the batch's owner (thumbnails of past batches)
+           or exists (select 1 from fruit_batch_rows fr join fruit_batches fb on fb.id = fr.batch_id where fr.cid = b.cid and fb.owner_id = $2::uuid))`,
         [cid, caller?.account_id ?? null],
       );
       const row = owned.rows[0];
@@ -148,10 +156,12 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
 
   async function anchorFile(row: AnchorRow): Promise<AnchorFile> {
     const m = await anchorMaterial(c.db, row);
-    if (row.backend === 'cardano') return { backend: 'cardano', tx_hash: row.tx_hash ?? '', tx_cbor_hex: m.tx_cbor_hex ?? '' };
+    // The owner is shown the salt that opens the log's commitment to this entity (entity-commitment.ts).
+    const { salt } = await commitmentFor(c.db, row.entity_type, row.entity_id, Number(row.size), row.root_hex);
+    if (row.backend === 'cardano') return { backend: 'cardano', tx_hash: row.tx_hash ?? '', tx_cbor_hex: m.tx_cbor_hex ?? '', entity_salt: salt };
     if (!m.checkpoint) throw ERRORS.internal();
     // The service's own key when it still runs the local backend; else the key the checkpoint names.
-    return { backend: 'local', checkpoint: m.checkpoint, public_key: c.anchor.publicKey ?? m.checkpoint.signer };
+    return { backend: 'local', checkpoint: m.checkpoint, public_key: c.anchor.publicKey ?? m.checkpoint.signer, entity_salt: salt };
   }
 }
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import sharp from 'sharp';
+import { assertPixels } from '../../../shared/src/domain/pixels.js';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
@@ -34,12 +35,13 @@ export interface ScanIssued {
 export const speciesKey = (s: string) => s.normalize('NFC').trim().toLowerCase();
 const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
 
-async function checkImage(file: UploadedFile | undefined): Promise<void> {
+async function checkImage(file: UploadedFile | undefined, maxPixels: number): Promise<void> {
   if (!file) throw new AppError(422, 'file_missing', { field: 'files' });
   if (file.bytes.length === 0) throw new AppError(422, 'file_empty', { field: 'files', filename: file.filename });
   if (sniffMedia(file.bytes)?.cls !== 'image') {
     throw new AppError(422, 'file_wrong_type', { field: 'files', filename: file.filename, expected: 'image' });
   }
+  await assertPixels(file.bytes, maxPixels, 'files', file.filename);
   try {
     // A full (shrink-on-load) decode: headers alone pass for a photo cut off mid-upload.
     await sharp(file.bytes, { failOn: 'truncated' }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
@@ -94,7 +96,7 @@ export function createScanService(c: Container) {
   return {
     /** Check the photo, rank species and issue a token bound to the caller. */
     async issue(ownerId: string, file: UploadedFile | undefined, lang: Lang): Promise<ScanIssued> {
-      await checkImage(file);
+      await checkImage(file, c.config.IMAGE_MAX_PIXELS);
       const candidates = await rank(ownerId, lang);
       const token = randomBytes(24).toString('base64url');
       const expires = new Date(Date.now() + SCAN_TOKEN_TTL_S * 1000);

@@ -56,10 +56,23 @@ export function checkEventBody(body: Record<string, unknown>): void {
   if (CONTRIBUTION_KEY in body) throw new AppError(422, 'event_reserved_key', { field: 'body', key: CONTRIBUTION_KEY });
 }
 
-/** Store a contributor's event as pending; 429 with Retry-After past the per-author daily count. */
-export async function submit(tx: Queryable, entity: ResolvedEntity, authorId: string, body: Record<string, unknown>, pathId: string): Promise<SubmissionView> {
-  // One author's submissions to one entity take turns, so the count below cannot be raced past.
-  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`submit:${authorId}:${entity.entity_type}/${entity.entity_id}`]);
+/** What all non-owners together may keep pending on one entity (TIMELINE_PENDING_MAX_*). */
+export interface EntityQuota {
+  maxEvents: number;
+  maxBytes: number;
+}
+
+/** A suggestion only: pending events leave the cap when the owner decides, which has no schedule. */
+const ENTITY_QUOTA_RETRY_S = 3600;
+
+/**
+ * Store a contributor's event as pending; 429 with Retry-After past the per-author daily count,
+ * or when the pending events of all non-owners together would pass the entity's cap (count or
+ * bytes): many fresh accounts cannot together grow an owner's timeline without bound.
+ */
+export async function submit(tx: Queryable, entity: ResolvedEntity, authorId: string, body: Record<string, unknown>, pathId: string, quota: EntityQuota): Promise<SubmissionView> {
+  // All submissions to one entity take turns, so neither count below can be raced past.
+  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`submit:${entity.entity_type}/${entity.entity_id}`]);
   const recent = await tx.query<{ n: number; oldest: Date | null }>(
     `select count(*)::int as n, min(created_at) as oldest from timeline_submissions
       where author_id = $1 and entity_type = $2 and entity_id = $3 and created_at > now() - interval '1 day'`,
@@ -70,6 +83,17 @@ export async function submit(tx: Queryable, entity: ResolvedEntity, authorId: st
     const freeAt = new Date(oldest!).getTime() + 86_400_000;
     const retry = Math.max(1, Math.ceil((freeAt - Date.now()) / 1000));
     throw new AppError(429, 'event_quota_exceeded', { max: SUBMISSIONS_PER_AUTHOR_PER_DAY, retry_after: retry }, { 'Retry-After': String(retry) });
+  }
+  const held = await tx.query<{ n: number; bytes: number }>(
+    `select count(*)::int as n, coalesce(sum(octet_length(body::text)), 0)::bigint as bytes from timeline_submissions
+      where entity_type = $1 and entity_id = $2 and status = 'pending'`,
+    [entity.entity_type, entity.entity_id],
+  );
+  const size = Buffer.byteLength(JSON.stringify(body), 'utf8');
+  if (held.rows[0]!.n + 1 > quota.maxEvents || Number(held.rows[0]!.bytes) + size > quota.maxBytes) {
+    throw new AppError(429, 'event_entity_quota_exceeded',
+      { max_events: quota.maxEvents, max_kb: Math.floor(quota.maxBytes / 1024), retry_after: ENTITY_QUOTA_RETRY_S },
+      { 'Retry-After': String(ENTITY_QUOTA_RETRY_S) });
   }
   const r = await tx.query<Row>(
     `insert into timeline_submissions (id, entity_type, entity_id, owner_id, author_id, body)

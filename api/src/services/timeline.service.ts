@@ -72,7 +72,9 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const isOwner = entity.owner_id === caller.account_id;
       try {
         if (!isOwner) {
-          const pending = await c.db.transaction((tx) => submit(tx, entity, caller.account_id, body, id));
+          const pending = await c.db.transaction((tx) => submit(tx, entity, caller.account_id, body, id, {
+            maxEvents: c.config.TIMELINE_PENDING_MAX_PER_ENTITY, maxBytes: c.config.TIMELINE_PENDING_MAX_BYTES_PER_ENTITY,
+          }));
           return { ok: true as const, event: pending };
         }
         const event = await c.db.transaction((tx) => appendChainEvent(tx, {

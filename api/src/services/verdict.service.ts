@@ -3,6 +3,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Caller } from '../http/route.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
+import { maybeQueueLearning } from '../../../shared/src/repos/learning-runs.js';
 
 export type VerdictLabel = 'correct' | 'wrong' | 'other' | 'unknown_ok';
 
@@ -27,6 +28,8 @@ export function createVerdictService(c: Container) {
          on conflict (query_id, owner_id) do update set verdict = excluded.verdict, correct_id = excluded.correct_id, created_at = now()`,
         [randomUUID(), input.query_id, caller.account_id, input.verdict, correct],
       );
+      // The learning loop: enough new labels queue the owner's training (never fails the label).
+      await maybeQueueLearning(c, caller.account_id, q.rows[0].kind as Kind).catch((err: unknown) => c.logger.warn({ err }, 'learning loop check failed'));
       return { correct_id: correct };
     },
   };

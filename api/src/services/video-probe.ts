@@ -16,15 +16,15 @@ export interface VideoLimits {
 
 interface Probe {
   duration: number;
-  width: number;
-  height: number;
+  /** Every video stream, not only `v:0`: a decoder may pick any of them (a `v:1` at 7680×4320 once was). */
+  frames: Array<{ width: number; height: number }>;
 }
 
 const PROBE_TIMEOUT_MS = 15_000;
 
 function ffprobe(file: string): Promise<Probe | null> {
   return new Promise((resolve) => {
-    const p = spawn('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,duration:format=duration', '-of', 'json', file], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const p = spawn('ffprobe', ['-v', 'error', '-select_streams', 'v', '-show_entries', 'stream=width,height,duration:format=duration', '-of', 'json', file], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     const timer = setTimeout(() => p.kill('SIGKILL'), PROBE_TIMEOUT_MS);
     p.stdout.on('data', (d) => (out += d));
@@ -34,10 +34,13 @@ function ffprobe(file: string): Promise<Probe | null> {
       if (code !== 0) return resolve(null);
       try {
         const j = JSON.parse(out) as { streams?: Array<{ width?: number; height?: number; duration?: string }>; format?: { duration?: string } };
-        const s = j.streams?.[0];
-        if (!s?.width || !s.height) return resolve(null);
-        const duration = Number(j.format?.duration ?? s.duration);
-        resolve({ duration: Number.isFinite(duration) ? duration : 0, width: s.width, height: s.height });
+        const streams = j.streams ?? [];
+        const first = streams[0];
+        if (!first?.width || !first.height) return resolve(null);
+        // The longest stream counts when the container states no duration of its own.
+        const duration = Number(j.format?.duration ?? Math.max(...streams.map((s) => Number(s.duration) || 0)));
+        const frames = streams.map((s) => ({ width: s.width ?? 0, height: s.height ?? 0 }));
+        resolve({ duration: Number.isFinite(duration) ? duration : 0, frames });
       } catch {
         resolve(null);
       }
@@ -56,8 +59,9 @@ export async function checkVideo(bytes: Buffer, limits: VideoLimits, field: stri
     if (p.duration > limits.maxSeconds) {
       throw new AppError(422, 'video_too_long', { field, got_s: Math.round(p.duration), max_s: limits.maxSeconds, reason: 'duration' });
     }
-    if (p.width * p.height > limits.maxPixels) {
-      throw new AppError(422, 'video_too_big_frame', { field, got: `${p.width}×${p.height}`, max: `${limits.maxPixels} px`, reason: 'resolution' });
+    const largest = p.frames.reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
+    if (largest.width * largest.height > limits.maxPixels) {
+      throw new AppError(422, 'video_too_big_frame', { field, got: `${largest.width}×${largest.height}`, max: `${limits.maxPixels} px`, reason: 'resolution' });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -9,10 +9,11 @@ import { raw, type Reply } from '../http/route.js';
 export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 
 /** Only flat file names of the kinds the build writes: no paths, no dot-files, nothing else served. */
-export const ASSET_NAME = /^[a-z0-9][a-z0-9-]*\.(js|css|html|svg)$/;
+export const ASSET_NAME = /^[a-z0-9][a-z0-9-]*\.(js|css|html|svg|png|webmanifest)$/;
 
 const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', html: 'text/html; charset=utf-8', svg: 'image/svg+xml',
+  png: 'image/png', webmanifest: 'application/manifest+json',
 };
 
 /**
@@ -22,7 +23,7 @@ const TYPES: Record<string, string> = {
 export const WEB_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Security-Policy': [
     "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", "connect-src 'self'",
-    "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'",
+    "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'", "manifest-src 'self'", "worker-src 'self'",
   ].join('; '),
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',

@@ -36,8 +36,14 @@ const EnvSchema = z.object({
   QUEUE_CONCURRENCY: z.string().default(''),
   /** Fairness: jobs of one account running at once per queue, across all workers (0 = no cap). */
   ACCOUNT_INFLIGHT_CAP: z.coerce.number().int().min(0).default(2),
-  /** Quota: jobs one account may have waiting or running, all queues together (0 = no quota); past it, 429. */
+  /** Quota: units of work (a job; a whole fruit batch is one) one account may have waiting or running (0 = no quota); past it, 429. */
   ACCOUNT_QUEUED_QUOTA: z.coerce.number().int().min(0).default(200),
+  /** Engine pool threads per job process (workers/src/engine-pool); default the cores. */
+  ENGINE_POOL_SIZE: z.coerce.number().int().min(1).max(256).optional(),
+  /** Most photos described in one batch (one session.run per model); default 8. */
+  ENGINE_BATCH_SIZE: z.coerce.number().int().min(1).max(1024).optional(),
+  /** How long a bulk photo waits for others to batch with (ms); interactive photos never wait; default 4. */
+  ENGINE_LINGER_MS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Who may read GET /metrics on the API port: `admin` (token), `public`, or `off`. */
   METRICS_ACCESS: z.enum(['admin', 'public', 'off']).default('admin'),
   /** A separate port serving /metrics and /ready without auth (for Prometheus and probes); unset = none. */
@@ -47,6 +53,16 @@ const EnvSchema = z.object({
   TOKEN_TTL_S: z.coerce.number().int().min(60).default(43_200),
   ADMIN_USERS: list.default([]),
   SIGNUP_OPEN: bool.default(true),
+  /** Least zxcvbn score (0–4) a new password must reach; 3 = about 10^8 guesses or more. */
+  PASSWORD_MIN_SCORE: z.coerce.number().int().min(0).max(4).default(3),
+  /** Sign-in throttle (login-throttle.ts): wrong passwords in a row from one address on one name before that address is locked for it. */
+  LOGIN_FREE_FAILURES: z.coerce.number().int().min(1).default(5),
+  /** Failures from one address across all names before the address is locked for all. */
+  LOGIN_SOURCE_FAILURES: z.coerce.number().int().min(1).default(20),
+  /** Failures on one name from all addresses before addresses that failed are slowed (clean ones never are). */
+  LOGIN_ACCOUNT_FAILURES: z.coerce.number().int().min(1).default(10),
+  /** Longest lock of the exponential back-off (30 s, 60 s, ...). */
+  LOGIN_MAX_LOCK_S: z.coerce.number().int().min(1).default(900),
   CODE_PREFIX: z.string().regex(/^[A-Z]{2,6}$/).default('MKL'),
   RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(600),
   DID_CHALLENGE_PER_MIN: z.coerce.number().int().min(1).default(10),
@@ -70,6 +86,8 @@ const EnvSchema = z.object({
    * In distributed mode every API and worker process must read the same file (e.g. a mounted secret).
    */
   ANCHOR_KEY_FILE: z.string().optional(),
+  /** The operator's models folder (also read by the model registry); `POST /api/admin/models` takes candidates only from inside it or the bundled models/. */
+  MODELS_DIR: z.string().optional(),
   /** Blockfrost-compatible API base URL (needed when ANCHOR_BACKEND=cardano). */
   CARDANO_API_URL: z.string().url().optional(),
   /** Sent as the `project_id` header. */
@@ -110,12 +128,31 @@ const EnvSchema = z.object({
   BATCH_MAX_PHOTOS: z.coerce.number().int().min(1).max(100_000).default(500),
   /** Largest fruit batch request body, in bytes; default the spec's 64 MB image-batch limit. */
   BATCH_MAX_BYTES: z.coerce.number().int().min(1_000_000).default(64_000_000),
+  /** Archives (zip bombs): most entries read, most bytes really inflated in all, highest compression ratio of an entry over 1 MB. */
+  ARCHIVE_MAX_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  ARCHIVE_MAX_INFLATED_BYTES: z.coerce.number().int().min(1_000_000).default(128_000_000),
+  ARCHIVE_MAX_RATIO: z.coerce.number().min(2).default(100),
+  /** Most pixels (width × height × frames) of an image, read from its header before anything decodes it. */
+  IMAGE_MAX_PIXELS: z.coerce.number().int().min(64 * 64).default(50_000_000),
   /** How often the batch events stream (SSE) looks for progress, in ms. */
   BATCH_EVENTS_POLL_MS: z.coerce.number().int().min(20).default(250),
   /** Public fruit lookup and scan: requests per minute per client IP (the IP is counted, never stored). */
   FRUIT_PUBLIC_PER_MIN: z.coerce.number().int().min(1).default(30),
   /** How long a point-of-sale fruit scan token can be used to choose, in seconds. */
   FRUIT_SCAN_TTL_S: z.coerce.number().int().min(10).default(600),
+  /** Pending events from non-owners one entity may hold at once, all authors together (past it, 429). */
+  TIMELINE_PENDING_MAX_PER_ENTITY: z.coerce.number().int().min(1).default(100),
+  /** Bytes (UTF-8 JSON bodies) of pending non-owner events one entity may hold at once, all authors together. */
+  TIMELINE_PENDING_MAX_BYTES_PER_ENTITY: z.coerce.number().int().min(16_384).default(262_144),
+  /** Open progress streams (SSE) per fruit batch; past it, 429 with Retry-After. */
+  SSE_MAX_PER_BATCH: z.coerce.number().int().min(1).default(4),
+  /** Open progress streams (SSE) per account, all its batches together; past it, 429 with Retry-After. */
+  SSE_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).default(8),
+  /**
+   * The learning loop (issue 23): after this many new enrolled photos or identify_verdict labels
+   * of one owner and kind, its training job is queued on the bulk lane (0: never by itself).
+   */
+  LEARN_AFTER_NEW: z.coerce.number().int().min(0).default(50),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { csvRow } from '../csv/csv.js';
+
 /**
  * The labelled-data export, as data scientists read it (README, "For data scientists").
  *
@@ -47,13 +50,9 @@ export const EXPORT_COLUMNS: (keyof ExportRow)[] = [
   'image_id', 'query_id', 'answer_verdict', 'answer_top1', 'label', 'label_individual_id', 'candidates', 'model', 'model_versions',
 ];
 
-const csvCell = (v: unknown): string => {
-  const s = typeof v === 'string' ? v : JSON.stringify(v ?? '');
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
-export const csvHeader = (): string => EXPORT_COLUMNS.join(',') + '\n';
-export const csvLine = (r: ExportRow): string => EXPORT_COLUMNS.map((k) => csvCell(r[k])).join(',') + '\n';
+// The one CSV writer (formula guard and quoting); see shared/src/csv/csv.ts.
+export const csvHeader = (): string => csvRow(EXPORT_COLUMNS);
+export const csvLine = (r: ExportRow): string => csvRow(EXPORT_COLUMNS.map((k) => r[k]));
 
 /** The file name a photo gets under `images/`: its CID plus an extension from its media type. */
 export function imagePath(cid: string, contentType: string | null): string {
@@ -80,14 +79,28 @@ export interface ExportCursor {
 
 export const encodeCursor = (c: ExportCursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
 
-/** @returns the cursor, or null when it is not one we wrote. */
+/**
+ * A Postgres `timestamptz::text` (or ISO) time with real calendar values: anything else would
+ * reach the query and fail there (500) instead of being refused at the edge (400).
+ */
+const CursorTime = z.string().max(40).refine((t) => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-]\d{2}(?::?\d{2})?)$/.exec(t);
+  if (!m) return false;
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  return y >= 1970 && day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d && h < 24 && mi < 60 && se < 60;
+});
+export const ExportCursorSchema = z.strictObject({ part: z.enum(['gallery', 'query']), at: CursorTime, id: z.uuid() });
+
+/** @returns the cursor, or null when it is not one we wrote (not base64url JSON, or not the cursor's shape). */
 export function decodeCursor(s: string): ExportCursor | null {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(s)) return null;
+  let json: unknown;
   try {
-    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as ExportCursor;
-    const uuid = /^[0-9a-f-]{36}$/i;
-    if ((c.part === 'gallery' || c.part === 'query') && typeof c.at === 'string' && !Number.isNaN(Date.parse(c.at)) && uuid.test(c.id)) return c;
+    json = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
   } catch {
-    /* not base64 JSON */
+    return null;
   }
-  return null;
+  const r = ExportCursorSchema.safeParse(json);
+  return r.success ? r.data : null;
 }

@@ -23,6 +23,10 @@ export const jobCatalog = {
     images: z
       .array(z.object({ cid: Cid, source: z.string().default('enroll'), filename: z.string().max(255).default('') }))
       .min(1),
+    /** The owner accepts the warnings (dark, blurred, near-identical): those photos are kept. */
+    accept_warnings: z.boolean().optional(),
+    /** Refusals the API found before storing (duplicates), answered together with the worker's own. */
+    refused: z.array(z.object({ index: z.number().int(), filename: z.string(), reasons: z.array(z.string()), warning: z.boolean() })).optional(),
   }),
   /** Identify one individual from one or several photos (several frames are fused). */
   identify: z.object({
@@ -73,6 +77,23 @@ export const jobCatalog = {
     max_frames: z.number().int().min(1).max(64).default(8),
     filters: z.record(z.string(), z.string()).default({}),
   }),
+  /**
+   * Survey a drone or phone video (api/src/services/survey.service.ts, workers/src/survey): detect,
+   * track and count the animals (identifying each track) or the fruit on a tree. Writes progress
+   * and the result to the `surveys` row; a retry starts over from the first frame.
+   */
+  survey: z.object({
+    owner_id: Uuid,
+    survey_id: Uuid,
+    video_cid: Cid,
+    kind: z.enum(['animal', 'fruit']),
+    species: z.string().max(100).optional(),
+    farm_id: z.string().max(100).optional(),
+    tree_id: Uuid.optional(),
+    zone: z.string().max(100),
+    /** Frames per second read from the video (sampling; the tracker runs on every read frame). */
+    fps: z.number().min(1).max(30).default(10),
+  }),
   /** Re-embed an owner's images with the current model and rebuild the owner's index. */
   reindex: z.object({ owner_id: Uuid.optional(), model_version: z.string().min(1) }),
   /**
@@ -98,6 +119,12 @@ export const jobCatalog = {
    * network itself; animals, needs python3-torch on the worker).
    */
   train_metric: z.object({ owner_id: Uuid, kind: Kind, recipe: z.enum(['linear', 'backbone']).optional() }),
+  /**
+   * Register a candidate model (issue 17): check it, copy it under DATA_DIR/models, embed every
+   * photo with it, then score in shadow. A job, so the API process never loads a model (issue 22).
+   * Queue lane: reindex. Refused models fail with `model_refused` (422) and its reason.
+   */
+  model_register: z.object({ dir: z.string().min(1).max(1000), shadow_share: z.number().min(0).max(1) }),
   /** Anchor an entity chain's current root with the configured backend. */
   anchor: z.object({
     owner_id: Uuid,

@@ -7,6 +7,11 @@ import { careMessages } from './messages/care.js';
 import { populationMessages } from './messages/population.js';
 import { opsMessages } from './messages/ops.js';
 import { datasciMessages } from './messages/datasci.js';
+import { archiveMessages } from './messages/archive.js';
+import { accountsMessages } from './messages/accounts.js';
+import { abuseLimitMessages } from './messages/abuse-limits.js';
+import { surveyMessages } from './messages/survey.js';
+import { fieldMessages } from './messages/field.js';
 
 /**
  * The one message catalogue. Every error body the service sends is rendered from here:
@@ -136,6 +141,11 @@ export const messages = {
   ...populationMessages,
   ...opsMessages,
   ...datasciMessages,
+  ...archiveMessages,
+  ...accountsMessages,
+  ...abuseLimitMessages,
+  ...surveyMessages,
+  ...fieldMessages,
 } as const satisfies Record<string, { vi: string; en: string }>;
 
 export type MessageCode = keyof typeof messages;

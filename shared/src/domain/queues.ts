@@ -15,10 +15,12 @@ const BY_JOB: Record<string, QueueName> = {
   fruit_lookup: 'identify',
   enroll: 'enrol',
   video: 'video',
+  survey: 'video',
   batch: 'batch',
   fruit_batch_item: 'batch',
   reindex: 'reindex',
   train: 'reindex',
+  model_register: 'reindex',
   anchor: 'anchor',
 };
 

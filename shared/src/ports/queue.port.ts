@@ -119,6 +119,16 @@ export class QueueQuotaError extends AppError {
 export interface FairnessOptions {
   /** Jobs of one owner running at once per queue, across all workers; 0 = no cap. */
   inflightCap?: number;
-  /** Jobs of one owner waiting or running, all queues together; 0 = no quota. */
+  /**
+   * Units of work of one owner waiting or running, all queues together; 0 = no quota. A unit is
+   * one job, except that every row of one fruit batch is the same unit (`quotaUnit`): a batch of
+   * 500 photos counts once, and never locks its owner's identify out (issue 21).
+   */
   queuedQuota?: number;
+}
+
+/** The quota unit a job belongs to: its batch for batch rows, else the job itself. */
+export function quotaUnit(data: unknown, jobId: string): string {
+  const batch = (data as { batch_id?: unknown } | null)?.batch_id;
+  return typeof batch === 'string' ? `batch-${batch}` : jobId;
 }

@@ -1,4 +1,6 @@
 import type { Database } from '../ports/database.port.js';
+import type { Container } from '../container.js';
+import { releaseBlobs } from '../evidence/store/blob-refs.js';
 
 /**
  * Every query on `fruit_batches` and `fruit_batch_rows` (migration 060), shared by the API
@@ -180,19 +182,12 @@ export function fruitBatchRepo(db: Database) {
 }
 
 /**
- * Remove stored blobs nothing references any more: no enrolled image, no batch row. Used after a
- * batch is deleted and after a public lookup, whose photo must not be kept.
+ * Release the blobs a deleted batch (or a failed request) named: each goes only when nothing at
+ * all references it any more (blob-refs, the one reference model). Kept under this name for its
+ * callers; the decision is releaseBlobs'.
  */
-export async function dropUnusedBlobs(c: { db: Database; blobs: { delete(cid: string): Promise<unknown> } }, cids: readonly string[]): Promise<void> {
-  for (const cid of cids) {
-    const used = await c.db.query(
-      'select 1 from images where cid = $1 union all select 1 from fruit_batch_rows where cid = $1 limit 1',
-      [cid],
-    );
-    if (used.rows.length) continue;
-    await c.db.query('delete from blobs where cid = $1', [cid]);
-    await c.blobs.delete(cid);
-  }
+export async function dropUnusedBlobs(c: Pick<Container, 'db' | 'blobs' | 'config'>, cids: readonly string[]): Promise<void> {
+  await releaseBlobs(c, cids);
 }
 
 export type FruitBatchRepo = ReturnType<typeof fruitBatchRepo>;

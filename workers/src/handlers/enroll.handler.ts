@@ -1,22 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
-import type { JobData, JobHandler } from '../../../shared/src/domain/jobs.js';
+import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
 import { vectorToBytes } from '../recognition/bytes.js';
 import { keypointCount } from '../vision/local-features.js';
-import { settingsFor } from '../vision/settings.js';
-import { describeOrRefuse } from './describe.js';
+import { checkAlreadyEnrolled, describeAll } from './enroll-photos.js';
+import type { Pools } from '../recognition/pool.js';
 import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/evidence/store/tree-record.js';
 import { pinSideRecord, writeSideRecord } from '../../../shared/src/evidence/store/side-record-store.js';
 import { encodeFruitRecord } from '../../../shared/src/evidence/side-record.js';
+import { appendChainEvent } from '../../../shared/src/evidence/store/chain-store.js';
+import { animalDid } from '../../../shared/src/domain/animal-did.js';
 
 export interface EnrollDeps {
   c: Container;
   engine: RecognitionEngine;
+  /** The owner's pool, to warn before enrolling an animal that is already there. */
+  pools?: Pools;
   /** Called after the rows are committed, so the owner's index can take the new vectors. */
-  onEnrolled: (ownerId: string) => Promise<void>;
+  onEnrolled: (ownerId: string, kind: Kind) => Promise<void>;
 }
 
 async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: { cid: string; source: string; d: Descriptor }[]) {
@@ -32,12 +36,14 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
     const owned = await tx.query('select 1 from individuals where id = $1 and owner_id = $2 and deleted_at is null', [data.individual_id, data.owner_id]);
     if (!owned.rows.length) throw new UnrecoverableJobError('individual not found', 404, 'not_found');
     const images: { image_id: string; cid: string }[] = [];
+    // Photos new to the individual: a retry after a crash finds them stored and records nothing twice.
+    const added: string[] = [];
     for (const { cid, source, d } of described) {
       // On a retry the row exists already; `do update` with no change makes `returning` give its id.
-      const r = await tx.query<{ id: string }>(
+      const r = await tx.query<{ id: string; inserted: boolean }>(
         `insert into images (id, individual_id, owner_id, cid, source, in_record, width, height)
          values ($1, $2, $3, $4, $5, $6, $7, $8)
-         on conflict (individual_id, cid) do update set source = images.source returning id`,
+         on conflict (individual_id, cid) do update set source = images.source returning id, (xmax = 0) as inserted`,
         [randomUUID(), data.individual_id, data.owner_id, cid, source, data.create, d.width, d.height],
       );
       const imageId = r.rows[0]!.id;
@@ -47,11 +53,26 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
         [imageId, data.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d), JSON.stringify(d.models), d.subject ? JSON.stringify(d.subject) : null],
       );
       images.push({ image_id: imageId, cid });
+      if (r.rows[0]!.inserted) added.push(cid);
     }
+    if (data.kind === 'animal' && added.length) await recordAnimalPhotos(tx, data, added);
     const record = data.create && data.kind === 'tree' ? await writeRecord(deps, tx, data, described) : null;
     const side = data.create && data.kind === 'fruit' && deps.c.config.EVIDENCE_FRUIT_AND_BOUNDARIES ? await writeFruitRecord(tx, data, described) : null;
     return { images, record, side };
   });
+}
+
+/**
+ * An animal's chain records what happened to it, as a tree's does (issue 24): its enrolment, then
+ * each confirmed identification and each photo added, in the same transaction as the rows.
+ */
+async function recordAnimalPhotos(tx: Queryable, data: JobData<'enroll'>, cids: string[]) {
+  const a = data.attrs as { species?: string; farm_id?: string; name?: string; query_id?: string };
+  const source = data.images[0]?.source ?? 'enroll';
+  const body = data.create
+    ? { type: 'enroll', animal_did: animalDid(data.individual_id), species: a.species ?? null, farm_id: a.farm_id ?? null, name: a.name ?? null, images: cids }
+    : { type: source === 'confirm' ? 'identification_confirmed' : 'photos_added', animal_did: animalDid(data.individual_id), images: cids, source, ...(a.query_id ? { query_id: a.query_id } : {}) };
+  await appendChainEvent(tx, { entity_type: 'animal', entity_id: data.individual_id, owner_id: data.owner_id, author_id: data.owner_id, author_role: 'owner', body });
 }
 
 /** With EVIDENCE_FRUIT_AND_BOUNDARIES on, a fruit's first enrolment gets a canonical record (see side-record.ts). */
@@ -95,12 +116,8 @@ export const qualityOf = (d: Descriptor) => ({
  */
 export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
   return async (data) => {
-    const described: { cid: string; source: string; d: Descriptor }[] = [];
-    for (const img of data.images) {
-      // Enrolling an animal needs the animal in the photo: a scene without one is refused (422).
-      const subject = { require: settingsFor(data.kind).requireSubjectAtEnrol };
-      described.push({ cid: img.cid, source: img.source, d: await describeOrRefuse(deps.c, deps.engine, img.cid, img.filename, data.kind, { subject }) });
-    }
+    const described = await describeAll(deps, data);
+    await checkAlreadyEnrolled(deps, data, described);
     const { images, record, side } = await writeRows(deps, data, described);
     const pinner = deps.c.pinner;
     // Best effort, after commit: an unreachable IPFS node must not fail (or retry) an enrolment.
@@ -108,10 +125,13 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
     // A tree's record goes to IPFS when its owner publishes it (trees.service), never before:
     // pinning a private tree would put its photos on a public network.
     if (side && pinner) await pinSideRecord({ blobs: deps.c.blobs, pinner }, side.encoded, described.map((x) => x.cid)).catch(pinFailed);
-    await deps.onEnrolled(data.owner_id);
+    await deps.onEnrolled(data.owner_id, data.kind);
     return {
       individual_id: data.individual_id,
-      images: images.map((i, k) => ({ ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: qualityOf(described[k]!.d), subject: described[k]!.d.subject })),
+      images: images.map((i, k) => ({
+        ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: qualityOf(described[k]!.d), subject: described[k]!.d.subject,
+        filename: described[k]!.filename, warnings: described[k]!.warnings,
+      })),
       model: described[0]!.d.model,
       ...(record ? { code: record.code, record_cid: record.record_cid, record_hash: record.record_hash } : {}),
       ...(data.kind === 'fruit' && data.create ? fruitEvidence(side) : {}),

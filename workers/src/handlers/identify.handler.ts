@@ -5,6 +5,8 @@ import type { Pools } from '../recognition/pool.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import { describeOrRefuse } from './describe.js';
 import type { LearnedGalleries } from '../learn/gallery.js';
+import { closestForReview } from './review.js';
+import { calibrationFor, pipelineKey } from '../recognition/owner-calibration.js';
 
 export interface IdentifyDeps {
   c: Container;
@@ -73,14 +75,19 @@ export async function identifyDescriptors(
   const filter = { kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null, ...(only ? { individualIds: only } : {}) };
   const base = await deps.pools.gallery(owners, filter);
   const gallery = (await deps.learned?.gallery(data.owner_id, owners, filter, base)) ?? base;
-  const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery });
+  // The caller's own calibration for the pipeline that searched (fruit within a tree has its own).
+  const scope = data.kind === 'fruit' && filter.treeId ? 'tree' : 'all';
+  const cal = await calibrationFor(deps.c.db, data.owner_id, data.kind, pipelineKey(deps.engine, gallery.learned ?? null, scope), deps.engine.calibrationFor(data.kind));
+  const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery, calibration: cal.params });
   const candidates = await present(deps.c, data.kind, out.candidates);
   return {
     verdict: out.verdict,
     match: out.verdict === 'match' ? (candidates[0] ?? null) : null,
     candidates,
+    closest: await closestForReview(deps.c, data.kind, out.ranked, queries[0], gallery),
     model: out.model,
     learned: out.learned,
+    calibration: cal.info,
     // Kept with the stored query for re-fitting the calibration from labels; stripped before answering.
     [EVIDENCE]: out.ranked.slice(0, 10).map((x) => ({ individual_id: x.individualId, evidence: x.evidence })),
   };

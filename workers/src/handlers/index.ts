@@ -3,7 +3,7 @@ import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src
 import { RecognitionEngine } from '../vision/engine.js';
 import { createPools } from '../recognition/pool.js';
 import { loadCalibrations } from '../recognition/calibration.js';
-import { createShadow, servingEngine } from '../recognition/model-lifecycle.js';
+import { createShadow, servingDir, servingEngine } from '../recognition/model-lifecycle.js';
 import { poolOwners as grantedPools } from '../../../shared/src/access/pool-owners.js';
 import { anchorHandler } from './anchor.handler.js';
 import { animalSpeciesHandler } from './animal-species.handler.js';
@@ -13,21 +13,39 @@ import { enrollHandler } from './enroll.handler.js';
 import { identifyHandler } from './identify.handler.js';
 import { reindexHandler } from './reindex.handler.js';
 import { videoHandler } from './video.handler.js';
+import { surveyHandler } from './survey.handler.js';
 import { fruitLookupHandler } from './fruit-public.handler.js';
 import { fruitBatchItemHandler } from './fruit-batch.handler.js';
 import { publishWorkerStatus } from '../status.js';
 import { setEmbedObserver } from '../vision/embed.js';
 import { trainHandler } from './train.handler.js';
+import { modelRegisterHandler } from './model-register.handler.js';
 import { createLearnedGalleries } from '../learn/gallery.js';
+import { createEnginePool, withLane, type EnginePool } from '../engine-pool/index.js';
+import { pooledEngine, poolObserver, timedContainer } from '../engine-pool/pooled-engine.js';
+import { queueOf } from '../../../shared/src/domain/queues.js';
+import { maybeQueueLearning } from '../learn/loop.js';
 
 let shared: Promise<RecognitionEngine> | null = null;
 /** One engine per process: the ONNX session and OpenCV are loaded once. */
 export const engineOnce = () => (shared ??= RecognitionEngine.create());
 
-/** Build the handler for every catalogued job. Throws at start when one is missing. */
-export async function createHandlers(c: Container): Promise<JobHandlers> {
+/**
+ * Build the handler for every catalogued job. Throws at start when one is missing.
+ * Photos are described in an engine pool (workers/src/engine-pool; ENGINE_POOL_SIZE threads,
+ * closed with the container); jobs of the `identify` queue go first there, the rest is bulk.
+ */
+export async function createHandlers(container: Container): Promise<JobHandlers> {
+  const c = timedContainer(container);
   // A model promoted through the registry (npm run models -- promote) serves from the next start.
-  const engine = (await servingEngine(c)) ?? (await engineOnce());
+  const base = (await servingEngine(c)) ?? (await engineOnce());
+  let pool: EnginePool | undefined;
+  pool = createEnginePool({
+    size: c.config.ENGINE_POOL_SIZE, batchSize: c.config.ENGINE_BATCH_SIZE, lingerMs: c.config.ENGINE_LINGER_MS,
+    modelDir: (await servingDir(c)) ?? '', observer: poolObserver(c.metrics, () => pool),
+  });
+  container.onClose(() => pool.close());
+  const engine = pooledEngine(base, pool, c.metrics);
   // Calibrations re-fitted from labels (npm run calibrate -- --apply) take effect at start.
   for (const [kind, params] of Object.entries(await loadCalibrations(c.db))) engine.setCalibration(kind as Kind, params);
   // What this process loaded, for /api/health and /metrics (the API never loads the model itself).
@@ -37,21 +55,37 @@ export async function createHandlers(c: Container): Promise<JobHandlers> {
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
   const learned = createLearnedGalleries(c, engine);
-  const deps = { c, engine, pools, poolOwners, learned, onEnrolled: async (owner: string) => void (await pools.indexFor(owner)), shadow: createShadow(c, poolOwners) };
+  const deps = { c, engine, pools, poolOwners, learned, onEnrolled: async (owner: string, kind: Kind) => {
+    await pools.indexFor(owner);
+    // The learning loop: enough new photos queue the owner's training (never fails an enrolment).
+    await maybeQueueLearning(c, owner, kind).catch((err: unknown) => c.logger.warn({ err, owner }, 'learning loop check failed'));
+  }, shadow: createShadow(c, poolOwners) };
   const handlers: Partial<JobHandlers> = {
     enroll: enrollHandler(deps),
     identify: identifyHandler(deps),
     identify_auto: autoHandler(deps),
     video: videoHandler(deps),
+    survey: surveyHandler(deps),
     reindex: reindexHandler(deps),
     anchor: anchorHandler(c),
     fruit_lookup: fruitLookupHandler(deps),
     fruit_batch_item: fruitBatchItemHandler(deps),
     animal_species: animalSpeciesHandler({ ...deps, detector: animalDetector }),
     train_metric: trainHandler(deps),
+    model_register: modelRegisterHandler(c),
   };
   assertHandlers(handlers);
-  return handlers;
+  return laned(handlers);
+}
+
+/** Each job's describes in its lane: interactive for the identify queue, bulk for every other. */
+function laned(handlers: JobHandlers): JobHandlers {
+  const out: Record<string, unknown> = {};
+  for (const [name, h] of Object.entries(handlers) as [string, (d: unknown, ctx: unknown) => Promise<unknown>][]) {
+    const lane = queueOf(name) === 'identify' ? 'interactive' : 'bulk';
+    out[name] = (d: unknown, ctx: unknown) => withLane(lane, () => h(d, ctx));
+  }
+  return out as JobHandlers;
 }
 
 /**

@@ -49,6 +49,10 @@ export interface BackboneJudgement {
   log: Record<string, unknown>;
   /** The candidate's embedding of every enrolled sample (null for verdict photos), in order. */
   vectors: (Float32Array | null)[];
+  /** The served space's embedding of the same samples (the adopted version's, else the base one). */
+  currentVectors: (Float32Array | null)[];
+  /** Indexes of the held-out samples (never trained on). */
+  test: Set<number>;
 }
 
 /** Reads a crop file back as a decoded image (RGB). */
@@ -132,12 +136,13 @@ export async function judgeBackbone(dir: string, samples: readonly CropSample[],
   enrolled.forEach((i, k) => (candidate[i] = vecs[k]!));
   const labels = samples.map((s) => s.label);
   const cand = heldOutTop1(candidate, labels, test);
-  const cur = heldOutTop1(await currentVectors(samples, current), labels, test);
+  const curVectors = await currentVectors(samples, current);
+  const cur = heldOutTop1(curVectors, labels, test);
   const minGain = opts.minGain ?? 0.01;
   return {
     adopt: cand.evaluated > 0 && cand.top1 >= cur.top1 + minGain,
     candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated, minGain,
-    onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors: candidate,
+    onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors: candidate, currentVectors: curVectors, test,
   };
 }
 

@@ -3,6 +3,7 @@
  * `npm run train -- --owner <account uuid> --kind animal --rollback` go back to the previous adopted version
  * `npm run train -- --owner <account uuid> --kind animal --list`     list the stored versions
  * `npm run train -- --owner <account uuid> --kind animal --enqueue`  hand it to the workers as a `train_metric` job
+ * `npm run train -- --owner <account uuid> --kind animal --calibrate` refit the owner's calibration for the pipeline serving now
  * `--recipe backbone` (with any of the above): fine-tune the network on the owner's photos instead
  *   of learning a linear metric over it (animals; needs Debian's python3-torch python3-onnx python3-pil);
  *   `--epochs N --freeze N` override its settings (workers/src/learn/backbone.ts)
@@ -16,6 +17,9 @@ import { createContainer } from '../../../shared/src/container.js';
 import { Kind } from '../../../shared/src/domain/jobs.js';
 import { RecognitionEngine } from '../vision/engine.js';
 import { listVersions, rollback } from './store.js';
+import { createLearnedGalleries } from './gallery.js';
+import { createPools } from '../recognition/pool.js';
+import { fitOwnerCalibration } from '../recognition/owner-calibration.js';
 import { RECIPES, trainOwner, type RecipeName } from './train.js';
 
 const args = process.argv.slice(2);
@@ -34,6 +38,15 @@ try {
   } else if (args.includes('--enqueue')) {
     const id = await c.queue.enqueue('train_metric', { owner_id: owner, kind, recipe }, { jobId: `train-${owner}-${kind}-${Date.now()}` });
     console.log(JSON.stringify({ owner, kind, job: id }));
+  } else if (args.includes('--calibrate')) {
+    const engine = await RecognitionEngine.create();
+    const deps = { c, engine, pools: createPools(c, engine), learned: createLearnedGalleries(c, engine) };
+    const fits = [];
+    for (const scope of kind === 'fruit' ? (['all', 'tree'] as const) : (['all'] as const)) {
+      const { pipeline, report } = await fitOwnerCalibration(deps, owner, kind, scope);
+      fits.push({ scope, pipeline, ...report, params: report.params ? { matchThreshold: report.params.matchThreshold } : null });
+    }
+    console.log(JSON.stringify({ owner, kind, calibration: fits }));
   } else if (args.includes('--list')) {
     console.log(JSON.stringify({ owner, kind, versions: await listVersions(c.db, owner, kind) }));
   } else {

@@ -133,6 +133,12 @@ export async function rollback(db: Database, ownerId: string, kind: Kind): Promi
        returning version`,
       [ownerId, kind, current],
     );
-    return { rolledBack: current, adopted: prev.rows[0]?.version ?? null };
+    const adopted = prev.rows[0]?.version ?? null;
+    // The loop's record (learn/loop.ts): the owner and the operator see the rollback beside the runs.
+    await tx.query(
+      `insert into learning_runs (owner_id, kind, trigger, status, decision, finished_at) values ($1, $2, $3, 'rolled_back', $4, now())`,
+      [ownerId, kind, { command: 'rollback' }, { rolled_back: current, adopted, reason: `version ${current} rolled back; ${adopted === null ? 'the base model alone serves' : `version ${adopted} serves again`}` }],
+    );
+    return { rolledBack: current, adopted };
   });
 }

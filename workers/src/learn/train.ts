@@ -15,7 +15,9 @@ import { trainMetric, type Labelled, type LinearMetric, type TrainOptions } from
 import { canTrainBackbone, type BackboneOptions } from './backbone.js';
 import { fineTuneOwner, type CropSample } from './backbone-train.js';
 import { storeLearnedEmbedding } from './backbone-gallery.js';
-import { adoptedVersion, BACKBONE_RECIPE, saveVersion, versionForJob, type LearnedVersion } from './store.js';
+import { adoptedVersion, BACKBONE_RECIPE, LEARNED_MODEL_NAME, saveVersion, versionForJob, type LearnedVersion } from './store.js';
+import { compareServed } from './served-compare.js';
+import type { GateOptions } from './served-gate.js';
 
 /** The training recipe; stored with every version so a later recipe change is visible. */
 export const RECIPE = 'proxy-softmax-linear-v1';
@@ -28,6 +30,10 @@ export interface JudgeOptions extends TrainOptions {
   folds?: number;
   /** Absolute top-1 gain the candidate must show (default 0.01). */
   minGain?: number;
+  /** The served-pipeline gate's sample minimums and noise band (served-gate.ts). */
+  gate?: GateOptions;
+  /** Adopt whatever the gate says (tests that exercise serving with a tiny model; operators who know better). */
+  forceAdopt?: boolean;
 }
 
 export interface Judgement {
@@ -91,8 +97,11 @@ export async function trainOwner(
   // A linear metric never sees a fine-tuned backbone's space, so it must beat that version's
   // own held-out figure instead (a different split of the same photos: an approximation).
   if (current?.backbone) j.adopt = j.adopt && j.candidate.top1 >= Number(current.report.candidate_top1 ?? 1) + j.minGain;
+  const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
   const report = {
     recipe: RECIPE,
+    // The linear metric only reorders the shortlist; it is judged by its cross-validated gallery top-1.
+    decision: `${j.adopt ? 'adopted' : 'refused'}: cross-validated gallery top-1 ${pct(j.candidate.top1)} against ${pct(j.current.top1)} served (a gain of ${pct(j.minGain)} is needed) on ${j.candidate.evaluated} photos`,
     photos: labels.samples.length,
     enrolled_photos: labels.enrolledPhotos,
     verdict_photos: labels.verdictPhotos,
@@ -124,12 +133,20 @@ async function trainOwnerBackbone(
   if (!j || j.evaluated === 0) {
     return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: run.samples.length, recipe: BACKBONE_RECIPE } };
   }
+  // The decision is the served pipeline's, not the global stage's (which only shortlists).
+  const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
+  const gate = await compareServed(c, engine, kind, run.samples, j.test,
+    { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
+    { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } }, opts.gate);
   const report = {
     recipe: BACKBONE_RECIPE,
+    decision: gate.reason,
+    served_gate: gate,
     photos: run.samples.length,
     enrolled_photos: run.enrolled,
     verdict_photos: run.samples.length - run.enrolled,
     held_out: j.evaluated,
+    // The global stage alone on the held-out photos (before the gate, this decided).
     candidate_top1: j.candidateTop1,
     current_top1: j.currentTop1,
     current_version: current?.version ?? null,
@@ -138,7 +155,7 @@ async function trainOwnerBackbone(
     trainer: j.log,
     train_ms: Math.round(performance.now() - t),
   };
-  const saved = await saveVersion(c.db, { ownerId, kind, recipe: BACKBONE_RECIPE, base: engine.model, backbone: j.onnx, report, adopt: j.adopt, jobKey });
+  const saved = await saveVersion(c.db, { ownerId, kind, recipe: BACKBONE_RECIPE, base: engine.model, backbone: j.onnx, report, adopt: gate.adopt || opts.forceAdopt === true, jobKey });
   // The gallery is already embedded by the tested model: keep it, so the first identify need not.
   if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, j.vectors);
   return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };

@@ -43,7 +43,8 @@ function probeDuration(file: string): Promise<number> {
 function sample(file: string, outDir: string, fps: number, side: number, maxDecoded: number): Promise<void> {
   return new Promise((resolve, reject) =>
     ffmpeg(file)
-      .outputOptions(['-vf', `fps=${fps.toFixed(4)},scale='min(${side},iw)':-2`, '-q:v', '3', '-frames:v', String(maxDecoded)])
+      // The first video stream only: by default ffmpeg picks the largest, which the API's probe caps but need not be the one meant.
+      .outputOptions(['-map', '0:v:0', '-vf', `fps=${fps.toFixed(4)},scale='min(${side},iw)':-2`, '-q:v', '3', '-frames:v', String(maxDecoded)])
       .output(path.join(outDir, 'f%05d.jpg'))
       .on('end', () => resolve())
       .on('error', (e: Error) => reject(new UndecodableVideoError(`ffmpeg: ${e.message.split('\n')[0]}`)))

@@ -9,23 +9,15 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Container } from '../../../shared/src/container.js';
 import type { JobData, Kind } from '../../../shared/src/domain/jobs.js';
-import { labelIdentity } from '../../../shared/src/datasci/export-format.js';
+import { listRegistrations, type Registration } from '../../../shared/src/repos/model-registrations.repo.js';
 import { Embedder } from '../vision/embed.js';
 import { RecognitionEngine, type Descriptor } from '../vision/engine.js';
 import { loadRegistry, readManifestFile, readModelBytes, type ModelEntry } from '../vision/registry.js';
 import { createPools, type Pools } from './pool.js';
 import { reindexHandler } from '../handlers/reindex.handler.js';
 
-export interface Registration {
-  id: string;
-  name: string;
-  version: string;
-  dir: string;
-  status: 'shadow' | 'serving' | 'retired';
-  shadow_share: number;
-  sha256: string;
-  licence: string;
-}
+// The registrations table is read by the API too (GET /api/admin/models), so it lives in shared/.
+export { listRegistrations, shadowReport, type Registration } from '../../../shared/src/repos/model-registrations.repo.js';
 
 /** A refused model: the reason names the check that failed. */
 export class ModelRefusedError extends Error {
@@ -71,10 +63,6 @@ export function engineOf(reg: Pick<Registration, 'dir'>): Promise<RecognitionEng
 /** Re-embeds every photo that lacks a descriptor from `engine` (the reindex job's own code). */
 async function reembed(c: Container, engine: RecognitionEngine) {
   return reindexHandler({ c, engine, pools: createPools(c, engine) })({ model_version: engine.model.version } as JobData<'reindex'>, { id: 'reembed', attempt: 1 });
-}
-
-export async function listRegistrations(c: Container): Promise<Registration[]> {
-  return (await c.db.query<Registration>('select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations order by created_at')).rows;
 }
 
 async function byRef(c: Container, ref: string): Promise<Registration> {
@@ -130,6 +118,12 @@ export async function rollbackModel(c: Container) {
   return { rolled_back: `${cur.name}@${cur.version}`, serving: prev ? `${prev.name}@${prev.version}` : 'bundled' };
 }
 
+/** The folder of the promoted registration's model, or null while the bundled one serves. */
+export async function servingDir(c: Container): Promise<string | null> {
+  const r = await c.db.query<{ dir: string }>(`select dir from model_registrations where status = 'serving'`);
+  return r.rows[0]?.dir ?? null;
+}
+
 /** The engine that serves: the promoted registration's, or null for the bundled one. */
 export async function servingEngine(c: Container): Promise<RecognitionEngine | null> {
   const r = await c.db.query<Registration>(`select dir from model_registrations where status = 'serving'`);
@@ -175,25 +169,4 @@ export function createShadow(c: Container, poolOwners: (account: string, kind: K
       }
     }
   };
-}
-
-/** Per registration: requests scored, agreement with the served answer, and accuracy of both on labelled ones. */
-export async function shadowReport(c: Container) {
-  const rows = await c.db.query<{ registration_id: string; top1: string | null; served_top1: string | null; agrees: boolean; label: string | null; correct_id: string | null }>(
-    `select s.registration_id, s.top1, s.served_top1, s.agrees, v.verdict as label, v.correct_id
-     from shadow_scores s left join identify_verdicts v on v.query_id = s.query_id and v.owner_id = s.owner_id`,
-  );
-  return (await listRegistrations(c)).map((reg) => {
-    const mine = rows.rows.filter((r) => r.registration_id === reg.id);
-    const labelled = mine.filter((r) => r.label && (r.label === 'unknown_ok' || labelIdentity(r.label, r.correct_id, r.served_top1)));
-    const right = (top: string | null, r: (typeof mine)[number]) => (top ?? '') === labelIdentity(r.label, r.correct_id, r.served_top1);
-    return {
-      model: `${reg.name}@${reg.version}`, status: reg.status, shadow_share: reg.shadow_share, sha256: reg.sha256, licence: reg.licence,
-      scored: mine.length,
-      agreement: mine.length ? mine.filter((r) => r.agrees).length / mine.length : null,
-      labelled: labelled.length,
-      shadow_accuracy: labelled.length ? labelled.filter((r) => right(r.top1, r)).length / labelled.length : null,
-      served_accuracy: labelled.length ? labelled.filter((r) => right(r.served_top1, r)).length / labelled.length : null,
-    };
-  });
 }

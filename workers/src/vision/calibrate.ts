@@ -5,6 +5,7 @@
  * samples (e.g. stored `identify_verdict` labels) and reports how separation
  * changed, plus the decision threshold that keeps false matches within target.
  */
+import { fusedProbability, type FusionModel } from './fusion.js';
 
 /** Evidence for one query against one candidate individual. */
 export interface Evidence {
@@ -18,6 +19,12 @@ export interface Evidence {
   localMargin: number;
   /** Spatial spread of the inliers over the query (0..1). */
   spread: number;
+  /** Best cosine in the owner's fine-tuned backbone space, when one searched the gallery. */
+  learned?: number;
+  /** `learned` minus the best other candidate's. */
+  learnedMargin?: number;
+  /** The individual's place in the gallery search's shortlist (0 = first), best over the query photos. */
+  rank?: number;
 }
 
 export const FEATURE_NAMES = ['global', 'log_local', 'global_margin', 'local_margin', 'spread'] as const;
@@ -33,6 +40,11 @@ export interface CalibrationParams {
   uncertainThreshold: number;
   /** Where the parameters came from (e.g. 'default', 'fit:gallery-loo', 'fit:identify_verdict'). */
   source: string;
+  /**
+   * Calibrated evidence fusion (fusion.ts): when present, the probability is the fused one and
+   * `intercept`/`coef` are unused.
+   */
+  fusion?: FusionModel;
 }
 
 /** Hand-set priors: ~20 background-guarded inliers clearly ahead of the runner-up is strong evidence. */
@@ -52,6 +64,7 @@ const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
 /** Probability that the evidence shows the same individual. */
 export function probability(e: Evidence, p: CalibrationParams): number {
+  if (p.fusion) return fusedProbability(p.fusion, e);
   const x = featureVector(e);
   let z = p.intercept;
   for (let i = 0; i < x.length; i++) z += (p.coef[i] ?? 0) * x[i]!;

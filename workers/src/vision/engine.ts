@@ -79,6 +79,22 @@ export interface DescribeOptions {
   subject?: SubjectRequest;
 }
 
+/** Seconds spent per pipeline stage, summed over the photos of a call (for /metrics and benchmarks). */
+export type StageTimings = Partial<Record<'decode' | 'detect' | 'embed' | 'local', number>>;
+
+/** Runs `fn`, adding its wall time to `t[stage]` (a no-op clock when `t` is absent). */
+function stageClock(t?: StageTimings) {
+  return async <T>(stage: keyof StageTimings, fn: () => Promise<T>): Promise<T> => {
+    if (!t) return fn();
+    const t0 = performance.now();
+    try {
+      return await fn();
+    } finally {
+      t[stage] = (t[stage] ?? 0) + (performance.now() - t0) / 1000;
+    }
+  };
+}
+
 /** A shortlist hit from the caller's gallery. */
 export interface GalleryHit {
   id: string;
@@ -141,6 +157,8 @@ interface ImageScore {
   individualId: string;
   similarity: number;
   learned?: number;
+  /** The individual's place in this query's shortlist (0 = first). */
+  rank: number;
   inliers: Int32Array;
   spread: number;
   guarded: number;
@@ -206,18 +224,52 @@ export class RecognitionEngine {
    *   NoSubjectError when `subject.require` and no animal is found.
    */
   async describe(bytes: Uint8Array, opts: DescribeOptions): Promise<Descriptor> {
-    const s = settingsFor(opts.kind, opts.settings);
-    const img = await decodeImage(bytes);
-    const quality = await measureQuality(img, s.quality);
-    if ((opts.enforceQuality ?? true) && quality.reasons.length > 0) throw new UnusableImageError(quality.reasons, quality);
-    const { image, subject } = await isolateSubject(img, s, opts.subject);
-    const [global] = await this.embedder.embed([image]);
-    const local = await describeLocal(image, s);
-    const used = [this.embedder.model];
-    if (subject?.score != null && this.detectorRef) used.push(this.detectorRef);
-    if (s.local === 'xfeat' && this.xfeatRef) used.push(this.xfeatRef);
-    const preview = opts.kind === 'animal' ? await downscale(img, PREVIEW_SIDE) : undefined;
-    return { model: this.model, models: used, subject, global: global!, local, quality, width: img.width, height: img.height, preview };
+    const [r] = await this.describeMany([{ bytes, opts }]);
+    if (r instanceof Error) throw r;
+    return r!;
+  }
+
+  /**
+   * `describe` for several photos with one embedding run over all of them (batched inference,
+   * workers/src/engine-pool): each result is what `describe` gives for that photo, or the error it
+   * throws. `timings`, when given, accumulates seconds per stage (decode, detect, embed, local).
+   */
+  async describeMany(items: readonly { bytes: Uint8Array; opts: DescribeOptions }[], timings?: StageTimings): Promise<(Descriptor | Error)[]> {
+    const clock = stageClock(timings);
+    const prepared = await Promise.all(items.map(async ({ bytes, opts }) => {
+      try {
+        const s = settingsFor(opts.kind, opts.settings);
+        const img = await clock('decode', () => decodeImage(bytes));
+        const quality = await clock('decode', () => measureQuality(img, s.quality));
+        if ((opts.enforceQuality ?? true) && quality.reasons.length > 0) throw new UnusableImageError(quality.reasons, quality);
+        const { image, subject } = await clock('detect', () => isolateSubject(img, s, opts.subject));
+        return { s, img, quality, image, subject, opts };
+      } catch (err) {
+        return err as Error;
+      }
+    }));
+    const ok = prepared.filter((p): p is Exclude<typeof p, Error> => !(p instanceof Error));
+    const globals = await clock('embed', () => this.embedder.embed(ok.map((p) => p.image)));
+    let next = 0;
+    const out: (Descriptor | Error)[] = [];
+    for (const p of prepared) {
+      if (p instanceof Error) {
+        out.push(p);
+        continue;
+      }
+      const global = globals[next++]!;
+      try {
+        const local = await clock('local', () => describeLocal(p.image, p.s));
+        const used = [this.embedder.model];
+        if (p.subject?.score != null && this.detectorRef) used.push(this.detectorRef);
+        if (p.s.local === 'xfeat' && this.xfeatRef) used.push(this.xfeatRef);
+        const preview = p.opts.kind === 'animal' ? await downscale(p.img, PREVIEW_SIDE) : undefined;
+        out.push({ model: this.model, models: used, subject: p.subject, global, local, quality: p.quality, width: p.img.width, height: p.img.height, preview });
+      } catch (err) {
+        out.push(err as Error);
+      }
+    }
+    return out;
   }
 
   /** Ranks enrolled individuals for the queries and decides a verdict. */
@@ -239,7 +291,9 @@ export class RecognitionEngine {
 
   private async scoreQuery(q: Descriptor, gallery: GalleryLookup, s: KindSettings, useLocal: boolean): Promise<ImageScore[]> {
     const hits = shortlist(await gallery.search(q.global, (s.shortlist * s.perIndividual + s.tailShortlist) * 4, q), s);
-    const scores: ImageScore[] = hits.map((h) => ({ ...h, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
+    const place = new Map<string, number>();
+    for (const h of hits) if (!place.has(h.individualId)) place.set(h.individualId, place.size);
+    const scores: ImageScore[] = hits.map((h) => ({ ...h, rank: place.get(h.individualId)!, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
     if (!useLocal || hits.length === 0) return scores;
     const ids = hits.map((h) => h.id);
     const local = await verifyLocal(q.local, await gallery.localFeatures(ids), ids, s);
@@ -303,15 +357,19 @@ export function rerank(cands: readonly Candidate[], cal: CalibrationParams): Can
   const out = cands.map((c) => {
     let otherG = -1;
     let otherL = 0;
+    let otherLearned = -1;
     for (const o of cands) if (o.individualId !== c.individualId) {
       otherG = Math.max(otherG, o.evidence.global);
       otherL = Math.max(otherL, o.evidence.local);
+      if (o.evidence.learned !== undefined) otherLearned = Math.max(otherLearned, o.evidence.learned);
     }
     const evidence: Evidence = {
       ...c.evidence,
       globalMargin: cands.length > 1 ? c.evidence.global - otherG : c.evidence.global,
       localMargin: Math.log1p(c.evidence.local) - Math.log1p(otherL),
     };
+    // The backbone's cosine over the runner-up's: the learned score's own margin (fusion.ts).
+    if (c.evidence.learned !== undefined) evidence.learnedMargin = c.evidence.learned - otherLearned;
     return { ...c, evidence, probability: probability(evidence, cal) };
   });
   return out.sort((x, y) => y.probability - x.probability);
@@ -336,11 +394,14 @@ export function orderByLearned<C extends { individualId: string }>(ranked: C[], 
 
 /** Fuses per-query image scores into per-individual evidence and ranks by probability. */
 function rankIndividuals(perQuery: ImageScore[][], cal: CalibrationParams, useGlobal: boolean): Candidate[] {
-  const agg = new Map<string, { global: number; local: number; spread: number; images: Map<string, number> }>();
+  const agg = new Map<string, { global: number; local: number; spread: number; learned?: number; rank: number; images: Map<string, number> }>();
+  // Several photos (or frames) of one subject are one query: each score keeps its best over them.
   for (const scores of perQuery) {
     for (const sc of scores) {
-      const a = agg.get(sc.individualId) ?? { global: -1, local: 0, spread: 0, images: new Map<string, number>() };
+      const a = agg.get(sc.individualId) ?? { global: -1, local: 0, spread: 0, rank: sc.rank, images: new Map<string, number>() };
       a.global = Math.max(a.global, useGlobal ? sc.similarity : 0);
+      a.rank = Math.min(a.rank, sc.rank);
+      if (sc.learned !== undefined) a.learned = Math.max(a.learned ?? -1, sc.learned);
       if (sc.guarded > a.local) {
         a.local = sc.guarded;
         a.spread = sc.spread;
@@ -352,7 +413,7 @@ function rankIndividuals(perQuery: ImageScore[][], cal: CalibrationParams, useGl
   const cands: Candidate[] = [...agg.entries()].map(([individualId, a]) => ({
     individualId,
     probability: 0,
-    evidence: { global: a.global, local: a.local, globalMargin: 0, localMargin: 0, spread: a.spread },
+    evidence: { global: a.global, local: a.local, globalMargin: 0, localMargin: 0, spread: a.spread, rank: a.rank, ...(a.learned !== undefined ? { learned: a.learned } : {}) },
     imageIds: [...a.images.entries()].sort((x, y) => y[1] - x[1]).map(([id]) => id),
   }));
   return rerank(cands, cal);

@@ -124,7 +124,9 @@ export function loadRegistry(opts: { bundledDir?: string; operatorDir?: string |
   const bundledDir = opts.bundledDir ?? BUNDLED_MODELS_DIR;
   const opDir = opts.operatorDir === undefined ? process.env.MODELS_DIR || process.env.MARKLESS_MODELS_DIR || null : opts.operatorDir;
   const entries: LocatedModel[] = readManifestFile(bundledDir).models.map((m) => ({ ...m, dir: bundledDir, origin: 'bundled' as const }));
-  if (opDir && resolve(opDir) !== resolve(bundledDir)) {
+  // MODELS_DIR is also the folder candidate models are registered from (POST /api/admin/models):
+  // without a manifest of its own it adds no models and only holds candidates.
+  if (opDir && resolve(opDir) !== resolve(bundledDir) && existsSync(join(resolve(opDir), 'manifest.json'))) {
     for (const m of readManifestFile(resolve(opDir)).models) entries.push({ ...m, dir: resolve(opDir), origin: 'operator' });
   }
   return new ModelRegistry(entries);

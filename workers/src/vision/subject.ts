@@ -16,6 +16,8 @@ export interface SubjectRequest {
   index?: number;
   /** Refuse the photo when no animal is found (enrolment). Default false: describe the whole photo. */
   require?: boolean;
+  /** Run the detector and report its box even where the kind describes the whole photo (enrolment shows it). */
+  report?: boolean;
 }
 
 /** The subject that was described: its box before the margin, score and COCO label (null score for a caller's box). */
@@ -47,7 +49,7 @@ export async function isolateSubject(
   req: SubjectRequest = {},
   detector: () => Promise<Detector> = loadDetector,
 ): Promise<{ image: DecodedImage; subject: SubjectReport | null }> {
-  if (s.subject === 'off' && !req.require && !req.box) return { image: img, subject: null };
+  if (s.subject === 'off' && !req.require && !req.box && !req.report) return { image: img, subject: null };
   let subject: SubjectReport | null = null;
   if (req.box) {
     subject = { box: req.box, score: null, label: null, cocoClass: null };

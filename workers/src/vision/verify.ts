@@ -30,7 +30,7 @@ function descMat(cv: CV, f: LocalFeatures): CV {
 }
 
 /** Ratio test, then keep only the best query match per gallery keypoint. */
-function tentativeMatches(cv: CV, q: LocalFeatures, g: LocalFeatures, ratio: number): Array<[number, number]> {
+export function tentativeMatches(cv: CV, q: LocalFeatures, g: LocalFeatures, ratio: number): Array<[number, number]> {
   matcher ??= new cv.BFMatcher(cv.NORM_HAMMING, false);
   const qm = descMat(cv, q);
   const gm = descMat(cv, g);
@@ -77,6 +77,8 @@ export async function geometricInliers(
   g: { xy: Float32Array; width: number; height: number },
   pairs: ReadonlyArray<readonly [number, number]>,
   reprojPx: number,
+  /** When given, receives the inlier pairs as (query index, gallery index), for drawing match lines. */
+  pairsOut?: Array<[number, number]>,
 ): Promise<Int32Array> {
   if (pairs.length < MIN_TENTATIVE) return new Int32Array(0);
   const cv = await loadOpenCV();
@@ -90,7 +92,10 @@ export async function geometricInliers(
     if (H.empty() || mask.rows !== pairs.length) return new Int32Array(0);
     const m = mask.data as Uint8Array;
     const inl: number[] = [];
-    for (let i = 0; i < pairs.length; i++) if (m[i]) inl.push(pairs[i]![0]);
+    for (let i = 0; i < pairs.length; i++) if (m[i]) {
+      inl.push(pairs[i]![0]);
+      pairsOut?.push([pairs[i]![0], pairs[i]![1]]);
+    }
     return Int32Array.from(inl);
   } finally {
     H?.delete();

@@ -1,5 +1,6 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   GENESIS_CHECKPOINT_HASH,
@@ -23,23 +24,66 @@ export interface LocalAnchorOptions {
 }
 
 /**
- * Loads the service key, creating it once. `wx` makes creation exclusive, so when an API and a
- * worker start together on one data folder exactly one key is written and both use it.
+ * Loads the service key, creating it once, safely when an API and a worker (or several) start
+ * together on one data folder. The key is written whole to a private temporary file first and
+ * then hard-linked to its name, which fails if the name exists: so the name only ever shows a
+ * complete key, exactly one creator wins, and a loser reads the winner's key. A file that is there
+ * but not (yet) a whole key (a writer of an older version mid-write, a slow network disk) is read
+ * again for up to `waitMs` before giving up with a sentence naming the file.
  */
-export async function loadOrCreateKey(file: string): Promise<KeyObject> {
-  try {
-    return createPrivateKey(await readFile(file, 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  await mkdir(path.dirname(file), { recursive: true });
+export async function loadOrCreateKey(file: string, waitMs = 5000): Promise<KeyObject> {
+  const existing = await readKey(file, waitMs);
+  if (existing) return existing;
+  const dir = path.dirname(file);
+  await mkdir(dir, { recursive: true });
   const pem = generateCheckpointKey().privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const h = await open(tmp, 'wx', 0o600);
   try {
-    await writeFile(file, pem, { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    await h.writeFile(pem);
+    await h.sync();
+  } finally {
+    await h.close();
   }
-  return createPrivateKey(await readFile(file, 'utf8'));
+  try {
+    await link(tmp, file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // Another creator won: its file is complete (linked only after it was written). File systems
+    // without hard links get an exclusive copy instead; readers wait out its short write.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV') {
+      await copyFile(tmp, file, fsConstants.COPYFILE_EXCL).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EEXIST') throw e;
+      });
+    } else if (code !== 'EEXIST') throw err;
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  const key = await readKey(file, waitMs);
+  if (!key) throw new Error(`The anchoring key file ${file} vanished while it was being created; start again.`);
+  return key;
+}
+
+/** The key in `file`; null when there is no file; retried while the file is not a whole key yet. */
+async function readKey(file: string, waitMs: number): Promise<KeyObject | null> {
+  const end = Date.now() + waitMs;
+  for (;;) {
+    let pem: string;
+    try {
+      pem = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    try {
+      return createPrivateKey(pem);
+    } catch (err) {
+      if (Date.now() >= end) {
+        throw new Error(`The anchoring key file ${file} is not a complete PEM private key (${(err as Error).message}); restore the deployment's key there, or remove the file to create a new one.`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 /** Appends one signed checkpoint to the log inside `tx`, under the log's own lock. */

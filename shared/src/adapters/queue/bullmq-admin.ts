@@ -91,10 +91,14 @@ export function bullAdmin(d: AdminDeps): QueueAdmin & { startSteering(): Promise
 export function ownerQuota(redis: () => Promise<RedisClient>, keyPrefix: string, limit: number, retryAfterS = 10) {
   let lookup: ((id: string) => Promise<JobRecord | null>) | null = null;
   const key = (owner: string) => keyPrefix + owner;
+  // Jobs still holding a unit (a batch's rows share one): the unit is released with the last of them.
+  const held = (owner: string, unit: string) => `${keyPrefix}${owner}:unit:${unit}`;
+  const isBatch = (unit: string) => unit.startsWith('batch-');
 
   async function prune(r: RedisClient, owner: string): Promise<number> {
     const ids: string[] = await r.zrange(key(owner), '0', '-1');
-    const gone = (await Promise.all(ids.map(async (id) => ((await lookup!(id))?.state ?? 'gone') as string)))
+    const gone = (await Promise.all(ids.map(async (id) =>
+      isBatch(id) ? ((await r.exists(held(owner, id))) ? 'waiting' : 'gone') : (((await lookup!(id))?.state ?? 'gone') as string))))
       .map((state, i) => (state === 'waiting' || state === 'active' ? null : ids[i]!))
       .filter((x): x is string => x !== null);
     if (gone.length) await r.zrem(key(owner), ...gone);
@@ -105,16 +109,24 @@ export function ownerQuota(redis: () => Promise<RedisClient>, keyPrefix: string,
     attach(get: (id: string) => Promise<JobRecord | null>) {
       lookup = get;
     },
-    async reserve(owner: string | undefined, id: string): Promise<void> {
+    async reserve(owner: string | undefined, id: string, unit = id): Promise<void> {
       if (!limit || !owner) return;
       const r = await redis();
-      if ((await r.zscore(key(owner), id)) !== null) return;
-      if ((await r.zcard(key(owner))) >= limit && (await prune(r, owner)) >= limit) throw new QueueQuotaError(limit, retryAfterS);
-      await r.zadd(key(owner), Date.now(), id);
+      if ((await r.zscore(key(owner), unit)) === null) {
+        if ((await r.zcard(key(owner))) >= limit && (await prune(r, owner)) >= limit) throw new QueueQuotaError(limit, retryAfterS);
+        await r.zadd(key(owner), Date.now(), unit);
+      } else if (!isBatch(unit)) return;
+      // Batch rows count their jobs, so the unit lives until the last row ends (a week at most, if one is lost).
+      if (isBatch(unit)) await r.multi().sadd(held(owner, unit), id).expire(held(owner, unit), 7 * 86_400).exec();
     },
-    async release(owner: string | undefined, id: string): Promise<void> {
+    async release(owner: string | undefined, id: string, unit = id): Promise<void> {
       if (!limit || !owner) return;
-      await (await redis()).zrem(key(owner), id);
+      const r = await redis();
+      if (isBatch(unit)) {
+        await r.srem(held(owner, unit), id);
+        if ((await r.scard(held(owner, unit))) > 0) return;
+      }
+      await r.zrem(key(owner), unit);
     },
   };
 }

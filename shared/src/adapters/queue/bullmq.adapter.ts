@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { DelayedError, Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
 import {
   assertJobId, type EnqueueOptions, type FairnessOptions, type JobHooks, type JobQueue, type JobRecord, type JobState,
+  quotaUnit,
 } from '../../ports/queue.port.js';
 import { assertHandlers, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
 import { QUEUES, queueOf, type QueueName } from '../../domain/queues.js';
@@ -63,8 +64,11 @@ function decodeError(reason: string | undefined): JobRecord['error'] | undefined
 /** The request id rides in the job data under this key; the catalogue's zod schemas strip it before handlers see it. */
 const RID = '_rid';
 
-async function toRecord(job: Job): Promise<JobRecord> {
-  const state = STATES[await job.getState()] ?? 'waiting';
+/**
+ * `state` must be read before the job's hash: a job fetched while active and then asked its
+ * state after finishing would say `completed` with no return value (seen once in CI).
+ */
+function toRecord(job: Job, state: JobRecord['state']): JobRecord {
   const { [RID]: _rid, ...data } = job.data as Record<string, unknown>;
   return {
     id: job.id!,
@@ -130,7 +134,10 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
   };
   const get = async (id: string) => {
     const hit = await find(id);
-    return hit ? toRecord(hit[1]) : null;
+    if (!hit) return null;
+    const state = STATES[await hit[1].getState()] ?? 'waiting';
+    const fresh = state === 'completed' || state === 'failed' ? await Job.fromId(queues[hit[0]], id) : hit[1];
+    return toRecord(fresh ?? hit[1], state);
   };
   quota.attach(get);
 
@@ -153,12 +160,12 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
         const handler = h[name] as (d: unknown, c: { id: string; attempt: number }) => Promise<unknown>;
         const result = await withTrace({ requestId: info.requestId, jobId: info.id }, () => handler(data, { id: job.id!, attempt: info.attempt }));
         o.hooks?.finished?.({ ...info, outcome: 'completed', runMs: Date.now() - t0 });
-        await quota.release(ownerOf(job.data), job.id!);
+        await quota.release(ownerOf(job.data), job.id!, quotaUnit(job.data, job.id!));
         return result;
       } catch (err) {
         const final = isUnrecoverable(err) || info.attempt >= o.attempts;
         o.hooks?.finished?.({ ...info, outcome: final ? 'failed' : 'retry', runMs: Date.now() - t0, error: String((err as Error)?.message ?? err) });
-        if (final) await quota.release(ownerOf(job.data), job.id!);
+        if (final) await quota.release(ownerOf(job.data), job.id!, quotaUnit(job.data, job.id!));
         if (isUnrecoverable(err)) throw new UnrecoverableError(encodeError(err));
         throw new Error(encodeError(err));
       }
@@ -173,7 +180,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       const parsed = parsePayload(name, data);
       const owner = ownerOf(parsed);
       const id = opts.jobId ?? crypto.randomUUID();
-      await quota.reserve(owner, id);
+      await quota.reserve(owner, id, quotaUnit(parsed, id));
       const { requestId } = currentTrace();
       const job = await queues[queueOf(name)].add(name, requestId ? { ...parsed, [RID]: requestId } : parsed, {
         jobId: id,
@@ -183,7 +190,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
         removeOnFail: { age: 30 * 86_400 },
       });
       // An id that deduplicated onto a job already finished holds no quota.
-      if (job.finishedOn) await quota.release(owner, id);
+      if (job.finishedOn) await quota.release(owner, id, quotaUnit(parsed, id));
       return job.id!;
     },
     async waitFor(id, timeoutMs) {

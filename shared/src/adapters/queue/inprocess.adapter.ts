@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../ports/database.port.js';
 import {
-  assertJobId, QueueQuotaError, type EnqueueOptions, type FairnessOptions, type JobHooks, type JobQueue, type JobRecord,
+  assertJobId, QueueQuotaError, quotaUnit, type EnqueueOptions, type FairnessOptions, type JobHooks, type JobQueue, type JobRecord,
 } from '../../ports/queue.port.js';
 import { assertHandlers, jobNames, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
 import { QUEUES, jobsOn, type QueueName } from '../../domain/queues.js';
@@ -134,13 +134,18 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
     return pumping;
   }
 
-  /** Quota: refuse before storing when the owner already has `queuedQuota` jobs waiting or running. */
-  async function checkQuota(owner: unknown, id: string): Promise<void> {
+  /**
+   * Quota: refuse before storing when the owner already has `queuedQuota` units waiting or
+   * running; a job of a unit already counted (another row of the same batch) always goes in.
+   */
+  async function checkQuota(owner: unknown, id: string, unit: string): Promise<void> {
     const limit = o.fairness?.queuedQuota ?? 0;
     if (!limit || typeof owner !== 'string') return;
     const r = await db.query<{ n: number; mine: boolean }>(
-      `select count(*)::int as n, bool_or(id = $2) as mine from jobs where state in ('waiting', 'active') and data->>'owner_id' = $1`,
-      [owner, id],
+      `select count(distinct coalesce('batch-' || (data->>'batch_id'), id))::int as n,
+              bool_or(id = $2 or coalesce('batch-' || (data->>'batch_id'), id) = $3) as mine
+         from jobs where state in ('waiting', 'active') and data->>'owner_id' = $1`,
+      [owner, id, unit],
     );
     if (!r.rows[0]?.mine && (r.rows[0]?.n ?? 0) >= limit) throw new QueueQuotaError(limit, 10);
   }
@@ -167,7 +172,7 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
       if (opts.jobId !== undefined) assertJobId(opts.jobId);
       const parsed = parsePayload(name, data);
       const id = opts.jobId ?? randomUUID();
-      await checkQuota((parsed as { owner_id?: unknown }).owner_id, id);
+      await checkQuota((parsed as { owner_id?: unknown }).owner_id, id, quotaUnit(parsed, id));
       await db.query(
         `insert into jobs (id, name, state, data, max_attempts, request_id) values ($1, $2, 'waiting', $3, $4, $5) on conflict (id) do nothing`,
         [id, name, parsed, o.attempts, currentTrace().requestId ?? null],

@@ -9,6 +9,7 @@ import type { SignedCheckpoint } from '../checkpoint.js';
 import type { AnchorBackend, AnchorOutcome, AnchorStatus } from '../../ports/anchor.port.js';
 import type { Database, Queryable } from '../../ports/database.port.js';
 import { loadChain } from './chain-store.js';
+import { commitmentFor } from './entity-secret.js';
 
 /** One anchor row as the API shows it. */
 export interface AnchorView {
@@ -60,7 +61,11 @@ export interface AnchorJob {
 export async function anchorChain(db: Database, backend: AnchorBackend, job: AnchorJob): Promise<AnchorView> {
   const chain = await loadChain(db, job.entity_type, job.entity_id);
   if (chain.length === 0) throw new Error('nothing to anchor: the chain is empty');
-  const req = { entity: `${job.entity_type}/${job.entity_id}`, size: chain.length, root_hex: chainRoot(chain) };
+  const root_hex = chainRoot(chain);
+  // The public log names a fresh commitment, never the id (entity-commitment.ts): the owner's
+  // bundle and a published entity's consistency proof carry the salt that opens it.
+  const { commitment } = await commitmentFor(db, job.entity_type, job.entity_id, chain.length, root_hex);
+  const req = { entity: commitment, size: chain.length, root_hex };
   let live = await liveRow(db, job.entity_type, job.entity_id, req.size, backend.kind);
   if (live && live.status !== 'pending') return toAnchorView(live);
   if (!live) {

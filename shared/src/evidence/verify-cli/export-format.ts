@@ -18,6 +18,8 @@ export interface LocalAnchorFile {
   readonly backend: 'local';
   readonly checkpoint: SignedCheckpoint;
   readonly public_key: string;
+  /** Opens the checkpoint's entity commitment (entity-commitment.ts); absent in logs that named the id. */
+  readonly entity_salt?: string;
 }
 
 /** anchor.json for the `cardano` backend. */
@@ -25,6 +27,7 @@ export interface CardanoAnchorFile {
   readonly backend: 'cardano';
   readonly tx_hash: string;
   readonly tx_cbor_hex: string;
+  readonly entity_salt?: string;
 }
 
 export type AnchorFile = LocalAnchorFile | CardanoAnchorFile;

@@ -10,6 +10,7 @@
  * rewritten a checkpoint between them without breaking a link.
  */
 import { GENESIS_CHECKPOINT_HASH, checkpointHash, verifyCheckpoint, type SignedCheckpoint } from '../checkpoint.js';
+import { entityMatches } from '../entity-commitment.js';
 import { verifyConsistency } from '../merkle-consistency.js';
 import type { CheckResult } from './verify-export.js';
 
@@ -59,6 +60,8 @@ function continuity(log: readonly SignedCheckpoint[]): CheckResult {
 /** The answer of the public consistency route. */
 export interface ConsistencyDoc {
   readonly entity: string;
+  /** Open the log's commitments to `entity` at each size (entity-commitment.ts); absent for logs that named the id. */
+  readonly entity_salts?: { readonly first?: string; readonly second?: string };
   readonly first: number;
   readonly second: number;
   readonly first_root: string;
@@ -80,9 +83,10 @@ export function verifyConsistencyDoc(doc: ConsistencyDoc, log?: readonly SignedC
   const out = [ok ? pass('consistency.proof', `${doc.entity}: the first ${doc.first} events are a prefix of the first ${doc.second}`)
     : fail('consistency.proof', `the proof does not lead from root ${doc.first_root} (size ${doc.first}) to ${doc.second_root} (size ${doc.second})`)];
   if (!log) return out;
-  const signed = (size: number, root: string) => log.some((cp) => cp.entity === doc.entity && cp.size === size && cp.root_hex === root &&
+  const signed = (size: number, root: string, salt?: string) => log.some((cp) => entityMatches(cp.entity, doc.entity, salt) && cp.size === size && cp.root_hex === root &&
     (trustKey !== undefined && verifyCheckpoint(cp, trustKey).ok));
-  const missing = [[doc.first, doc.first_root], [doc.second, doc.second_root]].filter(([n, r]) => !signed(n as number, r as string));
+  const missing = ([[doc.first, doc.first_root, doc.entity_salts?.first], [doc.second, doc.second_root, doc.entity_salts?.second]] as const)
+    .filter(([n, r, salt]) => !signed(n, r, salt));
   out.push(missing.length === 0 ? pass('consistency.anchored', `both roots are signed checkpoints of ${doc.entity} in the log`)
     : fail('consistency.anchored', `${missing.map(([n]) => `size ${n}`).join(' and ')} has no checkpoint of ${doc.entity} signed by ${trustKey ?? 'a pinned key (pass --trust-key)'}`));
   return out;

@@ -14,6 +14,7 @@ import { verifyInclusion } from '../merkle.js';
 import { verifyRecord, type RecordVerdict } from '../record.js';
 import { isSideRecord, verifySideRecord, type SideRecordVerdict } from '../side-record.js';
 import { anchorTrust, type OnlineOptions } from './anchor-trust.js';
+import { entityMatches } from '../entity-commitment.js';
 import { imagePath, readExport, type AnchorFile, type Loaded, type LoadedExport } from './export-format.js';
 
 /** One verifier output line. */
@@ -192,7 +193,7 @@ function checkAnchor(ex: LoadedExport, options: VerifyExportOptions, out: CheckR
   const problems = [
     c.root_hex !== root_hex && `anchored root ${c.root_hex} is not the proof root ${root_hex}`,
     c.size !== n && `anchored size ${c.size} is not the proof size ${n}`,
-    c.entity !== entity && `anchored entity ${c.entity} is not ${entity}`,
+    !entityMatches(c.entity, entity, anchor.entity_salt) && `anchored entity ${c.entity} is not ${entity}${anchor.entity_salt ? ' (nor its commitment under entity_salt)' : ''}`,
   ].filter(Boolean);
   out.push(problems.length === 0 ? pass('anchor.root', `${anchor.backend} anchor holds root ${root_hex} (n=${n})`) : fail('anchor.root', problems.join('; ')));
 }

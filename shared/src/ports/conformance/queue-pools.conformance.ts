@@ -144,6 +144,23 @@ export function queuePoolsConformance(ctx: () => { open: Open }): void {
       const again = await q.enqueue('identify', identify(A));
       expect((await q.waitFor(again, 15_000))?.state).toBe('completed');
     });
+    it('counts every row of one batch as one unit of quota: a batch larger than the quota goes in, and its owner can still identify', async () => {
+      const q = await open({ fairness: { queuedQuota: 2 } });
+      const batch = crypto.randomUUID();
+      const row = (index: number) => ({ owner_id: A, batch_id: batch, index, cid: `bafkreib${String(index).padStart(14, '0')}`, filters: {} });
+      const rows: string[] = [];
+      for (let i = 0; i < 5; i++) rows.push(await q.enqueue('fruit_batch_item', row(i), { jobId: `fb-${batch}-${i}` }));
+      // The batch holds one unit; the owner's identify takes the second; a third unit is refused.
+      const mine = await q.enqueue('identify', identify(A));
+      await expect(q.enqueue('identify', identify(A))).rejects.toMatchObject({ status: 429, code: 'queue_quota_exceeded' });
+      const other = { ...row(0), batch_id: crypto.randomUUID() };
+      await expect(q.enqueue('fruit_batch_item', other, { jobId: `fb-${other.batch_id}-0` })).rejects.toMatchObject({ status: 429 });
+      await q.startWorker({ ...identifyHandlers(new Map(), []), fruit_batch_item: async () => ({}) });
+      for (const id of [...rows, mine]) expect((await q.waitFor(id, 15_000))?.state).toBe('completed');
+      // With the batch's last row done its unit is free again: two new units fit.
+      const again = [await q.enqueue('identify', identify(A)), await q.enqueue('identify', identify(A))];
+      for (const id of again) expect((await q.waitFor(id, 15_000))?.state).toBe('completed');
+    });
   });
 
   describe('steering', () => {

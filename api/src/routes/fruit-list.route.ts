@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import type { Services } from '../services/index.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { TreeRef } from './tree-ref.js';
+import { Ok, errorResponse } from './schemas.js';
+
+export const FruitSummaryOut = z.object({
+  fruit_id: z.string().uuid(), name: z.string().nullable(), species: z.string().nullable(), farm_id: z.string().nullable(),
+  tree: z.object({ tree_id: z.string().uuid(), name: z.string().nullable(), code: z.string().nullable().describe('the tree\'s printed traceability code') }).nullable(),
+  image_count: z.number().int(),
+  cover: z.object({ image_id: z.string(), cid: z.string(), url: z.string().describe('`/api/blobs/{cid}`, the thumbnail') }).nullable(),
+  created_at: z.string(),
+});
+
+/** Issue 24: enrolled fruit was listed nowhere. */
+export function fruitListRoutes(s: Services): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/api/fruit', tag: 'fruit', access: 'user', feature: 'fruit-list',
+      summary: 'Your enrolled fruit, newest first, paged; filter by tree (id or printed code) or farm',
+      description: 'Only your own fruit. `tree_id` must name one of your trees; another account\'s tree answers the same 404 as one that does not exist.',
+      query: z.object({
+        tree_id: TreeRef.optional(), farm_id: z.string().trim().min(1).max(100).optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50), offset: z.coerce.number().int().min(0).default(0),
+      }),
+      responses: {
+        200: { description: 'one page', schema: Ok.extend({ fruit: z.array(FruitSummaryOut), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) },
+        401: errorResponse('not signed in'), 404: errorResponse('tree_id names no tree of yours (the same answer whether it exists or not)'),
+        422: errorResponse('bad limit or offset'),
+      },
+      handler: async ({ query, caller }) => ({ ok: true, ...(await s.fruitList.list(caller!.account_id, query)) }),
+    }),
+  ];
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Container } from '../../../shared/src/container.js';
+import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
+import type { Caller } from '../http/route.js';
+import type { UploadedFile } from '../middleware/multipart.js';
+import type { MediaService } from './media.service.js';
+import type { TreesService } from './trees.service.js';
+import type { JobOutcome, JobsService } from './jobs.service.js';
+import type { createVerdictService } from './verdict.service.js';
+
+type VerdictService = ReturnType<typeof createVerdictService>;
+import { createSurveyReview } from './survey-review.js';
+
+export interface SurveyInput {
+  files: UploadedFile[];
+  kind: 'animal' | 'fruit';
+  species?: string | undefined;
+  farm_id?: string | undefined;
+  tree_id?: string | undefined;
+  zone?: string | undefined;
+  fps?: number | undefined;
+}
+
+interface SurveyRow {
+  id: string; kind: string; species: string | null; farm_id: string | null; tree_id: string | null; zone: string; video_cid: string; job_id: string;
+  status: 'running' | 'done' | 'failed'; frames_read: number; tracks: number; result: Record<string, unknown> | null;
+  error: { code: string; params?: Record<string, unknown> } | null; created_at: Date; finished_at: Date | null;
+}
+
+export interface SurveyProgress { status: SurveyRow['status']; frames_read: number; tracks: number }
+
+const links = (id: string, jobId: string) => ({ self: `/api/survey/${id}`, events: `/api/survey/${id}/events`, job: `/api/jobs/${jobId}` });
+/** Animals of a farm are counted as one herd unless the caller names a zone. */
+export const DEFAULT_ZONE = 'all';
+
+/**
+ * Surveys from drone and phone video: the upload is stored, a `surveys` row written and one
+ * `survey` job enqueued (workers/src/handlers/survey.handler.ts); progress and the result are read
+ * back from the row, by polling or SSE, in both modes. Ownership comes from the token only.
+ */
+export function createSurveyService(c: Container, deps: { media: MediaService; trees: TreesService; verdicts: VerdictService; jobs: JobsService }) {
+  const { db } = c;
+  const review = createSurveyReview(c, { record: (caller, input) => deps.verdicts.record(caller, input) });
+
+  async function owned(caller: Caller, id: string): Promise<SurveyRow> {
+    const r = await db.query<SurveyRow>('select * from surveys where id = $1 and owner_id = $2', [id, caller.account_id]);
+    if (!r.rows[0]) throw ERRORS.notFound();
+    return r.rows[0];
+  }
+
+  /** A farm is the caller's once an individual was enrolled into it or its row was bound; anything else is the one 404. */
+  async function assertFarm(ownerId: string, farmId: string) {
+    const r = await db.query(
+      `select 1 from individuals where owner_id = $1 and farm_id = $2 and deleted_at is null
+        union all select 1 from farms where owner_id = $1 and farm_id = $2 limit 1`,
+      [ownerId, farmId],
+    );
+    if (!r.rows.length) throw ERRORS.notFound();
+  }
+
+  function view(r: SurveyRow, lang: Lang) {
+    return {
+      survey_id: r.id, status: r.status, kind: r.kind, species: r.species, farm_id: r.farm_id, tree_id: r.tree_id, zone: r.zone, video_cid: r.video_cid,
+      frames_read: r.frames_read, tracks: r.tracks, created_at: r.created_at.toISOString(),
+      ...(r.finished_at ? { finished_at: r.finished_at.toISOString() } : {}),
+      ...(r.status === 'done' && r.result ? { result: r.result } : {}),
+      ...(r.status === 'failed' && r.error ? { error: { code: r.error.code, message: renderMessage(r.error.code as MessageCode, lang, { field: 'file', ...(r.error.params ?? {}) }) } } : {}),
+      links: links(r.id, r.job_id),
+    };
+  }
+
+  return {
+    async create(caller: Caller, input: SurveyInput) {
+      if (input.kind === 'animal' && !input.species?.trim()) throw new AppError(422, 'survey_species_required', { field: 'species' });
+      if (input.tree_id) await deps.trees.access(caller.account_id, input.tree_id, 'read');
+      if (input.farm_id) await assertFarm(caller.account_id, input.farm_id);
+      const id = randomUUID();
+      const jobId = `survey-${id}`;
+      const zone = input.zone ?? DEFAULT_ZONE;
+      return deps.media.withUploads(input.files, 'video', 'file', async ([v]) => {
+        await db.query(
+          `insert into surveys (id, owner_id, kind, species, farm_id, tree_id, zone, video_cid, job_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [id, caller.account_id, input.kind, input.kind === 'animal' ? input.species!.trim() : null, input.farm_id ?? null, input.tree_id ?? null, zone, v!.cid, jobId],
+        );
+        try {
+          await c.queue.enqueue('survey', {
+            owner_id: caller.account_id, survey_id: id, video_cid: v!.cid, kind: input.kind, zone,
+            ...(input.kind === 'animal' ? { species: input.species!.trim() } : {}),
+            ...(input.farm_id ? { farm_id: input.farm_id } : {}), ...(input.tree_id ? { tree_id: input.tree_id } : {}),
+            ...(input.fps ? { fps: input.fps } : {}),
+          }, { jobId });
+        } catch (err) {
+          await db.query('delete from surveys where id = $1', [id]);
+          throw err;
+        }
+        return { survey_id: id, job_id: jobId, status: 'running' as const, links: links(id, jobId) };
+      }, caller.account_id);
+    },
+
+    async get(caller: Caller, id: string, lang: Lang) {
+      return view(await owned(caller, id), lang);
+    },
+
+    async list(caller: Caller, lang: Lang) {
+      const r = await db.query<SurveyRow>('select * from surveys where owner_id = $1 order by created_at desc limit 100', [caller.account_id]);
+      return r.rows.map((x) => {
+        const { result: _r, ...rest } = view(x, lang);
+        return { ...rest, count: (x.result?.count as number | undefined) ?? null };
+      });
+    },
+
+    /** Confirm or correct one track: an identify_verdict label, and the counts recomputed. */
+    review,
+
+    /**
+     * One tap "enrol as new": the track's crops become a new animal of the survey's species and
+     * farm (the same `enroll` job as POST /api/animal/enroll), and the track is then reviewed as
+     * that animal, so the counts and the label follow. Answers the job's outcome (202 while it runs).
+     */
+    async enrolTrack(caller: Caller, surveyId: string, trackNo: number, name: string | undefined): Promise<JobOutcome> {
+      const r = await db.query<{ species: string | null; farm_id: string | null; kind: string; status: string; frame_cids: string[] | null }>(
+        `select s.species, s.farm_id, s.kind, s.status, t.enrol_cids as frame_cids from surveys s left join survey_tracks t on t.survey_id = s.id and t.track_no = $3
+          where s.id = $1 and s.owner_id = $2`,
+        [surveyId, caller.account_id, trackNo],
+      );
+      const row = r.rows[0];
+      if (!row) throw ERRORS.notFound();
+      if (row.kind === 'fruit') throw new AppError(422, 'survey_review_fruit', { field: 'track' });
+      if (!row.frame_cids) throw new AppError(404, 'survey_track_unknown', { field: 'track', track: trackNo });
+      if (!row.frame_cids.length) throw new AppError(422, 'no_animal_found', { field: 'track', filename: `track ${trackNo}` });
+      const id = randomUUID();
+      const attrs = { species: row.species, ...(row.farm_id ? { farm_id: row.farm_id } : {}), ...(name ? { name } : {}) };
+      const out = await deps.jobs.run('enroll', {
+        owner_id: caller.account_id, individual_id: id, kind: 'animal', create: true, attrs,
+        images: row.frame_cids.map((cid, i) => ({ cid, source: 'survey', filename: `survey-${surveyId}-track-${trackNo}-${i + 1}` })),
+      });
+      if (out.done) await review(caller, surveyId, trackNo, { action: 'correct', individual_id: id });
+      return out;
+    },
+
+    /** Ownership up front, so the events route can answer 404 before it starts streaming. */
+    owned: (caller: Caller, id: string) => owned(caller, id),
+
+    /** Progress as it changes, polled from the row (any worker process may be reading the video); ends when the survey ends. */
+    async *progress(id: string, signal: AbortSignal): AsyncGenerator<SurveyProgress> {
+      let last = '';
+      while (!signal.aborted) {
+        const r = await db.query<SurveyProgress>('select status, frames_read, tracks from surveys where id = $1', [id]);
+        const now = r.rows[0];
+        if (!now) return;
+        const key = `${now.status}/${now.frames_read}/${now.tracks}`;
+        if (key !== last) {
+          last = key;
+          yield now;
+        }
+        if (now.status !== 'running') return;
+        await sleep(c.config.BATCH_EVENTS_POLL_MS, undefined, { signal }).catch(() => undefined);
+      }
+    },
+  };
+}
+
+export type SurveyService = ReturnType<typeof createSurveyService>;

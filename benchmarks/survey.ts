@@ -1,0 +1,217 @@
+/**
+ * Survey benchmark with ground truth (`npm run bench:survey`):
+ *
+ *   npx tsx benchmarks/survey.ts [--dataset ../shared/datasets/nyala-dev] [--frames 48] [--out benchmarks/results/survey-<date>.json]
+ *
+ * Renders three clips with known tracks (benchmarks/survey/scenes.ts): a drone pass (five small
+ * nyala crops, camera pan, crossing paths), a phone walk (three large crops, one crossing in
+ * front of another, one behind a bush) and a phone walk along an apple tree (eight generated
+ * apples). The nyala crops come from the dataset's *query* photos (cut at the detector's box);
+ * the gallery is enrolled from its *gallery* photos of those individuals plus distractors, and
+ * one or two crops per clip are of individuals never enrolled (strangers). Each clip goes
+ * through the service's own survey pass (workers/src/survey/pipeline.ts) and the same engine
+ * identification as the survey job. Reports per clip: count error, MOTA, IDF1, ID switches,
+ * tracks identified correctly, false matches, frames per second; the last line is one JSON.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { loadDetector } from '../workers/src/vision/detector.js';
+import { COCO_ANIMAL_IDS } from '../workers/src/vision/animal-detector.js';
+import { RecognitionEngine, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
+import { mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/survey/pipeline.js';
+import { iou } from '../workers/src/survey/tracker.js';
+import { exclusiveMatches, summarise, type DecidedTrack } from '../shared/src/domain/survey-summary.js';
+import { machineInfo, parseArgs, saveResult } from './machine.js';
+import { motScores } from './survey/mot-metrics.js';
+import { renderClip, type Scene } from './survey/render.js';
+import { droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
+
+const args = parseArgs(process.argv.slice(2));
+const root = path.resolve(args.get('dataset') ?? '../shared/datasets/nyala-dev');
+const frames = Number(args.get('frames') ?? 48);
+const out = args.get('out') ?? `benchmarks/results/survey-${new Date().toISOString().slice(0, 10)}.json`;
+const proto = JSON.parse(await readFile(path.join(root, 'protocol.json'), 'utf8')) as {
+  gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[];
+};
+
+const detector = await loadDetector();
+const engine = await RecognitionEngine.create();
+
+/** The largest confident animal of a photo, cut out at its box: a sprite, with its width/height. */
+async function spriteOf(file: string): Promise<{ png: Buffer; aspect: number } | null> {
+  const bytes = await readFile(path.join(root, file));
+  const dets = await detector.detect(new Uint8Array(bytes), { classes: COCO_ANIMAL_IDS, minScore: 0.45 });
+  const best = [...dets].sort((a, b) => b.box.w * b.box.h - a.box.w * a.box.h)[0];
+  if (!best || best.box.h < 80 || best.box.w < 80) return null;
+  const b = best.box;
+  const png = await sharp(bytes).rotate().resize(1280, 1280, { fit: 'inside', withoutEnlargement: true })
+    .extract({ left: Math.round(b.x), top: Math.round(b.y), width: Math.round(b.w), height: Math.round(b.h) }).png().toBuffer();
+  return (await detectableAt(png, b.w / b.h, 100)) ? { png, aspect: b.w / b.h } : null;
+}
+
+/**
+ * Whether the detector still finds the crop at drone scale (`h` px tall in a 960×540 field):
+ * the cast is chosen among animals the detector can see, so the tracking and identification
+ * figures measure the tracker and the matcher, not YOLOX-nano's recall on tiny animals.
+ */
+let probeField: Buffer | undefined;
+async function detectableAt(png: Buffer, aspect: number, h: number): Promise<boolean> {
+  probeField ??= await field(960, 540, 99);
+  const w = Math.round(h * aspect);
+  const small = await sharp(png).resize(w, h, { fit: 'fill' }).png().toBuffer();
+  const frame = await sharp(probeField).composite([{ input: small, left: 400, top: 220 }]).jpeg().toBuffer();
+  const dets = mergeClasses(await detector.detect(new Uint8Array(frame), { classes: COCO_ANIMAL_IDS, minScore: 0.05 }));
+  return dets.some((d) => d.score >= 0.45 && iou(d.box, { x: 400, y: 220, w, h }) >= 0.5);
+}
+
+// Individuals with gallery photos and a query photo whose animal the detector finds: the enrolled cast.
+const galleryIds = [...new Set(proto.gallery.map((g) => g.id))].sort();
+const enrolledCast: { id: string; png: Buffer; aspect: number }[] = [];
+for (const id of galleryIds) {
+  if (enrolledCast.length >= 6) break;
+  for (const q of proto.queries.filter((x) => x.expect === id)) {
+    const s = await spriteOf(q.path);
+    if (s) {
+      enrolledCast.push({ id, ...s });
+      break;
+    }
+  }
+}
+const strangers: { id: string; png: Buffer; aspect: number }[] = [];
+for (const q of proto.queries.filter((x) => x.expect === null)) {
+  if (strangers.length >= 2) break;
+  const s = await spriteOf(q.path);
+  if (s) strangers.push({ id: `stranger:${path.basename(path.dirname(q.path))}`, ...s });
+}
+if (enrolledCast.length < 6 || strangers.length < 2) throw new Error('not enough detectable individuals in the dataset');
+
+// The owner's gallery: the cast's gallery photos plus distractor individuals, three photos each.
+const enrolledIds = [...enrolledCast.map((c) => c.id), ...galleryIds.filter((id) => !enrolledCast.some((c) => c.id === id)).slice(0, 10)];
+const entries: { id: string; individualId: string; d: Descriptor }[] = [];
+for (const id of enrolledIds) {
+  for (const g of proto.gallery.filter((x) => x.id === id).slice(0, 3)) {
+    const d = await engine.describe(new Uint8Array(await readFile(path.join(root, g.path))), { kind: 'animal', enforceQuality: false });
+    entries.push({ id: g.path, individualId: id, d });
+  }
+}
+const gallery: GalleryLookup = {
+  search(q, k) {
+    return entries.map((e) => {
+      let s = 0;
+      for (let i = 0; i < q.length; i++) s += q[i]! * e.d.global[i]!;
+      return { id: e.id, individualId: e.individualId, similarity: s };
+    }).sort((a, b) => b.similarity - a.similarity).slice(0, k);
+  },
+  localFeatures: (ids) => new Map(ids.map((id) => [id, entries.find((e) => e.id === id)!.d.local])),
+};
+
+/** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
+const rankedTop = new Map<SurveyTrack, string | null>();
+async function decide(t: SurveyTrack): Promise<DecidedTrack> {
+  const queries: Descriptor[] = [];
+  for (const c of t.crops) queries.push(await engine.describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } }));
+  const r = await engine.identify({ kind: 'animal', queries, gallery });
+  const top = r.candidates[0];
+  rankedTop.set(t, r.ranked[0]?.individualId ?? null);
+  return {
+    track_no: t.id, verdict: r.verdict, individual_id: r.verdict === 'match' ? top!.individualId : null, name: null,
+    candidates: r.candidates.map((x) => ({ individual_id: x.individualId, name: null, probability: x.probability })),
+    frame_cids: [], first_s: t.first_s, last_s: t.last_s, label: t.label,
+  };
+}
+
+interface ClipReport {
+  name: string; kind: 'animal' | 'fruit'; frames: number; true_count: number; count: number; count_error: number;
+  mota: number; idf1: number; id_switches: number; fp: number; fn: number; gt_boxes: number; tracks: number;
+  identified_correct?: number; ranked_top1_correct?: number; enrolled_tracks?: number; strangers_kept_unknown?: number; strangers?: number; false_matches?: number;
+  frames_per_second: number;
+}
+
+async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enrolled: Set<string>): Promise<ClipReport> {
+  const { video, gt } = await renderClip(scene);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-survey-'));
+  try {
+    const file = path.join(dir, 'clip.mp4');
+    await writeFile(file, video);
+    if (args.get('keep-clips')) await writeFile(`${args.get('keep-clips')}/${name}.mp4`, video);
+    const pass = await surveyVideo(file, { kind, fps: scene.fps }, { detector, keepFrames: true });
+    const counted = new Set(pass.tracks.map((t) => t.id));
+    const pred = pass.perFrame!.map((p) => {
+      const kept = p.tracks.filter((t) => counted.has(t.id));
+      return { ids: kept.map((t) => t.id), boxes: kept.map((t) => t.box) };
+    });
+    const m = motScores(gt.slice(0, pred.length), pred);
+    if (args.get('debug')) {
+      for (let f = 0; f < pred.length; f++) {
+        const fmt = (ids: (string | number)[], boxes: { x: number; y: number; w: number; h: number }[]) => ids.map((id, i) => `${String(id).slice(-4)}@${Math.round(boxes[i]!.x)},${Math.round(boxes[i]!.y)}`).join(' ');
+        console.error(`${name} f${f} GT ${fmt(gt[f]!.ids, gt[f]!.boxes)} | PR ${fmt(pred[f]!.ids, pred[f]!.boxes)}`);
+      }
+      console.error(name, [...m.mapping.entries()]);
+    }
+    const trueIds = new Set(gt.flatMap((g) => g.ids.map(String)));
+    const base = {
+      name, kind, frames: pass.frames, true_count: trueIds.size, mota: round(m.mota), idf1: round(m.idf1), id_switches: m.id_switches,
+      fp: m.fp, fn: m.fn, gt_boxes: m.gt, tracks: pass.tracks.length, frames_per_second: round((pass.frames * 1000) / pass.ms),
+    };
+    if (kind === 'fruit') return { ...base, count: pass.tracks.length, count_error: Math.abs(pass.tracks.length - trueIds.size) };
+    const raw = [];
+    for (const t of pass.tracks) raw.push(await decide(t));
+    // As the survey job does: tracks seen at the same time never match the same animal.
+    const decided = exclusiveMatches(raw);
+    const summary = summarise('animal', decided, [], null);
+    // Which individual each track follows: IDF1's identity mapping (GT id → track id), inverted.
+    const truthOf = new Map([...m.mapping.entries()].map(([g, t]) => [Number(t), g]));
+    let correct = 0;
+    let enrolledTracks = 0;
+    let strangersUnknown = 0;
+    let strangerTracks = 0;
+    let falseMatches = 0;
+    let top1 = 0;
+    for (const [i, d] of decided.entries()) {
+      const g = truthOf.get(d.track_no);
+      if (g !== undefined && enrolled.has(g) && rankedTop.get(pass.tracks[i]!) === g) top1++;
+      const isEnrolled = g !== undefined && enrolled.has(g);
+      if (d.verdict === 'match' && d.individual_id !== g) falseMatches++;
+      if (isEnrolled) {
+        enrolledTracks++;
+        if (d.verdict === 'match' && d.individual_id === g) correct++;
+      } else if (g !== undefined) {
+        strangerTracks++;
+        if (d.verdict !== 'match') strangersUnknown++;
+      }
+    }
+    return {
+      ...base, count: summary.count, count_error: Math.abs(summary.count - trueIds.size),
+      identified_correct: correct, ranked_top1_correct: top1, enrolled_tracks: enrolledTracks, strangers_kept_unknown: strangersUnknown, strangers: strangerTracks, false_matches: falseMatches,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+const enrolledSet = new Set(enrolledIds);
+const clips: ClipReport[] = [];
+clips.push(await runClip('drone-pan', 'animal', await droneScene([...enrolledCast.slice(0, 4), strangers[0]!], frames), enrolledSet));
+clips.push(await runClip('phone-cross-occlusion', 'animal', await phoneScene([enrolledCast[4]!, enrolledCast[5]!, strangers[1]!], frames), enrolledSet));
+clips.push(await runClip('fruit-tree-row', 'fruit', await fruitScene(Math.min(frames, 40)), new Set()));
+for (const c of clips) {
+  console.log(`${c.name.padEnd(24)} count ${c.count}/${c.true_count} (error ${c.count_error})  MOTA ${c.mota}  IDF1 ${c.idf1}  IDsw ${c.id_switches}  ` +
+    (c.kind === 'animal' ? `identified ${c.identified_correct}/${c.enrolled_tracks} (ranked first ${c.ranked_top1_correct})  strangers kept unknown ${c.strangers_kept_unknown}/${c.strangers}  false matches ${c.false_matches}  ` : '') +
+    `${c.frames_per_second} frames/s`);
+}
+const animalClips = clips.filter((c) => c.kind === 'animal');
+const enrolledTracks = animalClips.reduce((s, c) => s + (c.enrolled_tracks ?? 0), 0);
+const summary = {
+  clips: clips.map((c) => ({ name: c.name, count_error: c.count_error, mota: c.mota, idf1: c.idf1, id_switches: c.id_switches, frames_per_second: c.frames_per_second })),
+  identified_correct_rate: enrolledTracks ? round(animalClips.reduce((s, c) => s + (c.identified_correct ?? 0), 0) / enrolledTracks) : null,
+  false_matches: animalClips.reduce((s, c) => s + (c.false_matches ?? 0), 0),
+};
+saveResult(out, {
+  benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)',
+  gallery: { individuals: enrolledIds.length, photos: entries.length }, engine: engine.model, detector: detector.model,
+  machine: machineInfo(engine.provider), clips, summary,
+});
+console.log(JSON.stringify(summary));

@@ -1,0 +1,58 @@
+/**
+ * Messages between the API process's main thread and its job host thread (embedded mode).
+ * The host runs the job handlers and the engine pool; the main thread keeps the database, the
+ * queue and the metrics, and answers the host's calls on them. Everything is plain data.
+ */
+import { AppError } from '../domain/errors.js';
+
+export type DbOp = 'query' | 'exec' | 'begin' | 'commit' | 'rollback';
+
+/** Host → main. */
+export type HostMessage =
+  | { t: 'ready' }
+  | { t: 'failed'; error: string }
+  | { t: 'db'; id: number; op: DbOp; tx?: number; sql?: string; params?: unknown[] }
+  | { t: 'queue'; id: number; method: 'enqueue' | 'get' | 'waitFor'; args: unknown[] }
+  | { t: 'metric'; method: string; args: unknown[] }
+  | { t: 'done'; id: number; ok: true; result: Record<string, unknown> }
+  | { t: 'done'; id: number; ok: false; error: WireErrorLike };
+
+/** Main → host. */
+export type MainMessage =
+  | { t: 'job'; id: number; name: string; data: unknown; ctx: { id: string; attempt: number }; trace: { requestId?: string; jobId?: string } }
+  | { t: 'reply'; id: number; ok: true; value: unknown }
+  | { t: 'reply'; id: number; ok: false; error: WireErrorLike }
+  | { t: 'close' };
+
+export interface WireErrorLike {
+  name: string;
+  message: string;
+  fields: Record<string, unknown>;
+  app?: { status: number; code: string; params: Record<string, unknown>; headers: Record<string, string> };
+}
+
+/** Plain fields of any thrown value (an AppError keeps its status, code and params), so the other side can rebuild it. */
+export function toWire(err: unknown): WireErrorLike {
+  const e = (err instanceof Error ? err : new Error(String(err))) as Error & Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const k of Object.keys(e)) {
+    try {
+      fields[k] = structuredClone(e[k]);
+    } catch {
+      // A field that cannot cross (a function, a socket) stays behind.
+    }
+  }
+  const app = err instanceof AppError ? { status: err.status, code: err.code, params: err.params, headers: err.headers } : undefined;
+  return { name: e.name, message: e.message, fields, app };
+}
+
+/**
+ * The error again: an AppError as an AppError (the API maps it to its status), anything else as
+ * an Error carrying the same fields (`unrecoverable`, `code`, `reasons`...), on `proto` when given.
+ */
+export function fromWire(w: WireErrorLike, proto?: object): Error {
+  if (w.app) return new AppError(w.app.status, w.app.code as AppError['code'], w.app.params, w.app.headers);
+  const e = proto ? (Object.create(proto) as Error) : new Error(w.message);
+  Object.defineProperty(e, 'message', { value: w.message, writable: true, configurable: true });
+  return Object.assign(e, w.fields, { name: w.name });
+}

@@ -1,0 +1,94 @@
+/**
+ * Issue 24 in Chromium at phone size: the fruit list page (thumbnail, name, tree name and code;
+ * filtered by a tree's printed code) and past batches with their photos, whose rows name the
+ * fruit and its tree instead of ids.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { batchForm, untilDone } from '../support/fruit-batch.js';
+import { photoForm, textureImage } from '../support/images.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const loaded = (page: Page, sel: string) => page.locator(sel).evaluateAll((els) => els.length > 0 && els.every((x) => (x as unknown as { naturalWidth: number }).naturalWidth > 0));
+
+describe('fruit list and past batches in Chromium', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let owner: { token: string; username: string };
+  const trees: { tree_id: string; code: string }[] = [];
+  const fruit: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync('web/dist/view-fruit-list.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    app = await startTestApp();
+    owner = await signup(app.url, 'lists');
+    for (const [i, name] of ['Cây số 1', 'Cây số 2'].entries()) {
+      const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }) });
+      expect(t.status, t.text).toBe(200);
+      trees.push({ tree_id: t.json.tree_id, code: t.json.code });
+    }
+    for (const [i, name] of ['Quả vàng', 'Quả xanh'].entries()) {
+      const f = await api(app.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: photoForm([await textureImage(7111 + i, 320)], { tree_id: trees[i]!.code, name }) });
+      expect(f.status, f.text).toBe(200);
+      fruit.push(f.json.fruit_id);
+    }
+    const b = await api(app.url, 'POST', '/api/fruit/batch', { token: owner.token, body: batchForm([{ name: 'crate.jpg', bytes: await textureImage(7111, 320) }], { tree_id: trees[0]!.code }) });
+    expect(b.status, b.text).toBe(202);
+    await untilDone(app, owner.token, b.json.batch_id);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, locale: 'vi-VN' })).newPage();
+    await page.goto(`${app.url}/#/fruits`);
+    await page.fill('input[name=username]', owner.username);
+    await page.fill('input[name=password]', 'Bark-and-peel-42');
+    await page.click('button[name=login]');
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('lists the fruit with photo, name and tree code, and narrows by a printed code', async () => {
+    await page.locator('a.fruit-item').first().waitFor();
+    expect(await page.locator('a.fruit-item').count()).toBe(2);
+    const yellow = page.locator(`a.fruit-item[data-id="${fruit[0]}"]`);
+    const text = await yellow.textContent();
+    expect(text).toContain('Quả vàng');
+    expect(text).toContain('Cây số 1');
+    expect(text).toContain(trees[0]!.code);
+    await expect.poll(() => loaded(page, 'a.fruit-item img'), { timeout: 30_000 }).toBe(true);
+    mkdirSync('docs/screenshots', { recursive: true });
+    await page.screenshot({ path: path.join('docs/screenshots', 'phone-18-fruit-list.png'), fullPage: true });
+    await page.fill('form[name=fruit-filter] input[name=tree_id]', trees[1]!.code.toLowerCase());
+    await page.click('form[name=fruit-filter] button[type=submit]');
+    await expect.poll(() => page.locator('a.fruit-item').count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.locator('a.fruit-item').getAttribute('data-id')).toBe(fruit[1]);
+    await page.fill('form[name=fruit-filter] input[name=tree_id]', 'NO-SUCH-CODE');
+    await page.click('form[name=fruit-filter] button[type=submit]');
+    await page.locator('.fruit-list .notice.error').waitFor();
+    expect(await page.locator('.fruit-list .notice.error').textContent()).toMatch(/[.!]$/);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+  });
+
+  it('shows past batches with their photos and the tree; a batch\'s rows name the fruit and its tree', async () => {
+    await page.goto(`${app.url}/#/batch`);
+    const item = page.locator('article.batch-item').first();
+    await item.waitFor();
+    expect(await item.textContent()).toContain(trees[0]!.code);
+    await expect.poll(() => loaded(page, 'article.batch-item img'), { timeout: 30_000 }).toBe(true);
+    await item.locator('button[name=open-batch]').click();
+    const row = page.locator('table.rows tbody tr').first();
+    await row.waitFor();
+    const text = await row.textContent();
+    expect(text).toContain('Quả vàng');
+    expect(text).toContain(trees[0]!.code);
+    expect(text).not.toContain(fruit[0]!);
+    await expect.poll(() => loaded(page, 'table.rows img.thumb'), { timeout: 30_000 }).toBe(true);
+    await page.screenshot({ path: path.join('docs/screenshots', 'phone-19-past-batches.png'), fullPage: true });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+  });
+});

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineOnce } from '../../workers/src/handlers/index.js';
+import { recordRun } from '../../workers/src/learn/loop.js';
+import { adoptedVersion, rollback } from '../../workers/src/learn/store.js';
+import { trainOwner } from '../../workers/src/learn/train.js';
+import { pipelineKey } from '../../workers/src/recognition/owner-calibration.js';
+import { fitFusion } from '../../workers/src/vision/fusion.js';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { otherView, photoForm, textureImage } from '../support/images.js';
+
+/**
+ * The learning loop on generated trees (issue 23): enough new enrolled photos queue the owner's
+ * training by themselves, the run is recorded with its decision and the refitted calibration,
+ * the owner reads it at /api/learning/{kind}, the operator on /metrics, and one call rolls back
+ * an adoption (recorded too). LEARN_AFTER_NEW is 6 here: two trees of three photos.
+ */
+const post = (app: TestApp, path: string, token: string, form: FormData) => api(app.url, 'POST', path, { token, body: form });
+
+describe('the learning loop runs itself (embedded)', () => {
+  let app: TestApp;
+  let owner: { token: string; id: string };
+  const queryPhotos: Buffer[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { LEARN_AFTER_NEW: '6', METRICS_ACCESS: 'public' } });
+    owner = await signup(app.url);
+  }, 120_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const enrolTree = async (seed: number) => {
+    const surface = await textureImage(seed, 384);
+    const views = await Promise.all([1, 2, 3].map((k) => otherView(surface, seed * 10 + k)));
+    const r = await post(app, '/api/enroll', owner.token, photoForm(views));
+    expect(r.status).toBe(200);
+    queryPhotos.push(await otherView(surface, seed * 10 + 7));
+    return r.json.tree_id as string;
+  };
+  const runs = async () => (await app.container.db.query<{ id: number; status: string; job_id: string | null; trigger: Record<string, unknown> }>('select id, status, job_id, trigger from learning_runs where owner_id = $1 order by id', [owner.id])).rows;
+  const learning = async () => {
+    const r = await api(app.url, 'GET', '/api/learning/tree', { token: owner.token });
+    expect(r.status).toBe(200);
+    return r.json;
+  };
+
+  it('waits below the threshold, then queues one run on the bulk lane once enough photos are new', async () => {
+    await enrolTree(81);
+    expect(await runs()).toEqual([]);
+    expect((await learning()).pending).toMatchObject({ new_photos: 3, new_labels: 0 });
+    await enrolTree(82);
+    const [run] = await runs();
+    expect(run).toMatchObject({ job_id: `learn-${run!.id}`, trigger: { new_photos: 6, new_labels: 0, threshold: 6 } });
+    const job = await app.container.queue.waitFor(run!.job_id!, 180_000);
+    expect(job?.state).toBe('completed');
+  }, 300_000);
+
+  it('records the decision and the refitted calibration, and the owner and operator can read them', async () => {
+    const [run] = await runs();
+    expect(['adopted', 'refused', 'skipped']).toContain(run!.status);
+    const l = await learning();
+    expect(l.pending).toMatchObject({ new_photos: 0, new_labels: 0 });
+    expect(l.runs).toHaveLength(1);
+    expect(l.runs[0]).toMatchObject({ id: run!.id, status: run!.status, reason: expect.any(String), finished_at: expect.any(String) });
+    // Six photos of two trees cannot vouch for 1% false matches: the fit is stored, unfitted, with why.
+    expect(l.calibration).toMatchObject({ fitted: false, report: { reason: expect.stringMatching(/queries cannot show a false-match rate within 1%/) } });
+    expect(l.runs[0].decision.calibration.all).toMatchObject({ fitted: false });
+    // And identify says the kind's defaults decided, and why.
+    const id = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
+    expect(id.json.calibration).toMatchObject({ source: 'kind_default', reason: expect.stringMatching(/^not enough of your own photos to vouch for 1% false matches: /), samples: expect.any(Number) });
+    const metrics = await api(app.url, 'GET', '/metrics');
+    expect(metrics.text).toContain(`markless_learning_runs{kind="tree",status="${run!.status}"} 1`);
+    expect(metrics.text).toMatch(new RegExp(`markless_learning_last_run_timestamp_seconds\\{kind="tree",status="${run!.status}"\\} \\d+`));
+  }, 240_000);
+
+  it('does not queue again until enough is new since the last run', async () => {
+    await enrolTree(83);
+    expect(await runs()).toHaveLength(1);
+    expect((await learning()).pending).toMatchObject({ new_photos: 3 });
+  }, 240_000);
+
+  it('serves the owner\'s own fit for the pipeline it was fitted on, and only that one', async () => {
+    const engine = await engineOnce();
+    // A fitted calibration for the base pipeline (fusion from generated samples; never `match`).
+    const samples = Array.from({ length: 60 }, (_, i) => ({
+      evidence: { global: 0.5 + (i % 2) * 0.3 + (i % 7) * 0.01, local: (i % 2) * 30 + (i % 5), globalMargin: 0.01 * (i % 3), localMargin: (i % 2) - 0.5, spread: 0.2 },
+      same: i % 2 === 1,
+    }));
+    const params = { intercept: 0, coef: [], matchThreshold: 1.01, uncertainThreshold: 0.05, source: 'test', fusion: fitFusion(samples).model };
+    await app.container.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)',
+      [owner.id, 'tree', pipelineKey(engine, null, 'all'), params, { n: 400, fmr_upper: 0.0093, reason: null }]);
+    const r = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
+    expect(r.json.calibration).toMatchObject({ source: 'owner', reason: null, samples: 400, false_match_bound: 0.0093, match_threshold: 1.01 });
+    // Its threshold decides: above every probability, so no `match`, and its fused probabilities are shown.
+    expect(r.json.verdict).not.toBe('match');
+    for (const c of r.json.candidates) expect(c.probability).toBeGreaterThanOrEqual(0.05);
+  }, 240_000);
+
+  it('adopts, then one call rolls back, and both are on the record', async () => {
+    const engine = await engineOnce();
+    // Adoption forced on a gallery this small, so the rollback has something to undo.
+    const v = await trainOwner(app.container, engine, owner.id, 'tree', 'manual-1', { minGain: -1 });
+    expect(v.status).toBe('adopted');
+    await recordRun(app.container.db, { ownerId: owner.id, kind: 'tree', jobId: 'manual-1', status: 'adopted', decision: { version: v.version, reason: 'forced by the test' } });
+    expect((await learning()).adopted).toMatchObject({ version: v.version });
+    // A new learned version is a new pipeline: the base pipeline's fit does not carry over.
+    const adoptedAnswer = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
+    expect(adoptedAnswer.json.learned).toEqual({ name: 'owner-metric', version: String(v.version) });
+    expect(adoptedAnswer.json.calibration.source).toBe('kind_default');
+    const back = await rollback(app.container.db, owner.id, 'tree');
+    expect(back.rolledBack).toBe(v.version);
+    expect(await adoptedVersion(app.container.db, owner.id, 'tree', engine.model)).toBeNull();
+    const l = await learning();
+    expect(l.adopted).toBeNull();
+    expect(l.runs.map((r: { status: string }) => r.status).slice(0, 2)).toEqual(['rolled_back', 'adopted']);
+    expect(l.runs[0].reason).toBe(`version ${v.version} rolled back; the base model alone serves`);
+    // A rollback is not a run: what is pending still counts from the last real run.
+    expect(l.pending.new_photos).toBe(0);
+    // Back on the base pipeline, its own fit serves again.
+    expect((await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]))).json.calibration.source).toBe('owner');
+  }, 240_000);
+});

@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectableShots } from '../support/animal-shots.js';
+import { uniqueName } from '../support/postgres.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { herdClip } from '../../workers/src/survey/testing/herd-clip.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve('test-artifacts/web');
+
+describe('the survey page in a real browser', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let clip: Buffer;
+
+  beforeAll(async () => {
+    if (!existsSync('web/dist/main.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    app = await startTestApp();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' })).newPage();
+    clip = await herdClip({ frames: 30, animals: [{ coat: 851, x: (f) => 40 + 6 * f }, { coat: 859, x: (f) => 760 - 5 * f }] });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('sends a video, shows the tracks as thumbnails with verdicts, and a confirmation becomes a label', async () => {
+    await page.goto(`${app.url}/TreeIdentity`);
+    await page.fill('input[name=username]', uniqueName('herder_').toLowerCase());
+    await page.fill('input[name=password]', 'Bark-and-peel-42');
+    await page.click('button[name=signup]');
+    await page.locator('header .user').waitFor();
+    // One animal of the clip is enrolled on the farm, through the API with this session's cookie.
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'survey-farm', name: 'Bò Vàng' })) form.append(k, v);
+    for (const [k, s] of (await detectableShots(851, 3)).entries()) form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
+    expect((await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, timeout: 60_000 })).status()).toBe(200);
+
+    await page.click('nav a[href="#/survey"]');
+    await page.locator('form[name=survey] input[type=file]').setInputFiles({ name: 'pass.mp4', mimeType: 'video/mp4', buffer: clip });
+    await page.fill('form[name=survey] input[name=farm_id]', 'survey-farm');
+    await page.click('form[name=survey] button[type=submit]');
+    await page.locator('ul.tracks li').nth(1).waitFor({ timeout: 120_000 });
+    const list = await page.request.get(`${app.url}/api/surveys`);
+    const id = (await list.json()).surveys[0].survey_id;
+    const res = (await (await page.request.get(`${app.url}/api/survey/${id}`)).json()).result;
+    expect(await page.locator('.stats b.big').first().innerText(), JSON.stringify(res.tracks.map((t: any) => [t.track, t.verdict, t.name, t.candidates]))).toBe('2');
+    expect(await page.locator('ul.tracks li img').count()).toBeGreaterThanOrEqual(2);
+    const known = page.locator('ul.tracks li.match');
+    expect(await known.innerText()).toContain('Bò Vàng');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'survey-review.png'), fullPage: true });
+    await known.locator('button', { hasText: /Confirm|Đúng/ }).click();
+    await page.locator('ul.tracks li.match', { hasText: '✓' }).waitFor();
+    const labels = await app.container.db.query<{ verdict: string }>(
+      `select v.verdict from identify_verdicts v join survey_tracks t on t.query_id = v.query_id where t.reviewed = 'confirmed'`);
+    expect(labels.rows.map((r) => r.verdict)).toEqual(['correct']);
+  }, 240_000);
+});

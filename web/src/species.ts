@@ -1,0 +1,39 @@
+import { call } from './api.js';
+import { h } from './dom.js';
+import { currentLang, t } from './i18n.js';
+import type { Kind } from './kinds.js';
+
+interface Species { id: string; kind: string; name_vi: string; name_en: string }
+let catalog: Promise<Species[]> | null = null;
+
+/** The species catalogue, read once per page. */
+export function species(): Promise<Species[]> {
+  catalog ??= call('GET', '/api/species/catalog').then((r) => (r.ok ? (r.json.species as Species[]) : []));
+  return catalog;
+}
+
+const KINDS: Record<Kind, string[]> = { tree: ['tree', 'fruit'], fruit: ['fruit'], animal: ['animal'] };
+const key = (s: string) => s.normalize('NFC').trim().toLowerCase();
+
+/** A species as a person reads it, in the app's language; an unknown spelling is shown as stored. */
+export async function speciesName(stored: string | null | undefined): Promise<string> {
+  if (!stored) return '';
+  const hit = (await species()).find((s) => [s.id, s.name_vi, s.name_en].some((n) => key(n) === key(stored)));
+  return hit ? (currentLang() === 'vi' ? hit.name_vi : hit.name_en) : stored;
+}
+
+/** A picker of the catalogue's species for a kind, in the app's language; the value sent is the catalogue id. */
+export async function speciesSelect(kind: Kind, required: boolean): Promise<HTMLSelectElement> {
+  const list = (await species()).filter((s) => KINDS[kind].includes(s.kind));
+  const vi = currentLang() === 'vi';
+  list.sort((a, b) => (vi ? a.name_vi : a.name_en).localeCompare(vi ? b.name_vi : b.name_en, vi ? 'vi' : 'en'));
+  return h('select', { name: 'species', required },
+    h('option', { value: '' }, t('species_pick')),
+    list.map((s) => h('option', { value: s.id }, vi ? `${s.name_vi} (${s.name_en})` : `${s.name_en} (${s.name_vi})`)));
+}
+
+/** The farm id last used on this device, so it is typed once. */
+export const rememberedFarm = (): string => globalThis.localStorage?.getItem('markless.farm') ?? '';
+export function rememberFarm(v: string): void {
+  if (v) localStorage.setItem('markless.farm', v);
+}

@@ -1,0 +1,46 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { RecognitionEngine } from '../vision/engine.js';
+import { UndecodableImageError, UnusableImageError } from '../vision/intake.js';
+import { textureImage } from '../../../test/support/images.js';
+import { createEnginePool, poolSettings, withLane } from './index.js';
+
+describe('engine pool', () => {
+  const pool = createEnginePool({ size: 1, batchSize: 4, lingerMs: 50 });
+  afterAll(() => pool.close());
+
+  it('batched descriptors equal the unbatched engine\'s, photo by photo', async () => {
+    const engine = await RecognitionEngine.create();
+    const photos = await Promise.all([31, 32, 33, 34].map((s) => textureImage(s, 320)));
+    const one: Awaited<ReturnType<typeof engine.describe>>[] = [];
+    for (const p of photos) one.push(await engine.describe(p, { kind: 'fruit' }));
+    // Bulk lane with a linger: the four arrive together and run as one batch.
+    const before = pool.stats().batches;
+    const batched = await withLane('bulk', () => pool.describeMany(photos.map((bytes) => ({ bytes, opts: { kind: 'fruit' as const } }))));
+    expect(pool.stats().batches - before).toBe(1);
+    batched.forEach((d, i) => {
+      if (d instanceof Error) throw d;
+      const ref = one[i]!;
+      expect(d.model).toEqual(ref.model);
+      expect(d.global).toHaveLength(ref.global.length);
+      // Float kernels may sum in another order over a batch; stored vectors agree to float precision.
+      for (let k = 0; k < ref.global.length; k++) expect(Math.abs(d.global[k]! - ref.global[k]!)).toBeLessThan(1e-5);
+      expect(Buffer.from(d.local).equals(Buffer.from(ref.local))).toBe(true);
+      expect(d.quality).toEqual(ref.quality);
+    });
+  }, 120_000);
+
+  it('gives the engine\'s own error classes back across the thread boundary', async () => {
+    await expect(pool.describe(new Uint8Array([1, 2, 3]), { kind: 'fruit' })).rejects.toBeInstanceOf(UndecodableImageError);
+    const tiny = await textureImage(5, 40);
+    const err = await pool.describe(tiny, { kind: 'fruit' }).catch((e) => e);
+    expect(err).toBeInstanceOf(UnusableImageError);
+    expect(err.reasons).toContain('too_small');
+    expect(err.unrecoverable).toBe(true);
+  }, 60_000);
+
+  it('sizes ONNX intra-op threads so that pool × threads stays within the cores', () => {
+    expect(poolSettings({}, 8)).toMatchObject({ size: 8, ortThreads: 1 });
+    expect(poolSettings({ ENGINE_POOL_SIZE: '2' }, 8)).toMatchObject({ size: 2, ortThreads: 4 });
+    expect(() => poolSettings({ ENGINE_BATCH_SIZE: '0' }, 2)).toThrow(/at least 1/);
+  });
+});

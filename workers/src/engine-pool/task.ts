@@ -1,0 +1,52 @@
+/**
+ * One engine pool thread (piscina): the ONNX sessions are created once per thread, on its first
+ * task, and reused for every task after. Tasks are plain data in and out (structured clone).
+ */
+import { threadId } from 'node:worker_threads';
+import { RecognitionEngine, type DescribeOptions, type StageTimings } from '../vision/engine.js';
+import { loadRegistry, readManifestFile } from '../vision/registry.js';
+import { Embedder } from '../vision/embed.js';
+import { toWire, type WireError } from './wire.js';
+
+const engines = new Map<string, Promise<RecognitionEngine>>();
+/** The engine of the bundled models ('') or of a registered model's folder, once per thread. */
+function engineFor(modelDir: string): Promise<RecognitionEngine> {
+  let e = engines.get(modelDir);
+  if (!e) {
+    if (!modelDir) e = RecognitionEngine.create();
+    else {
+      const entry = readManifestFile(modelDir).models.find((m) => m.role === 'global-embedding')!;
+      e = Embedder.load({ ...entry, dir: modelDir, origin: 'operator' }).then((embedder) =>
+        RecognitionEngine.create({ embedder, calibration: {}, registry: loadRegistry({ operatorDir: modelDir }) }));
+    }
+    engines.set(modelDir, e);
+  }
+  return e;
+}
+
+export interface DescribeTask {
+  op: 'describe';
+  modelDir: string;
+  items: { bytes: Uint8Array; opts: DescribeOptions }[];
+}
+
+/** Named CPU tasks other parts of the service may add (`EnginePool.runJob`). */
+const jobs: Record<string, (payload: unknown) => Promise<unknown>> = {
+  /** Warm-up: load the sessions before the first photo arrives. */
+  warm: async (p) => void (await engineFor(String((p as { modelDir?: string })?.modelDir ?? ''))),
+};
+
+export type TaskIn = DescribeTask | { op: 'job'; name: string; payload: unknown };
+export type DescribeOut = { results: ({ ok: true; d: unknown } | { ok: false; error: WireError })[]; timings: StageTimings; threadId: number };
+
+export default async function run(task: TaskIn): Promise<unknown> {
+  if (task.op === 'describe') {
+    const engine = await engineFor(task.modelDir);
+    const timings: StageTimings = {};
+    const out = await engine.describeMany(task.items, timings);
+    return { results: out.map((r) => (r instanceof Error ? { ok: false, error: toWire(r) } : { ok: true, d: r })), timings, threadId } satisfies DescribeOut;
+  }
+  const fn = jobs[task.name];
+  if (!fn) throw new Error(`no pool job named ${task.name}`);
+  return fn(task.payload);
+}

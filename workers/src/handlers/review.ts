@@ -1,0 +1,59 @@
+import type { Container } from '../../../shared/src/container.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import type { Candidate, Descriptor, GalleryLookup } from '../vision/engine.js';
+import { matchLines } from '../vision/match-lines.js';
+import { settingsFor } from '../vision/settings.js';
+
+/** How many individuals review shows, whatever the verdict (Wildbook shows a ranked list). */
+export const REVIEW_SHOWN = 5;
+/** Photos shown per individual in review. */
+export const REVIEW_PHOTOS = 4;
+
+/**
+ * The closest individuals for review, on every verdict including `no_match` (issue 24): each with
+ * several of its photos, best supporting first, and the matched keypoints between the query and
+ * its best photo, so the owner sees why. `candidates` keeps the verdict's own list untouched.
+ */
+export async function closestForReview(c: Container, kind: Kind, ranked: readonly Candidate[], query: Descriptor | undefined, gallery: GalleryLookup) {
+  const top = ranked.slice(0, REVIEW_SHOWN);
+  if (!top.length) return [];
+  const ids = top.map((x) => x.individualId);
+  const inds = await c.db.query<{ id: string; name: string | null; species: string | null; farm_id: string | null }>(
+    'select id, name, species, farm_id from individuals where id = any($1::uuid[]) and deleted_at is null', [ids],
+  );
+  const imgs = await c.db.query<{ id: string; cid: string; individual_id: string }>(
+    'select id, cid, individual_id from images where individual_id = any($1::uuid[]) order by created_at, id', [ids],
+  );
+  const byInd = new Map(inds.rows.map((r) => [r.id, r]));
+  const s = settingsFor(kind);
+  const out = [];
+  for (const [rank, x] of top.entries()) {
+    const ind = byInd.get(x.individualId);
+    if (!ind) continue;
+    const own = imgs.rows.filter((r) => r.individual_id === x.individualId);
+    // Supporting photos first (best first), then the rest of the individual's photos.
+    const order = [...x.imageIds.filter((id) => own.some((r) => r.id === id)), ...own.map((r) => r.id).filter((id) => !x.imageIds.includes(id))];
+    const photos = order.slice(0, REVIEW_PHOTOS).map((id) => {
+      const cid = own.find((r) => r.id === id)!.cid;
+      return { image_id: id, cid, url: `/api/blobs/${cid}` };
+    });
+    const best = photos[0];
+    let lines = null;
+    if (query && best) {
+      const local = (await gallery.localFeatures([best.image_id])).get(best.image_id);
+      const m = local ? await matchLines(query.local, local, s) : null;
+      if (m) lines = { image_id: best.image_id, cid: best.cid, query_index: 0, ...m };
+    }
+    out.push({
+      rank: rank + 1,
+      individual_id: x.individualId,
+      ...(kind === 'animal' ? { animal_did: animalDid(x.individualId) } : {}),
+      name: ind.name, species: ind.species, farm_id: ind.farm_id,
+      probability: Math.round(x.probability * 1e4) / 1e4,
+      photos,
+      match_lines: lines,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,151 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
+import type { JobData, JobHandler } from '../../../shared/src/domain/jobs.js';
+import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
+import { appendChainEvent } from '../../../shared/src/evidence/store/chain-store.js';
+import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import { createPopulationService } from '../../../api/src/services/population.service.js';
+import { DEFAULT_STALE_DAYS } from '../../../api/src/services/population-rules.js';
+import { ANIMAL_CLASS_IDS, loadDetector } from '../vision/detector.js';
+import { settingsFor } from '../vision/settings.js';
+import type { Descriptor } from '../vision/engine.js';
+import { SurveyVideoError } from '../survey/frame-stream.js';
+import { surveyVideo, type SurveyTrack } from '../survey/pipeline.js';
+import { exclusiveMatches, summarise, type DecidedTrack, type Enrolled } from '../../../shared/src/domain/survey-summary.js';
+import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
+
+type Data = JobData<'survey'>;
+
+/** Describe a track's crops (each around its box) and identify them as one several-photo query. */
+async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids: string[]): Promise<DecidedTrack> {
+  const base = { track_no: t.id, frame_cids: cids, first_s: t.first_s, last_s: t.last_s, label: t.label };
+  if (data.kind === 'fruit') return { ...base, verdict: 'counted', individual_id: null, name: null, candidates: [] };
+  const queries: Descriptor[] = [];
+  for (const c of t.crops) {
+    const d = await deps.engine.describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } }).catch((e: { unrecoverable?: boolean }) => {
+      if (e?.unrecoverable) return null;
+      throw e;
+    });
+    if (d) queries.push(d);
+  }
+  if (!queries.length) return { ...base, verdict: 'no_match', individual_id: null, name: null, candidates: [] };
+  const filters = { ...(data.farm_id ? { farm_id: data.farm_id } : {}), ...(data.species ? { species: data.species } : {}) };
+  const full = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'animal', filters }, queries);
+  // Stored like any identify query: labels can correct it, and a match counts as "seen" for alerts.
+  const queryId = randomUUID();
+  await storeQuery(deps.c, { id: queryId, owner: data.owner_id, kind: 'animal', cids }, { query_id: queryId, survey_id: data.survey_id, ...full });
+  const cands = full.candidates.map((x) => ({ individual_id: x.individual_id, name: x.name, probability: x.probability }));
+  return { ...base, query_id: queryId, verdict: full.verdict, individual_id: full.match?.individual_id ?? null, name: full.match?.name ?? null, candidates: cands } as DecidedTrack;
+}
+
+async function enrolled(deps: IdentifyDeps, data: Data): Promise<Enrolled[]> {
+  if (data.kind !== 'animal' || !data.farm_id) return [];
+  const r = await deps.c.db.query<{ id: string; name: string | null; species: string | null }>(
+    `select id, name, species from individuals where owner_id = $1 and farm_id = $2 and kind = 'animal' and deleted_at is null order by created_at`,
+    [data.owner_id, data.farm_id],
+  );
+  const key = data.species?.normalize('NFC').trim().toLowerCase();
+  return r.rows.filter((x) => !key || x.species?.normalize('NFC').trim().toLowerCase() === key).map((x) => ({ id: x.id, name: x.name }));
+}
+
+/** The farm's and every identified animal's timeline get one event each. */
+async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<typeof summarise>) {
+  const body = { type: 'survey', survey_id: data.survey_id, kind: data.kind, count: summary.count, video_cid: data.video_cid };
+  const targets: { type: 'farm' | 'animal'; id: string }[] = [];
+  if (data.farm_id) targets.push({ type: 'farm', id: data.farm_id });
+  for (const k of summary.known) targets.push({ type: 'animal', id: k.individual_id });
+  for (const t of targets) {
+    const entity = await resolveEntity(deps.c.db, t.type, t.id, { callerId: data.owner_id });
+    if (!entity || entity.owner_id !== data.owner_id) continue;
+    const extra = t.type === 'animal' ? { animal_did: animalDid(t.id) } : {};
+    await deps.c.db.transaction((tx) => appendChainEvent(tx, {
+      entity_type: t.type, entity_id: entity.entity_id, owner_id: data.owner_id, author_id: data.owner_id, author_role: 'owner', body: { ...body, ...extra },
+    }));
+  }
+}
+
+/**
+ * Survey a video: stream, detect, track, identify each track, count, then write the population
+ * count (so its alerts fire) and the timeline events. A video that cannot be read whole fails the
+ * survey with its reason and writes nothing else.
+ */
+export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
+  const { c } = deps;
+  return async (data) => {
+    const row = await c.db.query<{ status: string; result: Record<string, unknown> | null }>('select status, result from surveys where id = $1 and owner_id = $2', [data.survey_id, data.owner_id]);
+    if (!row.rows[0]) return { survey_id: data.survey_id, skipped: 'deleted' };
+    if (row.rows[0].status === 'done') return row.rows[0].result ?? {};
+    await c.db.query(`update surveys set status = 'running', frames_read = 0, tracks = 0, error = null where id = $1`, [data.survey_id]);
+    const bytes = await c.blobs.get(data.video_cid);
+    if (!bytes) throw new Error(`blob ${data.video_cid} missing from the store`);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-survey-'));
+    let pass;
+    try {
+      const file = path.join(dir, 'video');
+      await writeFile(file, bytes);
+      pass = await surveyVideo(file, { kind: data.kind, fps: data.fps, maxSeconds: c.config.VIDEO_MAX_SECONDS }, {
+        detector: await loadDetector(),
+        onProgress: async (p) => void (await c.db.query('update surveys set frames_read = $2, tracks = $3 where id = $1', [data.survey_id, p.frames_read, p.tracks])),
+      });
+    } catch (err) {
+      if (err instanceof SurveyVideoError) {
+        await c.db.query(`update surveys set status = 'failed', tracks = 0, error = $2, finished_at = now() where id = $1`, [data.survey_id, { code: err.code, params: err.params }]);
+        throw new UnrecoverableJobError(err.message, 422, err.code, { field: 'file', ...err.params });
+      }
+      throw err;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const decided: (DecidedTrack & { query_id?: string; enrol_cids: string[] })[] = [];
+    const detector = await loadDetector();
+    const minSubject = settingsFor('animal').subjectMinScore;
+    for (const t of pass.tracks) {
+      const cids = [];
+      const enrolCids = [];
+      for (const cr of t.crops) {
+        const { cid } = await storeBlob(c, cr.jpeg, 'image/jpeg');
+        // Enrolment refuses a photo its detector finds no animal in: "enrol as new" sends only crops that pass.
+        if (data.kind === 'animal' && (await detector.detect(new Uint8Array(cr.jpeg), { classes: ANIMAL_CLASS_IDS, minScore: minSubject })).length) enrolCids.push(cid);
+        // The owner reads the track's thumbnails back by CID (GET /api/blobs/{cid}) and nobody else.
+        await c.db.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, data.owner_id]);
+        cids.push(cid);
+      }
+      decided.push({ ...(await decideTrack(deps, data, t, cids)), enrol_cids: enrolCids });
+    }
+    decided.splice(0, decided.length, ...exclusiveMatches(decided));
+    const heads = await enrolled(deps, data);
+    const summary = summarise(data.kind, decided, heads, data.tree_id ?? null);
+    let population: Record<string, unknown> | null = null;
+    if (data.kind === 'animal' && data.farm_id) {
+      const out = await createPopulationService(c).count(data.owner_id, {
+        farm_id: data.farm_id, zone: data.zone, count: summary.count, method: 'survey', note: `survey ${data.survey_id}`, stale_after_days: DEFAULT_STALE_DAYS,
+      }, [{ cid: data.video_cid, filename: 'survey', contentType: 'video/mp4', size: bytes.length, created: false }], 'en');
+      population = { count_id: out.count_id, enrolled: out.enrolled, alerts: out.alerts.map((a) => ({ alert_id: a.alert_id, rule: a.rule })) };
+    }
+    const result = {
+      survey_id: data.survey_id, kind: data.kind, species: data.species ?? null, farm_id: data.farm_id ?? null, tree_id: data.tree_id ?? null,
+      frames_read: pass.frames, seconds: Math.round(pass.seconds * 100) / 100, frames_per_second: Math.round((pass.frames / Math.max(1, pass.ms)) * 1e5) / 100,
+      ...summary, population,
+      tracks: decided.map((t) => ({ track: t.track_no, verdict: t.verdict, individual_id: t.individual_id, name: t.name, candidates: t.candidates, frames: t.frame_cids, first_s: t.first_s, last_s: t.last_s, label: t.label })),
+    };
+    await c.db.transaction(async (tx) => {
+      for (const [i, t] of decided.entries()) {
+        await tx.query(
+          `insert into survey_tracks (survey_id, track_no, query_id, verdict, individual_id, candidates, frame_cids, enrol_cids, first_s, last_s, boxes)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (survey_id, track_no) do nothing`,
+          [data.survey_id, t.track_no, t.query_id ?? null, t.verdict, t.individual_id, JSON.stringify(t.candidates), t.frame_cids, t.enrol_cids, t.first_s, t.last_s, JSON.stringify(pass.tracks[i]!.boxes.filter((_, k) => k % 5 === 0))],
+        );
+      }
+      await tx.query(
+        `update surveys set status = 'done', frames_read = $2, tracks = $3, result = $4, count_id = $5, finished_at = now() where id = $1`,
+        [data.survey_id, pass.frames, decided.length, result, (population?.count_id as string | undefined) ?? null],
+      );
+    });
+    await recordEvents(deps, data, summary);
+    return result;
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Per-owner, per-kind calibration (issue 23): fitted on the owner's own gallery by holding out
+ * photos and whole individuals (the open set, vision/open-set.ts), plus the owner's
+ * `identify_verdict` labels answered by the same pipeline, then stored in `owner_calibrations`
+ * (migration 150) under the pipeline it was fitted for. A new model, learned version or recipe
+ * is a new pipeline: nothing stored matches it until the next fit, so identify falls back to the
+ * kind's defaults and says so rather than trust a calibration of another pipeline.
+ */
+import type { Container } from '../../../shared/src/container.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import type { CalibrationParams, Evidence } from '../vision/calibrate.js';
+import type { Descriptor, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
+import { PREVIEW_SIDE } from '../vision/engine.js';
+import type { ModelRef } from '../vision/embed.js';
+import { fitFusedCalibration, type FusedFitReport, type QuerySample } from '../vision/fused-fit.js';
+import { decodeImage, downscale } from '../vision/intake.js';
+import { openSetSamples, pickHeldOut, type HeldOutPhoto } from '../vision/open-set.js';
+import { bytesToVector, toBytes } from './bytes.js';
+import type { Pools } from './pool.js';
+import type { LearnedGalleries } from '../learn/gallery.js';
+
+/** `all`: the whole pool; `tree`: fruit identified within one tree (`tree_id`), a different score distribution. */
+export type CalibrationScope = 'all' | 'tree';
+
+/** The pipeline a calibration belongs to: engine version, the learned version that searched, the scope. */
+export function pipelineKey(engine: { model: ModelRef }, learned: ModelRef | null, scope: CalibrationScope = 'all'): string {
+  return `${engine.model.version}|${learned ? `${learned.name}@${learned.version}` : 'base'}|${scope}`;
+}
+
+/** What identify tells the client about the calibration behind its probability (OpenAPI: IdentifyOut.calibration). */
+export interface CalibrationInfo {
+  source: 'owner' | 'kind_default';
+  /** Why the kind's defaults were used; null with the owner's own. */
+  reason: string | null;
+  /** Queries the owner's fit rested on (held-out gallery photos, hidden individuals, labels). */
+  samples: number | null;
+  /** Clopper–Pearson 95% upper bound of the false-match rate at the match threshold. */
+  false_match_bound: number | null;
+  match_threshold: number;
+  fitted_at: string | null;
+}
+
+export interface StoredCalibration {
+  params: CalibrationParams | null;
+  report: Omit<FusedFitReport, 'params'>;
+  created_at: string;
+}
+
+export async function loadOwnerCalibration(db: Queryable, ownerId: string, kind: Kind, pipeline: string): Promise<StoredCalibration | null> {
+  const r = await db.query<{ params: CalibrationParams | null; report: StoredCalibration['report']; created_at: Date | string }>(
+    'select params, report, created_at from owner_calibrations where owner_id = $1 and kind = $2 and pipeline = $3 order by id desc limit 1',
+    [ownerId, kind, pipeline],
+  );
+  const row = r.rows[0];
+  return row ? { params: row.params, report: row.report, created_at: new Date(row.created_at).toISOString() } : null;
+}
+
+/** The calibration identify uses for an owner and pipeline, and what to tell the client about it. */
+export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind, pipeline: string, kindDefault: CalibrationParams): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
+  const stored = await loadOwnerCalibration(db, ownerId, kind, pipeline);
+  if (stored?.params) {
+    return {
+      params: stored.params,
+      info: { source: 'owner', reason: null, samples: stored.report.n, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at },
+    };
+  }
+  const reason = stored
+    ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
+    : 'not yet calibrated on your own photos for this model; the kind\'s defaults apply';
+  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null } };
+}
+
+const round = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4);
+
+export interface OwnerFitDeps {
+  c: Container;
+  engine: RecognitionEngine;
+  pools: Pools;
+  learned?: LearnedGalleries;
+}
+
+interface GalleryRow {
+  image_id: string;
+  individual_id: string;
+  tree_id: string | null;
+  cid: string;
+  global: Uint8Array;
+  local: Uint8Array | null;
+  subject: Descriptor['subject'];
+}
+
+/** Held-out photos per fit: enough for the 1% bound (299 queries) with two queries per photo, bounded in time. */
+export const MAX_HELD_OUT = 240;
+
+/**
+ * Fits and stores the owner's calibration for a kind and scope under the pipeline serving now.
+ * Only the owner's own pool is used: a granted pool is someone else's data.
+ */
+export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind: Kind, scope: CalibrationScope = 'all', maxHeldOut = MAX_HELD_OUT): Promise<{ pipeline: string; report: FusedFitReport }> {
+  const { c, engine } = d;
+  const rows = (
+    await c.db.query<GalleryRow>(
+      `select d.image_id, i.individual_id, ind.tree_id, i.cid, d.global, d.local, d.subject
+         from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+        where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
+      [ownerId, kind, engine.model.name, engine.model.version],
+    )
+  ).rows;
+  const filter = { kind, farmId: null, treeId: null };
+  const base = await d.pools.gallery([ownerId], filter);
+  const gallery = (await d.learned?.gallery(ownerId, [ownerId], filter, base)) ?? base;
+  const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
+  const photos = new Map<string, string[]>();
+  for (const r of rows) photos.set(r.individual_id, [...(photos.get(r.individual_id) ?? []), r.image_id]);
+  const picked = pickHeldOut(rows.map((r) => ({ ...r, imageId: r.image_id, individualId: r.individual_id })), maxHeldOut);
+  const heldOut: HeldOutPhoto[] = [];
+  for (const r of picked) {
+    let gal: GalleryLookup | undefined;
+    if (scope === 'tree') {
+      if (!r.tree_id) continue;
+      const tf = { ...filter, treeId: r.tree_id };
+      const tb = await d.pools.gallery([ownerId], tf);
+      gal = (await d.learned?.gallery(ownerId, [ownerId], tf, tb)) ?? tb;
+    }
+    heldOut.push({ imageId: r.image_id, individualId: r.individual_id, descriptor: await descriptorOf(c, engine, kind, r), ...(gal ? { gallery: gal } : {}) });
+  }
+  const samples = await openSetSamples(engine, { kind, gallery }, heldOut, (id) => photos.get(id) ?? []);
+  samples.push(...(await labelSamples(c, ownerId, kind, engine, gallery.learned ?? null)));
+  const report = fitFusedCalibration(samples, { source: `owner:${scope}` });
+  const { params, ...rest } = report;
+  await c.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)', [ownerId, kind, pipeline, params ?? null, rest]);
+  return { pipeline, report };
+}
+
+/** A stored descriptor as the engine's query, with the preview a fine-tuned backbone embeds. */
+async function descriptorOf(c: Container, engine: RecognitionEngine, kind: Kind, r: GalleryRow): Promise<Descriptor> {
+  let preview: Descriptor['preview'];
+  let width = 0;
+  let height = 0;
+  if (kind === 'animal') {
+    const bytes = await c.blobs.get(r.cid);
+    const img = bytes ? await decodeImage(bytes).catch(() => null) : null;
+    if (img) {
+      preview = await downscale(img, PREVIEW_SIDE);
+      width = img.width;
+      height = img.height;
+    }
+  }
+  return {
+    model: engine.model, models: [], subject: r.subject ?? null, global: bytesToVector(r.global), local: r.local ? toBytes(r.local) : new Uint8Array(0),
+    quality: { width, height, sharpness: 0, brightness: 0, reasons: [] }, width, height, ...(preview ? { preview } : {}),
+  };
+}
+
+/**
+ * The owner's labels answered by this very pipeline (same engine and learned version): the top
+ * answer's stored evidence, right when the label confirms it.
+ */
+async function labelSamples(c: Container, ownerId: string, kind: Kind, engine: RecognitionEngine, learned: ModelRef | null): Promise<QuerySample[]> {
+  const r = await c.db.query<{ verdict: string; correct_id: string | null; evidence: { individual_id: string; evidence: Evidence }[] | null }>(
+    `select v.verdict, v.correct_id, q.evidence from identify_verdicts v join identify_queries q on q.id = v.query_id
+      where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 and q.result->'model'->>'version' = $3
+        and coalesce(q.learned_version, -1) = $4`,
+    [ownerId, kind, engine.model.version, learned ? Number(learned.version) : -1],
+  );
+  return r.rows.flatMap((row) => {
+    const top = row.evidence?.[0];
+    if (!top) return [];
+    const same = row.verdict === 'correct' || (row.correct_id !== null && row.correct_id === top.individual_id);
+    return [{ evidence: top.evidence, same, group: row.correct_id ?? top.individual_id, openSet: row.verdict === 'unknown_ok' }];
+  });
+}

@@ -1,0 +1,218 @@
+/**
+ * One survey pass over a video: frames streamed from ffmpeg, YOLOX-nano on each, camera motion
+ * between consecutive frames, the tracker, and for every track a handful of its best crops
+ * (large, confident, away from the frame edge, spread in time) kept as JPEG for identification.
+ * Nothing but the current frame and those crops is held in memory.
+ *
+ * ```ts
+ * const out = await surveyVideo(file, { kind: 'animal', fps: 10 }, { detector, onProgress });
+ * out.tracks;  // [{ id, label, first_s, last_s, crops: [{ jpeg, box, at }], boxes }]
+ * ```
+ */
+import sharp from 'sharp';
+import type { Detection, Detector } from '../vision/detector.js';
+import { COCO_ANIMAL_IDS } from '../vision/animal-detector.js';
+import { CameraMotion } from './motion.js';
+import { streamFrames, type StreamFrame } from './frame-stream.js';
+import { iou, Tracker, type Box, type Track, type TrackerDetection, type TrackerOptions } from './tracker.js';
+
+/** COCO apple, orange and banana: the fruit YOLOX-nano knows. */
+export const FRUIT_CLASS_IDS: readonly number[] = [46, 47, 49];
+
+export interface SurveyOptions {
+  kind: 'animal' | 'fruit';
+  fps: number;
+  /** Longest side frames are decoded at. */
+  maxSide?: number;
+  maxSeconds?: number;
+  /** Camera-motion compensation (default on: drones and walking phones both move). */
+  cmc?: boolean;
+  /** Crops kept per track for identification. */
+  cropsPerTrack?: number;
+  tracker?: Partial<TrackerOptions>;
+}
+
+export interface SurveyCrop {
+  jpeg: Buffer;
+  /** The detection inside the crop (the crop has a margin around it). */
+  box: Box;
+  at: number;
+  quality: number;
+}
+
+export interface SurveyTrack {
+  id: number;
+  /** The detector's most frequent label over the track. */
+  label: string;
+  first_s: number;
+  last_s: number;
+  /** Observations: seconds and box (frame pixels). */
+  boxes: { at: number; box: Box; score: number }[];
+  crops: SurveyCrop[];
+  relinks: number;
+}
+
+export interface SurveyPass {
+  tracks: SurveyTrack[];
+  frames: number;
+  width: number;
+  height: number;
+  seconds: number;
+  /** Wall time of the pass, for frames per second. */
+  ms: number;
+  /** Per-frame tracker output (frame index → [track id, box]) when `keepFrames` is asked, for benchmarks and overlays. */
+  perFrame?: { index: number; tracks: { id: number; box: Box }[] }[];
+}
+
+export interface SurveyDeps {
+  detector: Detector;
+  onProgress?: (p: { frames_read: number; tracks: number }) => Promise<void> | void;
+  /** How often progress is reported, in frames. */
+  progressEvery?: number;
+  keepFrames?: boolean;
+}
+
+/** Survey tuning for YOLOX-nano's scores: it is less sure of far animals than ByteTrack's detector of people. */
+export const SURVEY_TRACKER: Partial<TrackerOptions> = { highScore: 0.3, lowScore: 0.1, newTrackScore: 0.35, buffer: 30, minHits: 3 };
+
+/** Fruit are small round things to YOLOX-nano: its apple scores run lower than its cow scores. */
+export const FRUIT_TRACKER: Partial<TrackerOptions> = { highScore: 0.2, lowScore: 0.08, newTrackScore: 0.25 };
+
+/**
+ * Class-agnostic detections: YOLOX scores a box objectness × class probability and keeps one box
+ * per class (class-wise NMS), so one far animal comes out as a `horse` 0.22 and a `cow` 0.21 on
+ * the same spot. Summing the classes at one place approximates objectness × P(any surveyed
+ * class), the score a tracker of "animals" needs; the box and label are the best class's.
+ */
+export function mergeClasses(dets: readonly Detection[], sameIou = 0.6): Detection[] {
+  const out: Detection[] = [];
+  for (const d of [...dets].sort((a, b) => b.score - a.score)) {
+    const host = out.find((k) => iou(k.box, d.box) >= sameIou);
+    if (host) host.score = Math.min(1, host.score + d.score);
+    else out.push({ ...d });
+  }
+  return out.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Cheap appearance for re-linking: Hellinger-normalised 4×4×4 RGB histograms of the upper and
+ * lower half of the box's centre (back and legs differ more between animals than their mean colour).
+ */
+export function colourFeature(f: Pick<StreamFrame, 'rgb' | 'width' | 'height'>, b: Box): Float32Array {
+  const top = halfHistogram(f, { x: b.x, y: b.y, w: b.w, h: b.h / 2 });
+  const bottom = halfHistogram(f, { x: b.x, y: b.y + b.h / 2, w: b.w, h: b.h / 2 });
+  const out = new Float32Array(128);
+  out.set(top, 0);
+  out.set(bottom, 64);
+  for (let i = 0; i < 128; i++) out[i]! /= Math.SQRT2;
+  return out;
+}
+
+function halfHistogram(f: Pick<StreamFrame, 'rgb' | 'width' | 'height'>, b: Box): Float32Array {
+  const h = new Float32Array(64);
+  const x0 = Math.max(0, Math.floor(b.x + b.w * 0.2));
+  const x1 = Math.min(f.width, Math.ceil(b.x + b.w * 0.8));
+  const y0 = Math.max(0, Math.floor(b.y + b.h * 0.2));
+  const y1 = Math.min(f.height, Math.ceil(b.y + b.h * 0.8));
+  const step = Math.max(1, Math.floor(Math.sqrt(((x1 - x0) * (y1 - y0)) / 4096)));
+  for (let y = y0; y < y1; y += step) {
+    for (let x = x0; x < x1; x += step) {
+      const o = (y * f.width + x) * 3;
+      h[((f.rgb[o]! >> 6) << 4) | ((f.rgb[o + 1]! >> 6) << 2) | (f.rgb[o + 2]! >> 6)]! += 1;
+    }
+  }
+  let n = 0;
+  for (let i = 0; i < 64; i++) n += h[i]!;
+  for (let i = 0; i < 64; i++) h[i] = Math.sqrt(h[i]! / (n || 1));
+  let l2 = 0;
+  for (let i = 0; i < 64; i++) l2 += h[i]! ** 2;
+  l2 = Math.sqrt(l2) || 1;
+  for (let i = 0; i < 64; i++) h[i]! /= l2;
+  return h;
+}
+
+/** How good a crop is to identify from: confident, large, not cut by the frame edge. */
+function cropQuality(d: Detection, width: number, height: number): number {
+  const edge = d.box.x < 2 || d.box.y < 2 || d.box.x + d.box.w > width - 2 || d.box.y + d.box.h > height - 2;
+  return d.score * Math.sqrt(d.box.w * d.box.h) * (edge ? 0.3 : 1);
+}
+
+/** Crop with a 15% margin, as JPEG, and the box within it. */
+async function crop(f: StreamFrame, b: Box): Promise<{ jpeg: Buffer; box: Box }> {
+  const m = 0.15;
+  const left = Math.max(0, Math.floor(b.x - b.w * m));
+  const top = Math.max(0, Math.floor(b.y - b.h * m));
+  const right = Math.min(f.width, Math.ceil(b.x + b.w * (1 + m)));
+  const bottom = Math.min(f.height, Math.ceil(b.y + b.h * (1 + m)));
+  const jpeg = await sharp(f.rgb, { raw: { width: f.width, height: f.height, channels: 3 } })
+    .extract({ left, top, width: Math.max(1, right - left), height: Math.max(1, bottom - top) })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  return { jpeg, box: { x: b.x - left, y: b.y - top, w: b.w, h: b.h } };
+}
+
+export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDeps): Promise<SurveyPass> {
+  const started = Date.now();
+  const classes = o.kind === 'animal' ? COCO_ANIMAL_IDS : FRUIT_CLASS_IDS;
+  const tracker = new Tracker({ ...SURVEY_TRACKER, ...(o.kind === 'fruit' ? FRUIT_TRACKER : {}), ...o.tracker });
+  const motion = o.cmc === false ? null : new CameraMotion();
+  const perK = o.cropsPerTrack ?? 4;
+  // Crops and label votes per track, filled as the track is matched.
+  const crops = new Map<Track, SurveyCrop[]>();
+  const labels = new Map<Track, Map<string, number>>();
+  const perFrame: NonNullable<SurveyPass['perFrame']> = [];
+  let frames = 0;
+  let size = { width: 0, height: 0 };
+  const minGap = Math.max(1, Math.round(o.fps / 2));
+  try {
+    for await (const f of streamFrames(file, { fps: o.fps, maxSide: o.maxSide ?? 960, maxSeconds: o.maxSeconds ?? 120 })) {
+      frames++;
+      size = { width: f.width, height: f.height };
+      const found = mergeClasses(await deps.detector.detect({ rgb: f.rgb, width: f.width, height: f.height }, { classes, minScore: 0.05 }));
+      const H = motion ? await motion.next(f.rgb, f.width, f.height, found.map((d) => d.box)) : null;
+      // Class-agnostic within the kind: YOLOX-nano flickers between cow and horse on one animal.
+      const dets: TrackerDetection[] = found.map((d) => ({ box: d.box, score: d.score, feature: colourFeature(f, d.box) }));
+      const active = tracker.update(dets, { ...(H ? { motion: H } : {}), frame: { width: f.width, height: f.height } });
+      for (const t of active) {
+        const p = t.points.at(-1)!;
+        const d = found[p.detection]!;
+        const votes = labels.get(t) ?? new Map<string, number>();
+        votes.set(d.label, (votes.get(d.label) ?? 0) + d.score);
+        labels.set(t, votes);
+        await keepCrop(crops, t, f, d, perK, minGap, o.fps);
+      }
+      if (deps.keepFrames) perFrame.push({ index: f.index, tracks: active.map((t) => ({ id: t.id, box: { ...t.points.at(-1)!.box } })) });
+      if (deps.onProgress && frames % (deps.progressEvery ?? 10) === 0) await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length });
+    }
+  } finally {
+    motion?.dispose();
+  }
+  const tracks = tracker.finished().map((t) => ({
+    id: t.id,
+    label: [...(labels.get(t) ?? new Map<string, number>()).entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
+    first_s: (t.points[0]!.frame - 1) / o.fps,
+    last_s: (t.points.at(-1)!.frame - 1) / o.fps,
+    boxes: t.points.map((p) => ({ at: (p.frame - 1) / o.fps, box: p.box, score: p.score })),
+    crops: (crops.get(t) ?? []).sort((a, b) => a.at - b.at),
+    relinks: t.relinks,
+  }));
+  await deps.onProgress?.({ frames_read: frames, tracks: tracks.length });
+  return { tracks, frames, ...size, seconds: frames / o.fps, ms: Date.now() - started, ...(deps.keepFrames ? { perFrame } : {}) };
+}
+
+/** Keep the track's `k` best crops, no two within `minGap` frames of each other (varied views). */
+async function keepCrop(all: Map<Track, SurveyCrop[]>, t: Track, f: StreamFrame, d: Detection, k: number, minGap: number, fps: number) {
+  const list = all.get(t) ?? [];
+  all.set(t, list);
+  const q = cropQuality(d, f.width, f.height);
+  const near = list.findIndex((c) => Math.abs(c.at - f.at) * fps < minGap);
+  if (near >= 0) {
+    if (list[near]!.quality >= q) return;
+    list.splice(near, 1);
+  } else if (list.length >= k) {
+    const worst = list.reduce((w, c, i) => (c.quality < list[w]!.quality ? i : w), 0);
+    if (list[worst]!.quality >= q) return;
+    list.splice(worst, 1);
+  }
+  list.push({ ...(await crop(f, d.box)), at: f.at, quality: q });
+}

@@ -1,0 +1,88 @@
+/**
+ * Calibration samples from a gallery alone, the open set included: each held-out photo is
+ * identified against the rest of the gallery (its top answer is right or wrong), then again with
+ * its whole individual hidden, standing for an animal, tree or fruit that was never enrolled (its
+ * top answer is always a false match if accepted). The owner's service calibration
+ * (recognition/owner-calibration.ts) and the accuracy benchmark both fit on these.
+ */
+import type { CalibrationParams } from './calibrate.js';
+import type { Descriptor, GalleryLookup, RecognitionEngine } from './engine.js';
+import type { QuerySample } from './fused-fit.js';
+import type { Kind, KindSettings } from './settings.js';
+
+/** A gallery with some images hidden from search (a held-out photo, or a whole individual). */
+export function hiding(g: GalleryLookup, hidden: ReadonlySet<string>): GalleryLookup {
+  if (hidden.size === 0) return g;
+  return {
+    ...(g.learned ? { learned: g.learned } : {}),
+    async search(global, k, query) {
+      const hits = await g.search(global, k + hidden.size, query);
+      return hits.filter((h) => !hidden.has(h.id)).slice(0, k);
+    },
+    localFeatures: (ids) => g.localFeatures(ids),
+  };
+}
+
+export interface HeldOutPhoto {
+  imageId: string;
+  individualId: string;
+  descriptor: Descriptor;
+  /** Narrows the gallery for this photo (fruit identified within its own tree); the whole gallery otherwise. */
+  gallery?: GalleryLookup;
+}
+
+/**
+ * Identifies every held-out photo twice (photo hidden; individual hidden) through the engine as
+ * served: the same settings, ordering and calibration a query would meet.
+ * @param photosOf every enrolled image id of an individual (to hide it whole)
+ */
+export async function openSetSamples(
+  engine: RecognitionEngine,
+  req: { kind: Kind; gallery: GalleryLookup; settings?: Partial<KindSettings>; calibration?: CalibrationParams },
+  heldOut: readonly HeldOutPhoto[],
+  photosOf: (individualId: string) => readonly string[],
+  onProgress?: (done: number) => void,
+): Promise<QuerySample[]> {
+  const out: QuerySample[] = [];
+  for (const [i, h] of heldOut.entries()) {
+    const base = h.gallery ?? req.gallery;
+    const ask = (hidden: ReadonlySet<string>) =>
+      engine.identify({ kind: req.kind, queries: [h.descriptor], gallery: hiding(base, hidden), settings: req.settings, calibration: req.calibration });
+    const others = photosOf(h.individualId).filter((id) => id !== h.imageId);
+    // A photo whose individual has no other photo is an open-set query already.
+    if (others.length > 0) {
+      const top = (await ask(new Set([h.imageId]))).ranked[0];
+      if (top) out.push({ evidence: top.evidence, same: top.individualId === h.individualId, group: h.individualId });
+    }
+    const open = (await ask(new Set([h.imageId, ...others]))).ranked[0];
+    if (open) out.push({ evidence: open.evidence, same: false, group: h.individualId, openSet: true });
+    onProgress?.(i + 1);
+  }
+  return out;
+}
+
+/**
+ * A deterministic spread of held-out photos: round-robin over individuals (each gives its photos
+ * in a fixed order), so a capped sample still covers as many individuals as possible.
+ */
+export function pickHeldOut<T extends { imageId: string; individualId: string }>(photos: readonly T[], max: number): T[] {
+  const byInd = new Map<string, T[]>();
+  for (const p of [...photos].sort((a, b) => (a.imageId < b.imageId ? -1 : 1))) {
+    const list = byInd.get(p.individualId) ?? [];
+    list.push(p);
+    byInd.set(p.individualId, list);
+  }
+  const lists = [...byInd.values()];
+  const out: T[] = [];
+  for (let round = 0; out.length < max; round++) {
+    let any = false;
+    for (const l of lists) {
+      if (round < l.length && out.length < max) {
+        out.push(l[round]!);
+        any = true;
+      }
+    }
+    if (!any) break;
+  }
+  return out;
+}
