@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RecognitionEngine } from '../vision/engine.js';
 import { UndecodableImageError, UnusableImageError } from '../vision/intake.js';
 import { textureImage } from '../../../test/support/images.js';
+import { verifyLocal } from '../vision/local-features.js';
+import { settingsFor, type Kind } from '../vision/settings.js';
 import { createEnginePool, poolSettings, withLane } from './index.js';
 
 describe('engine pool', () => {
@@ -27,6 +29,24 @@ describe('engine pool', () => {
       expect(Buffer.from(d.local).equals(Buffer.from(ref.local))).toBe(true);
       expect(d.quality).toEqual(ref.quality);
     });
+  }, 120_000);
+
+  it.each<Kind>(['tree', 'fruit'])('verifies keypoints in the pool exactly as on the caller\'s thread (%s)', async (kind) => {
+    const engine = await RecognitionEngine.create();
+    const [a, b, c] = await Promise.all([41, 41, 42].map((seed, i) => textureImage(seed, 320 + i * 16)));
+    const [q, same, other] = await Promise.all([a!, b!, c!].map((p) => engine.describe(p, { kind })));
+    const gallery = new Map([['same', same!.local], ['other', other!.local]]);
+    const ids = ['same', 'other', 'missing'];
+    const s = settingsFor(kind);
+    const here = await verifyLocal(q!.local, gallery, ids, s);
+    const there = await withLane('bulk', () => pool.verify(q!.local, gallery, ids, s));
+    expect([...there.keys()]).toEqual([...here.keys()]);
+    for (const [id, ev] of here) {
+      expect(Array.from(there.get(id)!.inliers)).toEqual(Array.from(ev.inliers));
+      expect(there.get(id)!.spread).toBeCloseTo(ev.spread, 9);
+    }
+    // The same texture photographed twice verifies; another texture does not.
+    expect(here.get('same')!.inliers.length).toBeGreaterThan(here.get('other')!.inliers.length);
   }, 120_000);
 
   it('gives the engine\'s own error classes back across the thread boundary', async () => {

@@ -6,7 +6,8 @@
  * const pool = createEnginePool({ size: 2, batchSize: 8, lingerMs: 4, modelDir: '' });
  * const d = await pool.describe(bytes, { kind: 'fruit' });      // one photo → Descriptor (or the engine's error)
  * const ds = await pool.describeMany([{ bytes, opts }, ...]);   // several → (Descriptor | Error)[]
- * const r = await pool.runJob('warm', { modelDir: '' });        // a named CPU task of task.ts
+ * const r = await pool.runJob('warm', { modelDir: '' });        // a named CPU task of task.ts (lane-aware too)
+ * const v = await pool.verify(query, gallery, ids, settings);   // keypoint verification (engine's verifier)
  * await withLane('bulk', () => pool.describe(bytes, opts));     // bulk work yields to interactive
  * pool.stats();                                                 // waiting per lane, busy threads, batches
  * await pool.close();
@@ -17,13 +18,16 @@
  * - Describes waiting for a thread are grouped into one task of at most `batchSize` photos (one
  *   `session.run` over all of them per model). A thread that falls free takes the interactive
  *   lane's photos first; a lone bulk photo lingers `lingerMs` for company, an interactive one never.
+ * - Named jobs (keypoint verification above all) queue in the same lanes, ahead of the photos of
+ *   their lane: a job is the rest of work already started, so finishing it first keeps latency low.
  * - Results are the same descriptors a direct `engine.describe` gives (engine-pool.spec.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import type { Descriptor, DescribeOptions, StageTimings } from '../vision/engine.js';
-import type { DescribeOut, TaskIn } from './task.js';
+import type { Descriptor, DescribeOptions, LocalVerifier, StageTimings } from '../vision/engine.js';
+import type { LocalScore } from '../vision/local-features.js';
+import type { DescribeOut, TaskIn, VerifyPayload } from './task.js';
 import { fromWire } from './wire.js';
 
 export type Lane = 'interactive' | 'bulk';
@@ -69,6 +73,8 @@ export interface PoolStats {
 
 export interface EnginePool {
   describe(bytes: Uint8Array, opts: DescribeOptions): Promise<Descriptor>;
+  /** The engine's `verifier`, run on a pool thread in the caller's lane. */
+  verify: LocalVerifier;
   describeMany(items: readonly { bytes: Uint8Array; opts: DescribeOptions }[]): Promise<(Descriptor | Error)[]>;
   runJob<T = unknown>(name: string, payload: unknown): Promise<T>;
   stats(): PoolStats;
@@ -79,6 +85,13 @@ export interface EnginePool {
 export interface PoolObserver {
   /** One batch ran: its size and the seconds per stage summed over its photos. */
   batch?(size: number, timings: StageTimings): void;
+}
+
+interface PendingJob {
+  name: string;
+  payload: unknown;
+  resolve: (r: unknown) => void;
+  reject: (e: unknown) => void;
 }
 
 interface Waiting {
@@ -103,6 +116,7 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
     env: { ...process.env, MARKLESS_ORT_THREADS: String(settings.ortThreads) },
   });
   const queue: Record<Lane, Waiting[]> = { interactive: [], bulk: [] };
+  const jobs: Record<Lane, PendingJob[]> = { interactive: [], bulk: [] };
   let busy = 0;
   let batches = 0;
   let photos = 0;
@@ -116,7 +130,15 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
   }
 
   function pump(): void {
-    while (!closed && busy < settings.size && (queue.interactive.length || queue.bulk.length)) {
+    while (!closed && busy < settings.size && (queue.interactive.length || queue.bulk.length || jobs.interactive.length || jobs.bulk.length)) {
+      if (jobs.interactive.length) {
+        void dispatchJob(jobs.interactive.shift()!);
+        continue;
+      }
+      if (!queue.interactive.length && jobs.bulk.length) {
+        void dispatchJob(jobs.bulk.shift()!);
+        continue;
+      }
       // Bulk photos alone wait a moment for company, so a steady stream runs in batches.
       if (!queue.interactive.length && queue.bulk.length < settings.batchSize) {
         const due = queue.bulk[0]!.since + settings.lingerMs - Date.now();
@@ -149,6 +171,26 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
     }
   }
 
+  async function dispatchJob(j: PendingJob): Promise<void> {
+    busy++;
+    try {
+      j.resolve(await piscina.run({ op: 'job', name: j.name, payload: j.payload } satisfies TaskIn));
+    } catch (err) {
+      j.reject(err);
+    } finally {
+      busy--;
+      pump();
+    }
+  }
+
+  function runJob<T>(name: string, payload: unknown): Promise<T> {
+    if (closed) return Promise.reject(new Error('the engine pool is closed'));
+    return new Promise<T>((resolve, reject) => {
+      jobs[currentLane()].push({ name, payload, resolve: resolve as (r: unknown) => void, reject });
+      pump();
+    });
+  }
+
   function enqueue(bytes: Uint8Array, opts: DescribeOptions): Promise<Descriptor | Error> {
     if (closed) return Promise.resolve(new Error('the engine pool is closed'));
     return new Promise((resolve) => {
@@ -165,14 +207,24 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
       return r;
     },
     describeMany: (items) => Promise.all(items.map((i) => enqueue(i.bytes, i.opts))),
-    runJob: (name, payload) => piscina.run({ op: 'job', name, payload } satisfies TaskIn),
-    stats: () => ({ waiting: { interactive: queue.interactive.length, bulk: queue.bulk.length }, busy, size: settings.size, batches, photos }),
+    runJob,
+    async verify(query, gallery, ids, s) {
+      const payload: VerifyPayload = { query, gallery: ids.flatMap((id) => (gallery.has(id) ? [[id, gallery.get(id)!] as [string, Uint8Array]] : [])), ids, settings: s };
+      return new Map(await runJob<[string, LocalScore][]>('verify', payload));
+    },
+    stats: () => ({
+      waiting: { interactive: queue.interactive.length + jobs.interactive.length, bulk: queue.bulk.length + jobs.bulk.length },
+      busy, size: settings.size, batches, photos,
+    }),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
       for (const w of [...queue.interactive, ...queue.bulk]) w.resolve(new Error('the engine pool is closed'));
+      for (const j of [...jobs.interactive, ...jobs.bulk]) j.reject(new Error('the engine pool is closed'));
       queue.interactive = [];
       queue.bulk = [];
+      jobs.interactive = [];
+      jobs.bulk = [];
       await piscina.destroy();
     },
   };

@@ -12,10 +12,15 @@ import type { EnginePool, PoolObserver } from './index.js';
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
 
-/** A view of `base` whose `describe` runs in `pool`; identify reports search and verify time. */
+/**
+ * A view of `base` whose `describe` and keypoint verification run in `pool`; identify reports
+ * search and verify time. Identify itself (search, ranking, verdict) stays on the caller's thread:
+ * it needs the gallery, and what it does besides verification is cheap.
+ */
 export function pooledEngine(base: RecognitionEngine, pool: EnginePool, metrics: Metrics): RecognitionEngine {
-  return Object.create(base, {
+  const self: RecognitionEngine = Object.create(base, {
     describe: { value: (bytes: Uint8Array, opts: Parameters<RecognitionEngine['describe']>[1]) => pool.describe(bytes, opts) },
+    verifier: { value: pool.verify },
     identify: {
       value: async (req: Parameters<RecognitionEngine['identify']>[0]) => {
         let outside = 0;
@@ -33,14 +38,16 @@ export function pooledEngine(base: RecognitionEngine, pool: EnginePool, metrics:
         const gallery: GalleryLookup = { search: timed('search', g.search.bind(g)), localFeatures: timed('database', g.localFeatures.bind(g)), learned: g.learned };
         const t0 = performance.now();
         try {
-          return await base.identify({ ...req, gallery });
+          // Called on this view, so the engine's `this.verifier` is the pool's.
+          return await base.identify.call(self, { ...req, gallery });
         } finally {
           // What identify spends besides searching and fetching features: keypoint verification and ranking.
           metrics.stage('verify', Math.max(0, seconds(t0) - outside));
         }
       },
     },
-  }) as RecognitionEngine;
+  });
+  return self;
 }
 
 /** Reports each engine batch to the metrics: its size, the time per stage and the pool's backlog. */

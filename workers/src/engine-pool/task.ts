@@ -6,6 +6,8 @@ import { threadId } from 'node:worker_threads';
 import { RecognitionEngine, type DescribeOptions, type StageTimings } from '../vision/engine.js';
 import { loadRegistry, readManifestFile } from '../vision/registry.js';
 import { Embedder } from '../vision/embed.js';
+import { verifyLocal } from '../vision/local-features.js';
+import type { KindSettings } from '../vision/settings.js';
 import { toWire, type WireError } from './wire.js';
 
 const engines = new Map<string, Promise<RecognitionEngine>>();
@@ -34,7 +36,19 @@ export interface DescribeTask {
 const jobs: Record<string, (payload: unknown) => Promise<unknown>> = {
   /** Warm-up: load the sessions before the first photo arrives. */
   warm: async (p) => void (await engineFor(String((p as { modelDir?: string })?.modelDir ?? ''))),
+  /** Keypoint verification of one query against its shortlist (the engine's `verifier`). */
+  verify: async (p) => {
+    const v = p as VerifyPayload;
+    return [...(await verifyLocal(v.query, new Map(v.gallery), v.ids, v.settings))];
+  },
 };
+
+export interface VerifyPayload {
+  query: Uint8Array;
+  gallery: [string, Uint8Array][];
+  ids: readonly string[];
+  settings: KindSettings;
+}
 
 export type TaskIn = DescribeTask | { op: 'job'; name: string; payload: unknown };
 export type DescribeOut = { results: ({ ok: true; d: unknown } | { ok: false; error: WireError })[]; timings: StageTimings; threadId: number };

@@ -44,8 +44,8 @@ async function poolSize(c: Container, owners: string[], kind: Kind): Promise<num
 }
 
 /**
- * Descriptors per kind, computed once for each distinct set of describe settings (trees and
- * fruit share theirs; only the quality gate differs, and it is applied here per kind). A kind
+ * Descriptors per kind, computed once for each distinct set of describe settings (the quality
+ * gate is not one of them: it is applied here per kind). A kind
  * for which some photo fails its gate (blank, dark, blurred) gets null.
  */
 function describer(deps: IdentifyDeps, cids: string[]) {
@@ -53,7 +53,7 @@ function describer(deps: IdentifyDeps, cids: string[]) {
   return async (kind: Kind): Promise<Descriptor[] | null> => {
     const s = settingsFor(kind);
     // Everything engine.describe reads from the settings besides the quality gate.
-    const key = `${s.localSide}/${s.maxKeypoints}`;
+    const key = JSON.stringify([s.local, s.localSide, s.maxKeypoints, s.xfeatTopK, s.subject, s.subjectMargin, s.subjectMinScore]);
     let all = cache.get(key);
     if (!all) {
       all = (async () => {

@@ -36,10 +36,11 @@ export { NoSubjectError, type SubjectReport, type SubjectRequest } from './subje
 
 /**
  * Bumped whenever a change to the pipeline (not to a model file) changes what
- * is stored: a per-kind switch of extractor, crop policy or keypoint count.
+ * is stored: a per-kind switch of extractor, crop policy or keypoint count
+ * (p4: fruit moved from AKAZE to XFeat).
  * Part of the engine's version, so a bump re-embeds like a model change.
  */
-export const PIPELINE_REVISION = 'p3';
+export const PIPELINE_REVISION = 'p4';
 
 /** Everything stored for one enrolled or query image. */
 export interface Descriptor {
@@ -164,7 +165,15 @@ interface ImageScore {
   guarded: number;
 }
 
+/** Verifies a query's local features against shortlisted gallery images (local-features.ts). */
+export type LocalVerifier = typeof verifyLocal;
+
 export class RecognitionEngine {
+  /**
+   * Where keypoint verification runs: on the caller's thread by default; the job host swaps in
+   * the engine pool (pooled-engine.ts), so a job thread never spends its event loop on it.
+   */
+  verifier: LocalVerifier = verifyLocal;
   private readonly pipeline: ModelRef[];
   private readonly detectorRef?: ModelRef;
   private readonly xfeatRef?: ModelRef;
@@ -296,7 +305,7 @@ export class RecognitionEngine {
     const scores: ImageScore[] = hits.map((h) => ({ ...h, rank: place.get(h.individualId)!, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
     if (!useLocal || hits.length === 0) return scores;
     const ids = hits.map((h) => h.id);
-    const local = await verifyLocal(q.local, await gallery.localFeatures(ids), ids, s);
+    const local = await this.verifier(q.local, await gallery.localFeatures(ids), ids, s);
     for (const sc of scores) {
       const ev = local.get(sc.id);
       if (!ev) continue;
