@@ -26,7 +26,7 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
     const started = performance.now();
     try {
       const query = await describeOrRefuse(deps.c, deps.engine, row.cid, row.file_name, 'fruit');
-      const r = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'fruit', filters: data.filters }, [query]);
+      const r = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'fruit', filters: data.filters }, [query], undefined, { review: false });
       const top = r.candidates[0] as { individual_id: string; name: string | null; probability: number } | undefined;
       outcome = { status: 'done', verdict: r.verdict, fruit_id: top?.individual_id ?? null, candidate: top ? (top.name ?? top.individual_id) : null, probability: top?.probability ?? null };
     } catch (err) {

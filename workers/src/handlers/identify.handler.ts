@@ -69,6 +69,8 @@ export async function identifyDescriptors(
   data: Pick<JobData<'identify'>, 'owner_id' | 'kind' | 'filters' | 'channels'>,
   queries: Descriptor[],
   only?: ReadonlySet<string>,
+  /** `closest` for review (photos and match lines); a batch row shows none, so skips the work. */
+  opts: { review?: boolean } = {},
 ) {
   const owners = await deps.poolOwners(data.owner_id, data.kind);
   only = await narrowBySpecies(deps.c, owners, data.kind, data.filters.species, only);
@@ -84,7 +86,7 @@ export async function identifyDescriptors(
     verdict: out.verdict,
     match: out.verdict === 'match' ? (candidates[0] ?? null) : null,
     candidates,
-    closest: await closestForReview(deps.c, data.kind, out.ranked, queries[0], gallery),
+    closest: opts.review === false ? [] : await closestForReview(deps.c, data.kind, out.ranked, queries[0], gallery, out.pairs),
     model: out.model,
     learned: out.learned,
     calibration: cal.info,

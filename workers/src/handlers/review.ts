@@ -2,7 +2,7 @@ import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import type { Candidate, Descriptor, GalleryLookup } from '../vision/engine.js';
-import { matchLines } from '../vision/match-lines.js';
+import { linesFromPairs, matchLines } from '../vision/match-lines.js';
 import { settingsFor } from '../vision/settings.js';
 
 /** How many individuals review shows, whatever the verdict (Wildbook shows a ranked list). */
@@ -15,7 +15,11 @@ export const REVIEW_PHOTOS = 4;
  * several of its photos, best supporting first, and the matched keypoints between the query and
  * its best photo, so the owner sees why. `candidates` keeps the verdict's own list untouched.
  */
-export async function closestForReview(c: Container, kind: Kind, ranked: readonly Candidate[], query: Descriptor | undefined, gallery: GalleryLookup) {
+export async function closestForReview(
+  c: Container, kind: Kind, ranked: readonly Candidate[], query: Descriptor | undefined, gallery: GalleryLookup,
+  /** Inlier pairs verification found per image (IdentifyResult.pairs): drawn without matching again. */
+  verified: ReadonlyMap<string, Int32Array> = new Map(),
+) {
   const top = ranked.slice(0, REVIEW_SHOWN);
   if (!top.length) return [];
   const ids = top.map((x) => x.individualId);
@@ -27,10 +31,9 @@ export async function closestForReview(c: Container, kind: Kind, ranked: readonl
   );
   const byInd = new Map(inds.rows.map((r) => [r.id, r]));
   const s = settingsFor(kind);
-  const out = [];
-  for (const [rank, x] of top.entries()) {
+  const shown = top.flatMap((x) => {
     const ind = byInd.get(x.individualId);
-    if (!ind) continue;
+    if (!ind) return [];
     const own = imgs.rows.filter((r) => r.individual_id === x.individualId);
     // Supporting photos first (best first), then the rest of the individual's photos.
     const order = [...x.imageIds.filter((id) => own.some((r) => r.id === id)), ...own.map((r) => r.id).filter((id) => !x.imageIds.includes(id))];
@@ -38,11 +41,19 @@ export async function closestForReview(c: Container, kind: Kind, ranked: readonl
       const cid = own.find((r) => r.id === id)!.cid;
       return { image_id: id, cid, url: `/api/blobs/${cid}` };
     });
+    return [{ x, ind, photos }];
+  });
+  // One fetch for every best photo's features, not one per candidate.
+  const bests = query ? shown.flatMap((e) => (e.photos[0] ? [e.photos[0].image_id] : [])) : [];
+  const features = bests.length ? await gallery.localFeatures(bests) : new Map<string, Uint8Array>();
+  const out = [];
+  for (const [rank, { x, ind, photos }] of shown.entries()) {
     const best = photos[0];
     let lines = null;
-    if (query && best) {
-      const local = (await gallery.localFeatures([best.image_id])).get(best.image_id);
-      const m = local ? await matchLines(query.local, local, s) : null;
+    const local = best && features.get(best.image_id);
+    if (query && best && local) {
+      const pairs = verified.get(best.image_id);
+      const m = pairs ? linesFromPairs(query.local, local, pairs) : await matchLines(query.local, local, s);
       if (m) lines = { image_id: best.image_id, cid: best.cid, query_index: 0, ...m };
     }
     out.push({

@@ -151,6 +151,11 @@ export interface IdentifyResult {
   model: ModelRef;
   /** The learned metric version the shortlist was searched with; null: the base embedding alone. */
   learned: ModelRef | null;
+  /**
+   * The first query's verified inlier pairs per enrolled image id, flat (query keypoint, gallery
+   * keypoint, ...), as verification found them: review draws them instead of matching again.
+   */
+  pairs: Map<string, Int32Array>;
 }
 
 interface ImageScore {
@@ -163,6 +168,7 @@ interface ImageScore {
   inliers: Int32Array;
   spread: number;
   guarded: number;
+  pairs?: Int32Array;
 }
 
 /** Verifies a query's local features against shortlisted gallery images (local-features.ts). */
@@ -295,7 +301,8 @@ export class RecognitionEngine {
     const cal = req.calibration ?? this.calibrationFor(req.kind);
     const ranked = orderByLearned(rankIndividuals(perQuery, cal, use.global), perQuery, s.learnedOrder);
     const { verdict, shown } = decide(ranked, cal);
-    return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null };
+    const pairs = new Map((perQuery[0] ?? []).flatMap((sc) => (sc.pairs?.length ? [[sc.id, sc.pairs] as [string, Int32Array]] : [])));
+    return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null, pairs };
   }
 
   private async scoreQuery(q: Descriptor, gallery: GalleryLookup, s: KindSettings, useLocal: boolean): Promise<ImageScore[]> {
@@ -311,6 +318,7 @@ export class RecognitionEngine {
       if (!ev) continue;
       sc.inliers = ev.inliers;
       sc.spread = ev.spread;
+      sc.pairs = ev.pairs;
     }
     guardBackground(scores, s.backgroundGuard);
     return scores;

@@ -24,6 +24,8 @@ export async function describeLocal(img: DecodedImage, s: KindSettings, xfeat: (
 export interface LocalScore {
   inliers: Int32Array;
   spread: number;
+  /** The inlier pairs, flat (query index, gallery index, ...): review draws them as match lines. */
+  pairs: Int32Array;
 }
 
 /**
@@ -38,8 +40,9 @@ export async function verifyLocal(query: Uint8Array, gallery: ReadonlyMap<string
     const feats: XFeatFeatures[] = use.map((id) => unpackXFeat(gallery.get(id)!));
     const pairs = await mutualNearestBatch(q, feats, s.xfeatMinCos);
     for (const [i, id] of use.entries()) {
-      const inliers = await geometricInliers(q, feats[i]!, pairs[i]!, 6);
-      out.set(id, { inliers, spread: inlierSpread(q, inliers) });
+      const kept: Array<[number, number]> = [];
+      const inliers = await geometricInliers(q, feats[i]!, pairs[i]!, 6, kept);
+      out.set(id, { inliers, spread: inlierSpread(q, inliers), pairs: Int32Array.from(kept.flat()) });
     }
     return out;
   }
@@ -47,8 +50,9 @@ export async function verifyLocal(query: Uint8Array, gallery: ReadonlyMap<string
   for (const id of ids) {
     const bytes = gallery.get(id);
     if (!bytes || isXFeat(bytes)) continue;
-    const ev = await verifyPair(q, unpackFeatures(bytes), { ratio: s.ratio });
-    out.set(id, { inliers: ev.inliers, spread: inlierSpread(q, ev.inliers) });
+    const kept: Array<[number, number]> = [];
+    const ev = await verifyPair(q, unpackFeatures(bytes), { ratio: s.ratio }, kept);
+    out.set(id, { inliers: ev.inliers, spread: inlierSpread(q, ev.inliers), pairs: Int32Array.from(kept.flat()) });
   }
   return out;
 }

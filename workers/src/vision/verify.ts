@@ -59,12 +59,12 @@ export function tentativeMatches(cv: CV, q: LocalFeatures, g: LocalFeatures, rat
 }
 
 /** Verifies one pair; returns no inliers when there is too little to fit a homography. */
-export async function verifyPair(q: LocalFeatures, g: LocalFeatures, opts: VerifyOptions): Promise<PairEvidence> {
+export async function verifyPair(q: LocalFeatures, g: LocalFeatures, opts: VerifyOptions, pairsOut?: Array<[number, number]>): Promise<PairEvidence> {
   if (q.count < MIN_TENTATIVE || g.count < MIN_TENTATIVE) return { tentative: 0, inliers: new Int32Array(0) };
   const cv = await loadOpenCV();
   const pairs = tentativeMatches(cv, q, g, opts.ratio);
   if (pairs.length < MIN_TENTATIVE) return { tentative: pairs.length, inliers: new Int32Array(0) };
-  return { tentative: pairs.length, inliers: await geometricInliers(q, g, pairs, opts.reprojPx ?? 6) };
+  return { tentative: pairs.length, inliers: await geometricInliers(q, g, pairs, opts.reprojPx ?? 6, pairsOut) };
 }
 
 /**
