@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   ENGINE_BATCH_SIZE: z.coerce.number().int().min(1).max(1024).optional(),
   /** How long a bulk photo waits for others to batch with (ms); interactive photos never wait; default 4. */
   ENGINE_LINGER_MS: z.coerce.number().int().min(0).max(10_000).optional(),
+  /** Memory for enrolled photos' local features kept between identifies, per job process (MB; 0: none). */
+  FEATURE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
   /** Who may read GET /metrics on the API port: `admin` (token), `public`, or `off`. */
   METRICS_ACCESS: z.enum(['admin', 'public', 'off']).default('admin'),
   /** A separate port serving /metrics and /ready without auth (for Prometheus and probes); unset = none. */

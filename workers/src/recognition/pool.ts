@@ -3,6 +3,7 @@ import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/eng
 import { checksumIds, openOwnerIndex, type IndexFilter, type IndexRow, type OwnerIndex } from '../index/owner-index.js';
 import type { Kind } from '../vision/settings.js';
 import { bytesToVector, toBytes } from './bytes.js';
+import { createFeatureCache } from './feature-cache.js';
 
 interface Cached {
   index: OwnerIndex;
@@ -22,6 +23,8 @@ export function createPools(c: Container, engine: RecognitionEngine) {
   const cache = new Map<string, Cached>();
   const model = engine.model;
   const params = (owner: string) => [owner, model.name, model.version];
+  // Keyed by image id alone: this object serves one model version (a new one makes new pools).
+  const features = createFeatureCache(c.config.FEATURE_CACHE_MB * 1024 * 1024);
 
   async function stamp(owner: string) {
     const r = await c.db.query<{ n: number; latest: Date | string | null }>(`select count(*)::int as n, max(d.created_at) as latest ${LIVE}`, params(owner));
@@ -70,12 +73,19 @@ export function createPools(c: Container, engine: RecognitionEngine) {
   }
 
   async function localFeatures(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
-    if (!ids.length) return new Map();
+    const { found, missing } = features.take(ids);
+    if (!missing.length) return found;
     const r = await c.db.query<{ image_id: string; local: Uint8Array | null }>(
       'select image_id, local from descriptors where image_id = any($1::uuid[]) and model = $2 and model_version = $3',
-      [ids, model.name, model.version],
+      [missing, model.name, model.version],
     );
-    return new Map(r.rows.filter((x) => x.local).map((x) => [x.image_id, toBytes(x.local!)]));
+    for (const x of r.rows) {
+      if (!x.local) continue;
+      const b = toBytes(x.local);
+      features.put(x.image_id, b);
+      found.set(x.image_id, b);
+    }
+    return found;
   }
 
   return {
