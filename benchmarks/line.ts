@@ -29,6 +29,8 @@ import { distributed, embedded, type Stack } from './stacks.js';
 import { Embedder } from '../workers/src/vision/embed.js';
 import { RecognitionEngine, type StageTimings } from '../workers/src/vision/engine.js';
 import { decodeImage } from '../workers/src/vision/intake.js';
+import { settingsFor } from '../workers/src/vision/settings.js';
+import { XFeat } from '../workers/src/vision/xfeat.js';
 
 const args = parseArgs(process.argv.slice(2));
 const rates = (args.get('rates') ?? '2,4,8').split(',').map(Number);
@@ -71,6 +73,10 @@ async function floor(photos: Buffer[]) {
   };
   const one = await time(20, () => emb.embed([imgs[0]!]));
   const eight = (await time(5, () => emb.embed(imgs))) / imgs.length;
+  // Fruit's local features (settings.ts): XFeat at the kind's side, the model with its keypoint decoding.
+  const fs = settingsFor('fruit');
+  const xfeat = await XFeat.load();
+  const xfeatOne = await time(10, () => xfeat.extract([imgs[0]!], { side: fs.localSide, topK: fs.xfeatTopK }));
   const engine = await RecognitionEngine.create({ embedder: emb });
   const describeOne = await time(10, () => engine.describe(photos[0]!, { kind: 'fruit', enforceQuality: false }));
   const timings: StageTimings = {};
@@ -80,8 +86,10 @@ async function floor(photos: Buffer[]) {
   return {
     global_embedding_session_ms: { one_photo: round(one, 2), per_photo_in_batch_of_8: round(eight, 2) },
     engine_describe_ms: { unbatched: round(describeOne, 2), per_photo_in_batch_of_8: round(describeBatched, 2) },
+    xfeat_extract_ms: { one_photo: round(xfeatOne, 2), side: fs.localSide, top_k: fs.xfeatTopK },
     engine_stages_ms_per_photo_batched: perPhotoStage,
-    ratio_batched_describe_to_models: round(describeBatched / eight, 2),
+    models_sum_ms: round(eight + xfeatOne, 2),
+    ratio_batched_describe_to_models: round(describeBatched / (eight + xfeatOne), 2),
   };
 }
 

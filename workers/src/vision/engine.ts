@@ -27,7 +27,7 @@ import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence
 import { decide, type Verdict } from './decide.js';
 import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
 import { decodeImage, downscale, measureQuality, UnusableImageError, type DecodedImage, type QualityReport } from './intake.js';
-import { describeLocal, verifyLocal } from './local-features.js';
+import { describeLocalMany, verifyLocal } from './local-features.js';
 import { registry, type ModelRegistry } from './registry.js';
 import { evidenceFor, settingsFor, type Channel, type Kind, type KindSettings } from './settings.js';
 import { isolateSubject, type SubjectReport, type SubjectRequest } from './subject.js';
@@ -265,6 +265,7 @@ export class RecognitionEngine {
     }));
     const ok = prepared.filter((p): p is Exclude<typeof p, Error> => !(p instanceof Error));
     const globals = await clock('embed', () => this.embedder.embed(ok.map((p) => p.image)));
+    const locals = await clock('local', () => describeLocalMany(ok.map((p) => ({ img: p.image, s: p.s }))));
     let next = 0;
     const out: (Descriptor | Error)[] = [];
     for (const p of prepared) {
@@ -272,9 +273,10 @@ export class RecognitionEngine {
         out.push(p);
         continue;
       }
-      const global = globals[next++]!;
+      const global = globals[next]!;
+      const local = locals[next++]!;
       try {
-        const local = await clock('local', () => describeLocal(p.image, p.s));
+        if (local instanceof Error) throw local;
         const used = [this.embedder.model];
         if (p.subject?.score != null && this.detectorRef) used.push(this.detectorRef);
         if (p.s.local === 'xfeat' && this.xfeatRef) used.push(this.xfeatRef);

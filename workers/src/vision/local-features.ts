@@ -20,6 +20,33 @@ export async function describeLocal(img: DecodedImage, s: KindSettings, xfeat: (
   return packFeatures(await extractFeatures(img, { side: s.localSide, maxKeypoints: s.maxKeypoints }));
 }
 
+/**
+ * `describeLocal` for several images: XFeat images with the same settings go through the model
+ * in one run (batched inference, issue 22); each result is that image's bytes or its error.
+ */
+export async function describeLocalMany(items: readonly { img: DecodedImage; s: KindSettings }[], xfeat: () => Promise<XFeat> = loadXFeat): Promise<(Uint8Array | Error)[]> {
+  const out: (Uint8Array | Error)[] = new Array(items.length);
+  const groups = new Map<string, number[]>();
+  for (const [i, it] of items.entries()) {
+    if (it.s.local === 'xfeat') {
+      const key = `${it.s.localSide}/${it.s.xfeatTopK}`;
+      groups.set(key, [...(groups.get(key) ?? []), i]);
+      continue;
+    }
+    out[i] = await describeLocal(it.img, it.s, xfeat).catch((e: Error) => e);
+  }
+  for (const idx of groups.values()) {
+    const s = items[idx[0]!]!.s;
+    try {
+      const feats = await (await xfeat()).extract(idx.map((i) => items[i]!.img), { side: s.localSide, topK: s.xfeatTopK });
+      idx.forEach((i, k) => (out[i] = packXFeat(feats[k]!)));
+    } catch (err) {
+      for (const i of idx) out[i] = err as Error;
+    }
+  }
+  return out;
+}
+
 /** Inliers (query keypoint indices) and their spread for one gallery image. */
 export interface LocalScore {
   inliers: Int32Array;
