@@ -44,6 +44,15 @@ describe('the API process and the worker code', () => {
     expect(graph).toContain('workers/src/handlers/index.ts');
     expect(graph).toContain('workers/src/engine-pool/index.ts');
   });
+
+  it('the worker and the job host reach no module under api/: what both sides need lives in shared/', () => {
+    for (const entry of ['workers/src/main.ts', 'workers/src/host/host-thread.ts']) {
+      const graph = [...importGraph(entry)].map((f) => path.relative(ROOT, f));
+      expect(graph, entry).toContain('workers/src/handlers/survey.handler.ts');
+      expect(graph, entry).toContain('shared/src/population/population.service.ts');
+      expect(graph.filter((f) => f.startsWith('api/')), entry).toEqual([]);
+    }
+  });
 });
 
 describe('a slow job does not hold the API (embedded)', () => {

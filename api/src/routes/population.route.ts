@@ -3,7 +3,7 @@ import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
 import type { Services } from '../services/index.js';
 import type { StoredMedia } from '../services/media.service.js';
-import { ALERT_WINDOW_HOURS, DEFAULT_STALE_DAYS } from '../services/population-rules.js';
+import { ALERT_WINDOW_HOURS, DEFAULT_STALE_DAYS } from '../../../shared/src/population/population-rules.js';
 import { defineRoute, reply, type RouteDef } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import { Ok, errorResponse } from './schemas.js';

@@ -17,7 +17,7 @@ import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
 import { createCareServices } from './care-services.js';
-import { createPopulationService } from './population.service.js';
+import { createPopulationService } from '../../../shared/src/population/population.service.js';
 import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';

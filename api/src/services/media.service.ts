@@ -8,14 +8,8 @@ import { releaseBlobs, unstage } from '../../../shared/src/evidence/store/blob-r
 import { checkVideo } from './video-probe.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 
-export interface StoredMedia {
-  cid: string;
-  filename: string;
-  contentType: string;
-  size: number;
-  /** This request wrote the bytes (they were not stored before): only then may it ever release them. */
-  created: boolean;
-}
+export type { StoredMedia } from '../../../shared/src/domain/stored-media.js';
+import type { StoredMedia } from '../../../shared/src/domain/stored-media.js';
 
 /**
  * Uploads into the content-addressed store, Supabase storage-api style: write the blobs, run the

@@ -2,6 +2,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RecognitionEngine } from '../vision/engine.js';
 import { UndecodableImageError, UnusableImageError } from '../vision/intake.js';
 import { textureImage } from '../../../test/support/images.js';
+import { ANIMAL_CLASS_IDS, loadDetector } from '../vision/detector.js';
+import { animalScene } from '../vision/testing/animal-scene.js';
+import { decodeImage } from '../vision/intake.js';
 import { verifyLocal } from '../vision/local-features.js';
 import { settingsFor, type Kind } from '../vision/settings.js';
 import { createEnginePool, poolSettings, withLane } from './index.js';
@@ -48,6 +51,15 @@ describe('engine pool', () => {
     // The same texture photographed twice verifies; another texture does not.
     expect(here.get('same')!.inliers.length).toBeGreaterThan(here.get('other')!.inliers.length);
   }, 120_000);
+
+  it('detects objects in a frame in the pool exactly as the detector does here', async () => {
+    const frame = await decodeImage(await animalScene({ coat: 2, shot: 1 }));
+    const opts = { classes: ANIMAL_CLASS_IDS, minScore: 0.2 };
+    const here = await (await loadDetector()).detect(frame, opts);
+    const there = await pool.detect(frame, opts);
+    expect(here.length).toBeGreaterThan(0);
+    expect(there).toEqual(here);
+  }, 60_000);
 
   it('gives the engine\'s own error classes back across the thread boundary', async () => {
     await expect(pool.describe(new Uint8Array([1, 2, 3]), { kind: 'fruit' })).rejects.toBeInstanceOf(UndecodableImageError);

@@ -8,6 +8,7 @@
  * const ds = await pool.describeMany([{ bytes, opts }, ...]);   // several → (Descriptor | Error)[]
  * const r = await pool.runJob('warm', { modelDir: '' });        // a named CPU task of task.ts (lane-aware too)
  * const v = await pool.verify(query, gallery, ids, settings);   // keypoint verification (engine's verifier)
+ * const d = await pool.detect(decodedFrame, { classes });        // YOLOX on one frame (survey videos)
  * await withLane('bulk', () => pool.describe(bytes, opts));     // bulk work yields to interactive
  * pool.stats();                                                 // waiting per lane, busy threads, batches
  * await pool.close();
@@ -26,8 +27,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { Descriptor, DescribeOptions, LocalVerifier, StageTimings } from '../vision/engine.js';
+import type { Detection, DetectOptions } from '../vision/detector.js';
+import type { DecodedImage } from '../vision/intake.js';
 import type { LocalScore } from '../vision/local-features.js';
-import type { DescribeOut, TaskIn, VerifyPayload } from './task.js';
+import type { DescribeOut, DetectPayload, TaskIn, VerifyPayload } from './task.js';
 import { fromWire } from './wire.js';
 
 export type Lane = 'interactive' | 'bulk';
@@ -75,6 +78,8 @@ export interface EnginePool {
   describe(bytes: Uint8Array, opts: DescribeOptions): Promise<Descriptor>;
   /** The engine's `verifier`, run on a pool thread in the caller's lane. */
   verify: LocalVerifier;
+  /** Objects in one decoded frame, on a pool thread in the caller's lane. */
+  detect(img: DecodedImage, opts: DetectOptions): Promise<Detection[]>;
   describeMany(items: readonly { bytes: Uint8Array; opts: DescribeOptions }[]): Promise<(Descriptor | Error)[]>;
   runJob<T = unknown>(name: string, payload: unknown): Promise<T>;
   stats(): PoolStats;
@@ -212,6 +217,7 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
       const payload: VerifyPayload = { query, gallery: ids.flatMap((id) => (gallery.has(id) ? [[id, gallery.get(id)!] as [string, Uint8Array]] : [])), ids, settings: s };
       return new Map(await runJob<[string, LocalScore][]>('verify', payload));
     },
+    detect: (img, opts) => runJob<Detection[]>('detect', { rgb: img.rgb, width: img.width, height: img.height, opts } satisfies DetectPayload),
     stats: () => ({
       waiting: { interactive: queue.interactive.length + jobs.interactive.length, bulk: queue.bulk.length + jobs.bulk.length },
       busy, size: settings.size, batches, photos,

@@ -6,6 +6,7 @@ import { threadId } from 'node:worker_threads';
 import { RecognitionEngine, type DescribeOptions, type StageTimings } from '../vision/engine.js';
 import { loadRegistry, readManifestFile } from '../vision/registry.js';
 import { Embedder } from '../vision/embed.js';
+import { loadDetector, type DetectOptions } from '../vision/detector.js';
 import { verifyLocal } from '../vision/local-features.js';
 import type { KindSettings } from '../vision/settings.js';
 import { toWire, type WireError } from './wire.js';
@@ -36,12 +37,25 @@ export interface DescribeTask {
 const jobs: Record<string, (payload: unknown) => Promise<unknown>> = {
   /** Warm-up: load the sessions before the first photo arrives. */
   warm: async (p) => void (await engineFor(String((p as { modelDir?: string })?.modelDir ?? ''))),
+  /** Objects in one decoded frame (survey videos), with the detector this thread loaded once. */
+  detect: async (p) => {
+    const d = p as DetectPayload;
+    const rgb = Buffer.from(d.rgb.buffer, d.rgb.byteOffset, d.rgb.byteLength);
+    return (await loadDetector()).detect({ rgb, width: d.width, height: d.height }, d.opts);
+  },
   /** Keypoint verification of one query against its shortlist (the engine's `verifier`). */
   verify: async (p) => {
     const v = p as VerifyPayload;
     return [...(await verifyLocal(v.query, new Map(v.gallery), v.ids, v.settings))];
   },
 };
+
+export interface DetectPayload {
+  rgb: Uint8Array;
+  width: number;
+  height: number;
+  opts: DetectOptions;
+}
 
 export interface VerifyPayload {
   query: Uint8Array;

@@ -1,3 +1,4 @@
+import type { FrameDetector } from '../survey/pipeline.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.js';
 import type { Candidate, Descriptor, RecognitionEngine } from '../vision/engine.js';
@@ -18,6 +19,8 @@ export interface IdentifyDeps {
   shadow?: (data: JobData<'identify'>, served: { candidates?: { individual_id: string }[] }) => Promise<void>;
   /** The caller's adopted learned metric, when it has one (workers/src/learn). */
   learned?: LearnedGalleries;
+  /** Object detection on the engine pool (surveys), and how many frames it can take at once. */
+  detect?: { run: FrameDetector['detect']; threads: number };
 }
 
 interface IndividualRow { id: string; owner_id: string; name: string | null; species: string | null; farm_id: string | null }

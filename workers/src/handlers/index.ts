@@ -55,7 +55,8 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
   const learned = createLearnedGalleries(c, engine);
-  const deps = { c, engine, pools, poolOwners, learned, onEnrolled: async (owner: string, kind: Kind) => {
+  const detect = { run: pool.detect, threads: pool.settings.size };
+  const deps = { c, engine, pools, poolOwners, learned, detect, onEnrolled: async (owner: string, kind: Kind) => {
     await pools.indexFor(owner);
     // The learning loop: enough new photos queue the owner's training (never fails an enrolment).
     await maybeQueueLearning(c, owner, kind).catch((err: unknown) => c.logger.warn({ err, owner }, 'learning loop check failed'));

@@ -8,8 +8,8 @@ import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
 import { appendChainEvent } from '../../../shared/src/evidence/store/chain-store.js';
 import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
-import { createPopulationService } from '../../../api/src/services/population.service.js';
-import { DEFAULT_STALE_DAYS } from '../../../api/src/services/population-rules.js';
+import { createPopulationService } from '../../../shared/src/population/population.service.js';
+import { DEFAULT_STALE_DAYS } from '../../../shared/src/population/population-rules.js';
 import { ANIMAL_CLASS_IDS, loadDetector } from '../vision/detector.js';
 import { settingsFor } from '../vision/settings.js';
 import type { Descriptor } from '../vision/engine.js';
@@ -88,7 +88,8 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
       const file = path.join(dir, 'video');
       await writeFile(file, bytes);
       pass = await surveyVideo(file, { kind: data.kind, fps: data.fps, maxSeconds: c.config.VIDEO_MAX_SECONDS }, {
-        detector: await loadDetector(),
+        // On the engine pool when there is one: a frame per thread, ahead of the tracker.
+        ...(deps.detect ? { detector: { detect: deps.detect.run }, ahead: deps.detect.threads } : { detector: await loadDetector() }),
         onProgress: async (p) => void (await c.db.query('update surveys set frames_read = $2, tracks = $3 where id = $1', [data.survey_id, p.frames_read, p.tracks])),
       });
     } catch (err) {

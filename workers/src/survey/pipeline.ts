@@ -10,7 +10,8 @@
  * ```
  */
 import sharp from 'sharp';
-import type { Detection, Detector } from '../vision/detector.js';
+import type { Detection, DetectOptions } from '../vision/detector.js';
+import type { DecodedImage } from '../vision/intake.js';
 import { COCO_ANIMAL_IDS } from '../vision/animal-detector.js';
 import { CameraMotion } from './motion.js';
 import { streamFrames, type StreamFrame } from './frame-stream.js';
@@ -64,8 +65,18 @@ export interface SurveyPass {
   perFrame?: { index: number; tracks: { id: number; box: Box }[] }[];
 }
 
+/** A detector (vision/detector.ts), or the engine pool's (`EnginePool.detect`). */
+export interface FrameDetector {
+  detect(img: DecodedImage, opts: DetectOptions): Promise<Detection[]>;
+}
+
 export interface SurveyDeps {
-  detector: Detector;
+  detector: FrameDetector;
+  /**
+   * Frames whose detection may run ahead of the tracker (default 1: none ahead). With the engine
+   * pool, its thread count: each thread detects a frame while the tracker takes them in order.
+   */
+  ahead?: number;
   onProgress?: (p: { frames_read: number; tracks: number }) => Promise<void> | void;
   /** How often progress is reported, in frames. */
   progressEvery?: number;
@@ -151,6 +162,38 @@ async function crop(f: StreamFrame, b: Box): Promise<{ jpeg: Buffer; box: Box }>
   return { jpeg, box: { x: b.x - left, y: b.y - top, w: b.w, h: b.h } };
 }
 
+/**
+ * The frames in order, each with its detection already started, up to `deps.ahead` frames ahead
+ * (so a pool of N threads detects N frames at once). Only those frames are held in memory.
+ */
+async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps, classes: readonly number[]) {
+  const ahead = Math.max(1, deps.ahead ?? 1);
+  const queue: { f: StreamFrame; detected: Promise<Detection[]> }[] = [];
+  const it = frames[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      while (!done && queue.length < ahead) {
+        const n = await it.next();
+        if (n.done) {
+          done = true;
+          break;
+        }
+        const detected = deps.detector.detect({ rgb: n.value.rgb, width: n.value.width, height: n.value.height }, { classes, minScore: 0.05 });
+        // Awaited in turn below; until then a failure must not count as unhandled.
+        detected.catch(() => undefined);
+        queue.push({ f: n.value, detected });
+      }
+      const next = queue.shift();
+      if (!next) return;
+      yield next;
+    }
+  } finally {
+    // Stopped early (an error, or the caller broke off): let ffmpeg's stream close.
+    if (!done) await it.return?.();
+  }
+}
+
 export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDeps): Promise<SurveyPass> {
   const started = Date.now();
   const classes = o.kind === 'animal' ? COCO_ANIMAL_IDS : FRUIT_CLASS_IDS;
@@ -165,10 +208,10 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
   let size = { width: 0, height: 0 };
   const minGap = Math.max(1, Math.round(o.fps / 2));
   try {
-    for await (const f of streamFrames(file, { fps: o.fps, maxSide: o.maxSide ?? 960, maxSeconds: o.maxSeconds ?? 120 })) {
+    for await (const { f, detected } of detectAhead(streamFrames(file, { fps: o.fps, maxSide: o.maxSide ?? 960, maxSeconds: o.maxSeconds ?? 120 }), deps, classes)) {
       frames++;
       size = { width: f.width, height: f.height };
-      const found = mergeClasses(await deps.detector.detect({ rgb: f.rgb, width: f.width, height: f.height }, { classes, minScore: 0.05 }));
+      const found = mergeClasses(await detected);
       const H = motion ? await motion.next(f.rgb, f.width, f.height, found.map((d) => d.box)) : null;
       // Class-agnostic within the kind: YOLOX-nano flickers between cow and horse on one animal.
       const dets: TrackerDetection[] = found.map((d) => ({ box: d.box, score: d.score, feature: colourFeature(f, d.box) }));

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
-import { animalDid } from '../../../shared/src/domain/animal-did.js';
-import { ERRORS } from '../../../shared/src/domain/errors.js';
-import type { Queryable } from '../../../shared/src/ports/database.port.js';
-import type { StoredMedia } from './media.service.js';
+import type { Container } from '../container.js';
+import { animalDid } from '../domain/animal-did.js';
+import { ERRORS } from '../domain/errors.js';
+import type { Queryable } from '../ports/database.port.js';
+import type { StoredMedia } from '../domain/stored-media.js';
 import {
   ALERT_WINDOW_HOURS, alertOut, BASELINE_COUNTS, BASELINE_DAYS, dropIsSudden, median,
   type AlertOut, type AlertRow, type AlertRule,

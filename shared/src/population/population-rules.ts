@@ -1,5 +1,5 @@
-import { renderMessage, type Lang } from '../../../shared/src/domain/messages.js';
-import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import { renderMessage, type Lang } from '../domain/messages.js';
+import { animalDid } from '../domain/animal-did.js';
 
 /** Spec section 8: the alerts list covers unresolved alerts of the last 48 hours. */
 export const ALERT_WINDOW_HOURS = 48;
