@@ -75,6 +75,10 @@ describe('the field web app in a real browser', () => {
     expect(await page.content()).not.toContain(cookie.value);
     expect(await page.evaluate<string>('document.cookie')).not.toContain(cookie.value);
     expect(await page.evaluate<string>('JSON.stringify(localStorage)')).not.toContain(cookie.value);
+    // Every tab is on screen at 390 px (they wrap), none past the right edge to be found by swiping.
+    const tabs = await page.locator('nav a:visible').evaluateAll((as) => as.map((a) => a.getBoundingClientRect().right));
+    expect(tabs.length).toBeGreaterThan(4);
+    expect(Math.max(...tabs)).toBeLessThanOrEqual(390);
   });
 
   it('enrols a tree from photos, with the phone\'s location', async () => {
@@ -116,6 +120,8 @@ describe('the field web app in a real browser', () => {
     await page.unroute('**/api/identify');
     await expect.poll(() => first.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0))).toEqual([true, true]);
     expect(await first.locator('.likelihood').innerText()).toMatch(/chắc chắn|có thể|ít khả năng/);
+    // The species in the app's language, never the catalogue id.
+    expect(await first.locator('.likelihood').innerText()).toMatch(/^Sầu riêng · /);
     await shots(page, '03-identify');
     await first.locator('button.choose').click();
     await page.getByText('Đã ghi nhận lựa chọn của bạn.').waitFor();

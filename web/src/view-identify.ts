@@ -77,8 +77,9 @@ export function identifyView(): HTMLElement {
     mount(out, head, h('h3', {}, t('closest_title')), h('div', { class: 'candidates' }, cards), none, done);
   }
 
-  function render(res: any, query: File) {
+  async function render(res: any, query: File) {
     if (kind === 'animal' && Array.isArray(res.closest)) return void review(res, query);
+    const names = await Promise.all((res.candidates as Candidate[]).map((c) => speciesName(c.species)));
     const head = res.verdict === 'match' ? notice('ok', t('verdict_match'))
       : res.verdict === 'uncertain' ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
       : notice('info', t('verdict_no_match'));
@@ -89,7 +90,7 @@ export function identifyView(): HTMLElement {
         h('div', { class: 'pair' },
           h('figure', {}, h('img', { src: queryUrl, alt: t('your_photo') }), h('figcaption', {}, t('your_photo'))),
           h('figure', {}, c.photos[0] ? h('img', { src: blobUrl(c.photos[0].cid), alt: c.name ?? '' }) : null, h('figcaption', {}, c.name ?? t('unnamed')))),
-        h('p', { class: 'likelihood' }, c.species ? `${c.species} · ` : '', likelihood(c.probability)),
+        h('p', { class: 'likelihood' }, names[i] ? `${names[i]} · ` : '', likelihood(c.probability)),
         h('button', { type: 'button', class: 'primary choose', onclick: () => void label(res.query_id, i === 0 ? 'correct' : 'other', c, done) }, t('choose'))));
     const none = h('button', {
       type: 'button', class: 'secondary',
@@ -110,7 +111,7 @@ export function identifyView(): HTMLElement {
     mount(out, notice('info', t('working')));
     const r = await call('POST', ROUTES[kind].identify, form);
     if (!r.ok) return mount(out, notice('error', errorText(r)));
-    render(r.json, files[0]!);
+    await render(r.json, files[0]!);
   }
 
   return h('section', { class: 'card' },

@@ -1,6 +1,7 @@
 import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { currentLang } from './i18n.js';
+import { speciesName } from './species.js';
 import { when } from './timeline.js';
 import { lastFarm, rememberFarm } from './view-mine.js';
 
@@ -15,7 +16,10 @@ const TEXT = {
   not_seen: ['Không thấy', 'Not seen'], confirm: ['Đúng', 'Confirm'], correct: ['Sửa thành…', 'Correct to…'], stranger: ['Con lạ (chưa đăng ký)', 'A stranger (not enrolled)'],
   enrol: ['Đăng ký con mới', 'Enrol as new'],
   recent: ['Các lần khảo sát', 'Your surveys'], open: ['Mở', 'Open'], failed: ['Không khảo sát được', 'Survey failed'],
+  queued: ['Đang chờ', 'Queued'], running: ['Đang xử lý', 'Running'], done: ['Xong', 'Done'],
 } as const;
+/** A survey's status in words; an unknown one as stored. */
+const statusText = (s: string) => (s in TEXT ? tx(s as keyof typeof TEXT) : s);
 const tx = (k: keyof typeof TEXT, p: Record<string, string | number> = {}) =>
   TEXT[k][currentLang() === 'vi' ? 0 : 1].replace(/\{(\w+)\}/g, (_, x: string) => String(p[x] ?? ''));
 
@@ -89,8 +93,10 @@ export function surveyView(): HTMLElement {
   async function list() {
     const a = await call('GET', '/api/surveys');
     if (!a.ok) return;
-    mount(recent, h('ul', {}, (a.json.surveys as any[]).slice(0, 10).map((x) => h('li', {},
-      `${when(x.created_at)} · ${x.kind}${x.species ? ` (${x.species})` : ''} · ${x.status}${x.count != null ? ` · ${x.count}` : ''} `,
+    const rows = (a.json.surveys as any[]).slice(0, 10);
+    const names = await Promise.all(rows.map((x) => speciesName(x.species)));
+    mount(recent, h('ul', {}, rows.map((x, i) => h('li', {},
+      `${when(x.created_at)} · ${tx(x.kind === 'fruit' ? 'fruit' : 'animal')}${names[i] ? ` (${names[i]})` : ''} · ${statusText(x.status)}${x.count != null ? ` · ${x.count}` : ''} `,
       h('button', { type: 'button', class: 'secondary', onclick: () => void open(x.survey_id) }, tx('open'))))));
   }
 
