@@ -1,0 +1,85 @@
+/**
+ * Real apple peel through the HTTP API (issues 22 and 23): the ten tagged apples of apple-dev are
+ * enrolled from their September photos and identified from their October ones, as a packing
+ * house would meet them weeks later, plus photos of apples never enrolled. The right apple must
+ * rank first for most of them, and the service must never say `match` to a wrong apple.
+ * Runs when ../shared/datasets/apple-dev is present (CI has it); skipped otherwise.
+ * The photos are read from the dataset, never copied into the repository.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../../shared/datasets/apple-dev');
+const PROTOCOL = path.join(ROOT, 'protocol.json');
+
+interface Protocol { gallery: { id: string; path: string }[]; queries: { expect: string | null; path: string }[] }
+
+const form = (files: string[], fields: Record<string, string> = {}) => {
+  const f = new FormData();
+  for (const [k, v] of Object.entries(fields)) f.append(k, v);
+  for (const file of files) f.append('files', new Blob([readFileSync(path.join(ROOT, file))], { type: 'image/jpeg' }), path.basename(file));
+  return f;
+};
+
+describe.skipIf(!existsSync(PROTOCOL))('real photos: apple-dev through the HTTP API', () => {
+  let app: TestApp;
+  let owner: { token: string };
+  const p: Protocol = existsSync(PROTOCOL) ? JSON.parse(readFileSync(PROTOCOL, 'utf8')) : { gallery: [], queries: [] };
+  const apples = [...new Set(p.gallery.map((g) => g.id))].sort();
+  const fruitOf = new Map<string, string>();
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    owner = await signup(app.url, 'packer');
+  }, 120_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('enrols every apple from all its gallery photos', async () => {
+    for (const id of apples) {
+      const files = p.gallery.filter((g) => g.id === id).map((g) => g.path);
+      const r = await api(app.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: form(files, { name: `apple ${id}` }) });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      expect(r.json.images).toHaveLength(files.length);
+      fruitOf.set(id, r.json.fruit_id);
+    }
+    expect(fruitOf.size).toBe(apples.length);
+  }, 600_000);
+
+  it('ranks the right apple first for most October photos and never says match to a wrong one', async () => {
+    expect(fruitOf.size).toBe(apples.length);
+    let enrolled = 0;
+    let rightFirst = 0;
+    let rightMatch = 0;
+    const wrongMatches: string[] = [];
+    const verdicts: Record<string, number> = {};
+    for (const q of p.queries) {
+      const r = await api(app.url, 'POST', '/api/fruit/identify', { token: owner.token, body: form([q.path]) });
+      const want = q.expect ? fruitOf.get(q.expect) : undefined;
+      if (want) enrolled++;
+      // A soft photo is refused with the reason, asking for another (1 of 55 here: sharpness 10 of 15).
+      if (r.status === 422) {
+        expect(r.json, JSON.stringify(r.json)).toMatchObject({ code: 'image_unusable', reasons: ['too_blurred'] });
+        verdicts.refused = (verdicts.refused ?? 0) + 1;
+        continue;
+      }
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      verdicts[r.json.verdict] = (verdicts[r.json.verdict] ?? 0) + 1;
+      const first = r.json.closest[0]?.individual_id as string | undefined;
+      if (want && first === want) rightFirst++;
+      if (r.json.verdict === 'match') {
+        if (r.json.match.individual_id === want) rightMatch++;
+        else wrongMatches.push(q.path);
+      }
+    }
+    console.log(`apple-dev: ${p.queries.length} queries (${enrolled} enrolled), verdicts ${JSON.stringify(verdicts)}, right apple first ${rightFirst}, right match ${rightMatch}`);
+    // Measured 37 of 48 (77.1%) with bench:accuracy; AKAZE, before pipeline p4, ranked 26 (54.2%).
+    // Refused photos count against it: the share is of every enrolled apple's query.
+    expect(rightFirst / enrolled).toBeGreaterThanOrEqual(0.65);
+    expect(verdicts.refused ?? 0).toBeLessThanOrEqual(2);
+    expect(wrongMatches).toEqual([]);
+  }, 600_000);
+});
