@@ -11,13 +11,15 @@
  * one or two crops per clip are of individuals never enrolled (strangers). Each clip goes
  * through the service's own survey pass (workers/src/survey/pipeline.ts) and the same engine
  * identification as the survey job. Reports per clip: count error, MOTA, IDF1, ID switches,
- * tracks identified correctly, false matches, frames per second; the last line is one JSON.
+ * tracks identified correctly, false matches, frames per second (detection on the engine pool, as
+ * the survey job runs it, and again on one thread for a side-by-side ratio); the last line is one JSON.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { loadDetector } from '../workers/src/vision/detector.js';
+import { createEnginePool } from '../workers/src/engine-pool/index.js';
 import { COCO_ANIMAL_IDS } from '../workers/src/vision/animal-detector.js';
 import { RecognitionEngine, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
 import { mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/survey/pipeline.js';
@@ -38,6 +40,8 @@ const proto = JSON.parse(await readFile(path.join(root, 'protocol.json'), 'utf8'
 
 const detector = await loadDetector();
 const engine = await RecognitionEngine.create();
+// The survey job's own detection path: the engine pool, a frame per thread ahead of the tracker.
+const pool = createEnginePool();
 
 /** The largest confident animal of a photo, cut out at its box: a sprite, with its width/height. */
 async function spriteOf(file: string): Promise<{ png: Buffer; aspect: number } | null> {
@@ -127,6 +131,8 @@ interface ClipReport {
   mota: number; idf1: number; id_switches: number; fp: number; fn: number; gt_boxes: number; tracks: number;
   identified_correct?: number; ranked_top1_correct?: number; enrolled_tracks?: number; strangers_kept_unknown?: number; strangers?: number; false_matches?: number;
   frames_per_second: number;
+  /** The same pass with detection on this thread, one frame at a time (before the pool): side by side. */
+  frames_per_second_one_thread: number;
 }
 
 async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enrolled: Set<string>): Promise<ClipReport> {
@@ -136,7 +142,8 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     const file = path.join(dir, 'clip.mp4');
     await writeFile(file, video);
     if (args.get('keep-clips')) await writeFile(`${args.get('keep-clips')}/${name}.mp4`, video);
-    const pass = await surveyVideo(file, { kind, fps: scene.fps }, { detector, keepFrames: true });
+    const pass = await surveyVideo(file, { kind, fps: scene.fps }, { detector: { detect: pool.detect }, ahead: pool.settings.size, keepFrames: true });
+    const alone = await surveyVideo(file, { kind, fps: scene.fps }, { detector });
     const counted = new Set(pass.tracks.map((t) => t.id));
     const pred = pass.perFrame!.map((p) => {
       const kept = p.tracks.filter((t) => counted.has(t.id));
@@ -154,6 +161,7 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     const base = {
       name, kind, frames: pass.frames, true_count: trueIds.size, mota: round(m.mota), idf1: round(m.idf1), id_switches: m.id_switches,
       fp: m.fp, fn: m.fn, gt_boxes: m.gt, tracks: pass.tracks.length, frames_per_second: round((pass.frames * 1000) / pass.ms),
+      frames_per_second_one_thread: round((alone.frames * 1000) / alone.ms),
     };
     if (kind === 'fruit') return { ...base, count: pass.tracks.length, count_error: Math.abs(pass.tracks.length - trueIds.size) };
     const raw = [];
@@ -200,12 +208,12 @@ clips.push(await runClip('fruit-tree-row', 'fruit', await fruitScene(Math.min(fr
 for (const c of clips) {
   console.log(`${c.name.padEnd(24)} count ${c.count}/${c.true_count} (error ${c.count_error})  MOTA ${c.mota}  IDF1 ${c.idf1}  IDsw ${c.id_switches}  ` +
     (c.kind === 'animal' ? `identified ${c.identified_correct}/${c.enrolled_tracks} (ranked first ${c.ranked_top1_correct})  strangers kept unknown ${c.strangers_kept_unknown}/${c.strangers}  false matches ${c.false_matches}  ` : '') +
-    `${c.frames_per_second} frames/s`);
+    `${c.frames_per_second} frames/s (${c.frames_per_second_one_thread} detecting on one thread)`);
 }
 const animalClips = clips.filter((c) => c.kind === 'animal');
 const enrolledTracks = animalClips.reduce((s, c) => s + (c.enrolled_tracks ?? 0), 0);
 const summary = {
-  clips: clips.map((c) => ({ name: c.name, count_error: c.count_error, mota: c.mota, idf1: c.idf1, id_switches: c.id_switches, frames_per_second: c.frames_per_second })),
+  clips: clips.map((c) => ({ name: c.name, count_error: c.count_error, mota: c.mota, idf1: c.idf1, id_switches: c.id_switches, frames_per_second: c.frames_per_second, frames_per_second_one_thread: c.frames_per_second_one_thread })),
   identified_correct_rate: enrolledTracks ? round(animalClips.reduce((s, c) => s + (c.identified_correct ?? 0), 0) / enrolledTracks) : null,
   false_matches: animalClips.reduce((s, c) => s + (c.false_matches ?? 0), 0),
 };
@@ -215,3 +223,4 @@ saveResult(out, {
   machine: machineInfo(engine.provider), clips, summary,
 });
 console.log(JSON.stringify(summary));
+await pool.close();
