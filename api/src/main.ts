@@ -5,6 +5,7 @@ import { createLogger } from '../../shared/src/logger.js';
 import { exitOnSignals } from '../../shared/src/lifecycle.js';
 import { startJobHost } from '../../shared/src/jobs/thread-host.js';
 import { createApp } from './app.js';
+import { gracefulClose } from './http/graceful-close.js';
 import { createServices } from './services/index.js';
 import { startMetricsServer } from '../../shared/src/observability/metrics-server.js';
 import { startOrphanSweep } from './services/orphan-sweep.js';
@@ -31,6 +32,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
   // keep-alive a client reusing an idle socket can meet the server closing it (ECONNRESET).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  const closeServer = gracefulClose(server);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   let stopping: Promise<void> | null = null;
   // Optional unauthenticated /metrics and /ready for Prometheus and probes, on its own port.
@@ -40,7 +42,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
     (stopping ??= (async () => {
       // Stop taking requests, let jobs in flight finish, then close the database.
       await stopSweep();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Requests in flight may still be waiting on their job (JOB_WAIT_MS); then what is left closes.
+      await closeServer(config.JOB_WAIT_MS + 5_000);
       probe?.close();
       await container.close();
     })());

@@ -137,6 +137,8 @@ describe('the field web app in a real browser', () => {
     await page.click('button[name=publish]');
     const link = page.locator('a[name=trace-link]');
     await link.waitFor();
+    // The species by its name in the app's language, never the catalogue id.
+    expect(await page.locator('.card .meta').first().innerText()).toMatch(/^Sầu riêng · vuon-1 · /);
     await shots(page, '04-tree');
     // Anchor the chain (the local backend here) with the page's own session, so /t/ has an anchor to explain.
     const tl = await (await page.request.get(`${app.url}/api/tree/${treeId}/timeline`)).json();
@@ -161,6 +163,7 @@ describe('the field web app in a real browser', () => {
     const item = page.locator(`a.item[href="#/tree/${treeId}"]`);
     await item.waitFor();
     expect(await item.innerText()).toContain('Sầu riêng số 1');
+    expect(await item.innerText()).not.toContain('durian');
     await expect.poll(() => item.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
     await shots(page, '06-mine');
     await item.click();
@@ -169,6 +172,24 @@ describe('the field web app in a real browser', () => {
     await page.locator('form[name=rename] .notice.ok').waitFor();
     const row = await app.container.db.query<{ name: string }>('select name from individuals where id = $1', [treeId]);
     expect(row.rows[0]!.name).toBe('Sầu riêng đầu dốc');
+  });
+
+  it('logs a spray on the tree\'s page: the page says harvest is blocked until when, and the timeline gains it', async () => {
+    await page.goto(`${app.url}/TreeIdentity/#/tree/${encodeURIComponent(treeId)}`);
+    const care = page.locator('section.care');
+    await care.getByText('Không có thời gian cách ly nào đang chạy.').waitFor();
+    const before = await page.locator('.timeline li').count();
+    await care.locator('input[name=action]').fill('phun thuốc');
+    await care.locator('input[name=product_name]').fill('Thuốc trừ sâu thử');
+    await care.locator('input[name=interval_days]').fill('14');
+    await care.locator('button[type=submit]').click();
+    await care.getByText(/^Chưa được thu hoạch hay bán đến /).waitFor();
+    expect(await care.locator('.withdrawal').innerText()).toContain('Thuốc trừ sâu thử: 14 ngày');
+    await expect.poll(() => page.locator('.timeline li').count()).toBe(before + 1);
+    const rows = await app.container.db.query<{ product_name: string; days: number }>(
+      `select product_name, (withdrawal->>'interval_days')::int as days from care_entries where target_id = $1 and deleted_at is null`, [treeId]);
+    expect(rows.rows).toEqual([{ product_name: 'Thuốc trừ sâu thử', days: 14 }]);
+    await shot(page, 'phone-20-tree-care');
   });
 
   it('runs a small fruit batch and shows its progress to the end', async () => {

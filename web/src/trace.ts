@@ -39,20 +39,21 @@ async function render() {
   if (!r) return mount(root, head, h('main', {}, notice('error', t('trace_not_found'))));
   if (r.state === 'restricted') {
     return mount(root, head, h('main', {}, h('section', { class: 'card' }, h('p', {}, t('trace_restricted')),
-      h('dl', {}, row(t('species'), r.summary.species ?? '—'), row(t('recorded'), r.summary.enrolled_on), row(t('record_hash'), h('code', {}, r.summary.record_hash)),
+      h('dl', {}, row(t('species'), (await speciesName(r.summary.species)) || '—'), row(t('recorded'), r.summary.enrolled_on), row(t('record_hash'), h('code', {}, r.summary.record_hash)),
         row(t('anchor'), r.summary.anchor ? anchorWords(r.summary.anchor) : h('span', {}, r.summary.anchored ? '✓' : t('anchor_none')))))));
   }
   const rec = r.record;
+  const species = await speciesName(rec.species);
   const tl = r.tree_id ? await api(`/api/tree/${encodeURIComponent(r.tree_id)}/timeline`) : null;
   const images = rec.images as string[];
   // For a buyer first (issue 24): a large photo, the place and the story; the CID, hash and the
   // steps to verify them are under "for verifiers".
   mount(root, head, h('main', {},
     h('section', { class: 'card buyer' },
-      h('h2', {}, r.name ?? rec.species),
-      images[0] ? h('img', { class: 'hero', src: blobUrl(images[0]), alt: r.name ?? rec.species }) : null,
+      h('h2', {}, r.name ?? species),
+      images[0] ? h('img', { class: 'hero', src: blobUrl(images[0]), alt: r.name ?? species }) : null,
       h('div', { class: 'gallery' }, images.map((cid) => h('img', { src: blobUrl(cid), alt: cid, title: cid }))),
-      h('dl', {}, row(t('species'), await speciesName(rec.species)), row(t('recorded'), when(rec.created_at)), row(t('anchor'), anchorWords(r.anchor))),
+      h('dl', {}, row(t('species'), species), row(t('recorded'), when(rec.created_at)), row(t('anchor'), anchorWords(r.anchor))),
       r.anchor ? null : h('p', { class: 'hint' }, t('anchor_none_explain')),
       await ownerAnchor(r)),
     h('section', { class: 'card' }, h('h2', {}, t('coarse_location')),

@@ -3,6 +3,7 @@ import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { timelineList } from './timeline.js';
 import { speciesName } from './species.js';
+import { careCard } from './care.js';
 
 function photos(cids: string[]): HTMLElement {
   return h('div', { class: 'gallery' }, cids.map((cid) => h('img', { src: blobUrl(cid), alt: '', loading: 'lazy' })));
@@ -26,7 +27,7 @@ function renameForm(current: string | null, send: (name: string) => Promise<any>
   } }, field(t('rename'), name), h('button', { type: 'submit', class: 'secondary' }, t('save')), msg);
 }
 
-/** One tree: photos, name, publishing, its public page, and the timeline. */
+/** One tree: photos, name, publishing, its public page, care and withdrawal, and the timeline. */
 export async function treeView(id: string): Promise<HTMLElement> {
   const list = await call('GET', '/api/trees');
   const tree = (list.json?.trees as any[] | undefined)?.find((x) => x.tree_id === id);
@@ -49,19 +50,21 @@ export async function treeView(id: string): Promise<HTMLElement> {
   return h('div', {},
     h('section', { class: 'card' },
       h('h2', {}, tree.name ?? t('unnamed')),
-      h('p', { class: 'meta' }, [tree.species, tree.farm_id, tree.code].filter(Boolean).join(' · ')),
+      h('p', { class: 'meta' }, [await speciesName(tree.species), tree.farm_id, tree.code].filter(Boolean).join(' · ')),
       photos(((views.json?.views ?? []) as any[]).map((v) => v.cid)),
       renameForm(tree.name, (name) => call('POST', '/api/rename', new URLSearchParams({ tree_id: id, name }))),
       pub),
+    await careCard('tree', id),
     await timelineCard('tree', id));
 }
 
-/** One fruit: its photos and timeline. */
+/** One fruit: its photos, care and withdrawal, and its timeline. */
 export async function fruitView(id: string): Promise<HTMLElement> {
   const views = await call('GET', `/api/fruit/${encodeURIComponent(id)}/views`);
   if (!views.ok) return notice('error', errorText(views));
   return h('div', {},
     h('section', { class: 'card' }, h('h2', {}, t('kind_fruit')), photos(((views.json.views ?? []) as any[]).map((v) => v.cid))),
+    await careCard('fruit', id),
     await timelineCard('fruit', id));
 }
 
@@ -124,6 +127,7 @@ export async function animalView(did: string): Promise<HTMLElement> {
       if (d.ok) location.hash = '#/mine';
     } }, t('delete')) : null),
   a.owner ? h('section', { class: 'card' }, h('h2', {}, t('add_event')), evForm) : null,
+  a.owner ? await careCard('animal', did) : null,
   await timelineCard('animal', did),
   a.owner && mergeSel.options.length ? h('section', { class: 'card' }, h('h2', {}, t('merge_title')), mergeForm) : null);
 }

@@ -1,6 +1,7 @@
 import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t } from './i18n.js';
+import { speciesName } from './species.js';
 
 interface Fruit {
   fruit_id: string; name: string | null; species: string | null; farm_id: string | null;
@@ -15,9 +16,9 @@ export const treeLabel = (tr: { name?: string | null; code?: string | null } | n
   tr ? [tr.name ?? t('unnamed'), tr.code ? `(${tr.code})` : null].filter(Boolean).join(' ') : '';
 
 /** One fruit row: its first photo, its name, its tree's name and printed code. */
-function fruitItem(f: Fruit): HTMLElement {
+function fruitItem(f: Fruit, species: string): HTMLElement {
   const title = f.name ?? t('unnamed');
-  const sub = [f.tree ? `${t('on_tree')} ${treeLabel(f.tree)}` : null, f.species, f.farm_id, t('all_photos', { n: f.image_count })].filter(Boolean).join(' · ');
+  const sub = [f.tree ? `${t('on_tree')} ${treeLabel(f.tree)}` : null, species, f.farm_id, t('all_photos', { n: f.image_count })].filter(Boolean).join(' · ');
   return h('a', { class: 'item fruit-item', href: `#/fruit/${encodeURIComponent(f.fruit_id)}`, 'data-id': f.fruit_id },
     f.cover ? h('img', { src: blobUrl(f.cover.cid), alt: '', loading: 'lazy' }) : h('span', { class: 'noimg' }, title.slice(0, 1).toUpperCase()),
     h('span', {}, h('strong', {}, title), h('small', {}, sub)));
@@ -38,7 +39,8 @@ export function fruitListView(): HTMLElement {
     if (!r.ok) return mount(list, notice('error', errorText(r)));
     const fruit = r.json.fruit as Fruit[];
     if (reset) list.replaceChildren();
-    list.append(...fruit.map(fruitItem));
+    const names = await Promise.all(fruit.map((f) => speciesName(f.species)));
+    list.append(...fruit.map((f, i) => fruitItem(f, names[i]!)));
     offset += fruit.length;
     more.hidden = offset >= Number(r.json.total);
     if (!Number(r.json.total)) mount(list, notice('info', t('nothing_yet')));

@@ -2,6 +2,7 @@ import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { fruitListView } from './view-fruit-list.js';
+import { speciesName } from './species.js';
 
 const FARM_KEY = 'markless.farm';
 export const lastFarm = () => localStorage.getItem(FARM_KEY) ?? '';
@@ -23,7 +24,7 @@ async function treeList(box: HTMLElement) {
   const rows = await Promise.all(trees.slice(0, 30).map(async (tr) => {
     const v = tr.image_count ? await call('GET', `/api/tree_views?tree_id=${encodeURIComponent(tr.tree_id)}`) : null;
     const vis = t(`vis_${tr.visibility}` as TextKey);
-    return item(`#/tree/${encodeURIComponent(tr.tree_id)}`, tr.name ?? t('unnamed'), [tr.species, tr.farm_id, vis].filter(Boolean).join(' · '), v?.json?.views?.[0]?.cid);
+    return item(`#/tree/${encodeURIComponent(tr.tree_id)}`, tr.name ?? t('unnamed'), [await speciesName(tr.species), tr.farm_id, vis].filter(Boolean).join(' · '), v?.json?.views?.[0]?.cid);
   }));
   mount(box, h('div', { class: 'list' }, rows));
 }
@@ -35,8 +36,9 @@ async function animalList(box: HTMLElement, farm: string) {
   if (!r.ok) return mount(box, notice('error', errorText(r)));
   const animals = (r.json.animals ?? []) as any[];
   if (!animals.length) return mount(box, notice('info', t('nothing_yet')));
-  mount(box, h('div', { class: 'list' }, animals.map((a) =>
-    item(`#/animal/${encodeURIComponent(a.animal_did)}`, a.name ?? t('unnamed'), [a.species, a.zone ?? a.attrs?.zone].filter(Boolean).join(' · '), a.cover?.cid))));
+  const names = await Promise.all(animals.map((a) => speciesName(a.species)));
+  mount(box, h('div', { class: 'list' }, animals.map((a, i) =>
+    item(`#/animal/${encodeURIComponent(a.animal_did)}`, a.name ?? t('unnamed'), [names[i], a.zone ?? a.attrs?.zone].filter(Boolean).join(' · '), a.cover?.cid))));
 }
 
 function grants(): HTMLElement {
