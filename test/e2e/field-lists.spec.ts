@@ -74,6 +74,19 @@ describe('fruit list and past batches in Chromium', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   });
 
+  it('opens a fruit\'s page from the list: its name, a link to its tree with the tree\'s code, and the care card', async () => {
+    // A fresh list: the test before left it filtered by a code no tree has.
+    await page.goto(`${app.url}/#/fruits`);
+    await page.reload();
+    await page.locator(`a.fruit-item[data-id="${fruit[0]}"]`).click();
+    await page.getByRole('heading', { name: 'Quả vàng' }).waitFor();
+    const meta = page.locator('.card .meta').first();
+    expect(await meta.innerText()).toContain(`Trên cây Cây số 1 (${trees[0]!.code})`);
+    expect(await meta.locator('a').getAttribute('href')).toBe(`#/tree/${trees[0]!.tree_id}`);
+    await page.locator('section.care').getByText('Không có thời gian cách ly nào đang chạy.').waitFor();
+    await page.screenshot({ path: path.join('docs/screenshots', 'phone-21-fruit-page.png'), fullPage: true });
+  });
+
   it('shows past batches with their photos and the tree; a batch\'s rows name the fruit and its tree', async () => {
     await page.goto(`${app.url}/#/batch`);
     const item = page.locator('article.batch-item').first();

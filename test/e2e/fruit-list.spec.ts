@@ -49,6 +49,11 @@ describe('fruit list (embedded)', () => {
     const page = await api(app.url, 'GET', '/api/fruit?limit=1&offset=1', { token: owner.token });
     expect(page.json).toMatchObject({ total: 3, limit: 1, offset: 1 });
     expect(page.json.fruit.map((f: { fruit_id: string }) => f.fruit_id)).toEqual([fruit[1]]);
+    // One fruit by id (its page): that row alone.
+    const one = await api(app.url, 'GET', `/api/fruit?fruit_id=${fruit[1]}`, { token: owner.token });
+    expect(one.json).toMatchObject({ total: 1 });
+    expect(one.json.fruit.map((f: { fruit_id: string }) => f.fruit_id)).toEqual([fruit[1]]);
+    expect((await api(app.url, 'GET', '/api/fruit?fruit_id=not-a-uuid', { token: owner.token })).status).toBe(422);
     expect((await api(app.url, 'GET', '/api/fruit?limit=0', { token: owner.token })).status).toBe(422);
     expect((await api(app.url, 'GET', '/api/fruit')).status).toBe(401);
   });
@@ -56,6 +61,12 @@ describe('fruit list (embedded)', () => {
   it('shows nothing of another account; their tree is the same 404 as a tree that does not exist', async () => {
     const stranger = await signup(app.url, 'fruitstranger');
     expect((await api(app.url, 'GET', '/api/fruit', { token: stranger.token })).json).toMatchObject({ fruit: [], total: 0 });
+    // Their fruit by id is answered exactly like a fruit that does not exist.
+    const theirFruit = await api(app.url, 'GET', `/api/fruit?fruit_id=${fruit[0]}`, { token: stranger.token });
+    const noFruit = await api(app.url, 'GET', '/api/fruit?fruit_id=00000000-0000-4000-8000-000000000000', { token: stranger.token });
+    expect(theirFruit.status).toBe(200);
+    expect(theirFruit.text).toBe(noFruit.text);
+    expect(theirFruit.json).toMatchObject({ fruit: [], total: 0 });
     for (const lang of ['vi', 'en']) {
       const headers = { 'accept-language': lang };
       const theirs = await api(app.url, 'GET', `/api/fruit?tree_id=${encodeURIComponent(tree.code)}`, { token: stranger.token, headers });

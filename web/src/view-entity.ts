@@ -58,12 +58,18 @@ export async function treeView(id: string): Promise<HTMLElement> {
     await timelineCard('tree', id));
 }
 
-/** One fruit: its photos, care and withdrawal, and its timeline. */
+/** One fruit: its name, species, tree and farm, its photos, care and withdrawal, and its timeline. */
 export async function fruitView(id: string): Promise<HTMLElement> {
   const views = await call('GET', `/api/fruit/${encodeURIComponent(id)}/views`);
   if (!views.ok) return notice('error', errorText(views));
+  // The same row the fruit list shows; a fruit shared through its tree has none (not the caller's own).
+  const row = (await call('GET', `/api/fruit?fruit_id=${encodeURIComponent(id)}`)).json?.fruit?.[0];
+  const tree = row?.tree ? h('a', { href: `#/tree/${encodeURIComponent(row.tree.tree_id)}` }, `${t('on_tree')} ${row.tree.name ?? t('unnamed')}${row.tree.code ? ` (${row.tree.code})` : ''}`) : null;
+  const meta = [await speciesName(row?.species), row?.farm_id].filter(Boolean).join(' · ');
   return h('div', {},
-    h('section', { class: 'card' }, h('h2', {}, t('kind_fruit')), photos(((views.json.views ?? []) as any[]).map((v) => v.cid))),
+    h('section', { class: 'card' }, h('h2', {}, row?.name ?? t('kind_fruit')),
+      h('p', { class: 'meta' }, meta, meta && tree ? ' · ' : '', tree),
+      photos(((views.json.views ?? []) as any[]).map((v) => v.cid))),
     await careCard('fruit', id),
     await timelineCard('fruit', id));
 }

@@ -21,6 +21,7 @@ export function fruitListRoutes(s: Services): RouteDef[] {
       description: 'Only your own fruit. `tree_id` must name one of your trees; another account\'s tree answers the same 404 as one that does not exist.',
       query: z.object({
         tree_id: TreeRef.optional(), farm_id: z.string().trim().min(1).max(100).optional(),
+        fruit_id: z.string().uuid().optional().describe('just this fruit (its page): one row if it is yours, none otherwise'),
         limit: z.coerce.number().int().min(1).max(200).default(50), offset: z.coerce.number().int().min(0).default(0),
       }),
       responses: {

@@ -37,7 +37,7 @@ export function createFruitListService(c: Container) {
      * One page, newest first. A tree filter (id or printed code) must name one of the caller's
      * trees: another account's tree is the same 404 as a tree that does not exist.
      */
-    async list(ownerId: string, q: { tree_id?: string; farm_id?: string; limit: number; offset: number }) {
+    async list(ownerId: string, q: { tree_id?: string; farm_id?: string; fruit_id?: string; limit: number; offset: number }) {
       let treeId: string | null = null;
       if (q.tree_id) {
         treeId = await treeIdOf(db, q.tree_id);
@@ -46,10 +46,10 @@ export function createFruitListService(c: Container) {
       }
       const where = `from individuals f left join individuals t on t.id = f.tree_id
         where f.owner_id = $1 and f.kind = 'fruit' and f.deleted_at is null
-          and ($2::uuid is null or f.tree_id = $2) and ($3::text is null or f.farm_id = $3)`;
-      const params = [ownerId, treeId, q.farm_id ?? null];
+          and ($2::uuid is null or f.tree_id = $2) and ($3::text is null or f.farm_id = $3) and ($4::uuid is null or f.id = $4)`;
+      const params = [ownerId, treeId, q.farm_id ?? null, q.fruit_id ?? null];
       const total = await db.query<{ n: number }>(`select count(*)::int as n ${where}`, params);
-      const rows = await db.query<Record<string, unknown>>(`select ${COLUMNS} ${where} order by f.created_at desc, f.id limit $4 offset $5`, [...params, q.limit, q.offset]);
+      const rows = await db.query<Record<string, unknown>>(`select ${COLUMNS} ${where} order by f.created_at desc, f.id limit $5 offset $6`, [...params, q.limit, q.offset]);
       return { fruit: rows.rows.map(toSummary), total: total.rows[0]!.n, limit: q.limit, offset: q.offset };
     },
 
