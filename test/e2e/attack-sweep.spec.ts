@@ -92,7 +92,9 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
       // Copies of the victim's own photos: an attacker may hold them (a shared picture, a printed label).
       ...victim.photos.map((p) => ({ name: `copy-of-victim-${p.name}.jpg`, type: 'image/jpeg', bytes: p.bytes })),
     ];
-    probe = probeHealth(app.url, inFlight, app.pid);
+    // Every 50 ms: on a quiet machine the whole sweep takes only a few seconds, and the probe
+    // must still see it many times over (the count is checked below).
+    probe = probeHealth(app.url, inFlight, app.pid, 50);
   }, 400_000);
   afterAll(async () => {
     await probe?.stop();
