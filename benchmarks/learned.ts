@@ -20,7 +20,7 @@ import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
 import { BACKBONE_RECIPE, backboneDefaultsFor, OwnerBackbone, writeCrop } from '../workers/src/learn/backbone.js';
-import { embedFiles, heldOut, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
+import { embedFiles, HELD_OUT_PER_INDIVIDUAL, heldOut, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
 import { decodeImage } from '../workers/src/vision/intake.js';
 import { saveResult } from './machine.js';
 
@@ -160,7 +160,7 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
     }
     const report = {
       recipe: BACKBONE_RECIPE,
-      trained_on: `gallery only: ${rows.length} photos of ${new Set(rows.map((r) => r.individualId)).size} individuals, one photo per individual held out`,
+      trained_on: `gallery only: ${rows.length} photos of ${new Set(rows.map((r) => r.individualId)).size} individuals, its last third of photos per individual held out (at most ${HELD_OUT_PER_INDIVIDUAL})`,
       adopted: j.adopt,
       held_out_top1_base: j.currentTop1,
       held_out_top1_finetuned: j.candidateTop1,
