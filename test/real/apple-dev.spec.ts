@@ -10,18 +10,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { datasetForm, datasetRoot } from '../support/datasets.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../../../shared/datasets/apple-dev');
+const ROOT = datasetRoot('apple-dev');
 const PROTOCOL = path.join(ROOT, 'protocol.json');
 
 interface Protocol { gallery: { id: string; path: string }[]; queries: { expect: string | null; path: string }[] }
 
-const form = (files: string[], fields: Record<string, string> = {}) => {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  for (const file of files) f.append('files', new Blob([readFileSync(path.join(ROOT, file))], { type: 'image/jpeg' }), path.basename(file));
-  return f;
-};
+const form = (files: string[], fields: Record<string, string> = {}) => datasetForm(ROOT, files, fields);
 
 describe.skipIf(!existsSync(PROTOCOL))('real photos: apple-dev through the HTTP API', () => {
   let app: TestApp;

@@ -8,8 +8,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { datasetForm, datasetRoot } from '../support/datasets.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../../../shared/datasets/holstein-dev');
+const ROOT = datasetRoot('holstein-dev');
 const COWS = 12;
 const PER_COW = 3;
 
@@ -27,12 +28,7 @@ function pick(p: Protocol) {
   }));
 }
 
-const form = (files: string[], fields: Record<string, string>) => {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  for (const file of files) f.append('files', new Blob([readFileSync(path.join(ROOT, file))], { type: 'image/jpeg' }), path.basename(file));
-  return f;
-};
+const form = (files: string[], fields: Record<string, string>) => datasetForm(ROOT, files, fields);
 
 describe.skipIf(!existsSync(path.join(ROOT, 'protocol.json')))('real photos: holstein-dev through the HTTP API', () => {
   let app: TestApp;

@@ -2,13 +2,12 @@ import { z } from 'zod';
 import { renderMessage } from '../../../shared/src/domain/messages.js';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { Ok, errorResponse as err } from './schemas.js';
+import { Ok, Paged, errorResponse as err } from './schemas.js';
 
 export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100).describe('page size, 1 to 500 (default 100)'),
   offset: z.coerce.number().int().min(0).default(0).describe('items to skip (default 0)'),
 });
-const Paged = Ok.extend({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
 export const AdminFeedbackOut = Paged.extend({
   items: z.array(z.object({

@@ -3,7 +3,7 @@ import { renderMessage } from '../../../shared/src/domain/messages.js';
 import type { Services } from '../services/index.js';
 import { NAME_MAX_CHARS } from '../services/trees.service.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { ErrorBody, Ok, errorResponse } from './schemas.js';
+import { ErrorBody, Ok, Paged, errorResponse } from './schemas.js';
 import { flag, ViewsOut } from './trees-manage.route.js';
 import { verdictRoute } from './verdict.route.js';
 
@@ -45,7 +45,7 @@ export function animalFixedRoutes(s: Services): RouteDef[] {
         farm_id: z.string().trim().min(1).max(100), species: z.string().trim().min(1).max(100).optional(),
         limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).default(0),
       }),
-      responses: { 200: { description: 'one page, oldest first', schema: Ok.extend({ farm_id: z.string(), animals: z.array(AnimalOut), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }, 401: errorResponse('not signed in'), 422: errorResponse('farm_id missing, or limit/offset out of range') },
+      responses: { 200: { description: 'one page, oldest first', schema: Paged.extend({ farm_id: z.string(), animals: z.array(AnimalOut) }) }, 401: errorResponse('not signed in'), 422: errorResponse('farm_id missing, or limit/offset out of range') },
       handler: async ({ query, caller }) => ({ ok: true, ...(await s.animals.list(caller!.account_id, query)) }),
     }),
     defineRoute({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { TreeRef } from './tree-ref.js';
-import { Ok, errorResponse } from './schemas.js';
+import { Paged, PageQuery, errorResponse } from './schemas.js';
 
 export const FruitSummaryOut = z.object({
   fruit_id: z.string().uuid(), name: z.string().nullable(), species: z.string().nullable(), farm_id: z.string().nullable(),
@@ -22,10 +22,10 @@ export function fruitListRoutes(s: Services): RouteDef[] {
       query: z.object({
         tree_id: TreeRef.optional(), farm_id: z.string().trim().min(1).max(100).optional(),
         fruit_id: z.string().uuid().optional().describe('just this fruit (its page): one row if it is yours, none otherwise'),
-        limit: z.coerce.number().int().min(1).max(200).default(50), offset: z.coerce.number().int().min(0).default(0),
+        ...PageQuery,
       }),
       responses: {
-        200: { description: 'one page', schema: Ok.extend({ fruit: z.array(FruitSummaryOut), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) },
+        200: { description: 'one page', schema: Paged.extend({ fruit: z.array(FruitSummaryOut) }) },
         401: errorResponse('not signed in'), 404: errorResponse('tree_id names no tree of yours (the same answer whether it exists or not)'),
         422: errorResponse('bad limit or offset'),
       },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { Ok, errorResponse } from './schemas.js';
+import { Ok, Paged, PageQuery, errorResponse } from './schemas.js';
 
 const Photo = z.object({ cid: z.string(), url: z.string().describe('`/api/blobs/{cid}`, readable by you') });
 const Closest = z.object({
@@ -25,10 +25,10 @@ export function reviewQueueRoutes(s: Services): RouteDef[] {
         + 'Labelling one (POST /api/{kind}/identify_verdict, POST /api/animal/confirm, or enrolling with its query_id) takes it off. `total` is the whole queue.',
       query: z.object({
         kind: z.enum(['tree', 'fruit', 'animal']).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50), offset: z.coerce.number().int().min(0).default(0),
+        ...PageQuery,
       }),
       responses: {
-        200: { description: 'one page', schema: Ok.extend({ items: z.array(Item), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) },
+        200: { description: 'one page', schema: Paged.extend({ items: z.array(Item) }) },
         401: errorResponse('not signed in'), 422: errorResponse('bad kind, limit or offset'),
       },
       handler: async ({ query, caller }) => ({ ok: true, ...(await s.reviewQueue.list(caller!.account_id, query)) }),

@@ -17,3 +17,10 @@ export const ErrorBody = z.object({
   overridable: z.boolean().optional().describe('with refused: every refusal is a warning, so resending with accept_warnings=true keeps them all'),
 });
 export const errorResponse = (description: string) => ({ description, schema: ErrorBody });
+/** A paged list's answer: extend with the items' field. */
+export const Paged = Ok.extend({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+/** The paging fields of a list's query. */
+export const PageQuery = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+};
