@@ -150,7 +150,9 @@ for (const [i, g] of calibPicks.entries()) {
     const top = (await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path] }), settings: overrides })).ranked[0];
     if (top) samples.push({ evidence: top.evidence, same: top.individualId === g.id, group: g.id });
   }
-  const open = (await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path, ...others] }), settings: overrides })).ranked[0];
+  // A fine-tuned backbone knows every individual it trained on: only its strangers stand for the open set.
+  const askOpen = !(learning && 'strangers' in learning) || learning.strangers.has(g.id);
+  const open = askOpen ? (await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path, ...others] }), settings: overrides })).ranked[0] : undefined;
   if (open) samples.push({ evidence: open.evidence, same: false, group: g.id, openSet: true });
   if (i % 20 === 0) log(`calibrate ${i}/${calibPicks.length}`);
 }

@@ -20,7 +20,7 @@ import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
 import { BACKBONE_RECIPE, backboneDefaultsFor, OwnerBackbone, writeCrop } from '../workers/src/learn/backbone.js';
-import { embedFiles, HELD_OUT_PER_INDIVIDUAL, heldOut, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
+import { embedFiles, HELD_OUT_PER_INDIVIDUAL, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
 import { decodeImage } from '../workers/src/vision/intake.js';
 import { saveResult } from './machine.js';
 
@@ -146,12 +146,13 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
     const h = createHash('sha256').update(BACKBONE_RECIPE).update(JSON.stringify(backboneDefaultsFor(rows.length)));
     for (const r of rows) h.update(r.id).update(r.individualId);
     const file = cacheDir ? join(cacheDir, `backbone-${h.digest('hex')}`) : '';
-    let j: Omit<BackboneJudgement, 'onnx'> & { onnx: Uint8Array; ms: number };
+    let j: Omit<BackboneJudgement, 'onnx' | 'test' | 'strangers'> & { onnx: Uint8Array; ms: number; test: number[]; strangers: string[] };
     if (file && existsSync(file + '.json')) {
       j = { ...JSON.parse(readFileSync(file + '.json', 'utf8')), onnx: new Uint8Array(readFileSync(file + '.onnx')) };
     } else {
       const t = performance.now();
-      j = { ...(await judgeBackbone(scratch, samples, null)), ms: performance.now() - t };
+      const judged = await judgeBackbone(scratch, samples, null);
+      j = { ...judged, test: [...judged.test], strangers: [...judged.strangers], ms: performance.now() - t };
       if (file) {
         mkdirSync(cacheDir!, { recursive: true });
         writeFileSync(file + '.onnx', j.onnx);
@@ -160,11 +161,12 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
     }
     const report = {
       recipe: BACKBONE_RECIPE,
-      trained_on: `gallery only: ${rows.length} photos of ${new Set(rows.map((r) => r.individualId)).size} individuals, its last third of photos per individual held out (at most ${HELD_OUT_PER_INDIVIDUAL})`,
+      trained_on: `gallery only: ${rows.length} photos of ${new Set(rows.map((r) => r.individualId)).size} individuals, its last third of photos per individual held out (at most ${HELD_OUT_PER_INDIVIDUAL}) and ${j.strangers.length} individuals held out whole (strangers)`,
       adopted: j.adopt,
       held_out_top1_base: j.currentTop1,
       held_out_top1_finetuned: j.candidateTop1,
       held_out: j.evaluated,
+      strangers: j.strangers.length,
       settings: backboneDefaultsFor(rows.length),
       trainer: j.log,
       train_ms: Math.round(j.ms),
@@ -181,8 +183,8 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
       index.register(global, v!);
     };
     // Calibration must not score photos the model was trained on: it gets the held-out ones.
-    const calibrateOn = new Set([...heldOut(samples)].map((i) => rows[i]!.id));
-    return { index, report, embedQuery, calibrateOn };
+    const calibrateOn = new Set([...j.test].map((i) => rows[i]!.id));
+    return { index, report, embedQuery, calibrateOn, strangers: new Set(j.strangers) };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

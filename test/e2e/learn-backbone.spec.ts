@@ -10,7 +10,7 @@ import { detectableShots } from '../support/animal-shots.js';
 import { photoForm } from '../support/images.js';
 
 /**
- * Fine-tuning the backbone on the owner's own animal photos (recipe finetuned-mobilenetv2-v2):
+ * Fine-tuning the backbone on the owner's own animal photos (recipe finetuned-mobilenetv2-v3):
  * the PyTorch trainer runs for real on generated coats (tiny settings so it takes seconds), its
  * ONNX export is stored as the version, the adopted version shortlists identify through its
  * own embeddings (kept in learned_embeddings), and rollback returns to the base model.

@@ -1,13 +1,14 @@
 /**
  * Fine-tunes an owner's backbone (backbone.ts) and decides whether to adopt it.
  *
- * The test: the last photos of every individual that has two or more are held out (heldOut); the model is
- * trained on the rest (plus photos labelled by `identify_verdict`, which are never held out),
+ * The test: a few whole individuals (strangers) and the last photos of every other individual that
+ * has two or more are held out (heldOut); the model is trained on the rest (plus photos labelled by `identify_verdict`, which are never held out),
  * and each held-out photo is identified against the training photos (nearest individual by
  * best cosine). The current space (the adopted version, or the base embedding) is scored on the
  * same split, and the candidate is adopted only when it wins by `minGain`. The version stored is
  * the very model that was tested, so the figure in its report is honest for it.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,8 @@ export interface BackboneJudgement {
   currentVectors: (Float32Array | null)[];
   /** Indexes of the held-out samples (never trained on). */
   test: Set<number>;
+  /** Individuals the candidate never trained on at all (the gate's and the calibration's open set). */
+  strangers: Set<string>;
 }
 
 /** Reads a crop file back as a decoded image (RGB). */
@@ -80,20 +83,43 @@ export async function subjectCrop(img: DecodedImage, kind: Kind, box: Box | null
 /** Most photos held out of one individual. */
 export const HELD_OUT_PER_INDIVIDUAL = 4;
 
+/** Whole individuals kept out of training: a fifth of the herd, 2 to 8, once it has 5 or more. */
+export const STRANGERS = { share: 0.2, min: 2, max: 8, fromIndividuals: 5 } as const;
+
 /**
- * Which samples are held out (a fixed choice): of every individual with two or more enrolled
- * photos, its last third, at least one and at most HELD_OUT_PER_INDIVIDUAL. They test the
- * candidate, and after adoption they are the only photos the owner's calibration may be fitted
- * on (the model has seen the rest): with one per individual, a 68-cow herd gave 136 calibration
- * queries where 299 are needed to vouch for 1%, so the kind's defaults served instead.
+ * Individuals the candidate never trains on: they stand for the animals an owner has not enrolled
+ * yet. A backbone fine-tuned on a herd maps any cow near one it was trained on, so hiding a
+ * *trained* individual is no test of the open set: on a 7-cow herd, calibration fitted that way
+ * answered `match` for half the never-enrolled cows (benchmarks/results/herd-learning-*.json).
+ * A fixed choice (by a hash of the id), the same on every run of the same herd.
  */
-export function heldOut(samples: readonly CropSample[]): Set<number> {
+export function strangers(samples: readonly CropSample[]): Set<string> {
+  const labels = [...new Set(samples.filter((s) => s.base).map((s) => s.label))];
+  if (labels.length < STRANGERS.fromIndividuals) return new Set();
+  const k = Math.min(STRANGERS.max, Math.max(STRANGERS.min, Math.round(labels.length * STRANGERS.share)));
+  const key = (l: string) => createHash('sha1').update(l).digest('hex');
+  return new Set(labels.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).slice(0, k));
+}
+
+/**
+ * Which samples are held out (a fixed choice): every enrolled photo of the strangers, and of every
+ * other individual with two or more enrolled photos its last third, at least one and at most
+ * HELD_OUT_PER_INDIVIDUAL. They test the candidate, and after adoption they are the only photos
+ * the owner's calibration may be fitted on (the model has seen the rest): with one per individual,
+ * a 68-cow herd gave 136 calibration queries where 299 are needed to vouch for 1%, so the kind's
+ * defaults served instead.
+ */
+export function heldOut(samples: readonly CropSample[], away: ReadonlySet<string> = strangers(samples)): Set<number> {
   const byLabel = new Map<string, number[]>();
   samples.forEach((s, i) => {
     if (s.base) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), i]);
   });
   const out = new Set<number>();
-  for (const idx of byLabel.values()) {
+  for (const [label, idx] of byLabel) {
+    if (away.has(label)) {
+      for (const i of idx) out.add(i);
+      continue;
+    }
     if (idx.length < 2) continue;
     const n = Math.min(HELD_OUT_PER_INDIVIDUAL, Math.max(1, Math.floor(idx.length / 3)));
     for (const i of idx.slice(-n)) out.add(i);
@@ -139,8 +165,10 @@ async function currentVectors(samples: readonly CropSample[], current: LearnedVe
 
 /** Trains on all but the held-out photos, and scores candidate and current on them. */
 export async function judgeBackbone(dir: string, samples: readonly CropSample[], current: LearnedVersion | null, opts: BackboneOptions & { minGain?: number } = {}): Promise<BackboneJudgement> {
-  const test = heldOut(samples);
-  const train = samples.filter((_, i) => !test.has(i));
+  const away = strangers(samples);
+  const test = heldOut(samples, away);
+  // A stranger's verdict photos are kept out too: it must be a stranger to the model.
+  const train = samples.filter((s, i) => !test.has(i) && !away.has(s.label));
   const trained = await trainBackbone(dir, train, [...test].map((i) => samples[i]!), opts);
   const model = await OwnerBackbone.fromBytes(trained.onnx, trained.shape);
   const enrolled = samples.flatMap((s, i) => (s.base ? [i] : []));
@@ -155,7 +183,7 @@ export async function judgeBackbone(dir: string, samples: readonly CropSample[],
   return {
     adopt: cand.evaluated > 0 && cand.top1 >= cur.top1 + minGain,
     candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated, minGain,
-    onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors: candidate, currentVectors: curVectors, test,
+    onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors: candidate, currentVectors: curVectors, test, strangers: away,
   };
 }
 

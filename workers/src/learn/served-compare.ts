@@ -1,7 +1,8 @@
 /**
  * Runs the served-pipeline comparison of served-gate.ts for a trained candidate: every held-out
  * gallery photo is identified by the engine through the served space and through the
- * candidate's, photo hidden and then its individual hidden, and the paired outcomes are judged.
+ * candidate's, photo hidden and then (for individuals the candidate never trained on) its individual
+ * hidden, and the paired outcomes are judged.
  */
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
@@ -22,6 +23,8 @@ export async function compareServed(
   c: Container, engine: RecognitionEngine, kind: Kind,
   samples: readonly { label: string; imageId?: string; base: Float32Array | null }[],
   test: ReadonlySet<number>, served: ComparedSpace, candidate: ComparedSpace, opts: GateOptions = {},
+  /** Individuals the candidate never trained on: the only ones asked hidden (open set). */
+  strangers?: ReadonlySet<string>,
 ): Promise<GateDecision> {
   const enrolled = samples.flatMap((s, i) => (s.imageId && s.base ? [i] : []));
   const ids = enrolled.map((i) => samples[i]!.imageId!);
@@ -44,7 +47,8 @@ export async function compareServed(
       };
       return { imageId: s.imageId!, individualId: s.label, descriptor, gallery: spaceGallery(rows, space.vectors[i] ?? null, localFeatures, space.learned) };
     });
-    return openSetSamples(engine, { kind, gallery: heldOut[0]?.gallery ?? spaceGallery(rows, null, localFeatures) }, heldOut, (ind) => photosOf.get(ind) ?? []);
+    const openSetOf = strangers ? (ind: string) => strangers.has(ind) : undefined;
+    return openSetSamples(engine, { kind, gallery: heldOut[0]?.gallery ?? spaceGallery(rows, null, localFeatures), ...(openSetOf ? { openSetOf } : {}) }, heldOut, (ind) => photosOf.get(ind) ?? []);
   };
   return judgeServed(await run(served), await run(candidate), opts);
 }

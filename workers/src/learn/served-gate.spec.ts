@@ -51,6 +51,18 @@ describe('adoption judged on the pipeline as served', () => {
     expect(d.reason).toMatch(/^adopted: correct matches/);
   });
 
+  it('refuses a better-matching candidate when too few photos it never trained on are left to calibrate it', () => {
+    // 100 held-out photos asked twice: 200 queries, fewer than the 299 the 1% bound needs.
+    const served = outcomes(100, 20, 0.85, 0.05, 5);
+    const candidate = outcomes(100, 20, 0.9, 0.35, 5);
+    const d = judgeServed(served, candidate);
+    expect(d.candidate.correct_match).toBeGreaterThan(d.served.correct_match);
+    expect(d.adopt).toBe(false);
+    expect(d.reason).toMatch(/^refused: the new model would match more, but only 200 queries of photos it never trained on .* \(299 are needed/);
+    // The same figures with a bound the sample can show are adopted: the count alone refused it.
+    expect(judgeServed(served, candidate, { minCalibration: 200 }).adopt).toBe(true);
+  });
+
   it('tolerates no more than the sample noise, and never more than 2 points', () => {
     const served = outcomes(400, 40, 0.9, 0.3, 9);
     const d = judgeServed(served, served);

@@ -13,6 +13,7 @@
 import { cosine } from '../vision/embed.js';
 import type { GalleryHit, GalleryLookup } from '../vision/engine.js';
 import { fitFusion } from '../vision/fusion.js';
+import { minimumSample } from '../vision/threshold.js';
 import type { QuerySample } from '../vision/fused-fit.js';
 
 export interface ServedFigures {
@@ -35,6 +36,12 @@ export interface GateOptions {
   /** Normal quantile of the noise band (default 1.96). */
   z?: number;
   targetFmr?: number;
+  /**
+   * Fewest queries of photos the candidate never trained on (held-out photos asked, strangers also
+   * hidden) for its matches to be vouched for after adoption: the owner's calibration may only be
+   * fitted on those. Default: what the 1% bound needs (threshold.ts minimumSample).
+   */
+  minCalibration?: number;
 }
 
 export interface GateDecision {
@@ -107,6 +114,10 @@ export function judgeServed(served: readonly QuerySample[], candidate: readonly 
     return decide(false, `refused: served top-1 would fall from ${pct(s.top1)} to ${pct(c.top1)} on ${n} held-out photos (more than the ${pct(tolerance)} this sample's noise allows)`);
   }
   if (c.correct_match > s.correct_match) {
+    const need = o.minCalibration ?? minimumSample(o.targetFmr);
+    if (candidate.length < need) {
+      return decide(false, `refused: the new model would match more, but only ${candidate.length} queries of photos it never trained on are left to calibrate it (${need} are needed to vouch for ≤ ${pct(o.targetFmr)} false matches), so its matches could not be trusted; the served model stays`);
+    }
     return decide(true, `adopted: correct matches at ≤ ${pct(o.targetFmr)} false matches rise from ${pct(s.correct_match)} to ${pct(c.correct_match)}, top-1 ${pct(s.top1)} → ${pct(c.top1)} on ${n} held-out photos`);
   }
   // Neither can match anything at 1% (striped coats at first): a top-1 gain beyond noise still

@@ -9,7 +9,7 @@ import { metricFromBytes, metricToBytes, type LinearMetric } from './metric.js';
 
 /** The recipe whose params are a fine-tuned ONNX model rather than a linear metric (backbone.ts). */
 /** v2: up to 4 photos per individual held out of training (v1: one), enough to calibrate on. */
-export const BACKBONE_RECIPE = 'finetuned-mobilenetv2-v2';
+export const BACKBONE_RECIPE = 'finetuned-mobilenetv2-v3';
 
 /** Name under which learned versions appear next to the base model on answers. */
 export const LEARNED_MODEL_NAME = 'owner-metric';

@@ -137,7 +137,7 @@ async function trainOwnerBackbone(
   const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
   const gate = await compareServed(c, engine, kind, run.samples, j.test,
     { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
-    { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } }, opts.gate);
+    { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } }, opts.gate, j.strangers);
   const report = {
     recipe: BACKBONE_RECIPE,
     decision: gate.reason,
@@ -146,6 +146,9 @@ async function trainOwnerBackbone(
     enrolled_photos: run.enrolled,
     verdict_photos: run.samples.length - run.enrolled,
     held_out: j.evaluated,
+    // What the model never trained on: after adoption the owner's calibration is fitted on these alone.
+    held_out_images: [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
+    strangers: [...j.strangers],
     // The global stage alone on the held-out photos (before the gate, this decided).
     candidate_top1: j.candidateTop1,
     current_top1: j.currentTop1,

@@ -90,6 +90,22 @@ interface GalleryRow {
   subject: Descriptor['subject'];
 }
 
+/**
+ * After a fine-tuned backbone is adopted, the photos it never trained on (its report's
+ * `held_out_images`) are the only honest calibration queries, and only the individuals it never
+ * trained on at all (`strangers`) can be hidden to stand for the open set: the backbone maps any
+ * cow near one of its herd, so a hidden trained cow is found "unknown" far more easily than a real
+ * stranger. On a 7-cow herd, fitting on every photo gave AUC 0.9999 and matched half the
+ * never-enrolled cows. A backbone version that did not record them (recipe v2 and before) leaves
+ * nothing to fit on, so the kind's defaults serve. Null: no restriction (base model, linear metric).
+ */
+export function honestSample<T extends { image_id: string }>(rows: readonly T[], version: { recipe: string; report: Record<string, unknown> } | null): { rows: T[]; strangers: Set<string> } | null {
+  if (!version || !version.recipe.startsWith('finetuned-')) return null;
+  const held = Array.isArray(version.report.held_out_images) ? new Set(version.report.held_out_images as string[]) : new Set<string>();
+  const strangers = new Set(Array.isArray(version.report.strangers) ? (version.report.strangers as string[]) : []);
+  return { rows: rows.filter((r) => held.has(r.image_id)), strangers };
+}
+
 /** Held-out photos per fit: enough for the 1% bound (299 queries) with two queries per photo, bounded in time. */
 export const MAX_HELD_OUT = 240;
 
@@ -113,7 +129,14 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
   const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
   const photos = new Map<string, string[]>();
   for (const r of rows) photos.set(r.individual_id, [...(photos.get(r.individual_id) ?? []), r.image_id]);
-  const picked = pickHeldOut(rows.map((r) => ({ ...r, imageId: r.image_id, individualId: r.individual_id })), maxHeldOut);
+  const version = gallery.learned
+    ? (await c.db.query<{ recipe: string; report: Record<string, unknown> }>('select recipe, report from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(gallery.learned.version)])).rows[0] ?? null
+    : null;
+  const honest = honestSample(rows, version);
+  const eligible = (honest?.rows ?? rows).map((r) => ({ ...r, imageId: r.image_id, individualId: r.individual_id }));
+  // Strangers' photos first: they are the only open-set queries a fine-tuned backbone allows.
+  const fromStrangers = honest ? pickHeldOut(eligible.filter((r) => honest.strangers.has(r.individual_id)), Math.ceil(maxHeldOut / 2)) : [];
+  const picked = [...fromStrangers, ...pickHeldOut(eligible.filter((r) => !honest?.strangers.has(r.individual_id)), maxHeldOut - fromStrangers.length)];
   const heldOut: HeldOutPhoto[] = [];
   for (const r of picked) {
     let gal: GalleryLookup | undefined;
@@ -125,7 +148,8 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
     }
     heldOut.push({ imageId: r.image_id, individualId: r.individual_id, descriptor: await descriptorOf(c, engine, kind, r), ...(gal ? { gallery: gal } : {}) });
   }
-  const samples = await openSetSamples(engine, { kind, gallery }, heldOut, (id) => photos.get(id) ?? []);
+  const openSetOf = honest ? (id: string) => honest.strangers.has(id) : undefined;
+  const samples = await openSetSamples(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}) }, heldOut, (id) => photos.get(id) ?? []);
   samples.push(...(await labelSamples(c, ownerId, kind, engine, gallery.learned ?? null)));
   const report = fitFusedCalibration(samples, { source: `owner:${scope}` });
   const { params, ...rest } = report;

@@ -32,13 +32,21 @@ export interface HeldOutPhoto {
 }
 
 /**
- * Identifies every held-out photo twice (photo hidden; individual hidden) through the engine as
- * served: the same settings, ordering and calibration a query would meet.
+ * Identifies every held-out photo twice (photo hidden; individual hidden, where `openSetOf` allows)
+ * through the engine as served: the same settings, ordering and calibration a query would meet.
  * @param photosOf every enrolled image id of an individual (to hide it whole)
  */
 export async function openSetSamples(
   engine: RecognitionEngine,
-  req: { kind: Kind; gallery: GalleryLookup; settings?: Partial<KindSettings>; calibration?: CalibrationParams },
+  req: {
+    kind: Kind; gallery: GalleryLookup; settings?: Partial<KindSettings>; calibration?: CalibrationParams;
+    /**
+     * Whose photos are also asked with their individual hidden (default: everyone's). A fine-tuned
+     * backbone knows the individuals it trained on even when they are hidden, so only those it
+     * never saw can stand for an animal that was never enrolled.
+     */
+    openSetOf?: (individualId: string) => boolean;
+  },
   heldOut: readonly HeldOutPhoto[],
   photosOf: (individualId: string) => readonly string[],
   onProgress?: (done: number) => void,
@@ -54,7 +62,7 @@ export async function openSetSamples(
       const top = (await ask(new Set([h.imageId]))).ranked[0];
       if (top) out.push({ evidence: top.evidence, same: top.individualId === h.individualId, group: h.individualId });
     }
-    const open = (await ask(new Set([h.imageId, ...others]))).ranked[0];
+    const open = req.openSetOf && !req.openSetOf(h.individualId) ? undefined : (await ask(new Set([h.imageId, ...others]))).ranked[0];
     if (open) out.push({ evidence: open.evidence, same: false, group: h.individualId, openSet: true });
     onProgress?.(i + 1);
   }
