@@ -1,12 +1,12 @@
 /**
- * Fine-tunes an owner's backbone (backbone.ts) and decides whether to adopt it.
+ * Fine-tunes an owner's backbone (backbone.ts) and scores it for the adoption gate.
  *
- * The test: a few whole individuals (strangers) and the last photos of every other individual that
- * has two or more are held out (heldOut); the model is trained on the rest (plus photos labelled by `identify_verdict`, which are never held out),
- * and each held-out photo is identified against the training photos (nearest individual by
- * best cosine). The current space (the adopted version, or the base embedding) is scored on the
- * same split, and the candidate is adopted only when it wins by `minGain`. The version stored is
- * the very model that was tested, so the figure in its report is honest for it.
+ * The split: a few whole individuals (strangers) and the last photos of every other individual
+ * with two or more are held out (heldOut); the model trains on the rest, plus photos labelled by
+ * `identify_verdict` (except a stranger's). Each held-out photo is identified against the training
+ * photos (nearest individual by best cosine) in the candidate's space and in the current one (the
+ * adopted version, or the base embedding); that global-stage figure is reported, while adoption is
+ * decided on the served pipeline (served-gate.ts). The version stored is the very model tested.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

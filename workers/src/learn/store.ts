@@ -8,7 +8,10 @@ import type { ModelRef } from '../vision/embed.js';
 import { metricFromBytes, metricToBytes, type LinearMetric } from './metric.js';
 
 /** The recipe whose params are a fine-tuned ONNX model rather than a linear metric (backbone.ts). */
-/** v2: up to 4 photos per individual held out of training (v1: one), enough to calibrate on. */
+/**
+ * v3: a fifth of the individuals (2 to 8) also held out whole, the only open set the gate and the
+ * calibration may use; v2: up to 4 photos per individual held out (v1: one), enough to calibrate on.
+ */
 export const BACKBONE_RECIPE = 'finetuned-mobilenetv2-v3';
 
 /** Name under which learned versions appear next to the base model on answers. */
