@@ -1,7 +1,8 @@
 /**
  * Survey benchmark with ground truth (`npm run bench:survey`):
  *
- *   npx tsx benchmarks/survey.ts [--dataset ../shared/datasets/nyala-dev] [--frames 48] [--out benchmarks/results/survey-<date>.json]
+ *   npx tsx benchmarks/survey.ts [--dataset ../shared/datasets/nyala-dev] [--frames 48] [--gallery-per-id N]
+ *     [--out benchmarks/results/survey-<date>.json]
  *
  * Renders three clips with known tracks (benchmarks/survey/scenes.ts): a drone pass (five small
  * nyala crops, camera pan, crossing paths), a phone walk (three large crops, one crossing in
@@ -10,7 +11,8 @@
  * the gallery is enrolled from its *gallery* photos of those individuals plus distractors, and
  * one or two crops per clip are of individuals never enrolled (strangers). Each clip goes
  * through the service's own survey pass (workers/src/survey/pipeline.ts) and the same engine
- * identification as the survey job. Reports per clip: count error, MOTA, IDF1, ID switches,
+ * identification as the survey job, with the owner's calibration fitted on that gallery as the
+ * service fits it (the kind's defaults when the gallery is too small to vouch for 1%). Reports per clip: count error, MOTA, IDF1, ID switches,
  * tracks identified correctly, false matches, frames per second (detection on the engine pool, as
  * the survey job runs it, and again on one thread for a side-by-side ratio); the last line is one JSON.
  */
@@ -26,6 +28,9 @@ import { mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/surv
 import { iou } from '../workers/src/survey/tracker.js';
 import { exclusiveMatches, summarise, type DecidedTrack } from '../shared/src/domain/survey-summary.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
+import { openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
+import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
+import { MAX_HELD_OUT } from '../workers/src/recognition/owner-calibration.js';
 import { motScores } from './survey/mot-metrics.js';
 import { renderClip, type Scene } from './survey/render.js';
 import { droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
@@ -91,11 +96,13 @@ for (const q of proto.queries.filter((x) => x.expect === null)) {
 }
 if (enrolledCast.length < 6 || strangers.length < 2) throw new Error('not enough detectable individuals in the dataset');
 
-// The owner's gallery: the cast's gallery photos plus distractor individuals, three photos each.
+// The owner's gallery: the cast's gallery photos plus distractor individuals, `--gallery-per-id`
+// photos each (default every one: an owner enrols what they have).
+const perId = Number(args.get('gallery-per-id') ?? Infinity);
 const enrolledIds = [...enrolledCast.map((c) => c.id), ...galleryIds.filter((id) => !enrolledCast.some((c) => c.id === id)).slice(0, 10)];
 const entries: { id: string; individualId: string; d: Descriptor }[] = [];
 for (const id of enrolledIds) {
-  for (const g of proto.gallery.filter((x) => x.id === id).slice(0, 3)) {
+  for (const g of proto.gallery.filter((x) => x.id === id).slice(0, perId)) {
     const d = await engine.describe(new Uint8Array(await readFile(path.join(root, g.path))), { kind: 'animal', enforceQuality: false });
     entries.push({ id: g.path, individualId: id, d });
   }
@@ -111,12 +118,21 @@ const gallery: GalleryLookup = {
   localFeatures: (ids) => new Map(ids.map((id) => [id, entries.find((e) => e.id === id)!.d.local])),
 };
 
+// The owner's calibration, fitted as the service fits it (recognition/owner-calibration.ts): held-out
+// gallery photos asked with the photo hidden and with their individual hidden. Too few photos to
+// vouch for 1%: the kind's defaults decide, as the service says in its answer.
+const photosOf = new Map<string, string[]>();
+for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.individualId) ?? []), e.id]);
+const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), MAX_HELD_OUT);
+const calibration = fitFusedCalibration(await openSetSamples(engine, { kind: 'animal', gallery }, held, (id) => photosOf.get(id) ?? []));
+console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%` : `kind defaults (${calibration.reason})`}`);
+
 /** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
 const rankedTop = new Map<SurveyTrack, string | null>();
 async function decide(t: SurveyTrack): Promise<DecidedTrack> {
   const queries: Descriptor[] = [];
   for (const c of t.crops) queries.push(await engine.describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } }));
-  const r = await engine.identify({ kind: 'animal', queries, gallery });
+  const r = await engine.identify({ kind: 'animal', queries, gallery, ...(calibration.params ? { calibration: calibration.params } : {}) });
   const top = r.candidates[0];
   rankedTop.set(t, r.ranked[0]?.individualId ?? null);
   return {
@@ -219,7 +235,9 @@ const summary = {
 };
 saveResult(out, {
   benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)',
-  gallery: { individuals: enrolledIds.length, photos: entries.length }, engine: engine.model, detector: detector.model,
+  gallery: { individuals: enrolledIds.length, photos: entries.length },
+  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults: ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper },
+  engine: engine.model, detector: detector.model,
   machine: machineInfo(engine.provider), clips, summary,
 });
 console.log(JSON.stringify(summary));
