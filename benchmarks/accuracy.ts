@@ -130,13 +130,16 @@ const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
 // Calibrate from the gallery only (leave-one-out plus hidden-individual open set).
 // 200 photos give about 400 queries (photo hidden; individual hidden): enough for a 1% bound (299).
 const nCalib = Number(args.get('calib-samples') ?? 200);
-const calibPicks = [...proto.gallery]
-  // A fine-tuned backbone calibrates on the gallery photos held out of its training only.
-  .filter((g) => !(learning && 'calibrateOn' in learning) || learning.calibrateOn.has(g.path))
+const hashed = (list: Protocol['gallery']) => list
   .map((g) => ({ g, h: createHash('sha256').update(g.path).digest('hex') }))
   .sort((a, b) => (a.h < b.h ? -1 : 1))
-  .slice(0, nCalib)
   .map((x) => x.g);
+// A fine-tuned backbone calibrates on the gallery photos held out of its training only, its
+// strangers' photos first (half the picks at most): as the service picks (owner-calibration.ts),
+// since only they can be asked hidden.
+const eligible = proto.gallery.filter((g) => !(learning && 'calibrateOn' in learning) || learning.calibrateOn.has(g.path));
+const strangerPicks = learning && 'strangers' in learning ? hashed(eligible.filter((g) => learning.strangers.has(g.id))).slice(0, Math.ceil(nCalib / 2)) : [];
+const calibPicks = [...strangerPicks, ...hashed(eligible.filter((g) => !strangerPicks.includes(g))).slice(0, nCalib - strangerPicks.length)];
 // As the service fits an owner (workers/src/recognition/owner-calibration.ts): each picked photo
 // is identified with itself hidden, then with its whole individual hidden (the open set), and
 // the fused calibration's match threshold must hold the 1% false-match bound (Clopper–Pearson).

@@ -162,6 +162,8 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
     const report = {
       recipe: BACKBONE_RECIPE,
       trained_on: `gallery only: ${rows.length} photos of ${new Set(rows.map((r) => r.individualId)).size} individuals, its last third of photos per individual held out (at most ${HELD_OUT_PER_INDIVIDUAL}) and ${j.strangers.length} individuals held out whole (strangers)`,
+      // The global stage's rule only: the service adopts by the served-pipeline gate
+      // (served-gate.ts), which benchmarks/herd-learning.ts measures through the API.
       adopted: j.adopt,
       held_out_top1_base: j.currentTop1,
       held_out_top1_finetuned: j.candidateTop1,
