@@ -87,6 +87,9 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const out = await identify(owner.token, 1);
     expect(out.learned).toEqual({ name: 'owner-metric', version: String(v.version) });
     expect(out.candidates[0]?.animal_did).toBe(dids[1]);
+    // No owner fit for this model yet: the kind's defaults vouch for nothing behind it, so no match.
+    expect(out.verdict).toBe('uncertain');
+    expect(out.calibration).toMatchObject({ source: 'kind_default', match_threshold: 1.01, reason: expect.stringMatching(/^the model fine-tuned on your photos is not yet calibrated/) });
     await identify(owner.token, 2);
     expect(await count(stored, [owner.id, v.version])).toBe(9);
     // An animal enrolled after adoption is embedded by the model on the next identify, once.

@@ -44,7 +44,7 @@ export const IdentifyOut = Ok.extend({
     reason: z.string().nullable().describe('why the kind\'s defaults apply; null with your own calibration'),
     samples: z.number().int().nullable().describe('queries your calibration was fitted on'),
     false_match_bound: z.number().nullable().describe('95% upper confidence bound (Clopper–Pearson) of the false-match rate at the match threshold, at most 0.01; null with the defaults'),
-    match_threshold: z.number().describe('probability at or above which the top candidate is a match'),
+    match_threshold: z.number().describe('probability at or above which the top candidate is a match; above 1 (1.01) when matches are withheld: a model fine-tuned on your photos that is not yet calibrated on photos it never trained on'),
     fitted_at: z.string().nullable(),
   }).optional().describe('the calibration behind `probability` and the verdict (issue 23)'),
 });

@@ -56,13 +56,33 @@ export async function loadOwnerCalibration(db: Queryable, ownerId: string, kind:
   return row ? { params: row.params, report: row.report, created_at: new Date(row.created_at).toISOString() } : null;
 }
 
-/** The calibration identify uses for an owner and pipeline, and what to tell the client about it. */
-export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind, pipeline: string, kindDefault: CalibrationParams): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
+/** A match threshold no probability reaches: matches withheld, the closest still shown as `uncertain`. */
+export const MATCH_WITHHELD = 1.01;
+
+/**
+ * The calibration identify uses for an owner and pipeline, and what to tell the client about it.
+ * `learned`: the owner's version that searched, if any. The kind's defaults were set for the base
+ * pipeline; behind a fine-tuned backbone they vouch for nothing (nyala-dev: every `match` they let
+ * through was wrong), so until the owner's fit exists such a pipeline answers no `match`.
+ */
+export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind, pipeline: string, kindDefault: CalibrationParams, learned: ModelRef | null = null): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
   const stored = await loadOwnerCalibration(db, ownerId, kind, pipeline);
   if (stored?.params) {
     return {
       params: stored.params,
       info: { source: 'owner', reason: null, samples: stored.report.n, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at },
+    };
+  }
+  const recipe = learned
+    ? (await db.query<{ recipe: string }>('select recipe from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(learned.version)])).rows[0]?.recipe
+    : undefined;
+  if (recipe?.startsWith('finetuned-')) {
+    return {
+      params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
+      info: {
+        source: 'kind_default', samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: MATCH_WITHHELD, fitted_at: stored?.created_at ?? null,
+        reason: `the model fine-tuned on your photos is not yet calibrated on photos it never trained on${stored ? ` (${stored.report.reason})` : ''}, so no answer is a match until it is; the closest are shown for you to choose`,
+      },
     };
   }
   const reason = stored
