@@ -44,6 +44,7 @@ import { settingsFor, type Kind, type KindSettings } from '../workers/src/vision
 import { IndexedGallery, mapSource } from '../workers/src/index/gallery.js';
 import { OwnerIndex, type IndexRow } from '../workers/src/index/owner-index.js';
 import { machineInfo, parseArgs, peakRssMb, percentile, saveResult } from './machine.js';
+import { MATCH_WITHHELD } from '../workers/src/recognition/owner-calibration.js';
 import { writePlots } from './plots.js';
 import { LnbnnIndex } from './lnbnn.js';
 import { isXFeat, unpackXFeat } from '../workers/src/vision/xfeat.js';
@@ -160,9 +161,11 @@ for (const [i, g] of calibPicks.entries()) {
   if (i % 20 === 0) log(`calibrate ${i}/${calibPicks.length}`);
 }
 const fused = fitFusedCalibration(samples, { source: 'fused: gallery held-out photos + hidden individuals' });
-// Too little data to vouch for 1%: the kind's defaults serve, as the service says in its answer.
+// Too little data to vouch for 1%: the kind's defaults serve, as the service says in its answer;
+// behind a fine-tuned backbone they vouch for nothing, so matches are withheld (calibrationFor).
 if (fused.params) engine.setCalibration(kind, fused.params);
-const fit = { ...fused, params: undefined, source: fused.params ? 'owner (fused, fitted on the gallery)' : `kind_default: ${fused.reason}` };
+else if (backbone) engine.setCalibration(kind, { ...engine.calibrationFor(kind), matchThreshold: MATCH_WITHHELD });
+const fit = { ...fused, params: undefined, source: fused.params ? 'owner (fused, fitted on the gallery)' : `kind_default${backbone ? ', matches withheld behind the backbone' : ''}: ${fused.reason}` };
 log(`calibration: ${JSON.stringify(fit)}`);
 
 // Identify.
