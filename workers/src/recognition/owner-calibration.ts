@@ -56,6 +56,13 @@ export async function loadOwnerCalibration(db: Queryable, ownerId: string, kind:
   return row ? { params: row.params, report: row.report, created_at: new Date(row.created_at).toISOString() } : null;
 }
 
+/** The recipe and report of the owner's learned version that searched (its ONNX bytes are not read); null for the base pipeline. */
+async function learnedVersion(db: Queryable, ownerId: string, kind: Kind, learned: ModelRef | null): Promise<{ recipe: string; report: Record<string, unknown> } | null> {
+  if (!learned) return null;
+  const r = await db.query<{ recipe: string; report: Record<string, unknown> }>('select recipe, report from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(learned.version)]);
+  return r.rows[0] ?? null;
+}
+
 /** A match threshold no probability reaches: matches withheld, the closest still shown as `uncertain`. */
 export const MATCH_WITHHELD = 1.01;
 
@@ -73,10 +80,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
       info: { source: 'owner', reason: null, samples: stored.report.n, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at },
     };
   }
-  const recipe = learned
-    ? (await db.query<{ recipe: string }>('select recipe from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(learned.version)])).rows[0]?.recipe
-    : undefined;
-  if (recipe?.startsWith('finetuned-')) {
+  if ((await learnedVersion(db, ownerId, kind, learned))?.recipe.startsWith('finetuned-')) {
     return {
       params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
       info: {
@@ -149,10 +153,7 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
   const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
   const photos = new Map<string, string[]>();
   for (const r of rows) photos.set(r.individual_id, [...(photos.get(r.individual_id) ?? []), r.image_id]);
-  const version = gallery.learned
-    ? (await c.db.query<{ recipe: string; report: Record<string, unknown> }>('select recipe, report from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(gallery.learned.version)])).rows[0] ?? null
-    : null;
-  const honest = honestSample(rows, version);
+  const honest = honestSample(rows, await learnedVersion(c.db, ownerId, kind, gallery.learned ?? null));
   const eligible = (honest?.rows ?? rows).map((r) => ({ ...r, imageId: r.image_id, individualId: r.individual_id }));
   // Strangers' photos first: they are the only open-set queries a fine-tuned backbone allows.
   const fromStrangers = honest ? pickHeldOut(eligible.filter((r) => honest.strangers.has(r.individual_id)), Math.ceil(maxHeldOut / 2)) : [];
