@@ -46,6 +46,11 @@ const EnvSchema = z.object({
   ENGINE_LINGER_MS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Memory for enrolled photos' local features kept between identifies, per job process (MB; 0: none). */
   FEATURE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
+  /**
+   * Most held-out photos an owner's calibration fit identifies (each asked once or twice). More
+   * photos vouch for a threshold nearer the true 1% false-match point, and cost one identify each.
+   */
+  CALIBRATION_MAX_PHOTOS: z.coerce.number().int().min(50).max(100_000).default(600),
   /** Who may read GET /metrics on the API port: `admin` (token), `public`, or `off`. */
   METRICS_ACCESS: z.enum(['admin', 'public', 'off']).default('admin'),
   /** A separate port serving /metrics and /ready without auth (for Prometheus and probes); unset = none. */

@@ -56,11 +56,15 @@ describe('adoption judged on the pipeline as served', () => {
     const served = outcomes(100, 20, 0.85, 0.05, 5);
     const candidate = outcomes(100, 20, 0.9, 0.35, 5);
     const d = judgeServed(served, candidate);
-    expect(d.candidate.correct_match).toBeGreaterThan(d.served.correct_match);
+    // Neither 200-query sample can vouch for 1%: as served, both would withhold every match.
+    expect([d.served.correct_match, d.candidate.correct_match]).toEqual([0, 0]);
     expect(d.adopt).toBe(false);
     expect(d.reason).toMatch(/^refused: the new model would match more, but only 200 queries of photos it never trained on .* \(299 are needed/);
-    // The same figures with a bound the sample can show are adopted: the count alone refused it.
-    expect(judgeServed(served, candidate, { minCalibration: 200 }).adopt).toBe(true);
+    expect(d.candidate.allowed_false_matches).toBe(-1);
+    // The same figures, when the refit will rest on 400 such queries, are adopted: the count alone refused it.
+    const later = judgeServed(served, candidate, { servedCalibration: 400, candidateCalibration: 400 });
+    expect(later.adopt).toBe(true);
+    expect(later.candidate.allowed_false_matches).toBe(0);
   });
 
   it('tolerates no more than the sample noise, and never more than 2 points', () => {
@@ -79,6 +83,26 @@ describe('adoption judged on the pipeline as served', () => {
     expect(f.open).toBe(200);
     expect(f.correct_match).toBeGreaterThan(0.5);
     expect(f.correct_match).toBeLessThanOrEqual(f.top1);
+  });
+
+  it('judges each side at the false matches its own calibration can vouch for, not at an oracle 1% of the sample', () => {
+    const sample = outcomes(300, 30, 0.85, 0.2, 13);
+    // The gate's own 600 queries would allow 6 false matches at 1%; a refit on 360 allows none,
+    // on 480 one (threshold.ts vouchedFalses), scaled to this sample.
+    const oracle = servedFigures(sample, 0.01, 600);
+    const strict = servedFigures(sample, 0.01, 360);
+    expect(oracle.allowed_false_matches).toBe(1);
+    expect(strict.allowed_false_matches).toBe(0);
+    expect(servedFigures(sample, 0.01, 480).allowed_false_matches).toBe(1);
+    expect(strict.correct_match).toBeLessThanOrEqual(oracle.correct_match);
+    // A calibration that cannot vouch for 1% withholds every match.
+    expect(servedFigures(sample, 0.01, 250)).toMatchObject({ allowed_false_matches: -1, correct_match: 0 });
+    // The candidate is judged with the refit it will get: too few never-trained photos refuse it even when it ranks better.
+    const better = outcomes(300, 30, 0.9, 0.5, 13);
+    expect(judgeServed(sample, better, { servedCalibration: 480, candidateCalibration: 600 }).adopt).toBe(true);
+    const d = judgeServed(sample, better, { servedCalibration: 480, candidateCalibration: 250 });
+    expect(d.adopt).toBe(false);
+    expect(d.reason).toContain('only 250 queries of photos it never trained on');
   });
 
   it('orders a space gallery by the compared space and reports the base cosine as the similarity', () => {

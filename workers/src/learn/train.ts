@@ -18,6 +18,7 @@ import { storeLearnedEmbedding } from './backbone-gallery.js';
 import { adoptedVersion, BACKBONE_RECIPE, LEARNED_MODEL_NAME, saveVersion, versionForJob, type LearnedVersion } from './store.js';
 import { compareServed } from './served-compare.js';
 import type { GateOptions } from './served-gate.js';
+import { calibrationQueries, loadOwnerCalibration, pipelineKey } from '../recognition/owner-calibration.js';
 
 /** The training recipe; stored with every version so a later recipe change is visible. */
 export const RECIPE = 'proxy-softmax-linear-v1';
@@ -137,7 +138,8 @@ async function trainOwnerBackbone(
   const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
   const gate = await compareServed(c, engine, kind, run.samples, j.test,
     { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
-    { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } }, opts.gate, j.strangers);
+    { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
+    { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate }, j.strangers);
   const report = {
     recipe: BACKBONE_RECIPE,
     decision: gate.reason,
@@ -162,6 +164,27 @@ async function trainOwnerBackbone(
   // The gallery is already embedded by the tested model: keep it, so the first identify need not.
   if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, j.vectors);
   return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+}
+
+/**
+ * The queries each side's calibration rests on, so the gate judges each at the threshold it would
+ * be served with: the served pipeline's stored owner fit (or the fit the base model would get),
+ * and the candidate's refit, which may only use the photos it never trained on.
+ */
+async function calibrationSizes(
+  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, current: LearnedVersion | null,
+  samples: readonly CropSample[], test: ReadonlySet<number>, away: ReadonlySet<string>,
+): Promise<{ servedCalibration: number; candidateCalibration: number }> {
+  const cap = c.config.CALIBRATION_MAX_PHOTOS;
+  const servedRef = current ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : null;
+  const stored = await loadOwnerCalibration(c.db, ownerId, kind, pipelineKey(engine, servedRef));
+  const enrolled = samples.filter((s) => s.imageId).length;
+  const tested = [...test].filter((i) => samples[i]?.imageId);
+  const ofStrangers = tested.filter((i) => away.has(samples[i]!.label)).length;
+  return {
+    servedCalibration: stored?.params ? stored.report.n : calibrationQueries(0, enrolled, cap, true),
+    candidateCalibration: calibrationQueries(ofStrangers, tested.length - ofStrangers, cap),
+  };
 }
 
 async function keepEmbeddings(c: Container, ownerId: string, kind: Kind, version: number, samples: readonly CropSample[], vectors: readonly (Float32Array | null)[]) {

@@ -57,10 +57,21 @@ export async function loadOwnerCalibration(db: Queryable, ownerId: string, kind:
 }
 
 /** The recipe and report of the owner's learned version that searched (its ONNX bytes are not read); null for the base pipeline. */
-async function learnedVersion(db: Queryable, ownerId: string, kind: Kind, learned: ModelRef | null): Promise<{ recipe: string; report: Record<string, unknown> } | null> {
+async function learnedVersion(db: Queryable, ownerId: string, kind: Kind, learned: ModelRef | null): Promise<LearnedVersionFacts | null> {
   if (!learned) return null;
-  const r = await db.query<{ recipe: string; report: Record<string, unknown> }>('select recipe, report from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(learned.version)]);
-  return r.rows[0] ?? null;
+  const r = await db.query<{ recipe: string; report: Record<string, unknown>; created_at: Date | string }>(
+    'select recipe, report, created_at from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(learned.version)],
+  );
+  const row = r.rows[0];
+  return row ? { recipe: row.recipe, report: row.report, createdAt: new Date(row.created_at) } : null;
+}
+
+/** What the calibration needs to know of a learned version: its recipe, its report, when it was stored. */
+export interface LearnedVersionFacts {
+  recipe: string;
+  report: Record<string, unknown>;
+  /** Photos enrolled after this were never trained on (training read the gallery before it). */
+  createdAt?: Date;
 }
 
 /** A match threshold no probability reaches: matches withheld, the closest still shown as `uncertain`. */
@@ -107,6 +118,7 @@ export interface OwnerFitDeps {
 interface GalleryRow {
   image_id: string;
   individual_id: string;
+  created_at: Date | string;
   tree_id: string | null;
   cid: string;
   global: Uint8Array;
@@ -115,33 +127,59 @@ interface GalleryRow {
 }
 
 /**
- * After a fine-tuned backbone is adopted, the photos it never trained on (its report's
- * `held_out_images`) are the only honest calibration queries, and only the individuals it never
- * trained on at all (`strangers`) can be hidden to stand for the open set: the backbone maps any
- * cow near one of its herd, so a hidden trained cow is found "unknown" far more easily than a real
- * stranger. On a 7-cow herd, fitting on every photo gave AUC 0.9999 and matched half the
- * never-enrolled cows. A backbone version that did not record them (recipe v2 and before) leaves
- * nothing to fit on, so the kind's defaults serve. Null: no restriction (base model, linear metric).
+ * After a fine-tuned backbone is adopted, the photos it never trained on are the only honest
+ * calibration queries: its report's `held_out_images`, and every photo enrolled after the version
+ * was stored. Only individuals it never trained on at all can be hidden to stand for the open set:
+ * its `strangers`, and individuals all of whose photos came after it. The backbone maps any cow
+ * near one of its herd, so a hidden trained cow is found "unknown" far more easily than a real
+ * stranger; on a 7-cow herd, fitting on every photo gave AUC 0.9999 and matched half the
+ * never-enrolled cows. A backbone version that did not record its held-out photos (recipe v2 and
+ * before) leaves only later photos. Null: no restriction (base model, linear metric).
  */
-export function honestSample<T extends { image_id: string }>(rows: readonly T[], version: { recipe: string; report: Record<string, unknown> } | null): { rows: T[]; strangers: Set<string> } | null {
+export function honestSample<T extends { image_id: string; individual_id: string; created_at?: Date | string }>(rows: readonly T[], version: LearnedVersionFacts | null): { rows: T[]; strangers: Set<string> } | null {
   if (!version || !version.recipe.startsWith('finetuned-')) return null;
   const held = Array.isArray(version.report.held_out_images) ? new Set(version.report.held_out_images as string[]) : new Set<string>();
   const strangers = new Set(Array.isArray(version.report.strangers) ? (version.report.strangers as string[]) : []);
-  return { rows: rows.filter((r) => held.has(r.image_id)), strangers };
+  const after = (r: T) => version.createdAt !== undefined && r.created_at !== undefined && new Date(r.created_at) > version.createdAt;
+  const trained = new Set(rows.filter((r) => !after(r) && !held.has(r.image_id)).map((r) => r.individual_id));
+  for (const r of rows) if (after(r) && !trained.has(r.individual_id) && !rows.some((o) => o.individual_id === r.individual_id && !after(o))) strangers.add(r.individual_id);
+  return { rows: rows.filter((r) => held.has(r.image_id) || after(r)), strangers };
 }
 
-/** Held-out photos per fit: enough for the 1% bound (299 queries) with two queries per photo, bounded in time. */
-export const MAX_HELD_OUT = 240;
+/**
+ * How a fit of at most `cap` held-out photos splits between strangers' photos (first, up to half:
+ * they are the only open-set queries a fine-tuned backbone allows) and the rest.
+ */
+export function calibrationPicks(strangerPhotos: number, otherPhotos: number, cap: number): { strangers: number; others: number } {
+  const strangers = Math.min(strangerPhotos, Math.ceil(cap / 2));
+  return { strangers, others: Math.min(otherPhotos, cap - strangers) };
+}
+
+/**
+ * About how many queries such a fit will rest on: every picked photo is asked with its individual
+ * enrolled, and the open-set ones again with it hidden (all of them for the base model).
+ */
+export function calibrationQueries(strangerPhotos: number, otherPhotos: number, cap: number, openSetOthers = false): number {
+  const p = calibrationPicks(strangerPhotos, otherPhotos, cap);
+  return 2 * p.strangers + (openSetOthers ? 2 : 1) * p.others;
+}
+
+/**
+ * Held-out photos per fit when the config does not say (`CALIBRATION_MAX_PHOTOS`). More photos let
+ * the Clopper–Pearson bound vouch for a threshold nearer the true 1% point: 480 queries allow one
+ * false match, 1,200 allow six. Each query is one identify, so the fit's time grows with it.
+ */
+export const MAX_HELD_OUT = 600;
 
 /**
  * Fits and stores the owner's calibration for a kind and scope under the pipeline serving now.
  * Only the owner's own pool is used: a granted pool is someone else's data.
  */
-export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind: Kind, scope: CalibrationScope = 'all', maxHeldOut = MAX_HELD_OUT): Promise<{ pipeline: string; report: FusedFitReport }> {
+export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind: Kind, scope: CalibrationScope = 'all', maxHeldOut = d.c.config.CALIBRATION_MAX_PHOTOS ?? MAX_HELD_OUT): Promise<{ pipeline: string; report: FusedFitReport }> {
   const { c, engine } = d;
   const rows = (
     await c.db.query<GalleryRow>(
-      `select d.image_id, i.individual_id, ind.tree_id, i.cid, d.global, d.local, d.subject
+      `select d.image_id, i.individual_id, ind.tree_id, i.cid, i.created_at, d.global, d.local, d.subject
          from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
         where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
       [ownerId, kind, engine.model.name, engine.model.version],
@@ -154,10 +192,12 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
   const photos = new Map<string, string[]>();
   for (const r of rows) photos.set(r.individual_id, [...(photos.get(r.individual_id) ?? []), r.image_id]);
   const honest = honestSample(rows, await learnedVersion(c.db, ownerId, kind, gallery.learned ?? null));
-  const eligible = (honest?.rows ?? rows).map((r) => ({ ...r, imageId: r.image_id, individualId: r.individual_id }));
-  // Strangers' photos first: they are the only open-set queries a fine-tuned backbone allows.
-  const fromStrangers = honest ? pickHeldOut(eligible.filter((r) => honest.strangers.has(r.individual_id)), Math.ceil(maxHeldOut / 2)) : [];
-  const picked = [...fromStrangers, ...pickHeldOut(eligible.filter((r) => !honest?.strangers.has(r.individual_id)), maxHeldOut - fromStrangers.length)];
+  // Ordered by content, not by image id: the same photos give the same sample however often they are enrolled.
+  const eligible = (honest?.rows ?? rows).map((r) => ({ ...r, imageId: r.image_id, individualId: r.individual_id, order: r.cid }));
+  const ofStrangers = eligible.filter((r) => honest?.strangers.has(r.individual_id));
+  const others = eligible.filter((r) => !honest?.strangers.has(r.individual_id));
+  const split = honest ? calibrationPicks(ofStrangers.length, others.length, maxHeldOut) : { strangers: 0, others: maxHeldOut };
+  const picked = [...pickHeldOut(ofStrangers, split.strangers), ...pickHeldOut(others, split.others)];
   const heldOut: HeldOutPhoto[] = [];
   for (const r of picked) {
     let gal: GalleryLookup | undefined;

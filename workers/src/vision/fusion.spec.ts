@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { probability, rocAuc, type Evidence } from './calibrate.js';
 import { applyCalibrator, fitFusion, fitIsotonic, fitPlatt, fusedProbability } from './fusion.js';
 import { fitFusedCalibration, type QuerySample } from './fused-fit.js';
-import { chooseThreshold, clopperPearsonUpper, minimumSample } from './threshold.js';
+import { chooseThreshold, clopperPearsonUpper, minimumSample, vouchedFalses } from './threshold.js';
 import { mulberry32 } from './testing/synthetic.js';
 
 /**
@@ -115,6 +115,16 @@ describe('the match threshold holds its false-match bound', () => {
     // Known value: 2 events in 100 trials, one-sided 95% → 0.0616.
     expect(clopperPearsonUpper(2, 100)).toBeCloseTo(0.0616, 3);
     expect(minimumSample(0.01)).toBe(299);
+  });
+
+  it('says how many false matches a calibration of n queries can vouch for', () => {
+    // Below 299 queries nothing holds 1%; each step is where the bound of one more false match falls within it.
+    expect([298, 299, 472, 473, 627, 628, 1200].map((n) => vouchedFalses(n))).toEqual([-1, 0, 0, 1, 1, 2, 6]);
+    for (const n of [299, 650, 1200]) {
+      const k = vouchedFalses(n);
+      expect(clopperPearsonUpper(k, n)).toBeLessThanOrEqual(0.01);
+      expect(clopperPearsonUpper(k + 1, n)).toBeGreaterThan(0.01);
+    }
   });
 
   it('on generated open-set data, the false-match rate at the chosen threshold stays within 1% on fresh queries', () => {

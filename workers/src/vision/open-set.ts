@@ -71,11 +71,13 @@ export async function openSetSamples(
 
 /**
  * A deterministic spread of held-out photos: round-robin over individuals (each gives its photos
- * in a fixed order), so a capped sample still covers as many individuals as possible.
+ * in a fixed order: `order`, else the image id), so a capped sample still covers as many
+ * individuals as possible.
  */
-export function pickHeldOut<T extends { imageId: string; individualId: string }>(photos: readonly T[], max: number): T[] {
+export function pickHeldOut<T extends { imageId: string; individualId: string; order?: string }>(photos: readonly T[], max: number): T[] {
   const byInd = new Map<string, T[]>();
-  for (const p of [...photos].sort((a, b) => (a.imageId < b.imageId ? -1 : 1))) {
+  const key = (p: T) => p.order ?? p.imageId;
+  for (const p of [...photos].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.imageId < b.imageId ? -1 : 1))) {
     const list = byInd.get(p.individualId) ?? [];
     list.push(p);
     byInd.set(p.individualId, list);

@@ -45,6 +45,17 @@ export function minimumSample(target: number, alpha = 0.05): number {
   return Math.ceil(Math.log(alpha) / Math.log1p(-target));
 }
 
+/**
+ * The most false matches a sample of `n` queries may show while its Clopper–Pearson bound stays
+ * within `target`: what a calibration fitted on `n` queries can let through at its threshold.
+ * -1 when the sample cannot vouch for the target at all (fewer than minimumSample queries).
+ */
+export function vouchedFalses(n: number, target = 0.01, alpha = 0.05): number {
+  let k = -1;
+  while (k + 1 < n && clopperPearsonUpper(k + 1, n, alpha) <= target) k++;
+  return k;
+}
+
 export interface ThresholdChoice {
   /** The lowest probability at which a top answer is a `match`; null: the sample cannot vouch for the target. */
   threshold: number | null;
