@@ -125,7 +125,7 @@ try {
   }
   const trainMs = performance.now() - t0;
   const run = learning.runs[0];
-  log(`learning run: ${run.status}: ${run.reason}`);
+  log(`learning run: ${run.reason ?? run.status}`);
 
   // 4. The same queries through whatever now serves.
   const learned = await pass('after the learning run');

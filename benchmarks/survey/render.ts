@@ -64,12 +64,16 @@ function truth(s: Scene, f: number): FrameBoxes {
   return out;
 }
 
-export async function renderClip(s: Scene): Promise<{ video: Buffer; gt: FrameBoxes[] }> {
+/**
+ * `encodeAs`: encode every frame at this size instead of the view's (a 1280×720 source for the
+ * 720p speed pass); the ground truth stays in view pixels.
+ */
+export async function renderClip(s: Scene, encodeAs?: { width: number; height: number }): Promise<{ video: Buffer; gt: FrameBoxes[] }> {
   const sprites = new Map<Actor, Buffer>();
   for (const a of s.actors) sprites.set(a, await sharp(a.sprite).resize(Math.round(a.w), Math.round(a.h), { fit: 'fill' }).png().toBuffer());
   const occ = await Promise.all(s.occluders.map(async (o) => ({ o, png: await sharp(o.png).resize(Math.round(o.w), Math.round(o.h), { fit: 'fill' }).png().toBuffer() })));
   const { width, height } = s.view;
-  const enc = mp4Encoder(width, height, s.fps, 18);
+  const enc = mp4Encoder(encodeAs?.width ?? width, encodeAs?.height ?? height, s.fps, 18);
   const gt: FrameBoxes[] = [];
   for (let f = 0; f < s.frames; f++) {
     const v = s.view.at(f);
@@ -81,7 +85,7 @@ export async function renderClip(s: Scene): Promise<{ video: Buffer; gt: FrameBo
     const world = await sharp(s.world.png).composite(comps).raw().toBuffer({ resolveWithObject: true });
     const rgb = await sharp(world.data, { raw: { width: world.info.width, height: world.info.height, channels: world.info.channels } })
       .extract({ left: Math.round(v.x), top: Math.round(v.y), width, height }).removeAlpha().raw().toBuffer();
-    await enc.write(rgb);
+    await enc.write(encodeAs ? await sharp(rgb, { raw: { width, height, channels: 3 } }).resize(encodeAs.width, encodeAs.height, { fit: 'fill' }).raw().toBuffer() : rgb);
     gt.push(truth(s, f));
   }
   return { video: await enc.finish(), gt };

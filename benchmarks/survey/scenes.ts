@@ -35,9 +35,13 @@ export async function bush(seed: number): Promise<Buffer> {
 
 const lin = (x0: number, y0: number, vx: number, vy: number) => (f: number) => ({ x: x0 + vx * f, y: y0 + vy * f });
 
+/** Animal heights in the drone and phone clips (px in a 960×540 view): the cast must be detectable at each. */
+export const DRONE_HEIGHT = 100;
+export const PHONE_HEIGHTS = [210, 189] as const;
+
 /** Drone: five small animals on a 1800×540 field, the camera panning right 17 px a frame; two cross paths. */
 export async function droneScene(sprites: { id: string; png: Buffer; aspect: number }[], frames = 48): Promise<Scene> {
-  const h = 100;
+  const h = DRONE_HEIGHT;
   const at = [lin(120, 60, 3, 1.5), lin(420, 300, 2, -1), lin(700, 120, 4, 2.5), lin(1000, 330, -3, -2.6), lin(1350, 200, -2, 1)];
   const actors: Actor[] = sprites.slice(0, 5).map((s, i) => ({ id: s.id, sprite: s.png, w: h * s.aspect, h, at: at[i]!, z: i }));
   return {
@@ -49,12 +53,12 @@ export async function droneScene(sprites: { id: string; png: Buffer; aspect: num
 
 /** Phone: three large animals; two cross (one in front), the third walks behind a bush; the camera pans 5 px a frame. */
 export async function phoneScene(sprites: { id: string; png: Buffer; aspect: number }[], frames = 48): Promise<Scene> {
-  const h = 210;
+  const [h, far] = PHONE_HEIGHTS;
   const [a, b, c] = sprites;
   const actors: Actor[] = [
     { id: a!.id, sprite: a!.png, w: h * a!.aspect, h, at: lin(40, 250, 11, 0), z: 1 },
     { id: b!.id, sprite: b!.png, w: h * b!.aspect, h, at: lin(760, 270, -10, 0), z: 2 },
-    { id: c!.id, sprite: c!.png, w: h * 0.9 * c!.aspect, h: h * 0.9, at: lin(700, 20, 9, 0), z: 0 },
+    { id: c!.id, sprite: c!.png, w: far * c!.aspect, h: far, at: lin(700, 20, 9, 0), z: 0 },
   ];
   return {
     world: { width: 1300, height: 540, png: await field(1300, 540, 12) },

@@ -141,8 +141,9 @@ export function honestSample<T extends { image_id: string; individual_id: string
   const held = Array.isArray(version.report.held_out_images) ? new Set(version.report.held_out_images as string[]) : new Set<string>();
   const strangers = new Set(Array.isArray(version.report.strangers) ? (version.report.strangers as string[]) : []);
   const after = (r: T) => version.createdAt !== undefined && r.created_at !== undefined && new Date(r.created_at) > version.createdAt;
-  const trained = new Set(rows.filter((r) => !after(r) && !held.has(r.image_id)).map((r) => r.individual_id));
-  for (const r of rows) if (after(r) && !trained.has(r.individual_id) && !rows.some((o) => o.individual_id === r.individual_id && !after(o))) strangers.add(r.individual_id);
+  // An individual with any photo from before the version may have been trained on.
+  const earlier = new Set(rows.filter((r) => !after(r)).map((r) => r.individual_id));
+  for (const r of rows) if (after(r) && !earlier.has(r.individual_id)) strangers.add(r.individual_id);
   return { rows: rows.filter((r) => held.has(r.image_id) || after(r)), strangers };
 }
 
