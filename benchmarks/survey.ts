@@ -33,7 +33,7 @@ import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
 import { MAX_HELD_OUT } from '../workers/src/recognition/owner-calibration.js';
 import { motScores } from './survey/mot-metrics.js';
 import { renderClip, type Scene } from './survey/render.js';
-import { DRONE_HEIGHT, PHONE_HEIGHTS, droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
+import { DRONE_HEIGHT, droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
 
 const args = parseArgs(process.argv.slice(2));
 const root = path.resolve(args.get('dataset') ?? '../shared/datasets/nyala-dev');
@@ -57,16 +57,17 @@ async function spriteOf(file: string): Promise<{ png: Buffer; aspect: number } |
   const b = best.box;
   const png = await sharp(bytes).rotate().resize(1280, 1280, { fit: 'inside', withoutEnlargement: true })
     .extract({ left: Math.round(b.x), top: Math.round(b.y), width: Math.round(b.w), height: Math.round(b.h) }).png().toBuffer();
-  for (const h of [DRONE_HEIGHT, ...PHONE_HEIGHTS]) if (!(await detectableAt(png, b.w / b.h, h))) return null;
-  return { png, aspect: b.w / b.h };
+  return (await detectableAt(png, b.w / b.h, DRONE_HEIGHT)) ? { png, aspect: b.w / b.h } : null;
 }
 
 /**
- * Whether the detector still finds the crop at a clip's scale (`h` px tall in a 960×540 field):
- * the cast is chosen among animals the detector can see at every scale the clips use, so the
- * tracking and identification figures measure the tracker and the matcher, not YOLOX-nano's
- * recall. (Checked at drone scale only, the holstein phone clip's stranger, a mostly black face
- * crop, scored 0.09–0.21 at 189 px and never started a track: count error 1.)
+ * Whether the detector still finds the crop at drone scale (`h` px tall in a 960×540 field):
+ * the cast is chosen among animals the detector can see, so the tracking and identification
+ * figures measure the tracker and the matcher, not YOLOX-nano's recall on tiny animals. It is not
+ * checked at phone scale: the holstein phone clip's stranger, a mostly black face crop, scores
+ * 0.09–0.21 at 189 px and never starts a track (count error 1). Requiring every scale was tried
+ * (`survey-holstein-dev-2026-11-25-cast-all-scales.json`): the new cast's stranger was still not
+ * tracked, and its drone clip gained 3 ID switches and a count error.
  */
 let probeField: Buffer | undefined;
 async function detectableAt(png: Buffer, aspect: number, h: number): Promise<boolean> {
