@@ -5,8 +5,8 @@
  * whole individual hidden, the open set). It is adopted only when the sample is large enough,
  * served top-1 is not worse beyond the sample's noise (and never by more than `maxDrop`), and
  * correct `match` answers at ≤ 1% false matches improve, each side judged at the threshold its
- * own calibration can vouch for (the served fit's sample; the candidate's never-trained photos). Otherwise it is refused with a reason
- * the owner reads in the version's report.
+ * own calibration can vouch for (the served fit's sample; the candidate's never-trained photos).
+ * Otherwise it is refused with a reason the owner reads in the version's report.
  *
  * Before this gate a small herd's candidate was compared with the base *global* embedding on 7
  * photos, not with what was served, and was adopted while it halved served top-1.
