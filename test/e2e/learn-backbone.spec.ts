@@ -58,6 +58,12 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     expect(out.report).toMatchObject({ recipe: BACKBONE_RECIPE, enrolled_photos: 9, held_out: 3, shape: { height: 64, width: 96, dim: 32 } });
     // Three held-out photos of a three-animal herd cannot show a gain on the served pipeline.
     expect(out.report.decision).toMatch(/^refused: 3 held-out photos of 3 individuals are too few/);
+    // Each side is judged with the calibration it would be served with: no owner fit is stored, so
+    // the base model's would ask each of the 9 photos twice; the candidate's refit only its 3
+    // never-trained photos (no strangers in a 3-animal herd). Neither can vouch for 1%.
+    const gate = out.report.served_gate as { served: Record<string, number>; candidate: Record<string, number> };
+    expect(gate.served).toMatchObject({ calibration_queries: 18, allowed_false_matches: -1 });
+    expect(gate.candidate).toMatchObject({ calibration_queries: 3, allowed_false_matches: -1 });
     expect(await adoptedVersion(app.container.db, owner.id, 'animal', engine.model)).toBeNull();
   }, 300_000);
 
