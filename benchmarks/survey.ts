@@ -30,7 +30,7 @@ import { exclusiveMatches, summarise, type DecidedTrack } from '../shared/src/do
 import { machineInfo, parseArgs, saveResult } from './machine.js';
 import { openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
 import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
-import { MAX_HELD_OUT } from '../workers/src/recognition/owner-calibration.js';
+import { loadConfig } from '../shared/src/config/config.js';
 import { motScores } from './survey/mot-metrics.js';
 import { renderClip, type Scene } from './survey/render.js';
 import { DRONE_HEIGHT, droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
@@ -127,7 +127,7 @@ const gallery: GalleryLookup = {
 // vouch for 1%: the kind's defaults decide, as the service says in its answer.
 const photosOf = new Map<string, string[]>();
 for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.individualId) ?? []), e.id]);
-const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), MAX_HELD_OUT);
+const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
 const calibration = fitFusedCalibration(await openSetSamples(engine, { kind: 'animal', gallery }, held, (id) => photosOf.get(id) ?? []));
 console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%` : `kind defaults (${calibration.reason})`}`);
 
@@ -223,7 +223,8 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 const enrolledSet = new Set(enrolledIds);
 const clips: ClipReport[] = [];
 clips.push(await runClip('drone-pan', 'animal', await droneScene([...enrolledCast.slice(0, 4), strangers[0]!], frames), enrolledSet));
-clips.push(await runClip('phone-cross-occlusion', 'animal', await phoneScene([enrolledCast[4]!, enrolledCast[5]!, strangers[1]!], frames), enrolledSet));
+const phoneCast = [enrolledCast[4]!, enrolledCast[5]!, strangers[1]!];
+clips.push(await runClip('phone-cross-occlusion', 'animal', await phoneScene(phoneCast, frames), enrolledSet));
 clips.push(await runClip('fruit-tree-row', 'fruit', await fruitScene(Math.min(frames, 40)), new Set()));
 /**
  * Speed from a 720p source (the issue's figure): the phone clip encoded at 1280×720 and surveyed as
@@ -241,7 +242,7 @@ async function speed720p(scene: Scene): Promise<{ frames: number; frames_per_sec
     await rm(dir, { recursive: true, force: true });
   }
 }
-const source720p = await speed720p(await phoneScene([enrolledCast[4]!, enrolledCast[5]!, strangers[1]!], frames));
+const source720p = await speed720p(await phoneScene(phoneCast, frames));
 console.log(`phone clip from a 1280x720 source: ${source720p.frames_per_second} frames/s over ${source720p.frames} frames (every frame detected)`);
 for (const c of clips) {
   console.log(`${c.name.padEnd(24)} count ${c.count}/${c.true_count} (error ${c.count_error})  MOTA ${c.mota}  IDF1 ${c.idf1}  IDsw ${c.id_switches}  ` +

@@ -35,7 +35,7 @@ export async function bush(seed: number): Promise<Buffer> {
 
 const lin = (x0: number, y0: number, vx: number, vy: number) => (f: number) => ({ x: x0 + vx * f, y: y0 + vy * f });
 
-/** Animal heights in the drone and phone clips (px in a 960×540 view): the cast must be detectable at each. */
+/** Animal heights in the drone and phone clips (px in a 960×540 view); the cast is checked for detection at the drone's (survey.ts). */
 export const DRONE_HEIGHT = 100;
 export const PHONE_HEIGHTS = [210, 189] as const;
 

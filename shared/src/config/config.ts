@@ -48,7 +48,8 @@ const EnvSchema = z.object({
   FEATURE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
   /**
    * Most held-out photos an owner's calibration fit identifies (each asked once or twice). More
-   * photos vouch for a threshold nearer the true 1% false-match point, and cost one identify each.
+   * photos vouch for a threshold nearer the true 1% false-match point (480 queries let the
+   * Clopper–Pearson bound allow one false match, 1,200 six), and cost one identify each.
    */
   CALIBRATION_MAX_PHOTOS: z.coerce.number().int().min(50).max(100_000).default(600),
   /** Who may read GET /metrics on the API port: `admin` (token), `public`, or `off`. */

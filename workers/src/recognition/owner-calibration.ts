@@ -166,17 +166,10 @@ export function calibrationQueries(strangerPhotos: number, otherPhotos: number, 
 }
 
 /**
- * Held-out photos per fit when the config does not say (`CALIBRATION_MAX_PHOTOS`). More photos let
- * the Clopper–Pearson bound vouch for a threshold nearer the true 1% point: 480 queries allow one
- * false match, 1,200 allow six. Each query is one identify, so the fit's time grows with it.
- */
-export const MAX_HELD_OUT = 600;
-
-/**
  * Fits and stores the owner's calibration for a kind and scope under the pipeline serving now.
  * Only the owner's own pool is used: a granted pool is someone else's data.
  */
-export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind: Kind, scope: CalibrationScope = 'all', maxHeldOut = d.c.config.CALIBRATION_MAX_PHOTOS ?? MAX_HELD_OUT): Promise<{ pipeline: string; report: FusedFitReport }> {
+export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind: Kind, scope: CalibrationScope = 'all', maxHeldOut = d.c.config.CALIBRATION_MAX_PHOTOS): Promise<{ pipeline: string; report: FusedFitReport }> {
   const { c, engine } = d;
   const rows = (
     await c.db.query<GalleryRow>(
