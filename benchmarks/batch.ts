@@ -3,7 +3,7 @@
  * database and blob store, in embedded mode and in distributed mode with 1 and 2 worker processes.
  *
  *   npm run bench:batch -- [--photos 200] [--surfaces 8] [--configs embedded,distributed-1,distributed-2]
- *                          [--out benchmarks/results/batch-<date>.json]
+ *                          [--env ENGINE_BATCH_SIZE=64,WORKER_CONCURRENCY=16] [--note text] [--out benchmarks/results/batch-<date>.json]
  *
  * Photos are generated (seeded peel textures, 160 px views; see test/support/images.ts), and a
  * pool of `surfaces` fruit is enrolled first, so every photo is described and ranked against a
@@ -11,7 +11,8 @@
  * included. Per-photo latency is the worker's own time on each photo (describe + rank + write),
  * read from `fruit_batch_rows.work_ms`. Distributed workers run with WORKER_CONCURRENCY=1 each,
  * so 1 → 2 workers doubles the parallelism offered; embedded runs jobs in the API process with
- * its default WORKER_CONCURRENCY (2). The machine's load average is recorded with each run:
+ * its default WORKER_CONCURRENCY (2); `--env` adds settings to every process of every stack (a GPU
+ * worker's batch size, say), and the provider recorded is the one `/api/health` reports. The machine's load average is recorded with each run:
  * figures taken on a shared machine are only comparable with that load in mind.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,13 +29,16 @@ const args = parseArgs(process.argv.slice(2));
 const nPhotos = Number(args.get('photos') ?? 200);
 const nSurfaces = Number(args.get('surfaces') ?? 8);
 const configs = (args.get('configs') ?? 'embedded,distributed-1,distributed-2').split(',');
+const extraEnv = Object.fromEntries((args.get('env') ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+let provider = 'unknown';
 const out = args.get('out') ?? `benchmarks/results/batch-${new Date().toISOString().slice(0, 10)}.json`;
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 async function runOne(name: string): Promise<Record<string, unknown>> {
-  const stack = name === 'embedded' ? await embedded() : await distributed(Number(name.split('-')[1]));
+  const stack = name === 'embedded' ? await embedded(extraEnv) : await distributed(Number(name.split('-')[1]), extraEnv);
   try {
+    provider = (await api(stack.url, 'GET', '/api/health')).json.recognition?.provider ?? provider;
     const owner = await signup(stack.url, 'bench');
     const peels = await Promise.all(Array.from({ length: nSurfaces }, (_, i) => surface(7000 + i)));
     const ids: string[] = [];
@@ -79,9 +83,9 @@ const scaling = byName.has('distributed-1') && byName.has('distributed-2') ? rou
 const doc = {
   benchmark: 'fruit batch identification (POST /api/fruit/batch), end to end',
   date: new Date().toISOString(),
-  machine: { ...machineInfo('cpu (onnxruntime-node CPU provider; no GPU lent)'), load_average_1m_at_start: loadAtStart },
-  note: 'Shared machine: about 8 engineers ran builds and tests on these 2 cores at the same time; read every figure with the load averages recorded.',
-  settings: { photos: nPhotos, pool_fruit: nSurfaces, photo_px: 160, embedded_worker_concurrency: 2, distributed_worker_concurrency_each: 1 },
+  machine: { ...machineInfo(provider), load_average_1m_at_start: loadAtStart },
+  note: args.get('note') ?? 'Shared machine: about 8 engineers ran builds and tests on these 2 cores at the same time; read every figure with the load averages recorded.',
+  settings: { photos: nPhotos, pool_fruit: nSurfaces, photo_px: 160, embedded_worker_concurrency: Number(extraEnv.WORKER_CONCURRENCY ?? 2), distributed_worker_concurrency_each: 1, env: extraEnv },
   results,
   scaling_1_to_2_workers: scaling,
 };

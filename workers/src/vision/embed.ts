@@ -6,6 +6,7 @@
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import type { DecodedImage } from './intake.js';
+import { runChunked } from './fixed-batch.js';
 import { BUNDLED_MODELS_DIR, openSession, registry, type LocatedModel, type ModelRef, type Provider } from './registry.js';
 
 export type { ModelRef, Provider } from './registry.js';
@@ -77,10 +78,8 @@ export class Embedder {
       }
     }
     embedObserver?.(images.length);
-    const feeds = { [this.manifest.inputs[0]!.name]: new ort.Tensor('float32', input, [images.length, 3, s, s]) };
-    const out = await this.session.run(feeds);
-    const t = out[this.manifest.outputs[0]!.name]!;
-    const data = t.data as Float32Array;
+    const out = await runChunked(this.session, this.provider, this.manifest.inputs[0]!.name, input, [images.length, 3, s, s]);
+    const data = out[this.manifest.outputs[0]!.name]!;
     const dim = data.length / images.length;
     return images.map((_, n) => Float32Array.from(data.subarray(n * dim, (n + 1) * dim)));
   }

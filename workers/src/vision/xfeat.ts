@@ -17,6 +17,7 @@
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import type { DecodedImage } from './intake.js';
+import { runChunked } from './fixed-batch.js';
 import { openSession, registry, type LocatedModel, type ModelRef, type Provider } from './registry.js';
 
 /** XFeat keypoints of one image, in pixels of the image they were extracted from (after resizing). */
@@ -73,10 +74,10 @@ export class XFeat {
       const plane = W * H;
       const input = new Float32Array(idx.length * 3 * plane);
       idx.forEach((i, b) => input.set(prepared[i]!.chw, b * 3 * plane));
-      const res = await this.session.run({ [this.entry.inputs[0]!.name]: new ort.Tensor('float32', input, [idx.length, 3, H, W]) });
-      const feats = res.feats!.data as Float32Array;
-      const logits = res.keypoints!.data as Float32Array;
-      const rel = res.heatmaps!.data as Float32Array;
+      const res = await runChunked(this.session, this.provider, this.entry.inputs[0]!.name, input, [idx.length, 3, H, W]);
+      const feats = res.feats!;
+      const logits = res.keypoints!;
+      const rel = res.heatmaps!;
       const cells = (H / 8) * (W / 8);
       idx.forEach((i, b) => {
         out[i] = detectAndCompute(
