@@ -1,0 +1,142 @@
+/**
+ * Are several-photo answers as safe as one-photo answers? (`npm run bench:several`)
+ *
+ *   npx tsx benchmarks/several-photos.ts [--protocol ../shared/datasets/holstein-dev/protocol.json]
+ *     [--individuals 24] [--per-stranger 6] [--groups 2,3] [--out benchmarks/results/several-photos-<dataset>-<date>.json]
+ *
+ * The owner's calibration is vouched for one photo: its threshold keeps the Clopper–Pearson bound
+ * of the false-match rate ≤ 1% on single held-out photos. `POST /api/identify` with several photos
+ * and a survey track's crops are one query whose scores each keep their best over the photos, so a
+ * wrong individual gets several chances too. This measures what that does, on real photos:
+ * - the gallery is every gallery photo of the first `individuals` individuals, and the owner's
+ *   calibration is fitted on it as the service fits it (recognition/owner-calibration.ts);
+ * - queries are the protocol's query photos: those of enrolled individuals (closed set), and
+ *   those of every other individual, up to `per-stranger` each (never enrolled);
+ * - each photo is asked alone, and consecutive photos of one individual are asked as groups of
+ *   2 and 3, the served way (`engine.identify` with several queries);
+ * - a group is also judged by the rule "every photo alone says `match` to the same individual",
+ *   whose false-match rate cannot exceed a single photo's.
+ * Reports per way of asking: queries, false matches (a `match` to a stranger or to the wrong
+ * individual), their rate and 95% upper bound, correct `match` and top-1 on the closed set.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { RecognitionEngine, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
+import { openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
+import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
+import { clopperPearsonUpper } from '../workers/src/vision/threshold.js';
+import { loadConfig } from '../shared/src/config/config.js';
+import { machineInfo, parseArgs, saveResult } from './machine.js';
+
+const args = parseArgs(process.argv.slice(2));
+const protoPath = path.resolve(args.get('protocol') ?? '../shared/datasets/holstein-dev/protocol.json');
+const root = path.dirname(protoPath);
+const nInd = Number(args.get('individuals') ?? 24);
+const perStranger = Number(args.get('per-stranger') ?? 6);
+const groupSizes = (args.get('groups') ?? '2,3').split(',').map(Number);
+const proto = JSON.parse(await readFile(protoPath, 'utf8')) as {
+  kind?: string; gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[];
+};
+const dataset = path.basename(root);
+const out = args.get('out') ?? `benchmarks/results/several-photos-${dataset}-${new Date().toISOString().slice(0, 10)}.json`;
+const log = (m: string): void => void process.stderr.write(`${m}\n`);
+const engine = await RecognitionEngine.create();
+const describe = async (p: string): Promise<Descriptor> =>
+  engine.describe(new Uint8Array(await readFile(path.join(root, p))), { kind: 'animal', enforceQuality: false });
+
+const enrolled = [...new Set(proto.gallery.map((g) => g.id))].sort().slice(0, nInd);
+const enrolledSet = new Set(enrolled);
+const entries: { id: string; individualId: string; d: Descriptor }[] = [];
+for (const g of proto.gallery.filter((x) => enrolledSet.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await describe(g.path) });
+log(`gallery: ${entries.length} photos of ${enrolled.length} individuals`);
+const gallery: GalleryLookup = {
+  search(q, k) {
+    return entries.map((e) => {
+      let s = 0;
+      for (let i = 0; i < q.length; i++) s += q[i]! * e.d.global[i]!;
+      return { id: e.id, individualId: e.individualId, similarity: s };
+    }).sort((a, b) => b.similarity - a.similarity).slice(0, k);
+  },
+  localFeatures: (ids) => new Map(ids.map((id) => [id, entries.find((e) => e.id === id)!.d.local])),
+};
+
+// The owner's calibration, as the service fits it.
+const photosOf = new Map<string, string[]>();
+for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.individualId) ?? []), e.id]);
+const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
+const fit = fitFusedCalibration(await openSetSamples(engine, { kind: 'animal', gallery }, held, (id) => photosOf.get(id) ?? []));
+if (!fit.params) throw new Error(`the owner fit vouches for nothing here (${fit.reason}); enrol more individuals`);
+const calibration = fit.params;
+log(`owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%`);
+
+// Query photos: the closed set, and up to `perStranger` of each individual never enrolled (in path order).
+const individualOf = (q: { path: string; expect: string | null }) => q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`;
+const byInd = new Map<string, string[]>();
+for (const q of [...proto.queries].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+  const id = individualOf(q);
+  const list = byInd.get(id) ?? [];
+  if (enrolledSet.has(id) || list.length < perStranger) list.push(q.path);
+  byInd.set(id, list);
+}
+const described = new Map<string, Descriptor>();
+for (const list of byInd.values()) for (const p of list) described.set(p, await describe(p));
+log(`queries: ${described.size} photos of ${byInd.size} individuals (${[...byInd.keys()].filter((id) => enrolledSet.has(id)).length} enrolled)`);
+
+interface Answer { verdict: string; top: string | null; rankedTop: string | null }
+async function ask(paths: readonly string[]): Promise<Answer> {
+  const r = await engine.identify({ kind: 'animal', queries: paths.map((p) => described.get(p)!), gallery, calibration });
+  return { verdict: r.verdict, top: r.verdict === 'match' ? r.candidates[0]!.individualId : null, rankedTop: r.ranked[0]?.individualId ?? null };
+}
+
+interface Tally { queries: number; closed: number; false_matches: number; correct_match: number; top1: number; strangers: number; stranger_matches: number }
+const empty = (): Tally => ({ queries: 0, closed: 0, false_matches: 0, correct_match: 0, top1: 0, strangers: 0, stranger_matches: 0 });
+function count(t: Tally, truth: string, a: Answer): void {
+  t.queries++;
+  const known = enrolledSet.has(truth);
+  if (known) t.closed++;
+  else t.strangers++;
+  if (a.top !== null && a.top !== truth) t.false_matches++;
+  if (a.top !== null && !known) t.stranger_matches++;
+  if (known && a.top === truth) t.correct_match++;
+  if (known && a.rankedTop === truth) t.top1++;
+}
+
+const single = new Map<string, Answer>();
+const tallies: Record<string, Tally> = { single: empty() };
+for (const [id, list] of byInd) for (const p of list) {
+  const a = await ask([p]);
+  single.set(p, a);
+  count(tallies.single!, id, a);
+}
+for (const k of groupSizes) {
+  const served = (tallies[`group_${k}_served`] = empty());
+  const all = (tallies[`group_${k}_every_photo`] = empty());
+  for (const [id, list] of byInd) {
+    for (let i = 0; i + k <= list.length; i += k) {
+      const g = list.slice(i, i + k);
+      count(served, id, await ask(g));
+      const tops = g.map((p) => single.get(p)!.top);
+      const agreed = tops.every((x) => x !== null && x === tops[0]) ? tops[0]! : null;
+      // The rule's ranking is the first photo's; top-1 is reported for the served way only.
+      count(all, id, { verdict: agreed ? 'match' : 'uncertain', top: agreed, rankedTop: single.get(g[0]!)!.rankedTop });
+    }
+  }
+  log(`groups of ${k}: done`);
+}
+
+const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+const rows = Object.fromEntries(Object.entries(tallies).map(([name, t]) => [name, {
+  ...t, false_match_rate: round(t.false_matches / Math.max(1, t.queries)), false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
+  correct_match_rate: round(t.correct_match / Math.max(1, t.closed)), top1_rate: round(t.top1 / Math.max(1, t.closed)),
+}]));
+for (const [name, r] of Object.entries(rows)) {
+  log(`${name.padEnd(22)} ${String(r.queries).padStart(4)} queries (${r.strangers} never enrolled): false matches ${r.false_matches} ` +
+    `(${(r.false_match_rate * 100).toFixed(2)}%, bound ${(r.false_match_upper_95 * 100).toFixed(2)}%), correct match ${(r.correct_match_rate * 100).toFixed(1)}%, top-1 ${(r.top1_rate * 100).toFixed(1)}%`);
+}
+const result = {
+  benchmark: 'several-photos', date: new Date().toISOString(), dataset, individuals: enrolled.length, gallery_photos: entries.length,
+  calibration: { n: fit.n, threshold: fit.threshold, fmr_upper: fit.fmr_upper, auc: fit.auc },
+  query_photos: described.size, per_stranger: perStranger, machine: machineInfo(engine.provider), results: rows,
+};
+saveResult(out, result);
+console.log(JSON.stringify({ dataset, results: Object.fromEntries(Object.entries(rows).map(([k, r]) => [k, { queries: r.queries, false_matches: r.false_matches, correct_match_rate: r.correct_match_rate }])) }));
