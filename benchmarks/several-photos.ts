@@ -14,15 +14,17 @@
  *   those of every other individual, up to `per-stranger` each (never enrolled);
  * - each photo is asked alone, and consecutive photos of one individual are asked as groups of
  *   2 and 3, the served way (`engine.identify` with several queries);
- * - a group is also judged by the rule "every photo alone says `match` to the same individual",
- *   whose false-match rate cannot exceed a single photo's.
+ * - groups are judged three ways: as served (the several-photo threshold fitted on pairs of the
+ *   gallery's held-out photos, `calibration.several`), as served before that threshold existed
+ *   (the fused top at the one-photo threshold), and by the rule "every photo alone says `match`
+ *   to the same individual", whose false-match rate cannot exceed a single photo's.
  * Reports per way of asking: queries, false matches (a `match` to a stranger or to the wrong
  * individual), their rate and 95% upper bound, correct `match` and top-1 on the closed set.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RecognitionEngine, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
-import { openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
+import { fitSeveralScope, openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
 import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
 import { clopperPearsonUpper } from '../workers/src/vision/threshold.js';
 import { loadConfig } from '../shared/src/config/config.js';
@@ -66,8 +68,11 @@ for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.indivi
 const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
 const fit = fitFusedCalibration(await openSetSamples(engine, { kind: 'animal', gallery }, held, (id) => photosOf.get(id) ?? []));
 if (!fit.params) throw new Error(`the owner fit vouches for nothing here (${fit.reason}); enrol more individuals`);
-const calibration = fit.params;
-log(`owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%`);
+// The several-photo threshold, fitted on pairs of the same held-out photos as the service fits it.
+const several = await fitSeveralScope(engine, { kind: 'animal', gallery, calibration: fit.params }, held, (id) => photosOf.get(id) ?? []);
+const calibration = { ...fit.params, several };
+log(`owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%; ` +
+  `several photos: ${several.queries} pair queries, threshold ${several.matchThreshold.toFixed(3)}, bound ${(several.fmrUpper * 100).toFixed(2)}%`);
 
 // Query photos: the closed set, and up to `perStranger` of each individual never enrolled (in path order).
 const individualOf = (q: { path: string; expect: string | null }) => q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`;
@@ -83,9 +88,15 @@ for (const list of byInd.values()) for (const p of list) described.set(p, await 
 log(`queries: ${described.size} photos of ${byInd.size} individuals (${[...byInd.keys()].filter((id) => enrolledSet.has(id)).length} enrolled)`);
 
 interface Answer { verdict: string; top: string | null; rankedTop: string | null }
-async function ask(paths: readonly string[]): Promise<Answer> {
+/** As served, and as served before the several-photo threshold: the fused top at the one-photo threshold. */
+async function ask(paths: readonly string[]): Promise<{ served: Answer; oneThreshold: Answer }> {
   const r = await engine.identify({ kind: 'animal', queries: paths.map((p) => described.get(p)!), gallery, calibration });
-  return { verdict: r.verdict, top: r.verdict === 'match' ? r.candidates[0]!.individualId : null, rankedTop: r.ranked[0]?.individualId ?? null };
+  const rankedTop = r.ranked[0]?.individualId ?? null;
+  const before = r.ranked[0] && r.ranked[0].probability >= calibration.matchThreshold ? rankedTop : null;
+  return {
+    served: { verdict: r.verdict, top: r.verdict === 'match' ? r.candidates[0]!.individualId : null, rankedTop },
+    oneThreshold: { verdict: before ? 'match' : 'uncertain', top: before, rankedTop },
+  };
 }
 
 interface Tally { queries: number; closed: number; false_matches: number; correct_match: number; top1: number; strangers: number; stranger_matches: number }
@@ -104,17 +115,20 @@ function count(t: Tally, truth: string, a: Answer): void {
 const single = new Map<string, Answer>();
 const tallies: Record<string, Tally> = { single: empty() };
 for (const [id, list] of byInd) for (const p of list) {
-  const a = await ask([p]);
+  const a = (await ask([p])).served;
   single.set(p, a);
   count(tallies.single!, id, a);
 }
 for (const k of groupSizes) {
   const served = (tallies[`group_${k}_served`] = empty());
+  const oneThreshold = (tallies[`group_${k}_one_photo_threshold`] = empty());
   const all = (tallies[`group_${k}_every_photo`] = empty());
   for (const [id, list] of byInd) {
     for (let i = 0; i + k <= list.length; i += k) {
       const g = list.slice(i, i + k);
-      count(served, id, await ask(g));
+      const a = await ask(g);
+      count(served, id, a.served);
+      count(oneThreshold, id, a.oneThreshold);
       const tops = g.map((p) => single.get(p)!.top);
       const agreed = tops.every((x) => x !== null && x === tops[0]) ? tops[0]! : null;
       // The rule's ranking is the first photo's; top-1 is reported for the served way only.
@@ -135,7 +149,7 @@ for (const [name, r] of Object.entries(rows)) {
 }
 const result = {
   benchmark: 'several-photos', date: new Date().toISOString(), dataset, individuals: enrolled.length, gallery_photos: entries.length,
-  calibration: { n: fit.n, threshold: fit.threshold, fmr_upper: fit.fmr_upper, auc: fit.auc },
+  calibration: { n: fit.n, threshold: fit.threshold, fmr_upper: fit.fmr_upper, auc: fit.auc, several },
   query_photos: described.size, per_stranger: perStranger, machine: machineInfo(engine.provider), results: rows,
 };
 saveResult(out, result);

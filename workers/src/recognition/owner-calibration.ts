@@ -15,7 +15,7 @@ import { PREVIEW_SIDE } from '../vision/engine.js';
 import type { ModelRef } from '../vision/embed.js';
 import { fitFusedCalibration, type FusedFitReport, type QuerySample } from '../vision/fused-fit.js';
 import { decodeImage, downscale } from '../vision/intake.js';
-import { openSetSamples, pickHeldOut, type HeldOutPhoto } from '../vision/open-set.js';
+import { fitSeveralScope, openSetSamples, pickHeldOut, type HeldOutPhoto } from '../vision/open-set.js';
 import { bytesToVector, toBytes } from './bytes.js';
 import type { Pools } from './pool.js';
 import type { LearnedGalleries } from '../learn/gallery.js';
@@ -39,6 +39,11 @@ export interface CalibrationInfo {
   false_match_bound: number | null;
   match_threshold: number;
   fitted_at: string | null;
+  /**
+   * The threshold for queries of several photos, vouched on pairs of the owner's held-out photos;
+   * null: none vouched, so such a query is a `match` only when every photo alone is one.
+   */
+  several: { match_threshold: number; samples: number; false_match_bound: number | null } | null;
 }
 
 export interface StoredCalibration {
@@ -88,14 +93,17 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
   if (stored?.params) {
     return {
       params: stored.params,
-      info: { source: 'owner', reason: null, samples: stored.report.n, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at },
+      info: {
+        source: 'owner', reason: null, samples: stored.report.n, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at,
+        several: stored.params.several ? { match_threshold: round(stored.params.several.matchThreshold)!, samples: stored.params.several.queries, false_match_bound: round(stored.params.several.fmrUpper) } : null,
+      },
     };
   }
   if ((await learnedVersion(db, ownerId, kind, learned))?.recipe.startsWith('finetuned-')) {
     return {
       params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
       info: {
-        source: 'kind_default', samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: MATCH_WITHHELD, fitted_at: stored?.created_at ?? null,
+        source: 'kind_default', samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: MATCH_WITHHELD, fitted_at: stored?.created_at ?? null, several: null,
         reason: `the model fine-tuned on your photos is not yet calibrated on photos it never trained on${stored ? ` (${stored.report.reason})` : ''}, so no answer is a match until it is; the closest are shown for you to choose`,
       },
     };
@@ -103,7 +111,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
   const reason = stored
     ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
     : 'not yet calibrated on your own photos for this model; the kind\'s defaults apply';
-  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null } };
+  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: null } };
 }
 
 const round = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4);
@@ -207,6 +215,7 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
   const samples = await openSetSamples(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}) }, heldOut, (id) => photos.get(id) ?? []);
   samples.push(...(await labelSamples(c, ownerId, kind, engine, gallery.learned ?? null)));
   const report = fitFusedCalibration(samples, { source: `owner:${scope}` });
+  if (report.params) report.params.several = await fitSeveralScope(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}), calibration: report.params }, heldOut, (id) => photos.get(id) ?? []);
   const { params, ...rest } = report;
   await c.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)', [ownerId, kind, pipeline, params ?? null, rest]);
   return { pipeline, report };

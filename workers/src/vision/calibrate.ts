@@ -45,6 +45,22 @@ export interface CalibrationParams {
    * `intercept`/`coef` are unused.
    */
   fusion?: FusionModel;
+  /**
+   * The `match` threshold for a query of several photos (a track's crops, several photos of one
+   * animal), chosen on groups of the owner's held-out photos asked that way (open-set.ts). Absent:
+   * nothing vouched for such queries, and a `match` needs every photo alone to say it (decide.ts).
+   */
+  several?: SeveralScope;
+}
+
+export interface SeveralScope {
+  /** 1.01 when no threshold kept the bound: several-photo queries are never a `match` then. */
+  matchThreshold: number;
+  /** Photos per group the threshold was chosen on. */
+  groupSize: number;
+  queries: number;
+  falseMatches: number;
+  fmrUpper: number;
 }
 
 /** Hand-set priors: ~20 background-guarded inliers clearly ahead of the runner-up is strong evidence. */

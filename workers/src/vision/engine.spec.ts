@@ -7,6 +7,7 @@ import { OwnerIndex, type IndexRow } from '../index/owner-index.js';
 import { readManifest } from './embed.js';
 import { RecognitionEngine, type Descriptor } from './engine.js';
 import { UndecodableImageError, UnusableImageError } from './intake.js';
+import { fitSeveralScope } from './open-set.js';
 import { unpackFeatures } from './keypoints.js';
 import { barkView } from './testing/synthetic.js';
 
@@ -21,6 +22,7 @@ const opts = { kind: 'tree' as const, settings: { localSide: 320, maxKeypoints: 
 const root = mkdtempSync(join(tmpdir(), 'markless-engine-spec-'));
 let engine: RecognitionEngine;
 let gallery: IndexedGallery;
+const enrolled = new Map<string, Descriptor>();
 
 beforeAll(async () => {
   engine = await RecognitionEngine.create();
@@ -32,6 +34,7 @@ beforeAll(async () => {
       const id = `${seed}-${v}`;
       rows.push({ id, individualId: `tree-${seed}`, kind: 'tree', vector: d.global });
       local.set(id, d.local);
+      enrolled.set(id, d);
     }
   }
   const index = new OwnerIndex(join(root, 'owner'), engine.model.version, engine.dim);
@@ -74,6 +77,25 @@ describe('RecognitionEngine', () => {
     expect(res.verdict).toBe('match');
     expect(res.candidates[0]!.individualId).toBe('tree-1003');
   }, 60_000);
+
+  it('fits a several-photo threshold on pairs of held-out photos, and withholds it when the sample cannot vouch for 1%', async () => {
+    const heldOut = [...enrolled].filter(([id]) => !id.endsWith('-2')).map(([id, d]) => ({ imageId: id, individualId: `tree-${id.split('-')[0]}`, descriptor: d }));
+    const photosOf = (ind: string) => [...enrolled.keys()].filter((id) => `tree-${id.split('-')[0]}` === ind);
+    const cal = engine.calibrationFor('tree');
+    const several = await fitSeveralScope(engine, { kind: 'tree', gallery, settings: opts.settings, calibration: cal }, heldOut, photosOf);
+    // 10 trees × one pair: each asked with the pair hidden (the third view answers) and with the tree hidden.
+    expect(several).toMatchObject({ groupSize: 2, queries: 20, matchThreshold: 1.01 });
+    expect(several.fmrUpper).toBeGreaterThan(0.01);
+    // Served with it, two frames of an enrolled tree are ranked right but are not a `match`.
+    const frames: Descriptor[] = [];
+    for (const left of [120, 140]) frames.push(await engine.describe(await barkView(1003, { left, top: 150, size: 260, brightness: 0.8 }), opts));
+    const res = await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several } });
+    expect(res.verdict).toBe('uncertain');
+    expect(res.candidates[0]!.individualId).toBe('tree-1003');
+    // A vouched threshold below the fused probability decides `match`.
+    const vouched = { ...several, matchThreshold: res.candidates[0]!.probability - 1e-6 };
+    expect((await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: vouched } })).verdict).toBe('match');
+  }, 120_000);
 
   it('does not answer match for a texture that was never enrolled', async () => {
     for (const seed of [5001, 5002, 5003]) {

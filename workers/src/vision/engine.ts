@@ -24,7 +24,7 @@
  * descriptor comes from another model version (re-embed first).
  */
 import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence } from './calibrate.js';
-import { decide, type Verdict } from './decide.js';
+import { decide, decideSeveral, type Verdict } from './decide.js';
 import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
 import { decodeImage, downscale, measureQuality, UnusableImageError, type DecodedImage, type QualityReport } from './intake.js';
 import { describeLocalMany, verifyLocal } from './local-features.js';
@@ -302,7 +302,9 @@ export class RecognitionEngine {
     for (const q of req.queries) perQuery.push(await this.scoreQuery(q, req.gallery, s, use.local));
     const cal = req.calibration ?? this.calibrationFor(req.kind);
     const ranked = orderByLearned(rankIndividuals(perQuery, cal, use.global), perQuery, s.learnedOrder);
-    const { verdict, shown } = decide(ranked, cal);
+    // Each photo ranked alone as well, for the several-photo rule (no new verification: the scores are reused).
+    const perPhoto = perQuery.length > 1 ? perQuery.map((pq) => orderByLearned(rankIndividuals([pq], cal, use.global), [pq], s.learnedOrder)) : [];
+    const { verdict, shown } = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal) : decide(ranked, cal);
     const pairs = new Map((perQuery[0] ?? []).flatMap((sc) => (sc.pairs?.length ? [[sc.id, sc.pairs] as [string, Int32Array]] : [])));
     return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null, pairs };
   }

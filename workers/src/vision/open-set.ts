@@ -5,7 +5,8 @@
  * top answer is always a false match if accepted). The owner's service calibration
  * (recognition/owner-calibration.ts) and the accuracy benchmark both fit on these.
  */
-import type { CalibrationParams } from './calibrate.js';
+import type { CalibrationParams, SeveralScope } from './calibrate.js';
+import { chooseThreshold } from './threshold.js';
 import type { Descriptor, GalleryLookup, RecognitionEngine } from './engine.js';
 import type { QuerySample } from './fused-fit.js';
 import type { Kind, KindSettings } from './settings.js';
@@ -67,6 +68,59 @@ export async function openSetSamples(
     onProgress?.(i + 1);
   }
   return out;
+}
+
+/**
+ * Several-photo samples: the held-out photos of each individual, `size` at a time in their
+ * order, each group identified as one query (as several photos of one animal, or a survey
+ * track's crops, are), with the group's photos hidden and again with its individual hidden.
+ * `req.calibration` (the one-photo fit) gives the probabilities and the order; only a threshold
+ * is chosen on these (recognition/owner-calibration.ts).
+ */
+export async function openSetGroupSamples(
+  engine: RecognitionEngine,
+  req: Parameters<typeof openSetSamples>[1] & { calibration: CalibrationParams },
+  heldOut: readonly HeldOutPhoto[],
+  photosOf: (individualId: string) => readonly string[],
+  size = 2,
+): Promise<{ p: number; right: boolean }[]> {
+  const byInd = new Map<string, HeldOutPhoto[]>();
+  for (const h of heldOut) byInd.set(h.individualId, [...(byInd.get(h.individualId) ?? []), h]);
+  const out: { p: number; right: boolean }[] = [];
+  for (const [ind, list] of byInd) {
+    for (let i = 0; i + size <= list.length; i += size) {
+      const group = list.slice(i, i + size);
+      const base = group[0]!.gallery ?? req.gallery;
+      const ask = (hidden: ReadonlySet<string>) =>
+        engine.identify({ kind: req.kind, queries: group.map((h) => h.descriptor), gallery: hiding(base, hidden), settings: req.settings, calibration: req.calibration });
+      const ids = new Set(group.map((h) => h.imageId));
+      const others = photosOf(ind).filter((id) => !ids.has(id));
+      if (others.length > 0) {
+        const top = (await ask(ids)).ranked[0];
+        if (top) out.push({ p: top.probability, right: top.individualId === ind });
+      }
+      if (req.openSetOf && !req.openSetOf(ind)) continue;
+      const open = (await ask(new Set([...ids, ...others]))).ranked[0];
+      if (open) out.push({ p: open.probability, right: false });
+    }
+  }
+  return out;
+}
+
+/**
+ * The `match` threshold for several-photo queries, chosen on pairs of held-out photos asked as
+ * one query each, under the same 1% bound as one photo; withheld (1.01) when none keeps it.
+ */
+export async function fitSeveralScope(
+  engine: RecognitionEngine,
+  req: Parameters<typeof openSetGroupSamples>[1],
+  heldOut: readonly HeldOutPhoto[],
+  photosOf: (individualId: string) => readonly string[],
+): Promise<SeveralScope> {
+  const groupSize = 2;
+  const samples = await openSetGroupSamples(engine, req, heldOut, photosOf, groupSize);
+  const choice = chooseThreshold(samples);
+  return { matchThreshold: choice.threshold ?? 1.01, groupSize, queries: samples.length, falseMatches: choice.falseMatches, fmrUpper: choice.fmrUpper };
 }
 
 /**

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CALIBRATION, type CalibrationParams } from './calibrate.js';
+import { decide, decideSeveral } from './decide.js';
+
+const cal: CalibrationParams = { ...DEFAULT_CALIBRATION, matchThreshold: 0.9, uncertainThreshold: 0.3 };
+const c = (individualId: string, probability: number) => ({ individualId, probability });
+const fused = [c('x', 0.95), c('y', 0.5), c('z', 0.1)];
+
+describe('decideSeveral', () => {
+  it('decides one photo as decide does', () => {
+    expect(decideSeveral(fused, [fused], cal)).toEqual(decide(fused, cal));
+  });
+
+  it('uses the threshold vouched for several photos when the calibration has one', () => {
+    expect(decideSeveral(fused, [[c('x', 0.5)], [c('x', 0.5)]], { ...cal, several: { matchThreshold: 0.93, groupSize: 2, queries: 700, falseMatches: 1, fmrUpper: 0.009 } }).verdict).toBe('match');
+    const strict = decideSeveral(fused, [[c('x', 0.99)], [c('x', 0.99)]], { ...cal, several: { matchThreshold: 0.97, groupSize: 2, queries: 700, falseMatches: 1, fmrUpper: 0.009 } });
+    expect(strict.verdict).toBe('uncertain');
+    expect(strict.shown.map((x) => x.individualId)).toEqual(['x', 'y']);
+  });
+
+  it('without one, needs every photo alone to say match to the fused top', () => {
+    expect(decideSeveral(fused, [[c('x', 0.92), c('y', 0.2)], [c('x', 0.91)]], cal)).toEqual({ verdict: 'match', shown: [fused[0]] });
+    const oneShort = decideSeveral(fused, [[c('x', 0.92)], [c('x', 0.6), c('y', 0.4)]], cal);
+    expect(oneShort).toEqual({ verdict: 'uncertain', shown: [fused[0], fused[1]] });
+    // Each photo matching, but not the same individual: uncertain.
+    expect(decideSeveral(fused, [[c('x', 0.92)], [c('y', 0.93)]], cal).verdict).toBe('uncertain');
+    // The fused answer is not a match: nothing to confirm.
+    const low = [c('x', 0.6), c('y', 0.2)];
+    expect(decideSeveral(low, [[c('x', 0.95)], [c('x', 0.95)]], cal)).toEqual(decide(low, cal));
+  });
+});
