@@ -28,7 +28,7 @@ import { mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/surv
 import { iou } from '../workers/src/survey/tracker.js';
 import { exclusiveMatches, summarise, type DecidedTrack } from '../shared/src/domain/survey-summary.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
-import { openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
+import { fitSeveralScope, openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
 import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
 import { loadConfig } from '../shared/src/config/config.js';
 import { motScores } from './survey/mot-metrics.js';
@@ -129,7 +129,9 @@ const photosOf = new Map<string, string[]>();
 for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.individualId) ?? []), e.id]);
 const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
 const calibration = fitFusedCalibration(await openSetSamples(engine, { kind: 'animal', gallery }, held, (id) => photosOf.get(id) ?? []));
-console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%` : `kind defaults (${calibration.reason})`}`);
+// A track's crops are one several-photo query: the fit's several-photo threshold, as the service fits it.
+if (calibration.params) calibration.params.several = await fitSeveralScope(engine, { kind: 'animal', gallery, calibration: calibration.params }, held, (id) => photosOf.get(id) ?? []);
+console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%; several photos: threshold ${calibration.params.several?.matchThreshold.toFixed(3)} on ${calibration.params.several?.queries} pair queries` : `kind defaults (${calibration.reason})`}`);
 
 /** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
 const rankedTop = new Map<SurveyTrack, string | null>();
@@ -259,7 +261,7 @@ const summary = {
 saveResult(out, {
   benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)', source_720p: source720p,
   gallery: { individuals: enrolledIds.length, photos: entries.length },
-  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults: ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper },
+  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults: ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper, several: calibration.params?.several ?? null },
   engine: engine.model, detector: detector.model,
   machine: machineInfo(engine.provider), clips, summary,
 });
