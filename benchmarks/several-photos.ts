@@ -23,12 +23,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RecognitionEngine, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
-import { fitSeveralScope, openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
-import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
+import { RecognitionEngine, type Descriptor } from '../workers/src/vision/engine.js';
 import { clopperPearsonUpper } from '../workers/src/vision/threshold.js';
-import { loadConfig } from '../shared/src/config/config.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
+import { fitOwnerAsServed, memoryGallery, type GalleryEntry } from './owner-fit.js';
 
 const args = parseArgs(process.argv.slice(2));
 const protoPath = path.resolve(args.get('protocol') ?? '../shared/datasets/holstein-dev/protocol.json');
@@ -48,29 +46,16 @@ const describe = async (p: string): Promise<Descriptor> =>
 
 const enrolled = [...new Set(proto.gallery.map((g) => g.id))].sort().slice(0, nInd);
 const enrolledSet = new Set(enrolled);
-const entries: { id: string; individualId: string; d: Descriptor }[] = [];
+const entries: GalleryEntry[] = [];
 for (const g of proto.gallery.filter((x) => enrolledSet.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await describe(g.path) });
 log(`gallery: ${entries.length} photos of ${enrolled.length} individuals`);
-const gallery: GalleryLookup = {
-  search(q, k) {
-    return entries.map((e) => {
-      let s = 0;
-      for (let i = 0; i < q.length; i++) s += q[i]! * e.d.global[i]!;
-      return { id: e.id, individualId: e.individualId, similarity: s };
-    }).sort((a, b) => b.similarity - a.similarity).slice(0, k);
-  },
-  localFeatures: (ids) => new Map(ids.map((id) => [id, entries.find((e) => e.id === id)!.d.local])),
-};
+const gallery = memoryGallery(entries);
 
-// The owner's calibration, as the service fits it.
-const photosOf = new Map<string, string[]>();
-for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.individualId) ?? []), e.id]);
-const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
-const fit = fitFusedCalibration(await openSetSamples(engine, { kind: 'animal', gallery }, held, (id) => photosOf.get(id) ?? []));
-if (!fit.params) throw new Error(`the owner fit vouches for nothing here (${fit.reason}); enrol more individuals`);
-// The several-photo threshold, fitted on pairs of the same held-out photos as the service fits it.
-const several = await fitSeveralScope(engine, { kind: 'animal', gallery, calibration: fit.params }, held, (id) => photosOf.get(id) ?? []);
-const calibration = { ...fit.params, several };
+// The owner's calibration and its several-photo threshold, as the service fits them.
+const fit = await fitOwnerAsServed(engine, 'animal', entries, gallery);
+if (!fit.params?.several) throw new Error(`the owner fit vouches for nothing here (${fit.reason}); enrol more individuals`);
+const several = fit.params.several;
+const calibration = fit.params;
 log(`owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%; ` +
   `several photos: ${several.queries} pair queries, threshold ${several.matchThreshold.toFixed(3)}, bound ${(several.fmrUpper * 100).toFixed(2)}%`);
 

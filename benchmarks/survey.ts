@@ -23,14 +23,12 @@ import sharp from 'sharp';
 import { loadDetector } from '../workers/src/vision/detector.js';
 import { createEnginePool } from '../workers/src/engine-pool/index.js';
 import { COCO_ANIMAL_IDS } from '../workers/src/vision/animal-detector.js';
-import { RecognitionEngine, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
+import { RecognitionEngine, type Descriptor } from '../workers/src/vision/engine.js';
 import { mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/survey/pipeline.js';
 import { iou } from '../workers/src/survey/tracker.js';
 import { exclusiveMatches, summarise, type DecidedTrack } from '../shared/src/domain/survey-summary.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
-import { fitSeveralScope, openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
-import { fitFusedCalibration } from '../workers/src/vision/fused-fit.js';
-import { loadConfig } from '../shared/src/config/config.js';
+import { fitOwnerAsServed, memoryGallery, type GalleryEntry } from './owner-fit.js';
 import { motScores } from './survey/mot-metrics.js';
 import { renderClip, type Scene } from './survey/render.js';
 import { DRONE_HEIGHT, droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
@@ -104,33 +102,19 @@ if (enrolledCast.length < 6 || strangers.length < 2) throw new Error('not enough
 // photos each (default every one: an owner enrols what they have).
 const perId = Number(args.get('gallery-per-id') ?? Infinity);
 const enrolledIds = [...enrolledCast.map((c) => c.id), ...galleryIds.filter((id) => !enrolledCast.some((c) => c.id === id)).slice(0, 10)];
-const entries: { id: string; individualId: string; d: Descriptor }[] = [];
+const entries: GalleryEntry[] = [];
 for (const id of enrolledIds) {
   for (const g of proto.gallery.filter((x) => x.id === id).slice(0, perId)) {
     const d = await engine.describe(new Uint8Array(await readFile(path.join(root, g.path))), { kind: 'animal', enforceQuality: false });
     entries.push({ id: g.path, individualId: id, d });
   }
 }
-const gallery: GalleryLookup = {
-  search(q, k) {
-    return entries.map((e) => {
-      let s = 0;
-      for (let i = 0; i < q.length; i++) s += q[i]! * e.d.global[i]!;
-      return { id: e.id, individualId: e.individualId, similarity: s };
-    }).sort((a, b) => b.similarity - a.similarity).slice(0, k);
-  },
-  localFeatures: (ids) => new Map(ids.map((id) => [id, entries.find((e) => e.id === id)!.d.local])),
-};
+const gallery = memoryGallery(entries);
 
-// The owner's calibration, fitted as the service fits it (recognition/owner-calibration.ts): held-out
-// gallery photos asked with the photo hidden and with their individual hidden. Too few photos to
-// vouch for 1%: the kind's defaults decide, as the service says in its answer.
-const photosOf = new Map<string, string[]>();
-for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.individualId) ?? []), e.id]);
-const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
-const calibration = fitFusedCalibration(await openSetSamples(engine, { kind: 'animal', gallery }, held, (id) => photosOf.get(id) ?? []));
-// A track's crops are one several-photo query: the fit's several-photo threshold, as the service fits it.
-if (calibration.params) calibration.params.several = await fitSeveralScope(engine, { kind: 'animal', gallery, calibration: calibration.params }, held, (id) => photosOf.get(id) ?? []);
+// The owner's calibration, fitted as the service fits it (benchmarks/owner-fit.ts), with the
+// several-photo threshold a track's crops are decided by. Too few photos to vouch for 1%: the
+// kind's defaults decide, as the service says in its answer.
+const calibration = await fitOwnerAsServed(engine, 'animal', entries, gallery);
 console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%; several photos: threshold ${calibration.params.several?.matchThreshold.toFixed(3)} on ${calibration.params.several?.queries} pair queries` : `kind defaults (${calibration.reason})`}`);
 
 /** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
