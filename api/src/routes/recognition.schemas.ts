@@ -47,7 +47,7 @@ export const IdentifyOut = Ok.extend({
     match_threshold: z.number().describe('probability at or above which the top candidate is a match; above 1 (1.01) when matches are withheld: a model fine-tuned on your photos that is not yet calibrated on photos it never trained on'),
     fitted_at: z.string().nullable(),
     several: z.object({
-      match_threshold: z.number().describe('probability at or above which the top candidate of a several-photo query is a match (1.01: withheld)'),
+      match_threshold: z.number().describe('probability at or above which the top candidate of a several-photo query is a match (1.01: too few pairs to vouch for one, so a match needs every photo alone to be one)'),
       samples: z.number().int().describe('several-photo queries the threshold was chosen on: pairs of your held-out photos, asked with the pair hidden and with its individual hidden'),
       false_match_bound: z.number().nullable().describe('95% upper confidence bound of the false-match rate of such queries at that threshold'),
     }).nullable().optional().describe('the threshold for queries of several photos (several `files`, a survey track); null: none is vouched, so such a query is a match only when every photo alone is one'),

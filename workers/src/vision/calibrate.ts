@@ -54,7 +54,7 @@ export interface CalibrationParams {
 }
 
 export interface SeveralScope {
-  /** 1.01 when no threshold kept the bound: several-photo queries are never a `match` then. */
+  /** 1.01 when no threshold kept the bound: then, as with no scope, every photo alone must say `match`. */
   matchThreshold: number;
   /** Photos per group the threshold was chosen on. */
   groupSize: number;

@@ -24,6 +24,10 @@ describe('decideSeveral', () => {
     expect(oneShort).toEqual({ verdict: 'uncertain', shown: [fused[0], fused[1]] });
     // Each photo matching, but not the same individual: uncertain.
     expect(decideSeveral(fused, [[c('x', 0.92)], [c('y', 0.93)]], cal).verdict).toBe('uncertain');
+    // A withheld several-photo threshold (1.01) falls back to the same rule.
+    const withheld = { ...cal, several: { matchThreshold: 1.01, groupSize: 2, queries: 120, falseMatches: 0, fmrUpper: 0.025 } };
+    expect(decideSeveral(fused, [[c('x', 0.92)], [c('x', 0.91)]], withheld).verdict).toBe('match');
+    expect(decideSeveral(fused, [[c('x', 0.92)], [c('x', 0.6)]], withheld).verdict).toBe('uncertain');
     // The fused answer is not a match: nothing to confirm.
     const low = [c('x', 0.6), c('y', 0.2)];
     expect(decideSeveral(low, [[c('x', 0.95)], [c('x', 0.95)]], cal)).toEqual(decide(low, cal));

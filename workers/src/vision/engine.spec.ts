@@ -86,15 +86,20 @@ describe('RecognitionEngine', () => {
     // 10 trees × one pair: each asked with the pair hidden (the third view answers) and with the tree hidden.
     expect(several).toMatchObject({ groupSize: 2, queries: 20, matchThreshold: 1.01 });
     expect(several.fmrUpper).toBeGreaterThan(0.01);
-    // Served with it, two frames of an enrolled tree are ranked right but are not a `match`.
+    // Withheld, the every-photo rule decides: two frames of an enrolled tree, each a match alone, are a match...
     const frames: Descriptor[] = [];
     for (const left of [120, 140]) frames.push(await engine.describe(await barkView(1003, { left, top: 150, size: 260, brightness: 0.8 }), opts));
     const res = await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several } });
-    expect(res.verdict).toBe('uncertain');
+    expect(res.verdict).toBe('match');
     expect(res.candidates[0]!.individualId).toBe('tree-1003');
-    // A vouched threshold below the fused probability decides `match`.
-    const vouched = { ...several, matchThreshold: res.candidates[0]!.probability - 1e-6 };
-    expect((await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: vouched } })).verdict).toBe('match');
+    for (const f of frames) expect((await engine.identify({ kind: 'tree', queries: [f], gallery, calibration: cal })).verdict).toBe('match');
+    // ...while a vouched threshold above the fused probability makes them uncertain, and one below it a match.
+    const above = { ...several, matchThreshold: Math.min(1, res.candidates[0]!.probability + 1e-6) };
+    const strict = await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: above } });
+    expect(strict.verdict).toBe('uncertain');
+    expect(strict.candidates[0]!.individualId).toBe('tree-1003');
+    const below = { ...several, matchThreshold: res.candidates[0]!.probability - 1e-6 };
+    expect((await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: below } })).verdict).toBe('match');
   }, 120_000);
 
   it('does not answer match for a texture that was never enrolled', async () => {
