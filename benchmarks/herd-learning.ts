@@ -3,7 +3,7 @@
  * (issue 23: "adoption that can only help", measured as served):
  *
  *   npx tsx benchmarks/herd-learning.ts --protocol ../shared/datasets/holstein-dev/protocol.json
- *     [--individuals 7] [--open-set-every 8] [--recipe backbone|linear] [--out file.json]
+ *     [--individuals 7] [--open-set-every 8] [--recipe backbone|linear] [--groups 1,2,3,4] [--no-learning] [--out file.json]
  *
  * 1. The service starts (embedded mode, learning loop off so nothing trains behind our back) and
  *    one owner enrols the first `individuals` animals of the protocol by id with every gallery
@@ -15,6 +15,10 @@
  *    refuses it, refits the calibration for whatever now serves and records the run, which is read
  *    back from GET /api/learning/animal.
  * 4. Every query is sent again: the learned pass as served.
+ *
+ * `--groups 1,2,3,4` also sends several photos of one animal as one query (consecutive query
+ * photos of one individual, never-enrolled ones included, k at a time: several `files`), in each
+ * pass; `--no-learning` stops after the zero-shot passes.
  *
  * Queries: every enrolled query of the chosen animals, and every `open-set-every`-th query of an
  * animal never enrolled. top-1 = the ranking's first (first candidate, or first of `closest` on
@@ -40,6 +44,8 @@ const nIndividuals = Number(args.get('individuals') ?? 7);
 const openEvery = Number(args.get('open-set-every') ?? 8);
 const recipe = (args.get('recipe') ?? 'backbone') as 'backbone' | 'linear';
 const species = args.get('species') ?? (/nyala/i.test(root) ? 'nyala' : 'cattle');
+const groupSizes = (args.get('groups') ?? '1').split(',').map(Number);
+const learn = !args.has('no-learning');
 const log = (m: string) => void process.stderr.write(`${m}\n`);
 
 const herd = [...new Set(proto.gallery.map((g) => g.id))].sort().slice(0, nIndividuals);
@@ -82,11 +88,21 @@ try {
     log(`enrolled ${id}: ${photos.length} photos sent`);
   }
 
-  const pass = async (name: string) => {
+  // Queries k at a time: consecutive photos (path order) of one individual, strangers by their folder.
+  const groupsOf = (k: number) => {
+    const by = new Map<string, typeof queries>();
+    for (const q of [...queries].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      const key = q.expect ?? `stranger:${dirname(q.path)}`;
+      by.set(key, [...(by.get(key) ?? []), q]);
+    }
+    return [...by.values()].flatMap((list) => Array.from({ length: Math.floor(list.length / k) }, (_, i) => list.slice(i * k, i * k + k)));
+  };
+  const pass = async (name: string, k = 1) => {
     const answers: { expect: string | null; verdict: string; top: string | null; p: number | null; ms: number }[] = [];
-    for (const q of queries) {
+    for (const group of k === 1 ? queries.map((q) => [q]) : groupsOf(k)) {
+      const q = group[0]!;
       const t = performance.now();
-      const r = await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: datasetForm(root, [q.path]) });
+      const r = await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: datasetForm(root, group.map((x) => x.path)) });
       if (r.status !== 200) throw new Error(`identify ${q.path}: ${r.status} ${r.text}`);
       // The ranking's first: the first candidate, or on `no_match` the first of the review's closest.
       const top = r.json.candidates?.[0] ?? r.json.closest?.[0];
@@ -96,7 +112,7 @@ try {
     const right = (a: (typeof answers)[number]) => a.expect !== null && a.top === a.expect;
     const share = (v: string) => answers.filter((a) => a.verdict === v).length / answers.length;
     const figures = {
-      pass: name,
+      pass: name, photos_per_query: k, queries: answers.length, queries_never_enrolled: answers.length - enrolled.length,
       top1: enrolled.filter(right).length / enrolled.length,
       correct_match_rate: answers.filter((a) => a.verdict === 'match' && right(a)).length / enrolled.length,
       false_matches: answers.filter((a) => a.verdict === 'match' && !right(a)).length,
@@ -113,6 +129,21 @@ try {
   const deps = { c: app.container, engine, pools: createPools(app.container, engine), learned: createLearnedGalleries(app.container, engine) };
   const zeroCal = await fitOwnerCalibration(deps, owner.id, 'animal', 'all');
   const zeroShot = await pass('zero-shot');
+  const zeroShotGroups = [];
+  for (const k of groupSizes.filter((x) => x > 1)) zeroShotGroups.push(await pass(`zero-shot, ${k} photos a query`, k));
+  const zeroCalInfo = (await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: datasetForm(root, [queries[0]!.path]) })).json.calibration;
+  if (!learn) {
+    const result = {
+      benchmark: 'herd-learning', dataset: `${proto.name}, first ${herd.length} individuals by id`, learning: 'skipped (--no-learning)',
+      n_gallery_sent: sent, n_gallery_accepted: accepted, refused, n_queries: queries.length, n_queries_open_set: queries.filter((q) => q.expect === null).length,
+      zero_shot_calibration: { pipeline: zeroCal.pipeline, fitted: zeroCal.report.params !== null, n: zeroCal.report.n, auc: zeroCal.report.auc, threshold: zeroCal.report.threshold, fmr_upper: zeroCal.report.fmr_upper, reason: zeroCal.report.reason, served: zeroCalInfo },
+      passes: [zeroShot, ...zeroShotGroups], machine: machineInfo(engine.provider), date: new Date().toISOString(),
+    };
+    saveResult(args.get('out'), result);
+    console.log(JSON.stringify({ passes: result.passes.map((p) => ({ k: p.photos_per_query, top1: p.top1, correct_match: p.correct_match_rate, false_matches: p.false_matches, queries: p.queries })) }));
+    await app.stop();
+    process.exit(0);
+  }
 
   // 3. One learning run, queued as the loop queues it, and its recorded decision.
   const t0 = performance.now();
@@ -129,12 +160,14 @@ try {
 
   // 4. The same queries through whatever now serves.
   const learned = await pass('after the learning run');
+  const learnedGroups = [];
+  for (const k of groupSizes.filter((x) => x > 1)) learnedGroups.push(await pass(`after the learning run, ${k} photos a query`, k));
   const result = {
     benchmark: 'herd-learning', dataset: `${proto.name}, first ${herd.length} individuals by id`, recipe,
     n_gallery_sent: sent, n_gallery_accepted: accepted, refused, n_queries: queries.length, n_queries_open_set: queries.filter((q) => q.expect === null).length,
     zero_shot_calibration: { pipeline: zeroCal.pipeline, fitted: zeroCal.report.params !== null, n: zeroCal.report.n, auc: zeroCal.report.auc, threshold: zeroCal.report.threshold, fmr_upper: zeroCal.report.fmr_upper, reason: zeroCal.report.reason },
     learning_run: { status: run.status, reason: run.reason, adopted: learning.adopted, gate: run.decision?.report?.gate ?? run.decision?.report ?? null, calibration: run.decision?.calibration ?? null, wall_ms: Math.round(trainMs) },
-    passes: [zeroShot, learned],
+    passes: [zeroShot, learned, ...zeroShotGroups, ...learnedGroups],
     top1_change_points: Math.round((learned.top1 - zeroShot.top1) * 1000) / 10,
     machine: machineInfo(engine.provider),
     date: new Date().toISOString(),

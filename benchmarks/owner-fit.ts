@@ -6,7 +6,7 @@
  */
 import type { Descriptor, GalleryLookup, RecognitionEngine } from '../workers/src/vision/engine.js';
 import { fitFusedCalibration, type FusedFitReport } from '../workers/src/vision/fused-fit.js';
-import { fitSeveralScope, openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
+import { fitSeveralScopes, openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
 import type { Kind } from '../workers/src/vision/settings.js';
 import { loadConfig } from '../shared/src/config/config.js';
 
@@ -33,6 +33,6 @@ export async function fitOwnerAsServed(engine: RecognitionEngine, kind: Kind, en
   const ofInd = (id: string) => photosOf.get(id) ?? [];
   const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
   const fit = fitFusedCalibration(await openSetSamples(engine, { kind, gallery }, held, ofInd));
-  if (fit.params) fit.params.several = await fitSeveralScope(engine, { kind, gallery, calibration: fit.params }, held, ofInd);
+  if (fit.params) fit.params.several = await fitSeveralScopes(engine, { kind, gallery, calibration: fit.params }, held, ofInd);
   return fit;
 }

@@ -2,7 +2,7 @@
  * Are several-photo answers as safe as one-photo answers? (`npm run bench:several`)
  *
  *   npx tsx benchmarks/several-photos.ts [--protocol ../shared/datasets/holstein-dev/protocol.json]
- *     [--individuals 24] [--per-stranger 6] [--groups 2,3] [--out benchmarks/results/several-photos-<dataset>-<date>.json]
+ *     [--individuals 24] [--per-stranger 6] [--groups 2,3,4] [--out benchmarks/results/several-photos-<dataset>-<date>.json]
  *
  * The owner's calibration is vouched for one photo: its threshold keeps the Clopper–Pearson bound
  * of the false-match rate ≤ 1% on single held-out photos. `POST /api/identify` with several photos
@@ -13,11 +13,13 @@
  * - queries are the protocol's query photos: those of enrolled individuals (closed set), and
  *   those of every other individual, up to `per-stranger` each (never enrolled);
  * - each photo is asked alone, and consecutive photos of one individual are asked as groups of
- *   2 and 3, the served way (`engine.identify` with several queries);
- * - groups are judged three ways: as served (the several-photo threshold fitted on pairs of the
- *   gallery's held-out photos, `calibration.several`), as served before that threshold existed
- *   (the fused top at the one-photo threshold), and by the rule "every photo alone says `match`
- *   to the same individual", whose false-match rate cannot exceed a single photo's.
+ *   2, 3 and 4, the served way (`engine.identify` with several queries);
+ * - groups are judged four ways: as served (the threshold fitted for that many photos on groups
+ *   of the gallery's held-out photos, `calibration.several`, else the every-photo rule), with
+ *   the pairs' threshold whatever the size (as served before sizes 3 and 4 had their own), with
+ *   the one-photo threshold (before any several-photo threshold existed), and by the rule "every
+ *   photo alone says `match` to the same individual", whose false-match rate cannot exceed a
+ *   single photo's.
  * Reports per way of asking: queries, false matches (a `match` to a stranger or to the wrong
  * individual), their rate and 95% upper bound, correct `match` and top-1 on the closed set.
  */
@@ -25,6 +27,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RecognitionEngine, type Descriptor } from '../workers/src/vision/engine.js';
 import { clopperPearsonUpper } from '../workers/src/vision/threshold.js';
+import { severalScopeFor, severalScopes } from '../workers/src/vision/calibrate.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
 import { fitOwnerAsServed, memoryGallery, type GalleryEntry } from './owner-fit.js';
 
@@ -33,7 +36,7 @@ const protoPath = path.resolve(args.get('protocol') ?? '../shared/datasets/holst
 const root = path.dirname(protoPath);
 const nInd = Number(args.get('individuals') ?? 24);
 const perStranger = Number(args.get('per-stranger') ?? 6);
-const groupSizes = (args.get('groups') ?? '2,3').split(',').map(Number);
+const groupSizes = (args.get('groups') ?? '2,3,4').split(',').map(Number);
 const proto = JSON.parse(await readFile(protoPath, 'utf8')) as {
   kind?: string; gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[];
 };
@@ -53,11 +56,12 @@ const gallery = memoryGallery(entries);
 
 // The owner's calibration and its several-photo threshold, as the service fits them.
 const fit = await fitOwnerAsServed(engine, 'animal', entries, gallery);
-if (!fit.params?.several) throw new Error(`the owner fit vouches for nothing here (${fit.reason}); enrol more individuals`);
-const several = fit.params.several;
+if (!fit.params) throw new Error(`the owner fit vouches for nothing here (${fit.reason}); enrol more individuals`);
+const several = severalScopes(fit.params);
 const calibration = fit.params;
-log(`owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%; ` +
-  `several photos: ${several.queries} pair queries, threshold ${several.matchThreshold.toFixed(3)}, bound ${(several.fmrUpper * 100).toFixed(2)}%`);
+const pairs = severalScopeFor(calibration, 2);
+log(`owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%; several photos: ` +
+  several.map((s) => `${s.groupSize} photos: ${s.queries} queries, threshold ${s.matchThreshold.toFixed(3)}, bound ${(s.fmrUpper * 100).toFixed(2)}%`).join('; '));
 
 // Query photos: the closed set, and up to `perStranger` of each individual never enrolled (in path order).
 const individualOf = (q: { path: string; expect: string | null }) => q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`;
@@ -73,14 +77,17 @@ for (const list of byInd.values()) for (const p of list) described.set(p, await 
 log(`queries: ${described.size} photos of ${byInd.size} individuals (${[...byInd.keys()].filter((id) => enrolledSet.has(id)).length} enrolled)`);
 
 interface Answer { verdict: string; top: string | null; rankedTop: string | null }
-/** As served, and as served before the several-photo threshold: the fused top at the one-photo threshold. */
-async function ask(paths: readonly string[]): Promise<{ served: Answer; oneThreshold: Answer }> {
+/** As served; with the pairs' threshold whatever the size; with the one-photo threshold: the fused top at each. */
+async function ask(paths: readonly string[]): Promise<{ served: Answer; pairThreshold: Answer; oneThreshold: Answer }> {
   const r = await engine.identify({ kind: 'animal', queries: paths.map((p) => described.get(p)!), gallery, calibration });
   const rankedTop = r.ranked[0]?.individualId ?? null;
-  const before = r.ranked[0] && r.ranked[0].probability >= calibration.matchThreshold ? rankedTop : null;
+  const at = (threshold: number | undefined): Answer => {
+    const top = threshold !== undefined && threshold <= 1 && r.ranked[0] && r.ranked[0].probability >= threshold ? rankedTop : null;
+    return { verdict: top ? 'match' : 'uncertain', top, rankedTop };
+  };
   return {
     served: { verdict: r.verdict, top: r.verdict === 'match' ? r.candidates[0]!.individualId : null, rankedTop },
-    oneThreshold: { verdict: before ? 'match' : 'uncertain', top: before, rankedTop },
+    pairThreshold: at(pairs?.matchThreshold), oneThreshold: at(calibration.matchThreshold),
   };
 }
 
@@ -106,6 +113,7 @@ for (const [id, list] of byInd) for (const p of list) {
 }
 for (const k of groupSizes) {
   const served = (tallies[`group_${k}_served`] = empty());
+  const pairThreshold = (tallies[`group_${k}_pair_threshold`] = empty());
   const oneThreshold = (tallies[`group_${k}_one_photo_threshold`] = empty());
   const all = (tallies[`group_${k}_every_photo`] = empty());
   for (const [id, list] of byInd) {
@@ -113,6 +121,7 @@ for (const k of groupSizes) {
       const g = list.slice(i, i + k);
       const a = await ask(g);
       count(served, id, a.served);
+      count(pairThreshold, id, a.pairThreshold);
       count(oneThreshold, id, a.oneThreshold);
       const tops = g.map((p) => single.get(p)!.top);
       const agreed = tops.every((x) => x !== null && x === tops[0]) ? tops[0]! : null;

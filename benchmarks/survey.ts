@@ -32,6 +32,7 @@ import { fitOwnerAsServed, memoryGallery, type GalleryEntry } from './owner-fit.
 import { motScores } from './survey/mot-metrics.js';
 import { renderClip, type Scene } from './survey/render.js';
 import { DRONE_HEIGHT, droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
+import { severalScopes } from '../workers/src/vision/calibrate.js';
 
 const args = parseArgs(process.argv.slice(2));
 const root = path.resolve(args.get('dataset') ?? '../shared/datasets/nyala-dev');
@@ -115,7 +116,7 @@ const gallery = memoryGallery(entries);
 // several-photo threshold a track's crops are decided by. Too few photos to vouch for 1%: the
 // kind's defaults decide, as the service says in its answer.
 const calibration = await fitOwnerAsServed(engine, 'animal', entries, gallery);
-console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%; several photos: threshold ${calibration.params.several?.matchThreshold.toFixed(3)} on ${calibration.params.several?.queries} pair queries` : `kind defaults (${calibration.reason})`}`);
+console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%; several photos: ${severalScopes(calibration.params).map((s) => `${s.groupSize}: threshold ${s.matchThreshold.toFixed(3)} on ${s.queries} queries`).join(', ')}` : `kind defaults (${calibration.reason})`}`);
 
 /** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
 const rankedTop = new Map<SurveyTrack, string | null>();

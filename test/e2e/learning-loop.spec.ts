@@ -86,11 +86,17 @@ describe('the learning loop runs itself (embedded)', () => {
       evidence: { global: 0.5 + (i % 2) * 0.3 + (i % 7) * 0.01, local: (i % 2) * 30 + (i % 5), globalMargin: 0.01 * (i % 3), localMargin: (i % 2) - 0.5, spread: 0.2 },
       same: i % 2 === 1,
     }));
-    const params = { intercept: 0, coef: [], matchThreshold: 1.01, uncertainThreshold: 0.05, source: 'test', fusion: fitFusion(samples).model };
+    // Several-photo thresholds for pairs and triples (none for four photos: too few groups).
+    const several = [{ matchThreshold: 1.01, groupSize: 3, queries: 200, falseMatches: 0, fmrUpper: 0.0149 }, { matchThreshold: 0.97, groupSize: 2, queries: 300, falseMatches: 0, fmrUpper: 0.0099 }];
+    const params = { intercept: 0, coef: [], matchThreshold: 1.01, uncertainThreshold: 0.05, source: 'test', fusion: fitFusion(samples).model, several };
     await app.container.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)',
       [owner.id, 'tree', pipelineKey(engine, null, 'all'), params, { n: 400, fmr_upper: 0.0093, reason: null }]);
     const r = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
     expect(r.json.calibration).toMatchObject({ source: 'owner', reason: null, samples: 400, false_match_bound: 0.0093, match_threshold: 1.01 });
+    expect(r.json.calibration.several).toEqual([
+      { photos: 2, match_threshold: 0.97, samples: 300, false_match_bound: 0.0099 },
+      { photos: 3, match_threshold: 1.01, samples: 200, false_match_bound: 0.0149 },
+    ]);
     // Its threshold decides: above every probability, so no `match`, and its fused probabilities are shown.
     expect(r.json.verdict).not.toBe('match');
     for (const c of r.json.candidates) expect(c.probability).toBeGreaterThanOrEqual(0.05);

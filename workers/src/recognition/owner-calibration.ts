@@ -9,13 +9,13 @@
 import type { Container } from '../../../shared/src/container.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
-import type { CalibrationParams, Evidence } from '../vision/calibrate.js';
+import { severalScopes, type CalibrationParams, type Evidence } from '../vision/calibrate.js';
 import type { Descriptor, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { PREVIEW_SIDE } from '../vision/engine.js';
 import type { ModelRef } from '../vision/embed.js';
 import { fitFusedCalibration, type FusedFitReport, type QuerySample } from '../vision/fused-fit.js';
 import { decodeImage, downscale } from '../vision/intake.js';
-import { fitSeveralScope, openSetSamples, pickHeldOut, type HeldOutPhoto } from '../vision/open-set.js';
+import { fitSeveralScopes, openSetSamples, pickHeldOut, type HeldOutPhoto } from '../vision/open-set.js';
 import { bytesToVector, toBytes } from './bytes.js';
 import type { Pools } from './pool.js';
 import type { LearnedGalleries } from '../learn/gallery.js';
@@ -40,10 +40,11 @@ export interface CalibrationInfo {
   match_threshold: number;
   fitted_at: string | null;
   /**
-   * The threshold for queries of several photos, vouched on pairs of the owner's held-out photos;
-   * null: none vouched, so such a query is a `match` only when every photo alone is one.
+   * The thresholds for queries of several photos, one per number of photos, each vouched on groups
+   * of that many of the owner's held-out photos; null (or a size missing): none vouched, so such a
+   * query is a `match` only when every photo alone is one.
    */
-  several: { match_threshold: number; samples: number; false_match_bound: number | null } | null;
+  several: { photos: number; match_threshold: number; samples: number; false_match_bound: number | null }[] | null;
 }
 
 export interface StoredCalibration {
@@ -95,7 +96,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
       params: stored.params,
       info: {
         source: 'owner', reason: null, samples: stored.report.n, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at,
-        several: stored.params.several ? { match_threshold: round(stored.params.several.matchThreshold)!, samples: stored.params.several.queries, false_match_bound: round(stored.params.several.fmrUpper) } : null,
+        several: stored.params.several ? severalScopes(stored.params).map((s) => ({ photos: s.groupSize, match_threshold: round(s.matchThreshold)!, samples: s.queries, false_match_bound: round(s.fmrUpper) })) : null,
       },
     };
   }
@@ -215,7 +216,7 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
   const samples = await openSetSamples(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}) }, heldOut, (id) => photos.get(id) ?? []);
   samples.push(...(await labelSamples(c, ownerId, kind, engine, gallery.learned ?? null)));
   const report = fitFusedCalibration(samples, { source: `owner:${scope}` });
-  if (report.params) report.params.several = await fitSeveralScope(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}), calibration: report.params }, heldOut, (id) => photos.get(id) ?? []);
+  if (report.params) report.params.several = await fitSeveralScopes(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}), calibration: report.params }, heldOut, (id) => photos.get(id) ?? []);
   const { params, ...rest } = report;
   await c.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)', [ownerId, kind, pipeline, params ?? null, rest]);
   return { pipeline, report };

@@ -46,21 +46,38 @@ export interface CalibrationParams {
    */
   fusion?: FusionModel;
   /**
-   * The `match` threshold for a query of several photos (a track's crops, several photos of one
-   * animal), chosen on groups of the owner's held-out photos asked that way (open-set.ts). Absent:
-   * nothing vouched for such queries, and a `match` needs every photo alone to say it (decide.ts).
+   * The `match` thresholds for queries of several photos (several photos of one animal, a survey
+   * track's crops), one per number of photos, each chosen on groups of that many of the owner's
+   * held-out photos asked that way (open-set.ts). A query of a size with no threshold here
+   * (none fitted, or more photos than any fitted size) is a `match` only when every photo alone
+   * says it (decide.ts). One object instead of a list: a fit from before sizes 3 and 4, pairs only.
    */
-  several?: SeveralScope;
+  several?: SeveralScope[] | SeveralScope;
 }
 
 export interface SeveralScope {
   /** 1.01 when no threshold kept the bound: then, as with no scope, every photo alone must say `match`. */
   matchThreshold: number;
-  /** Photos per group the threshold was chosen on. */
+  /** Photos per group the threshold was chosen on: it decides queries of exactly that many. */
   groupSize: number;
   queries: number;
   falseMatches: number;
   fmrUpper: number;
+}
+
+/** Every several-photo threshold of a calibration, smallest group first (old single-object fits included). */
+export function severalScopes(cal: Pick<CalibrationParams, 'several'>): SeveralScope[] {
+  const s = cal.several;
+  return (s === undefined ? [] : Array.isArray(s) ? [...s] : [s]).sort((a, b) => a.groupSize - b.groupSize);
+}
+
+/**
+ * The threshold vouched for a query of `photos` photos, if any. Only the exact size: evidence is
+ * fused by keeping each score's best over the photos, so every extra photo gives a wrong
+ * individual one more chance, and a threshold chosen on pairs says nothing about four photos.
+ */
+export function severalScopeFor(cal: Pick<CalibrationParams, 'several'>, photos: number): SeveralScope | undefined {
+  return severalScopes(cal).find((s) => s.groupSize === photos);
 }
 
 /** Hand-set priors: ~20 background-guarded inliers clearly ahead of the runner-up is strong evidence. */

@@ -18,6 +18,23 @@ describe('decideSeveral', () => {
     expect(strict.shown.map((x) => x.individualId)).toEqual(['x', 'y']);
   });
 
+  it('uses only the threshold fitted for the query\'s number of photos', () => {
+    const scope = (groupSize: number, matchThreshold: number) => ({ matchThreshold, groupSize, queries: 600, falseMatches: 0, fmrUpper: 0.005 });
+    const bySize = { ...cal, several: [scope(2, 0.8), scope(3, 0.97), scope(4, 0.93)] };
+    const photos = (k: number, p: number) => Array.from({ length: k }, () => [c('x', p)]);
+    // Pairs: 0.95 clears the pairs' 0.8; triples: not the triples' 0.97; four photos: the fours' 0.93.
+    expect(decideSeveral(fused, photos(2, 0.5), bySize).verdict).toBe('match');
+    expect(decideSeveral(fused, photos(3, 0.5), bySize).verdict).toBe('uncertain');
+    expect(decideSeveral(fused, photos(4, 0.5), bySize).verdict).toBe('match');
+    // Five photos: no threshold vouched for five, so every photo alone must be a match.
+    expect(decideSeveral(fused, photos(5, 0.5), bySize).verdict).toBe('uncertain');
+    expect(decideSeveral(fused, photos(5, 0.92), bySize).verdict).toBe('match');
+    // A fit from before sizes 3 and 4 (one object, pairs) decides pairs only.
+    const pairsOnly = { ...cal, several: scope(2, 0.8) };
+    expect(decideSeveral(fused, photos(2, 0.5), pairsOnly).verdict).toBe('match');
+    expect(decideSeveral(fused, photos(3, 0.5), pairsOnly).verdict).toBe('uncertain');
+  });
+
   it('without one, needs every photo alone to say match to the fused top', () => {
     expect(decideSeveral(fused, [[c('x', 0.92), c('y', 0.2)], [c('x', 0.91)]], cal)).toEqual({ verdict: 'match', shown: [fused[0]] });
     const oneShort = decideSeveral(fused, [[c('x', 0.92)], [c('x', 0.6), c('y', 0.4)]], cal);

@@ -2,7 +2,7 @@
  * The verdict: `match` (the top candidate), `uncertain` (a short candidate
  * list, returned instead of a guess), or `no_match`.
  */
-import type { CalibrationParams } from './calibrate.js';
+import { severalScopeFor, type CalibrationParams } from './calibrate.js';
 
 export type Verdict = 'match' | 'uncertain' | 'no_match';
 
@@ -30,15 +30,18 @@ export function decide<T extends Scored>(ranked: readonly T[], cal: CalibrationP
  * keeps its best over the photos), which gives a wrong individual several chances too: on real
  * holstein-dev photos, pairs asked that way at the one-photo threshold gave 2.25% false matches
  * against 1.11% for one photo (benchmarks/results/several-photos-*.json). So:
- * - with a threshold vouched for several-photo queries (`cal.several`, ≤ 1), that threshold decides;
- * - without one (none fitted, or withheld at 1.01: too few pairs to vouch), the fused ranking and candidates stand, but `match` needs every photo, asked
- *   alone, to say `match` to the same individual: never more false matches than one photo gives.
+ * - with a threshold vouched for queries of exactly this many photos (`cal.several`, ≤ 1), that
+ *   threshold decides;
+ * - without one (none fitted for this many photos, or withheld at 1.01: too few groups to vouch),
+ *   the fused ranking and candidates stand, but `match` needs every photo, asked alone, to say
+ *   `match` to the same individual: never more false matches than one photo gives.
  */
 export function decideSeveral<T extends Scored & { individualId: string }>(
   ranked: readonly T[], perPhoto: readonly (readonly T[])[], cal: CalibrationParams, maxShown = 5,
 ): { verdict: Verdict; shown: T[] } {
   if (perPhoto.length < 2) return decide(ranked, cal, maxShown);
-  if (cal.several && cal.several.matchThreshold <= 1) return decide(ranked, { ...cal, matchThreshold: cal.several.matchThreshold }, maxShown);
+  const scope = severalScopeFor(cal, perPhoto.length);
+  if (scope && scope.matchThreshold <= 1) return decide(ranked, { ...cal, matchThreshold: scope.matchThreshold }, maxShown);
   const fused = decide(ranked, cal, maxShown);
   if (fused.verdict !== 'match') return fused;
   const id = fused.shown[0]!.individualId;

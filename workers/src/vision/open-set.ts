@@ -108,19 +108,32 @@ export async function openSetGroupSamples(
 }
 
 /**
- * The `match` threshold for several-photo queries, chosen on pairs of held-out photos asked as
- * one query each, under the same 1% bound as one photo; withheld (1.01) when none keeps it.
+ * Photos per several-photo query that get a threshold of their own: 2 and 3 for an owner's
+ * several photos, 4 for a survey track's crops (survey/pipeline.ts keeps 4 a track). A query of
+ * more photos is decided by the every-photo rule (decide.ts).
  */
-export async function fitSeveralScope(
+export const SEVERAL_SIZES = [2, 3, 4] as const;
+
+/**
+ * The `match` thresholds for several-photo queries, one per size of SEVERAL_SIZES, each chosen on
+ * groups of that many held-out photos asked as one query, under the same 1% bound as one photo;
+ * withheld (1.01) for a size whose groups cannot vouch for it. Sizes with no group at all are left out.
+ */
+export async function fitSeveralScopes(
   engine: RecognitionEngine,
   req: Parameters<typeof openSetGroupSamples>[1],
   heldOut: readonly HeldOutPhoto[],
   photosOf: (individualId: string) => readonly string[],
-): Promise<SeveralScope> {
-  const groupSize = 2;
-  const samples = await openSetGroupSamples(engine, req, heldOut, photosOf, groupSize);
-  const choice = chooseThreshold(samples);
-  return { matchThreshold: choice.threshold ?? 1.01, groupSize, queries: samples.length, falseMatches: choice.falseMatches, fmrUpper: choice.fmrUpper };
+  sizes: readonly number[] = SEVERAL_SIZES,
+): Promise<SeveralScope[]> {
+  const out: SeveralScope[] = [];
+  for (const groupSize of sizes) {
+    const samples = await openSetGroupSamples(engine, req, heldOut, photosOf, groupSize);
+    if (!samples.length) continue;
+    const choice = chooseThreshold(samples);
+    out.push({ matchThreshold: choice.threshold ?? 1.01, groupSize, queries: samples.length, falseMatches: choice.falseMatches, fmrUpper: choice.fmrUpper });
+  }
+  return out;
 }
 
 /**
