@@ -1,13 +1,15 @@
 /**
  * Issue 24 in Chromium at phone size: the fruit list page (thumbnail, name, tree name and code;
  * filtered by a tree's printed code) and past batches with their photos, whose rows name the
- * fruit and its tree instead of ids.
+ * fruit and its tree instead of ids. Issue 23: the learning card on "Mine", at phone and desktop
+ * sizes.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordRun } from '../../workers/src/learn/loop.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { batchForm, untilDone } from '../support/fruit-batch.js';
 import { photoForm, textureImage } from '../support/images.js';
@@ -19,13 +21,14 @@ describe('fruit list and past batches in Chromium', () => {
   let app: TestApp;
   let browser: Browser;
   let page: Page;
-  let owner: { token: string; username: string };
+  let owner: { token: string; username: string; id: string };
   const trees: { tree_id: string; code: string }[] = [];
   const fruit: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync('web/dist/view-fruit-list.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
-    app = await startTestApp();
+    if (!existsSync('web/dist/view-learning.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    // The loop on but far from its threshold, so the card shows its count and nothing trains here.
+    app = await startTestApp({ env: { LEARN_AFTER_NEW: '1000' } });
     owner = await signup(app.url, 'lists');
     for (const [i, name] of ['Cây số 1', 'Cây số 2'].entries()) {
       const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }) });
@@ -103,5 +106,31 @@ describe('fruit list and past batches in Chromium', () => {
     await expect.poll(() => loaded(page, 'table.rows img.thumb'), { timeout: 30_000 }).toBe(true);
     await page.screenshot({ path: path.join('docs/screenshots', 'phone-19-past-batches.png'), fullPage: true });
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+  });
+
+  it('shows the learning loop on "Mine": what serves, what is pending, the last run and why, at phone and desktop sizes', async () => {
+    const reason = 'Refused: served top-1 would fall from 94.3% to 73.3% on 105 held-out photos.';
+    await recordRun(app.container.db, { ownerId: owner.id, kind: 'tree', jobId: 'lists-run-1', status: 'refused', decision: { reason } });
+    const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7121, 320)], { species: 'pomelo', name: 'Cây số 3' }) });
+    expect(t.status, t.text).toBe(200);
+    // The desktop browser signed in with the same session cookie.
+    const wide = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'vi-VN' });
+    await wide.addCookies(await page.context().cookies());
+    const desktop = await wide.newPage();
+    for (const [p, width] of [[page, 390], [desktop, 1280]] as const) {
+      await p.goto(`${app.url}/#/mine`);
+      await p.reload();
+      const tree = p.locator('section.learning .learning-kind[data-kind=tree]');
+      await tree.waitFor();
+      expect(await tree.locator('[data-field=serving]').innerText()).toBe('Đang dùng: mô hình gốc.');
+      // One tree photo enrolled since the run.
+      expect(await tree.locator('[data-field=pending]').innerText()).toBe('Từ lần chạy trước: 1 ảnh mới, 0 xác nhận; lần chạy sau bắt đầu khi đủ 1000.');
+      expect(await tree.locator('[data-field=last-run]').innerText()).toContain('giữ mô hình cũ');
+      expect(await tree.locator('[data-field=last-run] .reason').innerText()).toBe(reason);
+      expect(await p.locator('section.learning .learning-kind[data-kind=animal] [data-field=last-run]').innerText()).toBe('Chưa chạy lần nào.');
+      expect(await p.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+    }
+    await page.screenshot({ path: path.join('docs/screenshots', 'phone-22-learning.png'), fullPage: true });
+    await wide.close();
   });
 });

@@ -25,6 +25,8 @@ function pick(p: Protocol) {
     id,
     enrol: p.gallery.filter((g) => g.id === id).slice(0, PER_COW).map((g) => g.path),
     query: p.queries.find((q) => q.expect === id)!.path,
+    // Two further held-back photos, asked as one several-photo query.
+    pair: p.queries.filter((q) => q.expect === id).slice(1, 3).map((q) => q.path),
   }));
 }
 
@@ -81,9 +83,29 @@ describe.skipIf(!existsSync(path.join(ROOT, 'protocol.json')))('real photos: hol
       for (const c of r.json.closest) expect(c.photos.length).toBe(PER_COW);
       const shown = new Set([...r.json.candidates, ...r.json.closest].map((c: { animal_did: string }) => c.animal_did));
       if (r.json.verdict !== 'no_match') expect(shown.has(did), `${cow.id}: ${r.json.verdict}`).toBe(true);
+      // Never a confident wrong name.
+      if (r.json.verdict === 'match') expect(r.json.match.animal_did, `${cow.id}: a match to the wrong cow`).toBe(did);
       if (r.json.closest[0].animal_did === did) rightTop++;
     }
     console.log(`holstein-dev: ${cows.length} queries, verdicts ${JSON.stringify(verdicts)}, right cow first in review ${rightTop}`);
     expect(Object.values(verdicts).reduce((a, b) => a + b, 0)).toBe(didOf.size);
+  }, 600_000);
+
+  it('answers two held-back photos of one cow as one query: the right cow shown, or no_match, never a wrong match', async () => {
+    const verdicts: Record<string, number> = {};
+    let asked = 0;
+    for (const cow of cows) {
+      const did = didOf.get(cow.id);
+      if (!did || cow.pair.length < 2) continue;
+      asked++;
+      const r = await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: form(cow.pair, { farm_id: 'holstein' }) });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      verdicts[r.json.verdict] = (verdicts[r.json.verdict] ?? 0) + 1;
+      const shown = new Set([...r.json.candidates, ...r.json.closest].map((c: { animal_did: string }) => c.animal_did));
+      if (r.json.verdict !== 'no_match') expect(shown.has(did), `${cow.id}: ${r.json.verdict}`).toBe(true);
+      if (r.json.verdict === 'match') expect(r.json.match.animal_did, `${cow.id}: a match to the wrong cow`).toBe(did);
+    }
+    console.log(`holstein-dev, two photos a query: ${asked} queries, verdicts ${JSON.stringify(verdicts)}`);
+    expect(asked).toBeGreaterThanOrEqual(COWS / 2);
   }, 600_000);
 });

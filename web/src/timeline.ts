@@ -1,7 +1,12 @@
 import { h } from './dom.js';
 import { currentLang, t, type TextKey } from './i18n.js';
 
-const TYPE_WORDS = new Set(['enroll', 'identification_confirmed', 'photos_added', 'merged', 'vaccination', 'calving', 'treatment', 'deleted']);
+type EventWord<K> = K extends `ev_${infer T}` ? T : never;
+/** Event types the app names in its language; `satisfies` makes tsc check that each has its `ev_` text. */
+const TYPE_WORDS: ReadonlySet<string> = new Set([
+  'enroll', 'identification_confirmed', 'photos_added', 'merged', 'merged_into', 'vaccination', 'calving', 'treatment', 'deleted', 'care_deleted',
+  'survey', 'birth', 'transfer', 'slaughter', 'cut', 'pack', 'lineage', 'boundary', 'weighing', 'publish',
+] as const satisfies readonly EventWord<TextKey>[]);
 /** An event type in the app's language; a type of the owner's own stays as written. */
 const typeWord = (type: string) => (TYPE_WORDS.has(type) ? t(`ev_${type}` as TextKey) : type);
 

@@ -2,6 +2,7 @@ import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { fruitListView } from './view-fruit-list.js';
+import { learningCard } from './view-learning.js';
 import { speciesName } from './species.js';
 
 const FARM_KEY = 'markless.farm';
@@ -80,5 +81,6 @@ export function mineView(): HTMLElement {
       h('form', { class: 'row', onsubmit: (e: Event) => { e.preventDefault(); void animalList(animalsBox, farm.value.trim()); } },
         field(t('farm'), farm), h('button', { type: 'submit', class: 'secondary' }, t('load'))),
       animalsBox),
+    learningCard(),
     grants());
 }
