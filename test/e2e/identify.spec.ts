@@ -149,7 +149,7 @@ describe('the index is a cache (embedded)', () => {
 describe('a model version change re-embeds (embedded)', () => {
   let dataDir: string;
   let app: TestApp;
-  let owner: { token: string };
+  let owner: { token: string; id: string };
   let tree: string;
   let query: Buffer;
   let current: string;
@@ -185,5 +185,10 @@ describe('a model version change re-embeds (embedded)', () => {
     // Old rows stay, but only the current model's are searched.
     const r = await post(app, '/api/identify', owner.token, photoForm([query]));
     expect(r.json.match?.individual_id).toBe(tree);
+    // The owner's calibration was fitted for the new pipeline (one tree: too little to vouch, and
+    // the answer says so instead of "not yet calibrated").
+    const fits = await db.query<{ pipeline: string }>('select pipeline from owner_calibrations where owner_id = $1 and kind = $2', [owner.id, 'tree']);
+    expect(fits.rows.map((x) => x.pipeline)).toEqual([`${current}|base|all`]);
+    expect(r.json.calibration).toMatchObject({ source: 'kind_default', reason: expect.stringMatching(/^not enough of your own photos to vouch for 1% false matches: /) });
   });
 });

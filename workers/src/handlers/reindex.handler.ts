@@ -4,6 +4,8 @@ import type { RecognitionEngine } from '../vision/engine.js';
 import type { Pools } from '../recognition/pool.js';
 import { vectorToBytes } from '../recognition/bytes.js';
 import { qualityOf } from './enroll.handler.js';
+import { refitMissingCalibrations } from '../recognition/owner-calibration.js';
+import type { LearnedGalleries } from '../learn/gallery.js';
 
 /** Images (of one owner, or all) that have no descriptor from the engine's current model. */
 async function missing(c: Container, engine: RecognitionEngine, owner?: string) {
@@ -19,9 +21,11 @@ async function missing(c: Container, engine: RecognitionEngine, owner?: string) 
 /**
  * Re-embed with the current model every image that lacks its descriptor, then drop cached
  * indexes so they are rebuilt from the new rows. Descriptors of older versions stay (never mixed,
- * never searched). Idempotent: a retry only does what is still missing.
+ * never searched). Then each owner's calibration is fitted for the new pipeline, so verdicts
+ * keep resting on the owner's own photos rather than the kind's defaults. Idempotent: a retry
+ * only does what is still missing.
  */
-export function reindexHandler(deps: { c: Container; engine: RecognitionEngine; pools: Pools }): JobHandler<'reindex'> {
+export function reindexHandler(deps: { c: Container; engine: RecognitionEngine; pools: Pools; learned?: LearnedGalleries }): JobHandler<'reindex'> {
   return async (data) => {
     const { c, engine } = deps;
     let done = 0;
@@ -43,6 +47,7 @@ export function reindexHandler(deps: { c: Container; engine: RecognitionEngine; 
       done++;
     }
     deps.pools.reset();
-    return { model: engine.model, reembedded: done, skipped };
+    const calibrations = await refitMissingCalibrations(deps, data.owner_id);
+    return { model: engine.model, reembedded: done, skipped, calibrations };
   };
 }

@@ -5,7 +5,7 @@ import type { BackboneOptions } from '../learn/backbone.js';
 import { trainOwner } from '../learn/train.js';
 import { recordRun } from '../learn/loop.js';
 import { chooseRecipe } from '../learn/recipe-choice.js';
-import { fitOwnerCalibration, type OwnerFitDeps } from '../recognition/owner-calibration.js';
+import { calibrationScopes, fitOwnerCalibration, type OwnerFitDeps } from '../recognition/owner-calibration.js';
 import type { Pools } from '../recognition/pool.js';
 import type { LearnedGalleries } from '../learn/gallery.js';
 
@@ -31,9 +31,8 @@ export function trainHandler(deps: { c: Container; engine: RecognitionEngine; ba
     let calibration: Record<string, unknown> | null = null;
     if (deps.pools) {
       const fitDeps: OwnerFitDeps = { c: deps.c, engine: deps.engine, pools: deps.pools, ...(deps.learned ? { learned: deps.learned } : {}) };
-      const scopes = data.kind === 'fruit' ? (['all', 'tree'] as const) : (['all'] as const);
       calibration = {};
-      for (const scope of scopes) {
+      for (const scope of calibrationScopes(data.kind)) {
         const { pipeline, report } = await fitOwnerCalibration(fitDeps, data.owner_id, data.kind, scope);
         const { params, ...figures } = report;
         calibration[scope] = { pipeline, fitted: params !== null, ...figures };

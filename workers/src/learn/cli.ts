@@ -19,7 +19,7 @@ import { RecognitionEngine } from '../vision/engine.js';
 import { listVersions, rollback } from './store.js';
 import { createLearnedGalleries } from './gallery.js';
 import { createPools } from '../recognition/pool.js';
-import { fitOwnerCalibration } from '../recognition/owner-calibration.js';
+import { calibrationScopes, fitOwnerCalibration } from '../recognition/owner-calibration.js';
 import { RECIPES, trainOwner, type RecipeName } from './train.js';
 
 const args = process.argv.slice(2);
@@ -42,7 +42,7 @@ try {
     const engine = await RecognitionEngine.create();
     const deps = { c, engine, pools: createPools(c, engine), learned: createLearnedGalleries(c, engine) };
     const fits = [];
-    for (const scope of kind === 'fruit' ? (['all', 'tree'] as const) : (['all'] as const)) {
+    for (const scope of calibrationScopes(kind)) {
       const { pipeline, report } = await fitOwnerCalibration(deps, owner, kind, scope);
       fits.push({ scope, pipeline, ...report, params: report.params ? { matchThreshold: report.params.matchThreshold } : null });
     }

@@ -22,6 +22,8 @@ import type { LearnedGalleries } from '../learn/gallery.js';
 
 /** `all`: the whole pool; `tree`: fruit identified within one tree (`tree_id`), a different score distribution. */
 export type CalibrationScope = 'all' | 'tree';
+/** The scopes fitted for a kind: fruit is also identified within one tree (`tree_id`), which has its own fit. */
+export const calibrationScopes = (kind: Kind): readonly CalibrationScope[] => (kind === 'fruit' ? ['all', 'tree'] : ['all']);
 
 /** The pipeline a calibration belongs to: engine version, the learned version that searched, the scope. */
 export function pipelineKey(engine: { model: ModelRef }, learned: ModelRef | null, scope: CalibrationScope = 'all'): string {
@@ -259,4 +261,31 @@ async function labelSamples(c: Container, ownerId: string, kind: Kind, engine: R
     const same = row.verdict === 'correct' || (row.correct_id !== null && row.correct_id === top.individual_id);
     return [{ evidence: top.evidence, same, group: row.correct_id ?? top.individual_id, openSet: row.verdict === 'unknown_ok' }];
   });
+}
+
+/**
+ * Fits every (owner, kind) that has photos described by the model serving now but no fit for the
+ * pipeline serving now. A fit is keyed by pipeline, so after a re-embedding under a new model
+ * (reindex) every owner's verdicts would fall back to the kind's defaults until their next
+ * training run. A retried job fits only what is still missing. Answers how many fits it stored.
+ */
+export async function refitMissingCalibrations(d: OwnerFitDeps, ownerId?: string): Promise<number> {
+  const { c, engine } = d;
+  const r = await c.db.query<{ owner_id: string; kind: Kind }>(
+    `select distinct d.owner_id, ind.kind from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
+      where d.model = $1 and d.model_version = $2 and ($3::uuid is null or d.owner_id = $3) and ind.deleted_at is null`,
+    [engine.model.name, engine.model.version, ownerId ?? null],
+  );
+  let fitted = 0;
+  for (const { owner_id: owner, kind } of r.rows) {
+    const filter = { kind, farmId: null, treeId: null };
+    const base = await d.pools.gallery([owner], filter);
+    const learned = (await d.learned?.gallery(owner, [owner], filter, base))?.learned ?? null;
+    for (const scope of calibrationScopes(kind)) {
+      if (await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope))) continue;
+      await fitOwnerCalibration(d, owner, kind, scope);
+      fitted++;
+    }
+  }
+  return fitted;
 }
