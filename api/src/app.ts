@@ -27,6 +27,13 @@ export function createApp(container: Container, services: Services): App {
   const routes = buildRoutes(container, services);
   const router = buildRouter(routes, (ctx) => callerFromRequest(ctx, services.auth), createReplayStore(container.db));
 
+  // Errors Koa meets after the answer has started (a streamed blob, an event stream) never reach
+  // the error middleware; without a listener Koa prints them to stderr. A client that hangs up
+  // mid-download is routine, the rest is the server's to look at.
+  koa.on('error', (err: NodeJS.ErrnoException, ctx?: Koa.Context) => {
+    const clientGone = err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE';
+    container.logger[clientGone ? 'debug' : 'error']({ err, path: ctx?.path }, clientGone ? 'client closed the connection mid-answer' : 'error after the answer started');
+  });
   koa.use(requestContext(container.logger));
   koa.use(httpMetrics(container.metrics));
   koa.use(errorHandlerFor({ ports: dependencyPorts(container.config), retryAfterS: container.config.DEPENDENCY_RETRY_AFTER_S }));

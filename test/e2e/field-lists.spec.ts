@@ -133,4 +133,29 @@ describe('fruit list and past batches in Chromium', () => {
     await page.screenshot({ path: path.join('docs/screenshots', 'phone-22-learning.png'), fullPage: true });
     await wide.close();
   });
+
+  it('on a new device the account\'s farm is filled in, and tree fields offer the trees by printed code', async () => {
+    const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7131, 320)], { species: 'pomelo', name: 'Cây ở vườn', farm_id: 'vuon-buoi-7' }) });
+    expect(t.status, t.text).toBe(200);
+    const me = await api(app.url, 'GET', '/api/me', { token: owner.token });
+    expect(me.json.farms[0]).toBe('vuon-buoi-7');
+    // A fresh browser: no cookie, nothing in localStorage.
+    const fresh = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, locale: 'vi-VN' });
+    const p = await fresh.newPage();
+    await p.goto(`${app.url}/#/population`);
+    await p.fill('input[name=username]', owner.username);
+    await p.fill('input[name=password]', 'Bark-and-peel-42');
+    await p.click('button[name=login]');
+    await expect.poll(() => p.locator('input[name=farm_id]').first().inputValue(), { timeout: 30_000 }).toBe('vuon-buoi-7');
+    await p.goto(`${app.url}/#/batch`);
+    await p.locator('form[name=batch] input[name=tree_id]').waitFor();
+    expect(await p.locator('form[name=batch] input[name=tree_id]').getAttribute('list')).toBe('my-trees');
+    const codes = () => p.locator('datalist#my-trees option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
+    await expect.poll(codes, { timeout: 30_000 }).toEqual(expect.arrayContaining([trees[0]!.code, trees[1]!.code, t.json.code]));
+    // Signing out forgets the farm, so the next account on this device does not start on it.
+    await p.click('button[name=signout]');
+    await p.locator('button[name=login]').waitFor();
+    expect(await p.evaluate<string | null>("localStorage.getItem('markless.farm')")).toBeNull();
+    await fresh.close();
+  });
 });

@@ -12,6 +12,7 @@ import { populationView } from './view-population.js';
 import { surveyView } from './view-survey.js';
 import { fruitListView } from './view-fruit-list.js';
 import { onReviewCount, reviewCount, reviewView } from './view-review.js';
+import { forgetAccount, learnFarms } from './pickers.js';
 
 /**
  * The field app: one page, hash routes (#/identify, #/enrol, #/mine, #/tree/{id}, #/population,
@@ -71,6 +72,7 @@ function header(): HTMLElement {
 
 async function signOut() {
   await call('POST', '/api/logout');
+  forgetAccount();
   username = null;
   location.hash = '#/identify';
   void render();
@@ -80,7 +82,13 @@ async function render() {
   document.title = t('app_title');
   const main = h('main', {}, notice('info', t('working')));
   mount(root, header(), waitBanner, main);
-  if (!username) return mount(main, authView((u) => { username = u; void render(); }));
+  if (!username) {
+    return mount(main, authView((u) => {
+      username = u;
+      // The account's farms, so a new device starts on the latest one.
+      void call('GET', '/api/me').then((r) => r.ok && learnFarms(r.json.farms ?? [])).finally(() => void render());
+    }));
+  }
   const route = location.hash.replace(/^#\//, '') || 'identify';
   void reviewCount().then(showReviewCount).catch(() => undefined);
   mount(main, await viewFor(route));
@@ -110,5 +118,6 @@ setLang(currentLang());
 // The session lives in an HttpOnly cookie: ask the server who we are instead of holding a token.
 void call('GET', '/api/me').then((r) => {
   username = r.ok ? (r.json.account?.username ?? r.json.username ?? null) : null;
+  if (r.ok) learnFarms(r.json.farms ?? []);
   void render();
 });

@@ -32,8 +32,3 @@ export async function speciesSelect(kind: Kind, required: boolean): Promise<HTML
     list.map((s) => h('option', { value: s.id }, vi ? `${s.name_vi} (${s.name_en})` : `${s.name_en} (${s.name_vi})`)));
 }
 
-/** The farm id last used on this device, so it is typed once. */
-export const rememberedFarm = (): string => globalThis.localStorage?.getItem('markless.farm') ?? '';
-export function rememberFarm(v: string): void {
-  if (v) localStorage.setItem('markless.farm', v);
-}

@@ -2,6 +2,7 @@ import { call, errorText } from './api.js';
 import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { treeLabel } from './view-fruit-list.js';
+import { treeInput } from './pickers.js';
 
 interface Row {
   index: number; file_name: string; status: string; candidate?: string; probability?: number; verdict?: string; reason?: string;
@@ -62,7 +63,7 @@ function pastBatches(out: HTMLElement): HTMLElement {
 export function batchView(): HTMLElement {
   const files = h('input', { type: 'file', name: 'files', accept: 'image/*', multiple: true });
   const archive = h('input', { type: 'file', name: 'archive', accept: '.zip,application/zip' });
-  const tree = h('input', { name: 'tree_id', autocomplete: 'off' });
+  const tree = treeInput();
   const bar = h('progress', { max: 1, value: 0 });
   const label = h('span', { class: 'progress-label' });
   const out = h('div', { 'aria-live': 'polite' });

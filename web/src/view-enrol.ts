@@ -3,7 +3,8 @@ import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
-import { rememberedFarm, rememberFarm, speciesSelect } from './species.js';
+import { speciesSelect } from './species.js';
+import { farmInput, forgetLists, rememberFarm, treeInput } from './pickers.js';
 
 const FIELDS: Record<Kind, Array<[string, 'farm' | 'species' | 'name' | 'zone' | 'tree_id', boolean]>> = {
   tree: [['species', 'species', false], ['farm_id', 'farm', false], ['name', 'name', false]],
@@ -46,7 +47,8 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     locRow.hidden = kind !== 'tree';
     // A species picker in the app's language; the farm remembered from the last enrolment on this device.
     values.species = await speciesSelect(kind, FIELDS[kind].some(([n, , r]) => n === 'species' && r));
-    if (!values.farm_id) values.farm_id = h('input', { name: 'farm_id', autocomplete: 'off', value: rememberedFarm() });
+    values.farm_id ??= farmInput();
+    values.tree_id ??= treeInput();
     mount(inputs, FIELDS[kind].map(([name, label, required]) => {
       values[name] ??= h('input', { name, autocomplete: 'off' });
       values[name]!.required = required;
@@ -70,6 +72,7 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     if (r.json?.queued) return mount(msg, notice('warn', t('queued_offline')));
     if (!r.ok) return refused(r);
     picker.clear();
+    if (kind === 'tree') forgetLists();
     mount(msg, notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))));
   }
 

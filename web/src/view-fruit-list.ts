@@ -2,6 +2,7 @@ import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t } from './i18n.js';
 import { speciesName } from './species.js';
+import { treeInput } from './pickers.js';
 
 interface Fruit {
   fruit_id: string; name: string | null; species: string | null; farm_id: string | null;
@@ -26,7 +27,7 @@ function fruitItem(f: Fruit, species: string): HTMLElement {
 
 /** My enrolled fruit (issue 24: it was listed nowhere), narrowed by a tree's printed code or id. */
 export function fruitListView(): HTMLElement {
-  const tree = h('input', { name: 'tree_id', autocomplete: 'off', autocapitalize: 'characters' });
+  const tree = treeInput({ autocapitalize: 'characters' });
   const list = h('div', { class: 'list fruit-list', 'aria-live': 'polite' }, notice('info', t('working')));
   const more = h('button', { type: 'button', class: 'secondary', name: 'more', hidden: true }, t('more'));
   let offset = 0;

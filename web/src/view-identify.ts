@@ -5,7 +5,8 @@ import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
 import { matchLinesCanvas, type Lines } from './match-lines.js';
 import { enrolFromQuery } from './view-enrol.js';
-import { rememberedFarm, speciesName } from './species.js';
+import { speciesName } from './species.js';
+import { farmInput, treeInput } from './pickers.js';
 
 /** One of the closest animals shown for review (identify's `closest`). */
 interface Closest extends Candidate {
@@ -33,9 +34,9 @@ export function likelihood(p: number): string {
 export function identifyView(): HTMLElement {
   let kind: Kind = 'tree';
   const picker = photoPicker();
-  const farm = h('input', { name: 'farm_id', autocomplete: 'off', value: rememberedFarm() });
+  const farm = farmInput();
   // For fruit, naming the tree it hangs on narrows the pool: the largest improvement there is (spec 1 rule 5).
-  const tree = h('input', { name: 'tree_id', autocomplete: 'off' });
+  const tree = treeInput();
   const farmField = field(t('farm'), farm);
   const treeField = field(t('tree_id'), tree);
   treeField.hidden = true;

@@ -3,11 +3,9 @@ import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { fruitListView } from './view-fruit-list.js';
 import { learningCard } from './view-learning.js';
+import { farmInput, rememberFarm } from './pickers.js';
 import { speciesName } from './species.js';
 
-const FARM_KEY = 'markless.farm';
-export const lastFarm = () => localStorage.getItem(FARM_KEY) ?? '';
-export const rememberFarm = (f: string) => localStorage.setItem(FARM_KEY, f);
 
 /** One row of a list: a photo, a name, a line under it, a link. */
 function item(href: string, title: string, sub: string, cid?: string): HTMLElement {
@@ -71,7 +69,7 @@ function grants(): HTMLElement {
 export function mineView(): HTMLElement {
   const treesBox = h('div', {}, notice('info', t('working')));
   const animalsBox = h('div');
-  const farm = h('input', { name: 'farm_id', value: lastFarm(), autocomplete: 'off' });
+  const farm = farmInput();
   void treeList(treesBox);
   void animalList(animalsBox, farm.value.trim());
   return h('div', {},

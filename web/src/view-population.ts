@@ -3,13 +3,13 @@ import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { photoPicker } from './photos.js';
 import { when } from './timeline.js';
-import { lastFarm, rememberFarm } from './view-mine.js';
+import { farmInput, rememberFarm, treeInput } from './pickers.js';
 
 const METHODS = ['visual', 'photo', 'video', 'drone', 'gate', 'other'];
 
 /** The herd dashboard: total head, each zone's status, the alerts of the last 48 hours, and a count form. */
 export function populationView(): HTMLElement {
-  const farm = h('input', { name: 'farm_id', value: lastFarm(), autocomplete: 'off', required: true });
+  const farm = farmInput(true);
   const board = h('div', { 'aria-live': 'polite' });
   const zone = h('input', { name: 'zone', required: true, autocomplete: 'off' });
   const count = h('input', { name: 'count', type: 'number', min: 0, inputmode: 'numeric', required: true });

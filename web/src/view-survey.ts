@@ -3,7 +3,7 @@ import { blobUrl, field, h, mount, notice } from './dom.js';
 import { currentLang } from './i18n.js';
 import { speciesName } from './species.js';
 import { when } from './timeline.js';
-import { lastFarm, rememberFarm } from './view-mine.js';
+import { farmInput, rememberFarm, treeInput } from './pickers.js';
 
 /** This view's own texts (Vietnamese, English), kept here so the shared catalogue stays as it is. */
 const TEXT = {
@@ -34,8 +34,8 @@ export function surveyView(): HTMLElement {
   const file = h('input', { type: 'file', accept: 'video/*', required: true });
   const kind = h('select', { name: 'kind' }, h('option', { value: 'animal' }, tx('animal')), h('option', { value: 'fruit' }, tx('fruit')));
   const species = h('input', { name: 'species', value: 'cattle', autocomplete: 'off' });
-  const farm = h('input', { name: 'farm_id', value: lastFarm(), autocomplete: 'off' });
-  const tree = h('input', { name: 'tree_id', autocomplete: 'off' });
+  const farm = farmInput();
+  const tree = treeInput();
   const status = h('div', { 'aria-live': 'polite' });
   const board = h('div', {});
   const recent = h('div', {});

@@ -75,8 +75,17 @@ export function accountRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'get', path: '/api/me', tag: 'accounts', access: 'user', feature: 'accounts',
       summary: 'Who the caller is',
-      responses: { 200: { description: 'the account', schema: Ok.extend({ account: AccountOut }) }, 401: err('not signed in or token expired') },
-      handler: async ({ caller }) => ({ ok: true, account: await auth.me(caller!) }),
+      responses: {
+        200: {
+          description: 'the account',
+          schema: Ok.extend({
+            account: AccountOut,
+            farms: z.array(z.string()).describe('the farm ids you enrolled trees, fruit or animals into, most recently used first (at most 50), so a new device need not type one'),
+          }),
+        },
+        401: err('not signed in or token expired'),
+      },
+      handler: async ({ caller }) => ({ ok: true, account: await auth.me(caller!), farms: await auth.farms(caller!) }),
     }),
     defineRoute({
       method: 'get', path: '/api/auth/did/challenge', tag: 'accounts', access: 'public', feature: 'did-auth',

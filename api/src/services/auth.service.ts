@@ -129,6 +129,16 @@ export function createAuthService(c: Container) {
       return toAccount(row);
     },
 
+    /** The farms the account enrolled into, most recently used first: the app's farm, on every device. */
+    async farms(caller: Caller): Promise<string[]> {
+      const r = await db.query<{ farm_id: string }>(
+        `select farm_id from individuals where owner_id = $1 and farm_id is not null and deleted_at is null
+          group by farm_id order by max(created_at) desc, farm_id limit 50`,
+        [caller.account_id],
+      );
+      return r.rows.map((x) => x.farm_id);
+    },
+
     async didChallenge(ip: string) {
       await enforceRateLimit(c.rateLimits, `did:${ip}`, config.DID_CHALLENGE_PER_MIN, 60_000);
       // Challenges are dead a day after they expire; sweeping here keeps the table from growing forever.
