@@ -96,6 +96,9 @@ describe('the herd owner\'s field app in Chromium', () => {
     animals.closeUp = decodeURIComponent(href!.replace('#/animal/', ''));
     const subj = await app.container.db.query<{ subject: unknown }>('select d.subject from descriptors d join images i on i.id = d.image_id where i.individual_id = $1', [animals.closeUp.split(':').pop()]);
     expect(subj.rows.map((r) => r.subject)).toEqual([null, null, null]);
+    // Each enrolled photo is shown saying so: no box, the whole photo used.
+    expect(await page.locator('.enrolled figure .mark').allTextContents()).toEqual(Array(3).fill('không thấy con vật: dùng cả ảnh'));
+    expect(await page.locator('.enrolled .subject-box').count()).toBe(0);
     // The farm is remembered on this device.
     await page.goto(`${app.url}/?visit=${++visits}#/enrol/animal`);
     await page.locator('input[name=farm_id]').waitFor();
@@ -116,6 +119,12 @@ describe('the herd owner\'s field app in Chromium', () => {
       await page.click('form[name=enrol] button[type=submit]');
       await page.getByText('Đã đăng ký.').waitFor({ timeout: 90_000 });
       animals[coat] = decodeURIComponent((await page.locator('.notice.ok a').getAttribute('href'))!.replace('#/animal/', ''));
+      // The detector's box is drawn on every photo it found the animal in, and only there.
+      const found = await app.container.db.query<{ n: number }>('select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1 and d.subject is not null', [animals[coat]!.split(':').pop()]);
+      expect(found.rows[0]!.n).toBeGreaterThan(0);
+      expect(await page.locator('.enrolled .subject-box').count()).toBe(found.rows[0]!.n);
+      expect(await page.locator('.enrolled figure .mark').count()).toBe(3 - found.rows[0]!.n);
+      if (coat === 7) await shot(page, '23-enrolled-boxes');
     }
     await page.goto(`${app.url}/?visit=${++visits}#/identify`);
     await page.click('fieldset.segmented input[value=animal]');

@@ -1,5 +1,5 @@
 import { call, errorText, type Answer } from './api.js';
-import { field, h, mount, notice } from './dom.js';
+import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
@@ -11,6 +11,25 @@ const FIELDS: Record<Kind, Array<[string, 'farm' | 'species' | 'name' | 'zone' |
   fruit: [['tree_id', 'tree_id', false], ['species', 'species', false]],
   animal: [['species', 'species', true], ['farm_id', 'farm', true], ['name', 'name', false], ['zone', 'zone', false]],
 };
+
+interface EnrolledImage { image_id: string; cid: string; width: number; height: number; filename?: string; subject?: { box: { x: number; y: number; w: number; h: number } } | null }
+const pct = (x: number) => `${(Math.max(0, Math.min(1, x)) * 100).toFixed(2)}%`;
+
+/**
+ * The animal's enrolled photos, each with the box of the animal the detector found, or a note
+ * that none was found and the whole photo is used: the detector helps, it does not refuse.
+ */
+function enrolledPhotos(images: readonly EnrolledImage[]): HTMLElement | null {
+  if (!images.length) return null;
+  return h('div', { class: 'thumbs enrolled' }, images.map((im) => {
+    const b = im.subject?.box;
+    return h('figure', { class: 'thumb', 'data-image': im.image_id },
+      h('span', { class: 'boxed' },
+        h('img', { src: blobUrl(im.cid), alt: im.filename ?? '', loading: 'lazy' }),
+        b ? h('span', { class: 'subject-box', style: `left:${pct(b.x / im.width)};top:${pct(b.y / im.height)};width:${pct(b.w / im.width)};height:${pct(b.h / im.height)}` }) : null),
+      b ? null : h('figcaption', { class: 'mark' }, t('no_animal_box')));
+  }));
+}
 
 /** An identify query whose photo the owner keeps for a new animal ("none of these"). */
 export interface PendingQuery { query_id: string; file: File }
@@ -73,7 +92,7 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     if (!r.ok) return refused(r);
     picker.clear();
     if (kind === 'tree') forgetLists();
-    mount(msg, notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))));
+    mount(msg, notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))), kind === 'animal' ? enrolledPhotos(r.json.images ?? []) : null);
   }
 
   /** Every refused photo marked on its thumbnail; warnings can be kept; a duplicate animal offered instead. */
