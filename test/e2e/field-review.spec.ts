@@ -2,13 +2,15 @@
  * The field app for a herd owner (issue 24), in Chromium at phone and desktop size: `/` serves
  * the app; a coat close-up with no detectable animal enrols; identify shows several candidates
  * with match lines; "this one" adds the photo and the timeline shows it; "none of these" enrols a
- * new animal keeping the photo; the duplicate warning and a merge; an event added from the app;
+ * new animal keeping the photo; the duplicate warning, adding the photos to the animal it names,
+ * and a merge; a dark photo kept on the owner's say-so; an event added from the app;
  * a photo taken offline is uploaded when the network returns. Screenshots go to docs/screenshots.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
@@ -183,6 +185,28 @@ describe('the herd owner\'s field app in Chromium', () => {
     const gone = await app.container.db.query<{ deleted_at: Date | null }>('select deleted_at from individuals where id = $1', [second.split(':').pop()]);
     expect(gone.rows[0]!.deleted_at).not.toBeNull();
   }, 180_000);
+
+  it('from the duplicate warning, adds the photos to the animal already enrolled; a dark photo is kept when the owner says so', async () => {
+    const photosOf = async (did: string) => (await app.container.db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [did.split(':').pop()])).rows[0]!.n;
+    const before = await photosOf(animals[7]!);
+    await enrolThroughApp((await scenes(7, 5, 3)).map((b, i) => jpeg(`cow-7-new-${i}.jpg`, b)), 'Bò 7 góc mới');
+    await page.click('form[name=enrol] button[type=submit]');
+    await page.locator('button[name=add-to-existing]').waitFor({ timeout: 90_000 });
+    await page.click('button[name=add-to-existing]');
+    await page.getByText('Đã thêm ảnh.').waitFor({ timeout: 90_000 });
+    expect(await photosOf(animals[7]!)).toBe(before + 3);
+    // A new cow with one photo taken in the dark: a warning on that thumbnail, kept on request.
+    const [first, ...rest] = await scenes(33, 1, 3);
+    const dark = await sharp(first!).linear(0.03, 0).jpeg().toBuffer();
+    await enrolThroughApp([jpeg('dark.jpg', dark), ...rest.map((b, i) => jpeg(`cow-33-${i}.jpg`, b))], 'Bò 33');
+    await page.click('form[name=enrol] button[type=submit]');
+    await page.locator('figure.thumb.warned[data-index="0"] .mark', { hasText: 'quá tối' }).waitFor({ timeout: 60_000 });
+    expect(await page.locator('figure.thumb.refused').count()).toBe(0);
+    await page.click('button[name=keep-anyway]');
+    await page.getByText('Đã đăng ký.').waitFor({ timeout: 90_000 });
+    const did = decodeURIComponent((await page.locator('.notice.ok a').getAttribute('href'))!.replace('#/animal/', ''));
+    expect(await photosOf(did)).toBe(3);
+  }, 240_000);
 
   it('adds a vaccination from the app to the animal\'s timeline', async () => {
     await page.goto(`${app.url}/#/animal/${encodeURIComponent(animals[7]!)}`);
