@@ -3,8 +3,9 @@ import type { Services } from '../services/index.js';
 import { Reply, defineRoute, reply, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse } from './schemas.js';
 import { AnchorOut } from './timeline.route.js';
+import { TreeRef } from './tree-ref.js';
 
-const TreeParams = z.object({ tree_id: z.string().min(1).max(100) });
+const TreeParams = z.object({ tree_id: TreeRef });
 const notYours = errorResponse('no such tree, or not yours (one answer)');
 
 const EXPORT_DOC =
@@ -26,7 +27,7 @@ export function provenanceRoutes(s: Services): RouteDef[] {
         200: { description: 'the summary', schema: Ok.extend({ tree_id: z.string(), code: z.string(), record_cid: z.string(), record_hash: z.string(), images: z.array(z.string()), record_image_count: z.number().int(), image_count: z.number().int(), chain: z.object({ size: z.number().int(), root_hex: z.string() }), anchor_status: z.enum(['none', 'pending', 'submitted', 'confirmed', 'failed']), anchor: AnchorOut.nullable() }) },
         401: errorResponse('not signed in'), 404: notYours,
       },
-      handler: async ({ params, caller }) => s.provenance.provenance(caller!, params.tree_id),
+      handler: async ({ params, caller }) => s.provenance.provenance(caller!, await s.treeRef(params.tree_id)),
     }),
     defineRoute({
       method: 'get', path: '/api/provenance/{tree_id}/export', tag: 'trees', access: 'user', feature: 'provenance',
@@ -36,7 +37,7 @@ export function provenanceRoutes(s: Services): RouteDef[] {
         200: { description: 'the evidence bundle', schema: Ok.extend({ format: z.literal('markless-evidence-bundle'), version: z.literal(1), tree_id: z.string() }).passthrough() },
         401: errorResponse('not signed in'), 404: notYours, 409: errorResponse('the chain is not anchored yet'),
       },
-      handler: async ({ params, caller }) => reply(200, await s.provenance.exportBundle(caller!, params.tree_id), {
+      handler: async ({ params, caller }) => reply(200, await s.provenance.exportBundle(caller!, await s.treeRef(params.tree_id)), {
         'Content-Disposition': `attachment; filename="evidence-${params.tree_id.replace(/[^A-Za-z0-9-]/g, '')}.json"`,
       }),
     }),

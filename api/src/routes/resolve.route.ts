@@ -5,9 +5,10 @@ import { defineRoute, reply, type RouteDef } from '../http/route.js';
 import { servePage } from '../web/static-files.js';
 import { Ok, errorResponse } from './schemas.js';
 import { EvidenceBundle } from './evidence.schemas.js';
+import { TreeRef } from './tree-ref.js';
 
 const CodeParam = z.object({ code: z.string().min(1).max(200).describe('traceability code, `<PREFIX>-<geohash7>-<8 characters>`') });
-const TreeParam = z.object({ id: z.string().min(1).max(100).describe('tree id') });
+const TreeParam = z.object({ id: TreeRef });
 
 const Anchor = z.object({
   backend: z.enum(['local', 'cardano']), status: z.string(), size: z.number().int(), root_hex: z.string(),
@@ -109,12 +110,12 @@ export function resolveRoutes(s: Services): RouteDef[] {
       ...owner, path: '/api/tree/{id}/publish',
       summary: 'Publish a tree: its code resolves to the full record, or with level=restricted to a summary card',
       bodyType: 'form', body: z.object({ level: z.enum(['public', 'restricted']).default('public').describe('what the code reveals; default `public`') }),
-      handler: async ({ params, body, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, params.id, body.level)) }),
+      handler: async ({ params, body, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, await s.treeRef(params.id), body.level)) }),
     }),
     defineRoute({
       ...owner, path: '/api/tree/{id}/unpublish',
       summary: 'Unpublish a tree: its code answers exactly like a wrong code again',
-      handler: async ({ params, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, params.id, 'private')) }),
+      handler: async ({ params, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, await s.treeRef(params.id), 'private')) }),
     }),
   ];
 }

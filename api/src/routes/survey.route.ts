@@ -5,6 +5,7 @@ import { defineRoute, reply, Reply, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { videoErrors } from './recognition.schemas.js';
 import { Ok, errorResponse } from './schemas.js';
+import { TreeRef, withTreeId } from './tree-ref.js';
 
 const SurveyParam = z.object({ survey_id: z.string().uuid() });
 const Links = z.object({ self: z.string(), events: z.string().describe('server-sent events'), job: z.string().describe('the job, as every job-backed route reports it') });
@@ -58,7 +59,7 @@ export function surveyRoutes(s: Services): RouteDef[] {
         kind: z.enum(['animal', 'fruit']),
         species: z.string().trim().min(1).max(100).optional().describe('required for `animal`: the species surveyed; the gallery is narrowed to it'),
         farm_id: z.string().trim().min(1).max(100).optional(),
-        tree_id: z.string().uuid().optional(),
+        tree_id: TreeRef.optional(),
         zone: z.string().trim().min(1).max(100).optional(),
         fps: z.coerce.number().min(1).max(30).optional(),
       }),
@@ -69,7 +70,7 @@ export function surveyRoutes(s: Services): RouteDef[] {
         403: errorResponse('tree_id is another account\'s tree shared with you without read access'),
         404: errorResponse('farm_id or tree_id names nothing of yours'),
       },
-      handler: async ({ body, files, caller }) => reply(202, { ok: true, ...(await s.survey.create(caller!, { files, ...body })) }),
+      handler: async ({ body, files, caller }) => reply(202, { ok: true, ...(await s.survey.create(caller!, { files, ...(await withTreeId(s, body)) })) }),
     }),
     defineRoute({
       method: 'get', path: '/api/surveys', tag: 'survey', access: 'user', feature: 'survey',

@@ -4,6 +4,7 @@ import type { Services } from '../services/index.js';
 import { NAME_MAX_CHARS } from '../services/trees.service.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { ErrorBody, Ok, errorResponse } from './schemas.js';
+import { TreeRef } from './tree-ref.js';
 
 export const flag = z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -54,10 +55,10 @@ export function treeManageRoutes(s: Services): RouteDef[] {
       description:
         'features_vi is computed from the stored descriptors: the share of local keypoints in the upper, middle and lower third of each photo that are ' +
         'found again in another photo of the tree, and the mean similarity of the global embeddings (overall look). Each gets a band: cao, vừa or thấp.',
-      query: z.object({ tree_id: z.string().min(1).max(100), describe: flag.optional() }),
+      query: z.object({ tree_id: TreeRef, describe: flag.optional() }),
       responses: { 200: { description: 'the views', schema: ViewsOut }, ...notYours },
       handler: async ({ query, caller }) => {
-        const out = await s.views.list(caller!.account_id, query.tree_id, query.describe ?? false);
+        const out = await s.views.list(caller!.account_id, await s.treeRef(query.tree_id), query.describe ?? false);
         return { ok: true, ...out, count: out.views.length };
       },
     }),
@@ -67,14 +68,14 @@ export function treeManageRoutes(s: Services): RouteDef[] {
       description:
         `Form (or JSON) tree_id, name. The name is cleaned (Unicode NFC; control, invisible and markup characters removed; spaces collapsed; at most ${NAME_MAX_CHARS} characters). ` +
         'A name with nothing left after cleaning answers HTTP 200 with ok:false and code `rename_empty`; the old name stays.',
-      bodyType: 'form', body: z.object({ tree_id: z.string().min(1).max(100), name: z.string().max(1000) }),
+      bodyType: 'form', body: z.object({ tree_id: TreeRef, name: z.string().max(1000) }),
       responses: {
         200: { description: 'renamed (ok:true) or nothing left after cleaning (ok:false)', schema: z.union([Ok.extend({ tree_id: z.string(), name: z.string() }), ErrorBody]) },
         403: errorResponse('read-only grantee'),
         ...notYours,
       },
       handler: async ({ body, caller, lang }) => {
-        const done = await s.trees.rename(caller!.account_id, body.tree_id, body.name);
+        const done = await s.trees.rename(caller!.account_id, await s.treeRef(body.tree_id), body.name);
         if (done) return { ok: true, ...done };
         const error = renderMessage('rename_empty', lang);
         return { ok: false, error, detail: 'name', code: 'rename_empty' };

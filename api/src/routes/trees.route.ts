@@ -6,6 +6,7 @@ import { errorBody } from '../middleware/errors.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { EnrollOut, IdentifyOut, uploadErrors, videoErrors } from './recognition.schemas.js';
 import { Ok } from './schemas.js';
+import { TreeRef, withTreeId } from './tree-ref.js';
 
 const optionalNumber = (min: number, max: number) => z.coerce.number().min(min).max(max).optional();
 
@@ -21,7 +22,7 @@ export const IdentifyForm = z.object({
   species: z.string().trim().min(1).max(100).optional().describe('a species confirmed by /api/scan/confirm: only your trees of that species are matched'),
 });
 const VideoForm = IdentifyForm.extend({ max_frames: z.coerce.number().int().min(1).max(32).default(8) });
-const TreeId = z.object({ id: z.string().uuid() });
+const TreeId = z.object({ id: TreeRef });
 const asTree = (r: Record<string, unknown>) => ({ ok: true, ...r, tree_id: r.individual_id });
 
 export function treeRoutes(s: Services): RouteDef[] {
@@ -62,9 +63,10 @@ export function treeRoutes(s: Services): RouteDef[] {
         'The photos are first identified among your trees (spec: "confirm the match, then add"). Only a `match` on `tree_id` adds them; ' +
         'any other verdict is 422 `verify_add_mismatch` with the identification in `verdict`, and nothing is added. ' +
         'When the identification outlives JOB_WAIT_MS the answer is its 202 job; send the request again once it has completed.',
-      bodyType: 'multipart', body: z.object({ tree_id: z.string().uuid() }), upload: { field: 'files', maxFiles: 10, kind: 'image' },
+      bodyType: 'multipart', body: z.object({ tree_id: TreeRef }), upload: { field: 'files', maxFiles: 10, kind: 'image' },
       responses: { 200: { description: 'views added', schema: EnrollOut }, 202: accepted, ...uploadErrors },
-      handler: async ({ body, files, caller }, ctx) => {
+      handler: async ({ body: raw, files, caller }, ctx) => {
+        const body = await withTreeId(s, raw);
         await ind.owned(caller!, body.tree_id, 'tree');
         const check = await ind.identify(caller!, { kind: 'tree', files, filters: {} });
         if (!check.done) return answerJob(check, (r) => r);
@@ -81,14 +83,14 @@ export function treeRoutes(s: Services): RouteDef[] {
       summary: "Add a video's sharp, distinct frames to a tree as views",
       params: TreeId, bodyType: 'multipart', body: VideoForm.pick({ max_frames: true }), upload: { field: 'file', maxFiles: 1, kind: 'video' },
       responses: { 200: { description: 'views added', schema: EnrollOut.extend({ video_cid: z.string(), frames_used: z.number().int() }) }, 202: accepted, ...videoErrors },
-      handler: async ({ params, body, files, caller }) => answerJob(await ind.addVideoViews(caller!, 'tree', params.id, files, body.max_frames), asTree),
+      handler: async ({ params, body, files, caller }) => answerJob(await ind.addVideoViews(caller!, 'tree', await s.treeRef(params.id), files, body.max_frames), asTree),
     }),
     defineRoute({
       method: 'post', path: '/api/tree/{id}/fruit_video', tag: 'trees', access: 'user', feature: 'tree-video',
       summary: 'Store a video of fruit on a tree; returns its content address (CIDv1)',
       params: TreeId, bodyType: 'multipart', body: z.object({}), upload: { field: 'file', maxFiles: 1, kind: 'video' },
       responses: { 200: { description: 'stored', schema: Ok.extend({ cid: z.string(), size: z.number().int(), content_type: z.string() }) }, ...videoErrors },
-      handler: async ({ params, files, caller }) => ({ ok: true, ...(await ind.storeVideo(caller!, params.id, files)) }),
+      handler: async ({ params, files, caller }) => ({ ok: true, ...(await ind.storeVideo(caller!, await s.treeRef(params.id), files)) }),
     }),
   ];
 }
