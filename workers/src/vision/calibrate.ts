@@ -49,8 +49,8 @@ export interface CalibrationParams {
    * The `match` thresholds for queries of several photos (several photos of one animal, a survey
    * track's crops), one per number of photos, each chosen on groups of that many of the owner's
    * held-out photos asked that way (open-set.ts). A query of a size with no threshold here
-   * (none fitted, or more photos than any fitted size) is a `match` only when every photo alone
-   * says it (decide.ts). One object instead of a list: a fit from before sizes 3 and 4, pairs only.
+   * (none fitted: today only pairs are, open-set.ts SEVERAL_SIZES) is a `match` only when every
+   * photo alone says it (decide.ts). One object instead of a list: an earlier fit, pairs only.
    */
   several?: SeveralScope[] | SeveralScope;
 }
