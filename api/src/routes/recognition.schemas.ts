@@ -51,7 +51,7 @@ export const IdentifyOut = Ok.extend({
       match_threshold: z.number().describe('probability at or above which the top candidate of a query of that many photos is a match (1.01: too few groups to vouch for one, so a match needs every photo alone to be one)'),
       samples: z.number().int().describe('queries the threshold was chosen on: groups of that many of your held-out photos, asked with the group hidden and with its individual hidden'),
       false_match_bound: z.number().nullable().describe('95% upper confidence bound of the false-match rate of such queries at that threshold'),
-    })).nullable().optional().describe('the thresholds for queries of several photos (several `files`, a survey track\'s crops), one per number of photos; null, or no entry for a query\'s number of photos (3 or more today): none is vouched, so such a query is a match only when every photo alone is one'),
+    })).nullable().optional().describe('the thresholds for queries of several photos (several `files`, a survey track\'s crops), one per number of photos; a query of more photos than any entry is a match when its first two photos, asked as a pair, are one to the individual all its photos rank first; null (no pair vouched): a several-photo query is a match only when every photo alone is one'),
   }).optional().describe('the calibration behind `probability` and the verdict (issue 23)'),
 });
 

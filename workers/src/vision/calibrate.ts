@@ -49,8 +49,9 @@ export interface CalibrationParams {
    * The `match` thresholds for queries of several photos (several photos of one animal, a survey
    * track's crops), one per number of photos, each chosen on groups of that many of the owner's
    * held-out photos asked that way (open-set.ts). A query of a size with no threshold here
-   * (none fitted: today only pairs are, open-set.ts SEVERAL_SIZES) is a `match` only when every
-   * photo alone says it (decide.ts). One object instead of a list: an earlier fit, pairs only.
+   * (today only pairs are fitted, open-set.ts SEVERAL_SIZES) is decided by its first two photos as
+   * a pair, or with no pair vouched by the every-photo rule (decide.ts). One object instead of a
+   * list: an earlier fit, pairs only.
    */
   several?: SeveralScope[] | SeveralScope;
 }

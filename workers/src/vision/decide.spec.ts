@@ -35,6 +35,22 @@ describe('decideSeveral', () => {
     expect(decideSeveral(fused, photos(3, 0.5), pairsOnly).verdict).toBe('uncertain');
   });
 
+  it('decides more photos than any vouched size by their first two, asked as a pair, agreeing with the whole ranking', () => {
+    const scope = (groupSize: number, matchThreshold: number) => ({ matchThreshold, groupSize, queries: 600, falseMatches: 0, fmrUpper: 0.005 });
+    const pairsCal = { ...cal, several: [scope(2, 0.8)] };
+    const three = [[c('x', 0.5)], [c('x', 0.5)], [c('x', 0.5)]];
+    // The first pair clears the pairs' threshold for the whole ranking's top: a match.
+    expect(decideSeveral(fused, three, pairsCal, 5, [c('x', 0.85), c('y', 0.1)])).toEqual({ verdict: 'match', shown: [fused[0]] });
+    // The first pair names another individual than the whole ranking: uncertain, with the shortlist.
+    expect(decideSeveral(fused, three, pairsCal, 5, [c('y', 0.9), c('x', 0.2)])).toEqual({ verdict: 'uncertain', shown: [fused[0], fused[1]] });
+    // The pair below its threshold: uncertain, even with every photo alone a match (the rules are not added up).
+    expect(decideSeveral(fused, [[c('x', 0.95)], [c('x', 0.95)], [c('x', 0.95)]], pairsCal, 5, [c('x', 0.7)]).verdict).toBe('uncertain');
+    // Pairs withheld (1.01): the every-photo rule decides.
+    const withheld = { ...cal, several: [scope(2, 1.01)] };
+    expect(decideSeveral(fused, [[c('x', 0.95)], [c('x', 0.95)], [c('x', 0.95)]], withheld, 5, [c('x', 0.7)]).verdict).toBe('match');
+    expect(decideSeveral(fused, three, withheld, 5, [c('x', 0.99)]).verdict).toBe('uncertain');
+  });
+
   it('without one, needs every photo alone to say match to the fused top', () => {
     expect(decideSeveral(fused, [[c('x', 0.92), c('y', 0.2)], [c('x', 0.91)]], cal)).toEqual({ verdict: 'match', shown: [fused[0]] });
     const oneShort = decideSeveral(fused, [[c('x', 0.92)], [c('x', 0.6), c('y', 0.4)]], cal);

@@ -32,16 +32,27 @@ export function decide<T extends Scored>(ranked: readonly T[], cal: CalibrationP
  * against 1.11% for one photo (benchmarks/results/several-photos-*.json). So:
  * - with a threshold vouched for queries of exactly this many photos (`cal.several`, ≤ 1), that
  *   threshold decides;
- * - without one (none fitted for this many photos, or withheld at 1.01: too few groups to vouch),
- *   the fused ranking and candidates stand, but `match` needs every photo, asked alone, to say
- *   `match` to the same individual: never more false matches than one photo gives.
+ * - more photos than any vouched size, with the pairs' threshold vouched and the first two photos
+ *   ranked as a pair (`firstPair`): `match` when that pair is a `match` under the pairs' threshold
+ *   to the individual all the photos rank first. The pair is fixed by the photos' order, never by
+ *   their evidence, so the pairs' bound holds (and the extra photos can only withhold a match);
+ * - otherwise (nothing vouched, or withheld at 1.01: too few groups to vouch), the fused ranking
+ *   and candidates stand, but `match` needs every photo, asked alone, to say `match` to the same
+ *   individual: never more false matches than one photo gives.
  */
 export function decideSeveral<T extends Scored & { individualId: string }>(
-  ranked: readonly T[], perPhoto: readonly (readonly T[])[], cal: CalibrationParams, maxShown = 5,
+  ranked: readonly T[], perPhoto: readonly (readonly T[])[], cal: CalibrationParams, maxShown = 5, firstPair?: readonly T[],
 ): { verdict: Verdict; shown: T[] } {
   if (perPhoto.length < 2) return decide(ranked, cal, maxShown);
   const scope = severalScopeFor(cal, perPhoto.length);
   if (scope && scope.matchThreshold <= 1) return decide(ranked, { ...cal, matchThreshold: scope.matchThreshold }, maxShown);
+  const pairs = severalScopeFor(cal, 2);
+  if (!scope && perPhoto.length > 2 && firstPair && pairs && pairs.matchThreshold <= 1) {
+    const pair = decide(firstPair, { ...cal, matchThreshold: pairs.matchThreshold }, maxShown);
+    const top = ranked[0];
+    if (pair.verdict === 'match' && top && pair.shown[0]!.individualId === top.individualId) return { verdict: 'match', shown: [top] };
+    return decide(ranked, { ...cal, matchThreshold: Number.POSITIVE_INFINITY }, maxShown);
+  }
   const fused = decide(ranked, cal, maxShown);
   if (fused.verdict !== 'match') return fused;
   const id = fused.shown[0]!.individualId;

@@ -103,6 +103,12 @@ describe('RecognitionEngine', () => {
     expect(strict.candidates[0]!.individualId).toBe('tree-1003');
     const below = { ...several, matchThreshold: res.candidates[0]!.probability - 1e-6 };
     expect((await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: [below] } })).verdict).toBe('match');
+    // Three frames, only pairs vouched: the first two frames, as a pair, decide (their probability is `res`'s).
+    const three = [...frames, await engine.describe(await barkView(1003, { left: 160, top: 150, size: 260, brightness: 0.85 }), opts)];
+    expect((await engine.identify({ kind: 'tree', queries: three, gallery, calibration: { ...cal, several: [below] } })).verdict).toBe('match');
+    const strictThree = await engine.identify({ kind: 'tree', queries: three, gallery, calibration: { ...cal, several: [above] } });
+    expect(strictThree.verdict).toBe('uncertain');
+    expect(strictThree.candidates[0]!.individualId).toBe('tree-1003');
   }, 120_000);
 
   it('does not answer match for a texture that was never enrolled', async () => {

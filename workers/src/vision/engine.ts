@@ -304,7 +304,9 @@ export class RecognitionEngine {
     const ranked = orderByLearned(rankIndividuals(perQuery, cal, use.global), perQuery, s.learnedOrder);
     // Each photo ranked alone as well, for the several-photo rule (no new verification: the scores are reused).
     const perPhoto = perQuery.length > 1 ? perQuery.map((pq) => orderByLearned(rankIndividuals([pq], cal, use.global), [pq], s.learnedOrder)) : [];
-    const { verdict, shown } = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal) : decide(ranked, cal);
+    // The first two photos ranked as a pair: what the pairs' threshold vouches for (decide.ts).
+    const firstPair = perQuery.length > 2 ? orderByLearned(rankIndividuals(perQuery.slice(0, 2), cal, use.global), perQuery.slice(0, 2), s.learnedOrder) : undefined;
+    const { verdict, shown } = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal, 5, firstPair) : decide(ranked, cal);
     const pairs = new Map((perQuery[0] ?? []).flatMap((sc) => (sc.pairs?.length ? [[sc.id, sc.pairs] as [string, Int32Array]] : [])));
     return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null, pairs };
   }
