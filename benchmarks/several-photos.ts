@@ -15,7 +15,8 @@
  * - each photo is asked alone, and consecutive photos of one individual are asked as groups of
  *   2, 3 and 4, the served way (`engine.identify` with several queries);
  * - groups are judged four ways: as served (the threshold fitted for that many photos on groups
- *   of the gallery's held-out photos, `calibration.several`, else the every-photo rule), with
+ *   of the gallery's held-out photos, `calibration.several`; beyond the fitted sizes the first two
+ *   photos as a pair; with nothing vouched the every-photo rule: decide.ts), with
  *   the pairs' threshold whatever the size (as served before sizes 3 and 4 had their own), with
  *   the one-photo threshold (before any several-photo threshold existed), and by the rule "every
  *   photo alone says `match` to the same individual", whose false-match rate cannot exceed a
