@@ -140,13 +140,19 @@ describe('the field web app in a real browser', () => {
     // The species by its name in the app's language, never the catalogue id.
     expect(await page.locator('.card .meta').first().innerText()).toMatch(/^Sầu riêng · vuon-1 · /);
     await shots(page, '04-tree');
-    // Anchor the chain (the local backend here) with the page's own session, so /t/ has an anchor to explain.
-    const tl = await (await page.request.get(`${app.url}/api/tree/${treeId}/timeline`)).json();
-    const anchored = await page.request.post(`${app.url}/api/tree/${treeId}/event/${tl.events[0].event_id}/anchor`);
-    expect(anchored.status()).toBe(200);
     const href = (await link.getAttribute('href'))!;
     expect(href).toMatch(/^\/t\/[A-Z0-9]+-w3gv[0-9a-z]{3}-/i);
     await link.click();
+    // Not anchored yet: the page says what that means, keeps the CID and hash under "for verifiers",
+    // and offers the signed-in owner an anchor button (the local backend here).
+    await page.locator('button[name=anchor]').waitFor();
+    expect(await page.locator('p.hint', { hasText: 'Chưa được neo' }).count()).toBe(1);
+    expect(await page.locator('details.verifiers summary').innerText()).toBe('Dành cho người kiểm chứng');
+    expect(await page.locator('details.verifiers').textContent()).toContain('Ảnh trong bản ghi (chưa neo)');
+    await page.click('button[name=anchor]');
+    await page.locator('button[name=anchor]').waitFor({ state: 'detached' });
+    const anchors = await app.container.db.query<{ n: number }>('select count(*)::int as n from anchors');
+    expect(anchors.rows[0]!.n).toBeGreaterThan(0);
     await page.locator('.gallery img').first().waitFor();
     await expect.poll(() => page.locator('.gallery img').evaluateAll((imgs) => imgs.every((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0))).toBe(true);
     expect(await page.locator('.gallery img').count()).toBe(3);
