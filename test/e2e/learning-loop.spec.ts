@@ -125,4 +125,23 @@ describe('the learning loop runs itself (embedded)', () => {
     // Back on the base pipeline, its own fit serves again.
     expect((await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]))).json.calibration.source).toBe('owner');
   }, 240_000);
+
+  it('counts identify_verdict labels towards the threshold too: six labels and no new photo queue the next run', async () => {
+    const before = (await runs()).length;
+    for (let i = 0; i < 6; i++) {
+      const q = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[i % queryPhotos.length]!]));
+      expect(q.status).toBe(200);
+      expect((await runs()).length).toBe(before);
+      const label = new FormData();
+      label.append('query_id', q.json.query_id);
+      label.append('verdict', 'correct');
+      const v = await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, body: label });
+      expect(v.status, v.text).toBe(200);
+    }
+    const all = await runs();
+    expect(all).toHaveLength(before + 1);
+    const run = all.at(-1)!;
+    expect(run).toMatchObject({ job_id: `learn-${run.id}`, trigger: { new_photos: 0, new_labels: 6, threshold: 6 } });
+    expect((await app.container.queue.waitFor(run.job_id!, 180_000))?.state).toBe('completed');
+  }, 300_000);
 });
