@@ -67,9 +67,8 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     // A species picker in the app's language; the farm remembered from the last enrolment on this device.
     values.species = await speciesSelect(kind, FIELDS[kind].some(([n, , r]) => n === 'species' && r));
     values.farm_id ??= farmInput();
-    values.tree_id ??= treeInput();
     mount(inputs, FIELDS[kind].map(([name, label, required]) => {
-      values[name] ??= h('input', { name, autocomplete: 'off' });
+      values[name] ??= name === 'tree_id' ? treeInput() : h('input', { name, autocomplete: 'off' });
       values[name]!.required = required;
       return field(t(label), values[name]!);
     }));
