@@ -64,7 +64,7 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
   const locRow = h('p', { class: 'row wrap' }, locate, locText);
   async function renderFields() {
     locRow.hidden = kind !== 'tree';
-    // A species picker in the app's language; the farm remembered from the last enrolment on this device.
+    // A species picker in the app's language; the farm last used on this device (on a new one, the account's latest).
     values.species = await speciesSelect(kind, FIELDS[kind].some(([n, , r]) => n === 'species' && r));
     values.farm_id ??= farmInput();
     mount(inputs, FIELDS[kind].map(([name, label, required]) => {
