@@ -129,16 +129,21 @@ try {
   const deps = { c: app.container, engine, pools: createPools(app.container, engine), learned: createLearnedGalleries(app.container, engine) };
   const zeroCal = await fitOwnerCalibration(deps, owner.id, 'animal', 'all');
   const zeroShot = await pass('zero-shot');
-  const zeroShotGroups = [];
-  for (const k of groupSizes.filter((x) => x > 1)) zeroShotGroups.push(await pass(`zero-shot, ${k} photos a query`, k));
+  const groups = groupSizes.filter((x) => x > 1);
+  const groupPasses = async (prefix: string) => {
+    const out = [];
+    for (const k of groups) out.push(await pass(`${prefix}, ${k} photos a query`, k));
+    return out;
+  };
+  const zeroShotGroups = await groupPasses('zero-shot');
   const zeroCalInfo = (await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: datasetForm(root, [queries[0]!.path]) })).json.calibration;
+  const common = {
+    benchmark: 'herd-learning', dataset: `${proto.name}, first ${herd.length} individuals by id`,
+    n_gallery_sent: sent, n_gallery_accepted: accepted, refused, n_queries: queries.length, n_queries_open_set: queries.filter((q) => q.expect === null).length,
+    zero_shot_calibration: { pipeline: zeroCal.pipeline, fitted: zeroCal.report.params !== null, n: zeroCal.report.n, auc: zeroCal.report.auc, threshold: zeroCal.report.threshold, fmr_upper: zeroCal.report.fmr_upper, reason: zeroCal.report.reason, served: zeroCalInfo },
+  };
   if (!learn) {
-    const result = {
-      benchmark: 'herd-learning', dataset: `${proto.name}, first ${herd.length} individuals by id`, learning: 'skipped (--no-learning)',
-      n_gallery_sent: sent, n_gallery_accepted: accepted, refused, n_queries: queries.length, n_queries_open_set: queries.filter((q) => q.expect === null).length,
-      zero_shot_calibration: { pipeline: zeroCal.pipeline, fitted: zeroCal.report.params !== null, n: zeroCal.report.n, auc: zeroCal.report.auc, threshold: zeroCal.report.threshold, fmr_upper: zeroCal.report.fmr_upper, reason: zeroCal.report.reason, served: zeroCalInfo },
-      passes: [zeroShot, ...zeroShotGroups], machine: machineInfo(engine.provider), date: new Date().toISOString(),
-    };
+    const result = { ...common, learning: 'skipped (--no-learning)', passes: [zeroShot, ...zeroShotGroups], machine: machineInfo(engine.provider), date: new Date().toISOString() };
     saveResult(args.get('out'), result);
     console.log(JSON.stringify({ passes: result.passes.map((p) => ({ k: p.photos_per_query, top1: p.top1, correct_match: p.correct_match_rate, false_matches: p.false_matches, queries: p.queries })) }));
     await app.stop();
@@ -160,12 +165,9 @@ try {
 
   // 4. The same queries through whatever now serves.
   const learned = await pass('after the learning run');
-  const learnedGroups = [];
-  for (const k of groupSizes.filter((x) => x > 1)) learnedGroups.push(await pass(`after the learning run, ${k} photos a query`, k));
+  const learnedGroups = await groupPasses('after the learning run');
   const result = {
-    benchmark: 'herd-learning', dataset: `${proto.name}, first ${herd.length} individuals by id`, recipe,
-    n_gallery_sent: sent, n_gallery_accepted: accepted, refused, n_queries: queries.length, n_queries_open_set: queries.filter((q) => q.expect === null).length,
-    zero_shot_calibration: { pipeline: zeroCal.pipeline, fitted: zeroCal.report.params !== null, n: zeroCal.report.n, auc: zeroCal.report.auc, threshold: zeroCal.report.threshold, fmr_upper: zeroCal.report.fmr_upper, reason: zeroCal.report.reason },
+    ...common, recipe,
     learning_run: { status: run.status, reason: run.reason, adopted: learning.adopted, gate: run.decision?.report?.gate ?? run.decision?.report ?? null, calibration: run.decision?.calibration ?? null, wall_ms: Math.round(trainMs) },
     passes: [zeroShot, learned, ...zeroShotGroups, ...learnedGroups],
     top1_change_points: Math.round((learned.top1 - zeroShot.top1) * 1000) / 10,

@@ -35,7 +35,6 @@ function fill(id: string, options: readonly (readonly [string, string])[]): void
 
 /** A farm id input, filled with this device's farm and suggesting the account's others. */
 export function farmInput(required = false): HTMLInputElement {
-  fill('my-farms', farms.map((f) => [f, '']));
   return h('input', { name: 'farm_id', autocomplete: 'off', value: lastFarm(), list: 'my-farms', required });
 }
 

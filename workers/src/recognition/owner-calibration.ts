@@ -176,6 +176,13 @@ export function calibrationQueries(strangerPhotos: number, otherPhotos: number, 
   return 2 * p.strangers + (openSetOthers ? 2 : 1) * p.others;
 }
 
+/** The owner's own pool of a kind (or of one tree's fruit) as identify searches it: with their adopted learned version, if any. */
+async function ownGallery(d: OwnerFitDeps, ownerId: string, kind: Kind, treeId: string | null = null): Promise<GalleryLookup> {
+  const filter = { kind, farmId: null, treeId };
+  const base = await d.pools.gallery([ownerId], filter);
+  return (await d.learned?.gallery(ownerId, [ownerId], filter, base)) ?? base;
+}
+
 /**
  * Fits and stores the owner's calibration for a kind and scope under the pipeline serving now.
  * Only the owner's own pool is used: a granted pool is someone else's data.
@@ -190,9 +197,7 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
       [ownerId, kind, engine.model.name, engine.model.version],
     )
   ).rows;
-  const filter = { kind, farmId: null, treeId: null };
-  const base = await d.pools.gallery([ownerId], filter);
-  const gallery = (await d.learned?.gallery(ownerId, [ownerId], filter, base)) ?? base;
+  const gallery = await ownGallery(d, ownerId, kind);
   const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
   const photos = new Map<string, string[]>();
   for (const r of rows) photos.set(r.individual_id, [...(photos.get(r.individual_id) ?? []), r.image_id]);
@@ -208,9 +213,7 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
     let gal: GalleryLookup | undefined;
     if (scope === 'tree') {
       if (!r.tree_id) continue;
-      const tf = { ...filter, treeId: r.tree_id };
-      const tb = await d.pools.gallery([ownerId], tf);
-      gal = (await d.learned?.gallery(ownerId, [ownerId], tf, tb)) ?? tb;
+      gal = await ownGallery(d, ownerId, kind, r.tree_id);
     }
     heldOut.push({ imageId: r.image_id, individualId: r.individual_id, descriptor: await descriptorOf(c, engine, kind, r), ...(gal ? { gallery: gal } : {}) });
   }
@@ -278,9 +281,7 @@ export async function refitMissingCalibrations(d: OwnerFitDeps, ownerId?: string
   );
   let fitted = 0;
   for (const { owner_id: owner, kind } of r.rows) {
-    const filter = { kind, farmId: null, treeId: null };
-    const base = await d.pools.gallery([owner], filter);
-    const learned = (await d.learned?.gallery(owner, [owner], filter, base))?.learned ?? null;
+    const learned = (await ownGallery(d, owner, kind)).learned ?? null;
     for (const scope of calibrationScopes(kind)) {
       if (await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope))) continue;
       await fitOwnerCalibration(d, owner, kind, scope);

@@ -130,10 +130,9 @@ export async function fitSeveralScopes(
   req: Parameters<typeof openSetGroupSamples>[1],
   heldOut: readonly HeldOutPhoto[],
   photosOf: (individualId: string) => readonly string[],
-  sizes: readonly number[] = SEVERAL_SIZES,
 ): Promise<SeveralScope[]> {
   const out: SeveralScope[] = [];
-  for (const groupSize of sizes) {
+  for (const groupSize of SEVERAL_SIZES) {
     const samples = await openSetGroupSamples(engine, req, heldOut, photosOf, groupSize);
     if (!samples.length) continue;
     const choice = chooseThreshold(samples);
