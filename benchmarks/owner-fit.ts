@@ -5,7 +5,7 @@
  * that enrol in-process, with no database (bench:survey, bench:several).
  */
 import type { Descriptor, GalleryLookup, RecognitionEngine } from '../workers/src/vision/engine.js';
-import { fitFusedCalibration, type FusedFitReport } from '../workers/src/vision/fused-fit.js';
+import { fitFusedCalibration, type FusedFitReport, type QuerySample } from '../workers/src/vision/fused-fit.js';
 import { fitSeveralScopes, openSetSamples, pickHeldOut } from '../workers/src/vision/open-set.js';
 import type { Kind } from '../workers/src/vision/settings.js';
 import { loadConfig } from '../shared/src/config/config.js';
@@ -27,12 +27,13 @@ export function memoryGallery(entries: readonly GalleryEntry[]): GalleryLookup {
 }
 
 /** The fit, with `params.several` set when it has params; null params: the kind's defaults decide. */
-export async function fitOwnerAsServed(engine: RecognitionEngine, kind: Kind, entries: readonly GalleryEntry[], gallery: GalleryLookup): Promise<FusedFitReport> {
+export async function fitOwnerAsServed(engine: RecognitionEngine, kind: Kind, entries: readonly GalleryEntry[], gallery: GalleryLookup): Promise<FusedFitReport & { samples: QuerySample[] }> {
   const photosOf = new Map<string, string[]>();
   for (const e of entries) photosOf.set(e.individualId, [...(photosOf.get(e.individualId) ?? []), e.id]);
   const ofInd = (id: string) => photosOf.get(id) ?? [];
   const held = pickHeldOut(entries.map((e) => ({ imageId: e.id, individualId: e.individualId, descriptor: e.d })), loadConfig().CALIBRATION_MAX_PHOTOS);
-  const fit = fitFusedCalibration(await openSetSamples(engine, { kind, gallery }, held, ofInd));
+  const samples = await openSetSamples(engine, { kind, gallery }, held, ofInd);
+  const fit = fitFusedCalibration(samples);
   if (fit.params) fit.params.several = await fitSeveralScopes(engine, { kind, gallery, calibration: fit.params }, held, ofInd);
-  return fit;
+  return { ...fit, samples };
 }

@@ -37,6 +37,8 @@ export interface CalibrationInfo {
   reason: string | null;
   /** Queries the owner's fit rested on (held-out gallery photos, hidden individuals, labels). */
   samples: number | null;
+  /** How many independent queries those are worth (fused-fit.ts: effective_n); null for fits stored before it was counted. */
+  effective_samples: number | null;
   /** Clopper–Pearson 95% upper bound of the false-match rate at the match threshold. */
   false_match_bound: number | null;
   match_threshold: number;
@@ -97,7 +99,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
     return {
       params: stored.params,
       info: {
-        source: 'owner', reason: null, samples: stored.report.n, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at,
+        source: 'owner', reason: null, samples: stored.report.n, effective_samples: stored.report.effective_n ?? null, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at,
         several: stored.params.several ? severalScopes(stored.params).map((s) => ({ photos: s.groupSize, match_threshold: round(s.matchThreshold)!, samples: s.queries, false_match_bound: round(s.fmrUpper) })) : null,
       },
     };
@@ -106,7 +108,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
     return {
       params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
       info: {
-        source: 'kind_default', samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: MATCH_WITHHELD, fitted_at: stored?.created_at ?? null, several: null,
+        source: 'kind_default', samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: null, match_threshold: MATCH_WITHHELD, fitted_at: stored?.created_at ?? null, several: null,
         reason: `the model fine-tuned on your photos is not yet calibrated on photos it never trained on${stored ? ` (${stored.report.reason})` : ''}, so no answer is a match until it is; the closest are shown for you to choose`,
       },
     };
@@ -114,7 +116,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
   const reason = stored
     ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
     : 'not yet calibrated on your own photos for this model; the kind\'s defaults apply';
-  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: null } };
+  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: null } };
 }
 
 const round = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4);

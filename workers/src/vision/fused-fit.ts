@@ -7,7 +7,7 @@
  */
 import { rocAuc, type CalibrationParams, type Evidence } from './calibrate.js';
 import { fitFusion } from './fusion.js';
-import { chooseThreshold, clopperPearsonUpper, minimumSample } from './threshold.js';
+import { chooseThreshold, clopperPearsonUpper, effectiveSample, minimumSample } from './threshold.js';
 
 /** One query's top answer. `group`: the individual shown (for folds that keep it together). */
 export interface QuerySample {
@@ -34,6 +34,13 @@ export interface FusedFitReport {
   /** Why there are no params (too few queries, individuals or right answers); null when fitted. */
   reason: string | null;
   n: number;
+  /**
+   * Independent queries the sample is worth (threshold.ts, effectiveSample): photos of one
+   * individual that answer alike count as fewer. The bound and the minimum are judged on it.
+   */
+  effective_n?: number;
+  /** Kish's design effect behind `effective_n` (1: the queries are independent). */
+  design_effect?: number;
   right: number;
   open_set: number;
   individuals: number;
@@ -65,8 +72,17 @@ export function fitFusedCalibration(samples: readonly QuerySample[], opts: Fused
   if (right < 10 || n - right < 10) return refuse(`${right} right and ${n - right} wrong answers are too few to calibrate`);
   const { model, outOfFold } = fitFusion(samples);
   const labels = samples.map((s) => s.same);
-  const choice = chooseThreshold(outOfFold.map((p, i) => ({ p, right: labels[i]! })), target, alpha);
-  const report = { ...base, auc: rocAuc(outOfFold, labels), threshold: choice.threshold, false_matches: choice.falseMatches, fmr_upper: choice.fmrUpper, correct_match_rate: choice.correctMatchRate };
+  const scored = outOfFold.map((p, i) => ({ p, right: labels[i]!, group: samples[i]!.group }));
+  const eff = effectiveSample(scored);
+  const effective = { effective_n: eff.n, design_effect: Math.round(eff.deff * 100) / 100 };
+  if (eff.n < minimum) {
+    return {
+      ...refuse(`${n} queries are worth about ${eff.n} independent ones, because photos of one individual answer alike (design effect ${effective.design_effect}); ${minimum} are needed to show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence`),
+      ...effective, fmr_upper: clopperPearsonUpper(0, eff.n, alpha),
+    };
+  }
+  const choice = chooseThreshold(scored, target, alpha);
+  const report = { ...base, ...effective, auc: rocAuc(outOfFold, labels), threshold: choice.threshold, false_matches: choice.falseMatches, fmr_upper: choice.fmrUpper, correct_match_rate: choice.correctMatchRate };
   if (choice.threshold === null) {
     // The scores separate too little for any threshold to keep the bound: calibrated, but no `match`.
     const params: CalibrationParams = { intercept: 0, coef: [], matchThreshold: 1.01, uncertainThreshold: 0.05, source: `${opts.source ?? 'fused'} (no threshold holds the bound: never match)`, fusion: model };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { probability, rocAuc, type Evidence } from './calibrate.js';
 import { applyCalibrator, fitFusion, fitIsotonic, fitPlatt, fusedProbability } from './fusion.js';
 import { fitFusedCalibration, type QuerySample } from './fused-fit.js';
-import { chooseThreshold, clopperPearsonUpper, minimumSample, vouchedFalses } from './threshold.js';
+import { chooseThreshold, clopperPearsonUpper, designEffect, effectiveSample, minimumSample, vouchedFalses } from './threshold.js';
 import { mulberry32 } from './testing/synthetic.js';
 
 /**
@@ -156,5 +156,49 @@ describe('the match threshold holds its false-match bound', () => {
     expect(fit.reason).toMatch(/120 queries cannot show .* 299 are needed/);
     // The threshold search alone agrees: no cut of 120 queries bounds the rate at 1%.
     expect(chooseThreshold(generate(120, 7).map((s) => ({ p: s.same ? 0.99 : 0.01, right: s.same }))).threshold).toBeNull();
+  });
+});
+
+describe('photos of one individual that answer alike count as fewer queries', () => {
+  /** `copies` near-identical queries per sample, in its group: frames of one video, held out one by one. */
+  const frames = (samples: readonly QuerySample[], copies: number, seed: number): QuerySample[] => {
+    const rnd = mulberry32(seed);
+    return samples.flatMap((s, i) => Array.from({ length: copies }, () => ({
+      ...s, group: `clip-${i}`, evidence: { ...s.evidence, global: s.evidence.global + 0.001 * rnd(), local: s.evidence.local * (1 + 0.01 * rnd()) },
+    })));
+  };
+
+  it('measures the design effect: identical within groups is one query per group, independent is one per query', () => {
+    const same = ['a', 'b', 'c', 'd'].flatMap((g, i) => Array.from({ length: 10 }, () => ({ value: i / 4, group: g })));
+    expect(designEffect(same).icc).toBe(1);
+    expect(designEffect(same).deff).toBe(10);
+    const rnd = mulberry32(3);
+    const independent = Array.from({ length: 2000 }, (_, i) => ({ value: rnd(), group: `g${i % 40}` }));
+    expect(designEffect(independent).deff).toBeLessThan(1.6);
+    expect(designEffect(independent.map((s, i) => ({ ...s, group: `own-${i}` }))).deff).toBe(1);
+    // Values that never vary say nothing about independence.
+    expect(designEffect(same.map((s) => ({ ...s, value: 0.5 }))).deff).toBe(10);
+  });
+
+  it('bounds the false-match rate on the effective count, so a clustered sample vouches for less', () => {
+    // 40 clusters of 10 alike queries: 400 photos, about 40 independent queries.
+    const clustered = Array.from({ length: 400 }, (_, i) => ({ p: (i % 40) / 40, right: i % 40 >= 20, group: `c${i % 40}` }));
+    expect(effectiveSample(clustered).n).toBeLessThanOrEqual(45);
+    expect(chooseThreshold(clustered).threshold).toBeNull();
+    // The same probabilities with no groups claim 400 independent queries, and a threshold.
+    expect(chooseThreshold(clustered.map(({ p, right }) => ({ p, right }))).threshold).not.toBeNull();
+  });
+
+  it('refuses an owner fit whose queries are near-duplicates, and says how many independent ones they are worth', () => {
+    const fewClips = frames(generate(40, 11), 20, 12);
+    expect(fewClips).toHaveLength(800);
+    const fit = fitFusedCalibration(fewClips);
+    expect(fit.params).toBeNull();
+    expect(fit.effective_n).toBeLessThan(minimumSample(0.01));
+    expect(fit.reason).toMatch(/800 queries are worth about \d+ independent ones, because photos of one individual answer alike .* 299 are needed/);
+    // Independent queries of the same size still fit.
+    const fresh = fitFusedCalibration(generate(800, 13));
+    expect(fresh.params).not.toBeNull();
+    expect(fresh.effective_n).toBeGreaterThan(500);
   });
 });

@@ -83,10 +83,10 @@ export async function openSetGroupSamples(
   heldOut: readonly HeldOutPhoto[],
   photosOf: (individualId: string) => readonly string[],
   size = 2,
-): Promise<{ p: number; right: boolean }[]> {
+): Promise<{ p: number; right: boolean; group: string }[]> {
   const byInd = new Map<string, HeldOutPhoto[]>();
   for (const h of heldOut) byInd.set(h.individualId, [...(byInd.get(h.individualId) ?? []), h]);
-  const out: { p: number; right: boolean }[] = [];
+  const out: { p: number; right: boolean; group: string }[] = [];
   for (const [ind, list] of byInd) {
     for (let i = 0; i + size <= list.length; i += size) {
       const group = list.slice(i, i + size);
@@ -97,11 +97,11 @@ export async function openSetGroupSamples(
       const others = photosOf(ind).filter((id) => !ids.has(id));
       if (others.length > 0) {
         const top = (await ask(ids)).ranked[0];
-        if (top) out.push({ p: top.probability, right: top.individualId === ind });
+        if (top) out.push({ p: top.probability, right: top.individualId === ind, group: ind });
       }
       if (req.openSetOf && !req.openSetOf(ind)) continue;
       const open = (await ask(new Set([...ids, ...others]))).ranked[0];
-      if (open) out.push({ p: open.probability, right: false });
+      if (open) out.push({ p: open.probability, right: false, group: ind });
     }
   }
   return out;
@@ -135,6 +135,7 @@ export async function fitSeveralScopes(
   for (const groupSize of SEVERAL_SIZES) {
     const samples = await openSetGroupSamples(engine, req, heldOut, photosOf, groupSize);
     if (!samples.length) continue;
+    // Grouped by individual: the bound counts independent groups of photos (threshold.ts).
     const choice = chooseThreshold(samples);
     out.push({ matchThreshold: choice.threshold ?? 1.01, groupSize, queries: samples.length, falseMatches: choice.falseMatches, fmrUpper: choice.fmrUpper });
   }
