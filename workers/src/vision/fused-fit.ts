@@ -7,7 +7,7 @@
  */
 import { rocAuc, type CalibrationParams, type Evidence } from './calibrate.js';
 import { fitFusion } from './fusion.js';
-import { chooseThreshold, clopperPearsonUpper, effectiveSample, minimumSample } from './threshold.js';
+import { chooseThreshold, clopperPearsonUpper, effectiveSample, minimumSample, queryKinds } from './threshold.js';
 
 /** One query's top answer. `group`: the individual shown (for folds that keep it together). */
 export interface QuerySample {
@@ -35,8 +35,9 @@ export interface FusedFitReport {
   reason: string | null;
   n: number;
   /**
-   * Independent queries the sample is worth (threshold.ts, effectiveSample): photos of one
-   * individual that answer alike count as fewer. The bound and the minimum are judged on it.
+   * Independent queries of the kind with the fewest (never-enrolled or enrolled; threshold.ts,
+   * effectiveSample): photos of one individual that answer alike count as fewer. Each kind's
+   * bound, and the minimum, are judged on its own count.
    */
   effective_n?: number;
   /** Kish's design effect behind `effective_n` (1: the queries are independent). */
@@ -72,13 +73,17 @@ export function fitFusedCalibration(samples: readonly QuerySample[], opts: Fused
   if (right < 10 || n - right < 10) return refuse(`${right} right and ${n - right} wrong answers are too few to calibrate`);
   const { model, outOfFold } = fitFusion(samples);
   const labels = samples.map((s) => s.same);
-  const scored = outOfFold.map((p, i) => ({ p, right: labels[i]!, group: samples[i]!.group }));
-  const eff = effectiveSample(scored);
-  const effective = { effective_n: eff.n, design_effect: Math.round(eff.deff * 100) / 100 };
-  if (eff.n < minimum) {
+  const scored = outOfFold.map((p, i) => ({ p, right: labels[i]!, group: samples[i]!.group, openSet: samples[i]!.openSet === true }));
+  // The bound holds in each kind of query on its own (threshold.ts): each must be worth the minimum.
+  const kinds = queryKinds(scored).map((k) => ({ ...k, eff: effectiveSample(k.samples) }));
+  const tightest = kinds.reduce((a, b) => (b.eff.n < a.eff.n ? b : a));
+  const effective = { effective_n: tightest.eff.n, design_effect: Math.round(tightest.eff.deff * 100) / 100 };
+  if (tightest.eff.n < minimum) {
+    const what = tightest.openSet ? 'queries of individuals hidden from the gallery (standing for ones never enrolled)' : 'queries of enrolled individuals';
+    const worth = tightest.eff.deff > 1.005 ? `, worth about ${tightest.eff.n} independent ones because photos of one individual answer alike (design effect ${effective.design_effect})` : '';
     return {
-      ...refuse(`${n} queries are worth about ${eff.n} independent ones, because photos of one individual answer alike (design effect ${effective.design_effect}); ${minimum} are needed to show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence`),
-      ...effective, fmr_upper: clopperPearsonUpper(0, eff.n, alpha),
+      ...refuse(`${tightest.samples.length} ${what}${worth} cannot show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence; ${minimum} are needed`),
+      ...effective, fmr_upper: clopperPearsonUpper(0, tightest.eff.n, alpha),
     };
   }
   const choice = chooseThreshold(scored, target, alpha);

@@ -6,7 +6,7 @@
  * (recognition/owner-calibration.ts) and the accuracy benchmark both fit on these.
  */
 import type { CalibrationParams, SeveralScope } from './calibrate.js';
-import { chooseThreshold } from './threshold.js';
+import { chooseThreshold, type ScoredQuery } from './threshold.js';
 import type { Descriptor, GalleryLookup, RecognitionEngine } from './engine.js';
 import type { QuerySample } from './fused-fit.js';
 import type { Kind, KindSettings } from './settings.js';
@@ -83,10 +83,10 @@ export async function openSetGroupSamples(
   heldOut: readonly HeldOutPhoto[],
   photosOf: (individualId: string) => readonly string[],
   size = 2,
-): Promise<{ p: number; right: boolean; group: string }[]> {
+): Promise<ScoredQuery[]> {
   const byInd = new Map<string, HeldOutPhoto[]>();
   for (const h of heldOut) byInd.set(h.individualId, [...(byInd.get(h.individualId) ?? []), h]);
-  const out: { p: number; right: boolean; group: string }[] = [];
+  const out: ScoredQuery[] = [];
   for (const [ind, list] of byInd) {
     for (let i = 0; i + size <= list.length; i += size) {
       const group = list.slice(i, i + size);
@@ -97,11 +97,11 @@ export async function openSetGroupSamples(
       const others = photosOf(ind).filter((id) => !ids.has(id));
       if (others.length > 0) {
         const top = (await ask(ids)).ranked[0];
-        if (top) out.push({ p: top.probability, right: top.individualId === ind, group: ind });
+        if (top) out.push({ p: top.probability, right: top.individualId === ind, group: ind, openSet: false });
       }
       if (req.openSetOf && !req.openSetOf(ind)) continue;
       const open = (await ask(new Set([...ids, ...others]))).ranked[0];
-      if (open) out.push({ p: open.probability, right: false, group: ind });
+      if (open) out.push({ p: open.probability, right: false, group: ind, openSet: true });
     }
   }
   return out;
@@ -135,7 +135,7 @@ export async function fitSeveralScopes(
   for (const groupSize of SEVERAL_SIZES) {
     const samples = await openSetGroupSamples(engine, req, heldOut, photosOf, groupSize);
     if (!samples.length) continue;
-    // Grouped by individual: the bound counts independent groups of photos (threshold.ts).
+    // By kind of query and individual: each kind's bound counts independent groups (threshold.ts).
     const choice = chooseThreshold(samples);
     out.push({ matchThreshold: choice.threshold ?? 1.01, groupSize, queries: samples.length, falseMatches: choice.falseMatches, fmrUpper: choice.fmrUpper });
   }
