@@ -120,11 +120,17 @@ export function queryKinds<T extends ScoredQuery>(samples: readonly T[]): { open
 
 /**
  * How many independent queries a clustered sample of one kind is worth: its size over the design
- * effect of its probabilities within individuals. All of them, when any lacks a group.
+ * effect, within individuals, of what its false matches are drawn from. Among enrolled queries
+ * that is whether the top answer was wrong (their right answers are alike within an individual and
+ * can never be false; no wrong answer at all: no design effect, as Korn and Graubard set it).
+ * Among never-enrolled ones every answer is wrong, so it is their probabilities. All of them,
+ * when any lacks a group.
  */
 export function effectiveSample(samples: readonly ScoredQuery[]): { n: number; deff: number } {
   if (!samples.length || samples.some((s) => s.group === undefined)) return { n: samples.length, deff: 1 };
-  const { deff } = designEffect(samples.map((s) => ({ value: s.p, group: s.group! })));
+  const enrolled = samples.every((s) => s.openSet === false);
+  if (enrolled && (samples.every((s) => s.right) || samples.every((s) => !s.right))) return { n: samples.length, deff: 1 };
+  const { deff } = designEffect(samples.map((s) => ({ value: enrolled ? (s.right ? 0 : 1) : s.p, group: s.group! })));
   return { n: Math.floor(samples.length / deff), deff };
 }
 
