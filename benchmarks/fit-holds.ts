@@ -52,6 +52,9 @@ const empty = (): Tally => ({ queries: 0, members: 0, false_matches: 0, stranger
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 const summary = (t: Tally) => ({
   ...t, false_match_rate: round(t.false_matches / Math.max(1, t.queries)), false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
+  // Per kind of query, as the fit bounds it: among never-enrolled queries, and among the herd's own.
+  stranger_false_rate: round(t.stranger_matches / Math.max(1, t.queries - t.members)),
+  member_false_rate: round((t.false_matches - t.stranger_matches) / Math.max(1, t.members)),
   correct_match_rate: round(t.correct_match / Math.max(1, t.members)), top1_rate: round(t.top1 / Math.max(1, t.members)),
 });
 
@@ -89,7 +92,7 @@ for (const [size, count] of herdSpec) {
     cache.save();
     const row = {
       herd: `${size}#${h + 1}`, individuals: size, gallery_photos: entries.length, query_photos: asked.length,
-      fit: { served: fit.params !== null, reason: fit.reason, n: fit.n, open_set: fit.open_set, auc: round(fit.auc), threshold: fit.threshold, promised_bound: round(fit.fmr_upper) },
+      fit: { served: fit.params !== null, reason: fit.reason, n: fit.n, open_set: fit.open_set, effective_n: fit.effective_n ?? null, auc: round(fit.auc), threshold: fit.threshold, promised_bound: round(fit.fmr_upper) },
       owner: fit.params ? summary(owner) : null, kind_default: summary(kindDefault),
     };
     herds.push(row);
