@@ -3,7 +3,8 @@ import { engineOnce } from '../../workers/src/handlers/index.js';
 import { recordRun } from '../../workers/src/learn/loop.js';
 import { adoptedVersion, rollback } from '../../workers/src/learn/store.js';
 import { trainOwner } from '../../workers/src/learn/train.js';
-import { pipelineKey } from '../../workers/src/recognition/owner-calibration.js';
+import { pipelineKey, refitMissingCalibrations } from '../../workers/src/recognition/owner-calibration.js';
+import { createPools } from '../../workers/src/recognition/pool.js';
 import { fitFusion } from '../../workers/src/vision/fusion.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
@@ -89,10 +90,20 @@ describe('the learning loop runs itself (embedded)', () => {
     // Several-photo thresholds for pairs and triples (none for four photos: too few groups).
     const several = [{ matchThreshold: 1.01, groupSize: 3, queries: 200, falseMatches: 0, fmrUpper: 0.0149 }, { matchThreshold: 0.97, groupSize: 2, queries: 300, falseMatches: 0, fmrUpper: 0.0099 }];
     const params = { intercept: 0, coef: [], matchThreshold: 1.01, uncertainThreshold: 0.05, source: 'test', fusion: fitFusion(samples).model, several };
-    await app.container.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)',
-      [owner.id, 'tree', pipelineKey(engine, null, 'all'), params, { n: 400, fmr_upper: 0.0093, reason: null }]);
+    const store = (report: Record<string, unknown>) => app.container.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)',
+      [owner.id, 'tree', pipelineKey(engine, null, 'all'), params, report]);
+    // A fit stored before each kind of query was bounded on its own effective count is not trusted.
+    await store({ n: 400, fmr_upper: 0.0093, reason: null });
+    const stale = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
+    expect(stale.json.calibration).toMatchObject({ source: 'kind_default', samples: 400, effective_samples: null, false_match_bound: null, several: null });
+    expect(stale.json.calibration.reason).toMatch(/^your calibration was fitted under an older rule .* until it is refitted/);
+    // A refit replaces it (here: too few photos to vouch, and the answer says that instead).
+    expect(await refitMissingCalibrations({ c: app.container, engine, pools: createPools(app.container, engine) }, owner.id)).toBe(1);
+    const refitted = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
+    expect(refitted.json.calibration).toMatchObject({ source: 'kind_default', reason: expect.stringMatching(/^not enough of your own photos to vouch for 1% false matches: /) });
+    await store({ n: 400, effective_n: 380, fmr_upper: 0.0093, reason: null });
     const r = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
-    expect(r.json.calibration).toMatchObject({ source: 'owner', reason: null, samples: 400, false_match_bound: 0.0093, match_threshold: 1.01 });
+    expect(r.json.calibration).toMatchObject({ source: 'owner', reason: null, samples: 400, effective_samples: 380, false_match_bound: 0.0093, match_threshold: 1.01 });
     expect(r.json.calibration.several).toEqual([
       { photos: 2, match_threshold: 0.97, samples: 300, false_match_bound: 0.0099 },
       { photos: 3, match_threshold: 1.01, samples: 200, false_match_bound: 0.0149 },

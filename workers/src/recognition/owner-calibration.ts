@@ -84,6 +84,13 @@ export interface LearnedVersionFacts {
   createdAt?: Date;
 }
 
+/**
+ * A fit stored before each kind of query was bounded on its own effective count (its report has
+ * no `effective_n`): on holstein-dev herds such fits let through 0.6–7.8% false matches while
+ * promising under 1% (benchmarks/results/fit-holds-*), so it is not served, and a refit replaces it.
+ */
+export const isStale = (c: StoredCalibration): boolean => c.params !== null && c.report.effective_n === undefined;
+
 /** A match threshold no probability reaches: matches withheld, the closest still shown as `uncertain`. */
 export const MATCH_WITHHELD = 1.01;
 
@@ -95,6 +102,15 @@ export const MATCH_WITHHELD = 1.01;
  */
 export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind, pipeline: string, kindDefault: CalibrationParams, learned: ModelRef | null = null): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
   const stored = await loadOwnerCalibration(db, ownerId, kind, pipeline);
+  if (stored?.params && isStale(stored)) {
+    return {
+      params: kindDefault,
+      info: {
+        source: 'kind_default', samples: stored.report.n, effective_samples: null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored.created_at, several: null,
+        reason: 'your calibration was fitted under an older rule that counted every photo as independent and mixed strangers with enrolled animals, which promised fewer false matches than real photos gave; the kind\'s defaults apply until it is refitted at your next learning run',
+      },
+    };
+  }
   if (stored?.params) {
     return {
       params: stored.params,
@@ -270,7 +286,7 @@ async function labelSamples(c: Container, ownerId: string, kind: Kind, engine: R
 
 /**
  * Fits every (owner, kind) that has photos described by the model serving now but no fit for the
- * pipeline serving now. A fit is keyed by pipeline, so after a re-embedding under a new model
+ * pipeline serving now, or only a stale one (isStale). A fit is keyed by pipeline, so after a re-embedding under a new model
  * (reindex) every owner's verdicts would fall back to the kind's defaults until their next
  * training run. A retried job fits only what is still missing. Answers how many fits it stored.
  */
@@ -285,7 +301,8 @@ export async function refitMissingCalibrations(d: OwnerFitDeps, ownerId?: string
   for (const { owner_id: owner, kind } of r.rows) {
     const learned = (await ownGallery(d, owner, kind)).learned ?? null;
     for (const scope of calibrationScopes(kind)) {
-      if (await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope))) continue;
+      const stored = await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope));
+      if (stored && !isStale(stored)) continue;
       await fitOwnerCalibration(d, owner, kind, scope);
       fitted++;
     }
