@@ -20,7 +20,7 @@ const LearningOut = Ok.extend({
   adopted: z.object({ version: z.number().int(), recipe: z.string() }).nullable().describe('the learned version serving now; null: the base model alone'),
   runs: z.array(Run).describe('the last 10 runs, newest first'),
   calibration: z.object({ pipeline: z.string(), fitted: z.boolean(), report: z.record(z.string(), z.unknown()), created_at: z.string() }).nullable()
-    .describe('your newest calibration fit for this kind; `fitted` false means too little data, and identify uses the kind\'s defaults'),
+    .describe('your newest calibration fit for this kind; `fitted` false means too little data (or a fit made under the older photo-count rule, refitted at the next run), and identify uses the kind\'s defaults'),
 });
 
 /** The learning loop as the owner sees it (issue 23): when it last ran, what it measured, what it decided. */
@@ -46,7 +46,8 @@ export function learningRoutes(c: Container): RouteDef[] {
           pending: await pendingSinceLastRun(c.db, owner, kind),
           adopted: adopted.rows[0] ? { version: Number(adopted.rows[0].version), recipe: adopted.rows[0].recipe } : null,
           runs: runs.map(({ kind: _k, ...r }) => ({ ...r, reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null })),
-          calibration: row ? { pipeline: row.pipeline, fitted: row.params !== null, report: row.report, created_at: new Date(row.created_at).toISOString() } : null,
+          // A fit without an effective count predates the per-kind bound and is not served (owner-calibration.ts, isStale).
+          calibration: row ? { pipeline: row.pipeline, fitted: row.params !== null && row.report.effective_n !== undefined, report: row.report, created_at: new Date(row.created_at).toISOString() } : null,
         };
       },
     }),
