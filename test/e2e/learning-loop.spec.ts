@@ -3,7 +3,8 @@ import { engineOnce } from '../../workers/src/handlers/index.js';
 import { recordRun } from '../../workers/src/learn/loop.js';
 import { adoptedVersion, rollback } from '../../workers/src/learn/store.js';
 import { trainOwner } from '../../workers/src/learn/train.js';
-import { pipelineKey, refitMissingCalibrations } from '../../workers/src/recognition/owner-calibration.js';
+import { calibrationFor, pipelineKey, refitMissingCalibrations } from '../../workers/src/recognition/owner-calibration.js';
+import { DEFAULT_CALIBRATION } from '../../workers/src/vision/calibrate.js';
 import { createPools } from '../../workers/src/recognition/pool.js';
 import { fitFusion } from '../../workers/src/vision/fusion.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
@@ -111,6 +112,25 @@ describe('the learning loop runs itself (embedded)', () => {
     // Its threshold decides: above every probability, so no `match`, and its fused probabilities are shown.
     expect(r.json.verdict).not.toBe('match');
     for (const c of r.json.candidates) expect(c.probability).toBeGreaterThanOrEqual(0.05);
+  }, 240_000);
+
+  it('withholds matches behind a fine-tuned backbone whose only fit was made under the old rule, as with no fit', async () => {
+    const engine = await engineOnce();
+    const db = app.container.db;
+    const other = await signup(app.url, 'stale');
+    await db.query(
+      `insert into learned_models (owner_id, kind, version, recipe, base_model, base_version, status, params, report)
+       values ($1, 'animal', 1, 'finetuned-mobilenetv2-v3', $2, $3, 'retired', $4, '{}')`,
+      [other.id, engine.model.name, engine.model.version, Buffer.from([0])],
+    );
+    const learned = { name: 'owner-backbone', version: '1' };
+    const pipeline = pipelineKey(engine, learned, 'all');
+    await db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)',
+      [other.id, 'animal', pipeline, { ...DEFAULT_CALIBRATION, matchThreshold: 0.5 }, { n: 400, fmr_upper: 0.0093, reason: null }]);
+    const cal = await calibrationFor(db, other.id, 'animal', pipeline, DEFAULT_CALIBRATION, learned);
+    expect(cal.params.matchThreshold).toBe(1.01);
+    expect(cal.info).toMatchObject({ source: 'kind_default', match_threshold: 1.01, samples: 400, effective_samples: null });
+    expect(cal.info.reason).toMatch(/^the model fine-tuned on your photos is not yet calibrated .*\(your calibration was fitted under an older rule .*\), so no answer is a match/);
   }, 240_000);
 
   it('adopts, then one call rolls back, and both are on the record', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Container } from '../../../shared/src/container.js';
+import { fitServes } from '../../../shared/src/domain/calibration-fit.js';
 import { listRuns, pendingSinceLastRun, runTotals } from '../../../shared/src/repos/learning-runs.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse as err } from './schemas.js';
@@ -46,8 +47,7 @@ export function learningRoutes(c: Container): RouteDef[] {
           pending: await pendingSinceLastRun(c.db, owner, kind),
           adopted: adopted.rows[0] ? { version: Number(adopted.rows[0].version), recipe: adopted.rows[0].recipe } : null,
           runs: runs.map(({ kind: _k, ...r }) => ({ ...r, reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null })),
-          // A fit without an effective count predates the per-kind bound and is not served (owner-calibration.ts, isStale).
-          calibration: row ? { pipeline: row.pipeline, fitted: row.params !== null && row.report.effective_n !== undefined, report: row.report, created_at: new Date(row.created_at).toISOString() } : null,
+          calibration: row ? { pipeline: row.pipeline, fitted: fitServes(row), report: row.report, created_at: new Date(row.created_at).toISOString() } : null,
         };
       },
     }),

@@ -9,6 +9,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
+import { isStaleFit } from '../../../shared/src/domain/calibration-fit.js';
 import { severalScopes, type CalibrationParams, type Evidence } from '../vision/calibrate.js';
 import type { Descriptor, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { PREVIEW_SIDE } from '../vision/engine.js';
@@ -84,12 +85,8 @@ export interface LearnedVersionFacts {
   createdAt?: Date;
 }
 
-/**
- * A fit stored before each kind of query was bounded on its own effective count (its report has
- * no `effective_n`): on holstein-dev herds such fits let through 0.6–7.8% false matches while
- * promising under 1% (benchmarks/results/fit-holds-*), so it is not served, and a refit replaces it.
- */
-export const isStale = (c: StoredCalibration): boolean => c.params !== null && c.report.effective_n === undefined;
+/** Why a fit made under the old rule is not served (isStaleFit). */
+const STALE_REASON = 'your calibration was fitted under an older rule that counted every photo as independent and mixed strangers with enrolled animals, which promised fewer false matches than real photos gave';
 
 /** A match threshold no probability reaches: matches withheld, the closest still shown as `uncertain`. */
 export const MATCH_WITHHELD = 1.01;
@@ -102,16 +99,9 @@ export const MATCH_WITHHELD = 1.01;
  */
 export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind, pipeline: string, kindDefault: CalibrationParams, learned: ModelRef | null = null): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
   const stored = await loadOwnerCalibration(db, ownerId, kind, pipeline);
-  if (stored?.params && isStale(stored)) {
-    return {
-      params: kindDefault,
-      info: {
-        source: 'kind_default', samples: stored.report.n, effective_samples: null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored.created_at, several: null,
-        reason: 'your calibration was fitted under an older rule that counted every photo as independent and mixed strangers with enrolled animals, which promised fewer false matches than real photos gave; the kind\'s defaults apply until it is refitted at your next learning run',
-      },
-    };
-  }
-  if (stored?.params) {
+  // A fit made under the old rule is no fit at all (shared/src/domain/calibration-fit.ts).
+  const stale = stored !== null && isStaleFit(stored);
+  if (stored?.params && !stale) {
     return {
       params: stored.params,
       info: {
@@ -125,11 +115,13 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
       params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
       info: {
         source: 'kind_default', samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: null, match_threshold: MATCH_WITHHELD, fitted_at: stored?.created_at ?? null, several: null,
-        reason: `the model fine-tuned on your photos is not yet calibrated on photos it never trained on${stored ? ` (${stored.report.reason})` : ''}, so no answer is a match until it is; the closest are shown for you to choose`,
+        reason: `the model fine-tuned on your photos is not yet calibrated on photos it never trained on${stored ? ` (${stale ? STALE_REASON : stored.report.reason})` : ''}, so no answer is a match until it is; the closest are shown for you to choose`,
       },
     };
   }
-  const reason = stored
+  const reason = stale
+    ? `${STALE_REASON}; the kind's defaults apply until it is refitted at your next learning run`
+    : stored
     ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
     : 'not yet calibrated on your own photos for this model; the kind\'s defaults apply';
   return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: null } };
@@ -286,7 +278,7 @@ async function labelSamples(c: Container, ownerId: string, kind: Kind, engine: R
 
 /**
  * Fits every (owner, kind) that has photos described by the model serving now but no fit for the
- * pipeline serving now, or only a stale one (isStale). A fit is keyed by pipeline, so after a re-embedding under a new model
+ * pipeline serving now, or only a stale one (isStaleFit). A fit is keyed by pipeline, so after a re-embedding under a new model
  * (reindex) every owner's verdicts would fall back to the kind's defaults until their next
  * training run. A retried job fits only what is still missing. Answers how many fits it stored.
  */
@@ -302,7 +294,7 @@ export async function refitMissingCalibrations(d: OwnerFitDeps, ownerId?: string
     const learned = (await ownGallery(d, owner, kind)).learned ?? null;
     for (const scope of calibrationScopes(kind)) {
       const stored = await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope));
-      if (stored && !isStale(stored)) continue;
+      if (stored && !isStaleFit(stored)) continue;
       await fitOwnerCalibration(d, owner, kind, scope);
       fitted++;
     }
