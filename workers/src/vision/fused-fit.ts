@@ -7,7 +7,7 @@
  */
 import { rocAuc, type CalibrationParams, type Evidence } from './calibrate.js';
 import { fitFusion } from './fusion.js';
-import { chooseThreshold, clopperPearsonUpper, effectiveSample, minimumSample, queryKinds } from './threshold.js';
+import { chooseThreshold, clopperPearsonUpper, minimumSample } from './threshold.js';
 
 /** One query's top answer. `group`: the individual shown (for folds that keep it together). */
 export interface QuerySample {
@@ -75,18 +75,17 @@ export function fitFusedCalibration(samples: readonly QuerySample[], opts: Fused
   const labels = samples.map((s) => s.same);
   const scored = outOfFold.map((p, i) => ({ p, right: labels[i]!, group: samples[i]!.group, openSet: samples[i]!.openSet === true }));
   // The bound holds in each kind of query on its own (threshold.ts): each must be worth the minimum.
-  const kinds = queryKinds(scored).map((k) => ({ ...k, eff: effectiveSample(k.samples) }));
-  const tightest = kinds.reduce((a, b) => (b.eff.n < a.eff.n ? b : a));
-  const effective = { effective_n: tightest.eff.n, design_effect: Math.round(tightest.eff.deff * 100) / 100 };
-  if (tightest.eff.n < minimum) {
+  const choice = chooseThreshold(scored, target, alpha);
+  const { tightest } = choice;
+  const effective = { effective_n: tightest.effectiveN, design_effect: Math.round(tightest.deff * 100) / 100 };
+  if (tightest.effectiveN < minimum) {
     const what = tightest.openSet ? 'queries of individuals hidden from the gallery (standing for ones never enrolled)' : 'queries of enrolled individuals';
-    const worth = tightest.eff.deff > 1.005 ? `, worth about ${tightest.eff.n} independent ones because photos of one individual answer alike (design effect ${effective.design_effect})` : '';
+    const worth = tightest.deff > 1.005 ? `, worth about ${tightest.effectiveN} independent ones because photos of one individual answer alike (design effect ${effective.design_effect})` : '';
     return {
-      ...refuse(`${tightest.samples.length} ${what}${worth} cannot show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence; ${minimum} are needed`),
-      ...effective, fmr_upper: clopperPearsonUpper(0, tightest.eff.n, alpha),
+      ...refuse(`${tightest.queries} ${what}${worth} cannot show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence; ${minimum} are needed`),
+      ...effective, fmr_upper: clopperPearsonUpper(0, tightest.effectiveN, alpha),
     };
   }
-  const choice = chooseThreshold(scored, target, alpha);
   const report = { ...base, ...effective, auc: rocAuc(outOfFold, labels), threshold: choice.threshold, false_matches: choice.falseMatches, fmr_upper: choice.fmrUpper, correct_match_rate: choice.correctMatchRate };
   if (choice.threshold === null) {
     // The scores separate too little for any threshold to keep the bound: calibrated, but no `match`.

@@ -77,9 +77,13 @@ export function vouchedFalses(n: number, target = 0.01, alpha = 0.05): number {
 export function designEffect(samples: readonly { value: number; group: string }[]): { deff: number; icc: number; clusterSize: number } {
   const n = samples.length;
   const byGroup = new Map<string, number[]>();
-  for (const s of samples) byGroup.set(s.group, [...(byGroup.get(s.group) ?? []), s.value]);
-  const sizes = [...byGroup.values()].map((v) => v.length);
-  const m = n ? sizes.reduce((a, b) => a + b * b, 0) / n : 1;
+  for (const s of samples) {
+    const list = byGroup.get(s.group);
+    if (list) list.push(s.value);
+    else byGroup.set(s.group, [s.value]);
+  }
+  const sumSquares = [...byGroup.values()].reduce((a, v) => a + v.length * v.length, 0);
+  const m = n ? sumSquares / n : 1;
   const k = byGroup.size;
   if (n === 0 || m <= 1) return { deff: 1, icc: 0, clusterSize: m };
   const mean = samples.reduce((a, s) => a + s.value, 0) / n;
@@ -94,7 +98,7 @@ export function designEffect(samples: readonly { value: number; group: string }[
   if (k >= 2 && n > k && ssb + ssw > 1e-12) {
     const msb = ssb / (k - 1);
     const msw = ssw / (n - k);
-    const n0 = (n - sizes.reduce((a, b) => a + b * b, 0) / n) / (k - 1);
+    const n0 = (n - sumSquares / n) / (k - 1);
     const denom = msb + (n0 - 1) * msw;
     icc = denom > 0 ? Math.min(1, Math.max(0, (msb - msw) / denom)) : 1;
   }
@@ -113,7 +117,7 @@ export interface ScoredQuery {
 }
 
 /** The kinds of query a bound holds in: never-enrolled and enrolled when the sample says which, else one. */
-export function queryKinds<T extends ScoredQuery>(samples: readonly T[]): { openSet: boolean | null; samples: T[] }[] {
+function queryKinds<T extends ScoredQuery>(samples: readonly T[]): { openSet: boolean | null; samples: T[] }[] {
   if (!samples.some((s) => s.openSet !== undefined)) return [{ openSet: null, samples: [...samples] }];
   return [{ openSet: true, samples: samples.filter((s) => s.openSet) }, { openSet: false, samples: samples.filter((s) => !s.openSet) }];
 }
@@ -139,8 +143,8 @@ export interface ThresholdChoice {
   threshold: number | null;
   /** Queries in the sample. */
   n: number;
-  /** Independent queries of the kind with the fewest (effectiveSample): the tighter bound's denominator. */
-  effectiveN: number;
+  /** The kind of query with the fewest independent queries (effectiveSample): whether the sample can vouch at all. */
+  tightest: { openSet: boolean | null; queries: number; effectiveN: number; deff: number };
   /** False matches in the sample at the threshold. */
   falseMatches: number;
   /** The larger of the kinds' Clopper–Pearson upper bounds of the false-match rate at the threshold. */
@@ -159,10 +163,11 @@ export function chooseThreshold(samples: readonly ScoredQuery[], target = 0.01, 
   const kinds = queryKinds(samples).map((k) => ({ ...k, eff: effectiveSample(k.samples), falses: 0 }));
   const kindOf = new Map<ScoredQuery, (typeof kinds)[number]>();
   for (const k of kinds) for (const s of k.samples) kindOf.set(s, k);
-  const effectiveN = Math.min(...kinds.map((k) => k.eff.n));
+  const t = kinds.reduce((a, b) => (b.eff.n < a.eff.n ? b : a));
+  const tightest = { openSet: t.openSet, queries: t.samples.length, effectiveN: t.eff.n, deff: t.eff.deff };
   // A false match among clustered queries counts as one in deff, rounded up: never fewer than seen once.
   const bound = () => Math.max(...kinds.map((k) => clopperPearsonUpper(Math.ceil(k.falses / k.eff.deff), k.eff.n, alpha)));
-  const none: ThresholdChoice = { threshold: null, n, effectiveN, falseMatches: 0, fmrUpper: bound(), correctMatchRate: 0 };
+  const none: ThresholdChoice = { threshold: null, n, tightest, falseMatches: 0, fmrUpper: bound(), correctMatchRate: 0 };
   if (n === 0) return none;
   const sorted = [...samples].sort((a, b) => b.p - a.p);
   const rights = samples.filter((s) => s.right).length;
@@ -180,7 +185,7 @@ export function chooseThreshold(samples: readonly ScoredQuery[], target = 0.01, 
     if (i + 1 < sorted.length && sorted[i + 1]!.p === s.p) continue;
     const upper = bound();
     if (upper > target) break;
-    best = { threshold: s.p, n, effectiveN, falseMatches: falses, fmrUpper: upper, correctMatchRate: rights ? correct / rights : 0 };
+    best = { threshold: s.p, n, tightest, falseMatches: falses, fmrUpper: upper, correctMatchRate: rights ? correct / rights : 0 };
   }
   return best ?? none;
 }
