@@ -57,7 +57,8 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     expect(out.status).toBe('rejected');
     expect(out.report).toMatchObject({ recipe: BACKBONE_RECIPE, enrolled_photos: 9, held_out: 3, shape: { height: 64, width: 96, dim: 32 } });
     // Three held-out photos of a three-animal herd cannot show a gain on the served pipeline.
-    expect(out.report.decision).toMatch(/^refused: 3 held-out photos of 3 individuals are too few/);
+    expect(out.report.decision).toMatch(/^Refused: 3 held-out photos of 3 individuals are too few/);
+    expect(out.report.message).toEqual({ code: 'learn_too_few_held_out', params: { photos: 3, individuals: 3, min_photos: 20, min_individuals: 5 } });
     // Each side is judged with the calibration it would be served with: no owner fit is stored, so
     // the base model's would ask each of the 9 photos twice; the candidate's refit only its 3
     // never-trained photos (no strangers in a 3-animal herd). Neither can vouch for 1%.

@@ -64,8 +64,15 @@ describe('the learning loop runs itself (embedded)', () => {
     expect(l.pending).toMatchObject({ new_photos: 0, new_labels: 0 });
     expect(l.runs).toHaveLength(1);
     expect(l.runs[0]).toMatchObject({ id: run!.id, status: run!.status, reason: expect.any(String), finished_at: expect.any(String) });
+    // The same decision in both languages, for the app to show in the owner's (issue 24, item 7).
+    expect(l.runs[0].reason_message).toMatchObject({ code: expect.stringMatching(/^learn_/), en: l.runs[0].reason, vi: expect.any(String) });
+    expect(l.runs[0].reason_message.vi).not.toBe(l.runs[0].reason);
     // Six photos of two trees cannot vouch for 1% false matches: the fit is stored, unfitted, with why.
     expect(l.calibration).toMatchObject({ fitted: false, report: { reason: expect.stringMatching(/queries cannot show a false-match rate within 1%/) } });
+    expect(l.calibration.reason_message).toMatchObject({
+      code: 'cal_too_few_queries', params: { n: l.calibration.report.n, needed: l.calibration.report.minimum_sample },
+      vi: `${l.calibration.report.n} lượt thử trên ảnh của bạn chưa đủ để bảo đảm nhận nhầm dưới 1%; cần ${l.calibration.report.minimum_sample} lượt.`,
+    });
     expect(l.runs[0].decision.calibration.all).toMatchObject({ fitted: false });
     // And identify says the kind's defaults decided, and why.
     const id = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
@@ -150,7 +157,10 @@ describe('the learning loop runs itself (embedded)', () => {
     const l = await learning();
     expect(l.adopted).toBeNull();
     expect(l.runs.map((r: { status: string }) => r.status).slice(0, 2)).toEqual(['rolled_back', 'adopted']);
-    expect(l.runs[0].reason).toBe(`version ${v.version} rolled back; the base model alone serves`);
+    expect(l.runs[0].reason).toBe(`Version ${v.version} was rolled back; the base model alone serves.`);
+    expect(l.runs[0].reason_message).toMatchObject({ code: 'learn_rolled_back_base', vi: `Đã gỡ phiên bản ${v.version}; chỉ còn mô hình gốc được dùng.` });
+    // A run recorded with English alone (as before runs said it in both) keeps it, with no message.
+    expect(l.runs[1]).toMatchObject({ reason: 'forced by the test', reason_message: null });
     // A rollback is not a run: what is pending still counts from the last real run.
     expect(l.pending.new_photos).toBe(0);
     // Back on the base pipeline, its own fit serves again.

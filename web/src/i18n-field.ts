@@ -80,6 +80,8 @@ export const FIELD_TEXT = {
   learn_last_run: ['Lần chạy gần nhất: {when}, {status}.', 'Last run: {when}, {status}.'],
   learn_cal_owner: ['Kết luận "đúng con này" dựa trên ảnh của chính bạn ({n} lần thử).', 'A "match" rests on your own photos ({n} trial queries).'],
   learn_cal_default: ['Kết luận dựa trên mặc định của loại: chưa đủ ảnh của bạn để bảo đảm dưới 1% nhận nhầm.', 'Verdicts rest on the kind\'s defaults: not yet enough of your photos to vouch for under 1% false matches.'],
+  recipe_linear: ['một lớp học thêm trên đặc trưng ảnh', 'a learned layer over the image features'],
+  recipe_finetuned: ['mô hình tinh chỉnh trên ảnh của bạn', 'a model fine-tuned on your photos'],
   run_queued: ['đang chờ chạy', 'queued'],
   run_adopted: ['đã dùng mô hình mới', 'the new model was adopted'],
   run_refused: ['giữ mô hình cũ', 'the new model was refused'],

@@ -1,17 +1,30 @@
 import { call, errorText } from './api.js';
 import { h, mount, notice } from './dom.js';
-import { t, type TextKey } from './i18n.js';
+import { currentLang, t, type TextKey } from './i18n.js';
 import { when } from './timeline.js';
 
 const KINDS = ['tree', 'fruit', 'animal'] as const;
+
+/** A server sentence in both languages (GET learning `reason_message`). */
+interface Said { vi: string; en: string }
 
 interface Learning {
   learn_after_new: number;
   pending: { new_photos: number; new_labels: number };
   adopted: { version: number; recipe: string } | null;
-  runs: { status: string; reason: string | null; created_at: string; finished_at: string | null }[];
-  calibration: { fitted: boolean; report: { n?: number; reason?: string | null } } | null;
+  runs: { status: string; reason: string | null; reason_message?: Said | null; created_at: string; finished_at: string | null }[];
+  calibration: { fitted: boolean; report: { n?: number; reason?: string | null }; reason_message?: Said | null } | null;
 }
+
+/** Why, in the chosen language; a run stored before runs said it in both keeps its English. */
+const why = (said: Said | null | undefined, english: string | null | undefined): HTMLElement | null => {
+  const text = said ? said[currentLang()] : english;
+  return text ? h('small', { class: 'reason' }, text) : null;
+};
+
+/** A learned version's recipe in words; a recipe this app does not know yet is shown as named. */
+const recipeWords = (recipe: string): string =>
+  recipe.startsWith('finetuned-') ? t('recipe_finetuned') : recipe.startsWith('proxy-softmax-linear') ? t('recipe_linear') : recipe;
 
 /** One kind's loop: what serves, what is pending, the last run and why, and what the verdicts rest on. */
 function kindBlock(kind: (typeof KINDS)[number], l: Learning): HTMLElement {
@@ -19,16 +32,16 @@ function kindBlock(kind: (typeof KINDS)[number], l: Learning): HTMLElement {
   const cal = l.calibration;
   return h('div', { class: 'learning-kind', 'data-kind': kind },
     h('h3', {}, t(`kind_${kind}`)),
-    h('p', { 'data-field': 'serving' }, l.adopted ? t('learn_serving_version', { v: l.adopted.version, recipe: l.adopted.recipe }) : t('learn_serving_base')),
+    h('p', { 'data-field': 'serving' }, l.adopted ? t('learn_serving_version', { v: l.adopted.version, recipe: recipeWords(l.adopted.recipe) }) : t('learn_serving_base')),
     h('p', { 'data-field': 'pending' }, l.learn_after_new > 0
       ? t('learn_pending', { photos: l.pending.new_photos, labels: l.pending.new_labels, n: l.learn_after_new })
       : t('learn_off')),
     last
       ? h('p', { 'data-field': 'last-run' }, t('learn_last_run', { when: when(last.finished_at ?? last.created_at), status: t(`run_${last.status}` as TextKey) }),
-        last.reason ? h('small', { class: 'reason' }, last.reason) : null)
+        why(last.reason_message, last.reason))
       : h('p', { 'data-field': 'last-run' }, t('learn_never')),
     h('p', { 'data-field': 'calibration' }, cal?.fitted ? t('learn_cal_owner', { n: cal.report.n ?? 0 }) : t('learn_cal_default'),
-      !cal?.fitted && cal?.report.reason ? h('small', { class: 'reason' }, cal.report.reason) : null));
+      cal && !cal.fitted ? why(cal.reason_message, cal.report.reason) : null));
 }
 
 /**

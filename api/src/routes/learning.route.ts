@@ -1,15 +1,25 @@
 import { z } from 'zod';
 import type { Container } from '../../../shared/src/container.js';
-import { fitServes } from '../../../shared/src/domain/calibration-fit.js';
+import { fitServes, isStaleFit } from '../../../shared/src/domain/calibration-fit.js';
+import { calibrationReason, runReason } from '../../../shared/src/domain/learning-reason.js';
 import { listRuns, pendingSinceLastRun, runTotals } from '../../../shared/src/repos/learning-runs.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse as err } from './schemas.js';
+
+/** A sentence of the message catalogue in both languages, with the code and figures behind it. */
+const ReasonMessage = z.object({
+  code: z.string().describe('catalogue code, e.g. `learn_top1_would_fall`, `learn_adopted_more_matches`, `cal_too_few_queries`'),
+  params: z.record(z.string(), z.union([z.string(), z.number()])).describe('the figures that fill it (percentages already × 100)'),
+  vi: z.string().describe('the whole sentence in Vietnamese'),
+  en: z.string().describe('the whole sentence in English'),
+});
 
 const Run = z.object({
   id: z.number().int(),
   status: z.enum(['queued', 'adopted', 'refused', 'skipped', 'failed', 'rolled_back']),
   trigger: z.record(z.string(), z.unknown()).describe('what queued it: new photos and labels since the previous run and the threshold, `manual`, or `command: rollback`'),
-  reason: z.string().nullable().describe('the decision in words: why a new model was adopted or refused (held-out photos, served top-1, correct matches at ≤ 1% false matches)'),
+  reason: z.string().nullable().describe('the decision in words, in English as the run stored it: why a new model was adopted or refused (held-out photos, served top-1, correct matches at ≤ 1% false matches)'),
+  reason_message: ReasonMessage.nullable().describe('the same decision in Vietnamese and English, for the app to show in the chosen language; null for runs stored before runs recorded it (show `reason`)'),
   decision: z.record(z.string(), z.unknown()).nullable().describe('the figures behind it: the served-pipeline comparison, the training report and the refitted calibration'),
   created_at: z.string(),
   finished_at: z.string().nullable(),
@@ -20,7 +30,10 @@ const LearningOut = Ok.extend({
   pending: z.object({ since: z.string().nullable(), new_photos: z.number().int(), new_labels: z.number().int() }),
   adopted: z.object({ version: z.number().int(), recipe: z.string() }).nullable().describe('the learned version serving now; null: the base model alone'),
   runs: z.array(Run).describe('the last 10 runs, newest first'),
-  calibration: z.object({ pipeline: z.string(), fitted: z.boolean(), report: z.record(z.string(), z.unknown()), created_at: z.string() }).nullable()
+  calibration: z.object({
+    pipeline: z.string(), fitted: z.boolean(), report: z.record(z.string(), z.unknown()), created_at: z.string(),
+    reason_message: ReasonMessage.nullable().describe('why it is not fitted, in Vietnamese and English (read from the report\'s figures); null when fitted, or when the figures do not say (`report.reason` then)'),
+  }).nullable()
     .describe('your newest calibration fit for this kind; `fitted` false means too little data (or a fit made under the older photo-count rule, refitted at the next run), and identify uses the kind\'s defaults'),
 });
 
@@ -46,8 +59,11 @@ export function learningRoutes(c: Container): RouteDef[] {
           ok: true, kind, learn_after_new: c.config.LEARN_AFTER_NEW,
           pending: await pendingSinceLastRun(c.db, owner, kind),
           adopted: adopted.rows[0] ? { version: Number(adopted.rows[0].version), recipe: adopted.rows[0].recipe } : null,
-          runs: runs.map(({ kind: _k, ...r }) => ({ ...r, reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null })),
-          calibration: row ? { pipeline: row.pipeline, fitted: fitServes(row), report: row.report, created_at: new Date(row.created_at).toISOString() } : null,
+          runs: runs.map(({ kind: _k, ...r }) => ({ ...r, reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null, reason_message: runReason(r.status, r.decision) })),
+          calibration: row ? {
+            pipeline: row.pipeline, fitted: fitServes(row), report: row.report, created_at: new Date(row.created_at).toISOString(),
+            reason_message: calibrationReason(row.report, fitServes(row), isStaleFit(row)),
+          } : null,
         };
       },
     }),

@@ -12,6 +12,7 @@ import { accountsMessages } from './messages/accounts.js';
 import { abuseLimitMessages } from './messages/abuse-limits.js';
 import { surveyMessages } from './messages/survey.js';
 import { fieldMessages } from './messages/field.js';
+import { learningMessages } from './messages/learning.js';
 
 /**
  * The one message catalogue. Every error body the service sends is rendered from here:
@@ -146,6 +147,7 @@ export const messages = {
   ...abuseLimitMessages,
   ...surveyMessages,
   ...fieldMessages,
+  ...learningMessages,
 } as const satisfies Record<string, { vi: string; en: string }>;
 
 export type MessageCode = keyof typeof messages;

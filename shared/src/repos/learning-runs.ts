@@ -8,6 +8,7 @@
  */
 import type { Container } from '../container.js';
 import type { Kind } from '../domain/jobs.js';
+import { learningMessage, renderLearning } from '../domain/learning-reason.js';
 import type { Queryable } from '../ports/database.port.js';
 
 export type RunStatus = 'queued' | 'adopted' | 'refused' | 'skipped' | 'failed' | 'rolled_back';
@@ -64,7 +65,8 @@ export async function maybeQueueLearning(c: Container, ownerId: string, kind: Ki
     await c.queue.enqueue('train_metric', { owner_id: ownerId, kind }, { jobId });
   } catch (err) {
     // Not queued (quota, queue down): the run is closed as failed so the next trigger retries.
-    await c.db.query(`update learning_runs set status = 'failed', decision = $2, finished_at = now() where id = $1`, [decided.run, { reason: `could not queue: ${(err as Error).message}` }]);
+    const message = learningMessage('learn_not_queued', { detail: (err as Error).message });
+    await c.db.query(`update learning_runs set status = 'failed', decision = $2, finished_at = now() where id = $1`, [decided.run, { reason: renderLearning(message, 'en'), message }]);
     return { queued: false, ...decided.pending };
   }
   return { queued: true, run_id: decided.run, job_id: jobId, ...decided.pending };
@@ -72,7 +74,8 @@ export async function maybeQueueLearning(c: Container, ownerId: string, kind: Ki
 
 /**
  * Records what a training job decided on its run (a job queued by hand gets a row of its own).
- * `decision` holds the figures and the reason the owner reads.
+ * `decision` holds the figures, the English `reason` and, in `message` or `report.message`, the
+ * same sentence as a catalogue code the owner reads in their language (domain/learning-reason.ts).
  */
 export async function recordRun(db: Queryable, run: { ownerId: string; kind: Kind; jobId: string; status: Exclude<RunStatus, 'queued'>; decision: Record<string, unknown> }): Promise<void> {
   // The loop's own row, or the row of an earlier attempt of the same job: one row per job.

@@ -3,6 +3,7 @@ import type { Evidence } from '../vision/calibrate.js';
 import type { QuerySample } from '../vision/fused-fit.js';
 import { mulberry32 } from '../vision/testing/synthetic.js';
 import { judgeServed, servedFigures, spaceGallery } from './served-gate.js';
+import { renderLearning } from '../../../shared/src/domain/learning-reason.js';
 
 /**
  * Paired held-out outcomes of one pipeline: `photos` photos of `individuals` individuals asked
@@ -33,7 +34,11 @@ describe('adoption judged on the pipeline as served', () => {
     const d = judgeServed(served, candidate);
     expect(d.served.top1).toBeGreaterThan(d.candidate.top1 + 0.1);
     expect(d.adopt).toBe(false);
-    expect(d.reason).toMatch(/^refused: served top-1 would fall from \d+\.\d% to \d+\.\d% on 80 held-out photos/);
+    expect(d.reason).toMatch(/^Refused: served top-1 would fall from \d+\.\d% to \d+\.\d% on 80 held-out photos/);
+    // The same sentence as a catalogue code and figures, for the owner's language.
+    expect(d.message).toMatchObject({ code: 'learn_top1_would_fall', params: { photos: 80, from: Math.round(d.served.top1 * 1000) / 10 } });
+    expect(renderLearning(d.message, 'en')).toBe(d.reason);
+    expect(renderLearning(d.message, 'vi')).toMatch(/^Không dùng mô hình mới: tỉ lệ ảnh có đúng cá thể đứng đầu sẽ giảm từ \d+(,\d)?% xuống \d+(,\d)?% trên 80 ảnh giữ lại/);
   });
 
   it('refuses on a small herd whatever the figures: seven held-out photos cannot show a gain', () => {
@@ -48,7 +53,8 @@ describe('adoption judged on the pipeline as served', () => {
     const d = judgeServed(served, candidate);
     expect(d.candidate.correct_match).toBeGreaterThan(d.served.correct_match);
     expect(d.adopt).toBe(true);
-    expect(d.reason).toMatch(/^adopted: correct matches/);
+    expect(d.reason).toMatch(/^Adopted: correct matches/);
+    expect(d.message.code).toBe('learn_adopted_more_matches');
   });
 
   it('refuses a better-matching candidate when too few photos it never trained on are left to calibrate it', () => {
@@ -59,7 +65,8 @@ describe('adoption judged on the pipeline as served', () => {
     // Neither 200-query sample can vouch for 1%: as served, both would withhold every match.
     expect([d.served.correct_match, d.candidate.correct_match]).toEqual([0, 0]);
     expect(d.adopt).toBe(false);
-    expect(d.reason).toMatch(/^refused: the new model would match more, but only 200 queries of photos it never trained on .* \(299 are needed/);
+    expect(d.reason).toMatch(/^Refused: the new model would match more, but only 200 queries of photos it never trained on .* \(299 are needed/);
+    expect(renderLearning(d.message, 'vi')).toContain('chỉ còn 200 lượt thử trên ảnh nó chưa từng học để hiệu chỉnh (cần 299 lượt');
     expect(d.candidate.allowed_false_matches).toBe(-1);
     // The same figures, when the refit will rest on 400 such queries, are adopted: the count alone refused it.
     const later = judgeServed(served, candidate, { servedCalibration: 400, candidateCalibration: 400 });

@@ -16,6 +16,7 @@ import type { GalleryHit, GalleryLookup } from '../vision/engine.js';
 import { fitFusion } from '../vision/fusion.js';
 import { minimumSample, vouchedFalses } from '../vision/threshold.js';
 import type { QuerySample } from '../vision/fused-fit.js';
+import { learningMessage, percent, renderLearning, type LearningCode, type LearningMessage } from '../../../shared/src/domain/learning-reason.js';
 
 export interface ServedFigures {
   /** Held-out photos asked with their individual still enrolled. */
@@ -61,8 +62,10 @@ export interface GateOptions {
 
 export interface GateDecision {
   adopt: boolean;
-  /** Why, in words the owner reads (English; the report is data, not an error message). */
+  /** Why, in English: `message` rendered (the report is data, not an error message). */
   reason: string;
+  /** The same sentence as a catalogue code and its figures, which the app shows in the owner's language. */
+  message: LearningMessage;
   served: ServedFigures;
   candidate: ServedFigures;
   /** The top-1 drop tolerated for this sample: min(z × standard error of the paired difference, maxDrop). */
@@ -125,32 +128,36 @@ export function judgeServed(served: readonly QuerySample[], candidate: readonly 
   }
   const se = n ? Math.sqrt(Math.max(0, b + cc - (b - cc) ** 2 / n)) / n : 1;
   const tolerance = Math.min(o.z * se, o.maxDrop);
-  const decide = (adopt: boolean, reason: string): GateDecision => ({ adopt, reason, served: s, candidate: c, tolerance, individuals });
-  const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+  const decide = (adopt: boolean, code: LearningCode, params: Record<string, number>): GateDecision => {
+    const message = learningMessage(code, params);
+    return { adopt, reason: renderLearning(message, 'en'), message, served: s, candidate: c, tolerance, individuals };
+  };
+  const target = percent(o.targetFmr);
+  const top1 = { top1_from: percent(s.top1), top1_to: percent(c.top1), photos: n };
   if (n < o.minPhotos || individuals < o.minIndividuals) {
-    return decide(false, `refused: ${n} held-out photos of ${individuals} individuals are too few to show that the new model helps (at least ${o.minPhotos} photos of ${o.minIndividuals} individuals are needed); the served model stays`);
+    return decide(false, 'learn_too_few_held_out', { photos: n, individuals, min_photos: o.minPhotos, min_individuals: o.minIndividuals });
   }
   const drop = s.top1 - c.top1;
   if (drop > tolerance) {
-    return decide(false, `refused: served top-1 would fall from ${pct(s.top1)} to ${pct(c.top1)} on ${n} held-out photos (more than the ${pct(tolerance)} this sample's noise allows)`);
+    return decide(false, 'learn_top1_would_fall', { from: percent(s.top1), to: percent(c.top1), photos: n, tolerance: percent(tolerance) });
   }
   if (c.allowed_false_matches < 0) {
     // What it would match with a calibration that could vouch for the target: only the count refuses it.
     const need = minimumSample(o.targetFmr);
     const could = servedFigures(candidate, o.targetFmr, Math.max(need, c.calibration_queries));
     if (could.correct_match > s.correct_match) {
-      return decide(false, `refused: the new model would match more, but only ${c.calibration_queries} queries of photos it never trained on are left to calibrate it (${need} are needed to vouch for ≤ ${pct(o.targetFmr)} false matches), so its matches could not be trusted; the served model stays`);
+      return decide(false, 'learn_cannot_calibrate', { queries: c.calibration_queries, needed: need, target });
     }
   }
   if (c.correct_match > s.correct_match) {
-    return decide(true, `adopted: correct matches at ≤ ${pct(o.targetFmr)} false matches, at the threshold each calibration can vouch for, rise from ${pct(s.correct_match)} to ${pct(c.correct_match)}, top-1 ${pct(s.top1)} → ${pct(c.top1)} on ${n} held-out photos`);
+    return decide(true, 'learn_adopted_more_matches', { target, from: percent(s.correct_match), to: percent(c.correct_match), ...top1 });
   }
   // Neither can match anything at 1% (striped coats at first): a top-1 gain beyond noise still
   // helps the owner, who chooses from the short list; ties elsewhere keep the served model.
   if (c.correct_match === 0 && s.correct_match === 0 && c.top1 - s.top1 > o.z * se) {
-    return decide(true, `adopted: neither model can answer match at ≤ ${pct(o.targetFmr)} false matches yet, and top-1 rises beyond noise from ${pct(s.top1)} to ${pct(c.top1)} on ${n} held-out photos`);
+    return decide(true, 'learn_adopted_top1', { target, ...top1 });
   }
-  return decide(false, `refused: correct matches at ≤ ${pct(o.targetFmr)} false matches, at the threshold each calibration can vouch for, do not improve (${pct(s.correct_match)} served, ${pct(c.correct_match)} new; top-1 ${pct(s.top1)} → ${pct(c.top1)})`);
+  return decide(false, 'learn_no_gain', { target, served: percent(s.correct_match), candidate: percent(c.correct_match), ...top1 });
 }
 
 /** An enrolled photo in a compared space. */

@@ -6,6 +6,7 @@ import type { Database, Queryable } from '../../../shared/src/ports/database.por
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { ModelRef } from '../vision/embed.js';
 import { metricFromBytes, metricToBytes, type LinearMetric } from './metric.js';
+import { learningMessage, renderLearning } from '../../../shared/src/domain/learning-reason.js';
 
 /** The recipe whose params are a fine-tuned ONNX model rather than a linear metric (backbone.ts). */
 /**
@@ -141,8 +142,14 @@ export async function rollback(db: Database, ownerId: string, kind: Kind): Promi
     // The loop's record (learn/loop.ts): the owner and the operator see the rollback beside the runs.
     await tx.query(
       `insert into learning_runs (owner_id, kind, trigger, status, decision, finished_at) values ($1, $2, $3, 'rolled_back', $4, now())`,
-      [ownerId, kind, { command: 'rollback' }, { rolled_back: current, adopted, reason: `version ${current} rolled back; ${adopted === null ? 'the base model alone serves' : `version ${adopted} serves again`}` }],
+      [ownerId, kind, { command: 'rollback' }, { rolled_back: current, adopted, ...rolledBackReason(current, adopted) }],
     );
     return { rolledBack: current, adopted };
   });
+}
+
+/** A rollback's record: the sentence in English and as a catalogue message for the owner's language. */
+function rolledBackReason(version: number, adopted: number | null) {
+  const message = adopted === null ? learningMessage('learn_rolled_back_base', { version }) : learningMessage('learn_rolled_back_to', { version, adopted });
+  return { reason: renderLearning(message, 'en'), message };
 }

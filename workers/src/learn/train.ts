@@ -18,6 +18,7 @@ import { storeLearnedEmbedding } from './backbone-gallery.js';
 import { adoptedVersion, BACKBONE_RECIPE, LEARNED_MODEL_NAME, saveVersion, versionForJob, type LearnedVersion } from './store.js';
 import { compareServed } from './served-compare.js';
 import type { GateOptions } from './served-gate.js';
+import { learningMessage, percent, renderLearning, type LearningCode } from '../../../shared/src/domain/learning-reason.js';
 import { calibrationQueries, loadOwnerCalibration, pipelineKey } from '../recognition/owner-calibration.js';
 
 /** The training recipe; stored with every version so a later recipe change is visible. */
@@ -76,6 +77,15 @@ export interface TrainOutcome {
   report: Record<string, unknown>;
 }
 
+/** The decision as a catalogue sentence (`message`, shown in the owner's language) and its English (`key`: `decision` or `reason`). */
+function said(key: 'decision' | 'reason', code: LearningCode, params: Record<string, number> = {}) {
+  const message = learningMessage(code, params);
+  return { [key]: renderLearning(message, 'en'), message };
+}
+
+const skipped = (code: LearningCode, figures: Record<string, number>, extra: Record<string, unknown> = {}): TrainOutcome =>
+  ({ status: 'skipped', version: null, report: { ...said('reason', code, figures), ...figures, ...extra } });
+
 /**
  * Trains one owner's metric for one kind and stores the version. Idempotent per `jobKey`: a retry
  * returns the version the first run stored instead of training again.
@@ -91,18 +101,18 @@ export async function trainOwner(
   if (opts.recipe === 'backbone') return trainOwnerBackbone(c, engine, ownerId, kind, jobKey, opts);
   const labels = await ownerLabels(c, engine, ownerId, kind);
   if (!trainable(labels.samples)) {
-    return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: labels.samples.length } };
+    return skipped('learn_needs_two', { photos: labels.samples.length });
   }
   const current = await adoptedVersion(c.db, ownerId, kind, engine.model);
   const j = await judge(labels.samples, current?.metric ?? null, opts);
   // A linear metric never sees a fine-tuned backbone's space, so it must beat that version's
   // own held-out figure instead (a different split of the same photos: an approximation).
   if (current?.backbone) j.adopt = j.adopt && j.candidate.top1 >= Number(current.report.candidate_top1 ?? 1) + j.minGain;
-  const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
   const report = {
     recipe: RECIPE,
     // The linear metric only reorders the shortlist; it is judged by its cross-validated gallery top-1.
-    decision: `${j.adopt ? 'adopted' : 'refused'}: cross-validated gallery top-1 ${pct(j.candidate.top1)} against ${pct(j.current.top1)} served (a gain of ${pct(j.minGain)} is needed) on ${j.candidate.evaluated} photos`,
+    ...said('decision', j.adopt ? 'learn_linear_adopted' : 'learn_linear_refused',
+      { candidate: percent(j.candidate.top1), served: percent(j.current.top1), gain: percent(j.minGain), photos: j.candidate.evaluated }),
     photos: labels.samples.length,
     enrolled_photos: labels.enrolledPhotos,
     verdict_photos: labels.verdictPhotos,
@@ -123,16 +133,14 @@ async function trainOwnerBackbone(
   c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, jobKey: string | null,
   opts: JudgeOptions & { backbone?: BackboneOptions },
 ): Promise<TrainOutcome> {
-  if (kind !== 'animal') return { status: 'skipped', version: null, report: { reason: 'the backbone recipe is for animal coats only', recipe: BACKBONE_RECIPE } };
-  if (!(await canTrainBackbone())) {
-    return { status: 'skipped', version: null, report: { reason: 'python3 with torch and onnx is not installed (Debian: python3-torch python3-onnx python3-pil)', recipe: BACKBONE_RECIPE } };
-  }
+  if (kind !== 'animal') return skipped('learn_backbone_animals_only', {}, { recipe: BACKBONE_RECIPE });
+  if (!(await canTrainBackbone())) return skipped('learn_no_trainer', {}, { recipe: BACKBONE_RECIPE });
   const current: LearnedVersion | null = await adoptedVersion(c.db, ownerId, kind, engine.model);
   const t = performance.now();
   const run = await fineTuneOwner(c, engine, ownerId, kind, current, { ...opts.backbone, minGain: opts.minGain });
   const j = run.judgement;
   if (!j || j.evaluated === 0) {
-    return { status: 'skipped', version: null, report: { reason: 'needs two individuals and one with two photos', photos: run.samples.length, recipe: BACKBONE_RECIPE } };
+    return skipped('learn_needs_two', { photos: run.samples.length }, { recipe: BACKBONE_RECIPE });
   }
   // The decision is the served pipeline's, not the global stage's (which only shortlists).
   const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
@@ -143,6 +151,7 @@ async function trainOwnerBackbone(
   const report = {
     recipe: BACKBONE_RECIPE,
     decision: gate.reason,
+    message: gate.message,
     served_gate: gate,
     photos: run.samples.length,
     enrolled_photos: run.enrolled,
