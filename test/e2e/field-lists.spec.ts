@@ -2,13 +2,14 @@
  * Issue 24 in Chromium at phone size: the fruit list page (thumbnail, name, tree name and code;
  * filtered by a tree's printed code) and past batches with their photos, whose rows name the
  * fruit and its tree instead of ids. Issue 23: the learning card on "Mine", at phone and desktop
- * sizes.
+ * sizes, its reasons in the chosen language (issue 24, item 7).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { learningMessage, renderLearning } from '../../shared/src/domain/learning-reason.js';
 import { recordRun } from '../../workers/src/learn/loop.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { batchForm, untilDone } from '../support/fruit-batch.js';
@@ -108,29 +109,46 @@ describe('fruit list and past batches in Chromium', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   });
 
-  it('shows the learning loop on "Mine": what serves, what is pending, the last run and why, at phone and desktop sizes', async () => {
-    const reason = 'Refused: served top-1 would fall from 94.3% to 73.3% on 105 held-out photos.';
-    await recordRun(app.container.db, { ownerId: owner.id, kind: 'tree', jobId: 'lists-run-1', status: 'refused', decision: { reason } });
+  it('shows the learning loop on "Mine": what serves, what is pending, the last run and why, in the chosen language, at phone and desktop sizes', async () => {
+    // What a refusing gate records (learn/served-gate.ts): the English sentence and its catalogue code.
+    const message = learningMessage('learn_top1_would_fall', { from: 94.3, to: 73.3, photos: 105, tolerance: 2 });
+    await recordRun(app.container.db, { ownerId: owner.id, kind: 'tree', jobId: 'lists-run-1', status: 'refused', decision: { reason: renderLearning(message, 'en'), message } });
+    const vi = 'Không dùng mô hình mới: tỉ lệ ảnh có đúng cá thể đứng đầu sẽ giảm từ 94,3% xuống 73,3% trên 105 ảnh giữ lại, nhiều hơn mức 2% mà độ nhiễu của mẫu cho phép; vẫn dùng mô hình hiện tại.';
+    const en = 'Refused: served top-1 would fall from 94.3% to 73.3% on 105 held-out photos, more than the 2% this sample\'s noise allows; the served model stays.';
+    const l = await api(app.url, 'GET', '/api/learning/tree', { token: owner.token });
+    expect(l.json.runs[0]).toMatchObject({ reason: en, reason_message: { code: 'learn_top1_would_fall', params: { from: 94.3, photos: 105 }, vi, en } });
     const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7121, 320)], { species: 'pomelo', name: 'Cây số 3' }) });
     expect(t.status, t.text).toBe(200);
-    // The desktop browser signed in with the same session cookie.
+    // The desktop browser signed in with the same session cookie, and the owner chose English there.
     const wide = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'vi-VN' });
     await wide.addCookies(await page.context().cookies());
     const desktop = await wide.newPage();
-    for (const [p, width] of [[page, 390], [desktop, 1280]] as const) {
+    await desktop.goto(`${app.url}/#/mine`);
+    await desktop.evaluate("localStorage.setItem('markless.lang', 'en')");
+    const card = async (p: Page, width: number, lang: 'vi' | 'en') => {
       await p.goto(`${app.url}/#/mine`);
       await p.reload();
       const tree = p.locator('section.learning .learning-kind[data-kind=tree]');
       await tree.waitFor();
-      expect(await tree.locator('[data-field=serving]').innerText()).toBe('Đang dùng: mô hình gốc.');
+      expect(await tree.locator('[data-field=serving]').innerText()).toBe(lang === 'vi' ? 'Đang dùng: mô hình gốc.' : 'Serving: the base model.');
       // One tree photo enrolled since the run.
-      expect(await tree.locator('[data-field=pending]').innerText()).toBe('Từ lần chạy trước: 1 ảnh mới, 0 xác nhận; lần chạy sau bắt đầu khi đủ 1000.');
-      expect(await tree.locator('[data-field=last-run]').innerText()).toContain('giữ mô hình cũ');
-      expect(await tree.locator('[data-field=last-run] .reason').innerText()).toBe(reason);
-      expect(await p.locator('section.learning .learning-kind[data-kind=animal] [data-field=last-run]').innerText()).toBe('Chưa chạy lần nào.');
+      expect(await tree.locator('[data-field=pending]').innerText()).toBe(lang === 'vi'
+        ? 'Từ lần chạy trước: 1 ảnh mới, 0 xác nhận; lần chạy sau bắt đầu khi đủ 1000.'
+        : 'Since the last run: 1 new photos, 0 confirmations; the next run starts at 1000.');
+      expect(await tree.locator('[data-field=last-run]').innerText()).toContain(lang === 'vi' ? 'giữ mô hình cũ' : 'the new model was refused');
+      expect(await tree.locator('[data-field=last-run] .reason').innerText()).toBe(lang === 'vi' ? vi : en);
+      expect(await p.locator('section.learning .learning-kind[data-kind=animal] [data-field=last-run]').innerText()).toBe(lang === 'vi' ? 'Chưa chạy lần nào.' : 'It has not run yet.');
       expect(await p.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
-    }
+    };
+    await card(page, 390, 'vi');
     await page.screenshot({ path: path.join('docs/screenshots', 'phone-22-learning.png'), fullPage: true });
+    await card(desktop, 1280, 'en');
+    // A run stored before runs recorded the code: its English is all there is, and it is shown.
+    const older = 'refused: 7 held-out photos of 7 individuals are too few to show that the new model helps';
+    await recordRun(app.container.db, { ownerId: owner.id, kind: 'fruit', jobId: 'lists-run-0', status: 'refused', decision: { reason: older } });
+    expect((await api(app.url, 'GET', '/api/learning/fruit', { token: owner.token })).json.runs[0]).toMatchObject({ reason: older, reason_message: null });
+    await page.reload();
+    expect(await page.locator('section.learning .learning-kind[data-kind=fruit] [data-field=last-run] .reason').innerText()).toBe(older);
     await wide.close();
   });
 
@@ -158,4 +176,23 @@ describe('fruit list and past batches in Chromium', () => {
     expect(await p.evaluate<string | null>("localStorage.getItem('markless.farm')")).toBeNull();
     await fresh.close();
   });
+
+  it('counts a failed row once: the batch counter and the past batch read 2 / 2 (✗ 1), the row saying why in Vietnamese', async () => {
+    await page.goto(`${app.url}/?failed-row#/batch`);
+    await page.setInputFiles('form[name=batch] input[name=files]', [
+      { name: 'qua.jpg', mimeType: 'image/jpeg', buffer: await textureImage(7141, 320) },
+      { name: 'ghi-chu.txt', mimeType: 'text/plain', buffer: Buffer.from('not a photo') },
+    ]);
+    await page.click('form[name=batch] button[type=submit]');
+    await page.getByText('Lô đã xong.').waitFor({ timeout: 120_000 });
+    // `done` already counts the failed row (the app once added it again: "3 / 2 (✗ 1)").
+    expect(await page.locator('.progress-label').innerText()).toBe('2 / 2 (✗ 1)');
+    const failed = page.locator('table.rows tbody tr.failed');
+    expect(await failed.count()).toBe(1);
+    expect(await failed.innerText()).toContain('Tệp "ghi-chu.txt" không phải');
+    await page.reload();
+    const newest = page.locator('article.batch-item').first();
+    await newest.waitFor();
+    expect(await newest.locator('small').innerText()).toMatch(/^2 \/ 2 \(✗ 1\)/);
+  }, 180_000);
 });

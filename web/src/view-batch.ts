@@ -3,6 +3,7 @@ import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { treeLabel } from './view-fruit-list.js';
 import { treeInput } from './pickers.js';
+import { when } from './timeline.js';
 
 interface Row {
   index: number; file_name: string; status: string; candidate?: string; probability?: number; verdict?: string; reason?: string;
@@ -21,7 +22,7 @@ function rowsTable(rows: Row[]): HTMLElement {
     h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('file')), h('th', {}, t('result')))),
     h('tbody', {}, rows.map((r) => h('tr', { class: r.status }, h('td', {}, r.index + 1),
       h('td', { class: 'file' }, r.photo_url ? h('img', { class: 'thumb', src: r.photo_url, alt: '', loading: 'lazy' }) : null, r.file_name),
-      h('td', {}, r.status === 'failed' ? r.reason ?? r.status : resultCell(r))))));
+      h('td', {}, r.status === 'failed' ? r.reason ?? t('run_failed') : resultCell(r))))));
 }
 
 /** The matched fruit by its name (with its photo) and its tree by name and printed code, never a bare id. */
@@ -44,7 +45,7 @@ function pastBatches(out: HTMLElement): HTMLElement {
     mount(box, batches.map((b) => h('article', { class: 'item batch-item', 'data-id': b.batch_id },
       h('span', { class: 'thumbs' }, b.thumbnails.map((p) => h('img', { src: p.url, alt: '', loading: 'lazy' }))),
       h('span', {},
-        h('strong', {}, new Date(b.created_at).toLocaleString()),
+        h('strong', {}, when(b.created_at)),
         h('small', {}, [`${b.done} / ${b.total}${b.failed ? ` (✗ ${b.failed})` : ''}`, b.tree ? `${t('on_tree')} ${treeLabel(b.tree)}` : null].filter(Boolean).join(' · ')),
         h('span', { class: 'row' },
           h('button', { type: 'button', class: 'link', name: 'open-batch', onclick: async () => {

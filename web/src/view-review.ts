@@ -3,6 +3,7 @@ import { blobUrl, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { entityHash, ROUTES, type Kind } from './kinds.js';
 import { likelihood } from './view-identify.js';
+import { when } from './timeline.js';
 
 interface Item {
   query_id: string;
@@ -59,7 +60,7 @@ export function reviewView(): HTMLElement {
     const el = h('article', { class: 'review-item', 'data-query': item.query_id });
     const query = item.photos[0];
     el.append(
-      h('p', { class: 'meta' }, t(`kind_${item.kind}` as TextKey), ' · ', item.verdict === 'uncertain' ? t('verdict_uncertain') : t('verdict_no_match'), ' · ', new Date(item.created_at).toLocaleString()),
+      h('p', { class: 'meta' }, t(`kind_${item.kind}` as TextKey), ' · ', item.verdict === 'uncertain' ? t('verdict_uncertain') : t('verdict_no_match'), ' · ', when(item.created_at)),
       h('div', { class: 'pair' },
         h('figure', {}, !query ? null : item.source === 'video' ? h('video', { src: blobUrl(query.cid), controls: true, muted: true, preload: 'metadata' })
           : h('img', { src: blobUrl(query.cid), alt: t('your_photo'), loading: 'lazy' }), h('figcaption', {}, t('your_photo'))),
