@@ -28,6 +28,15 @@ export function mount(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
+/**
+ * Replace everything inside `el` with the answer to a tap, and bring it on screen: below a long
+ * form or a column of candidates it landed out of sight, on a phone and on a desktop alike.
+ */
+export function answer(el: Element, ...children: Child[]): void {
+  mount(el, ...children);
+  el.scrollIntoView?.({ block: 'nearest' });
+}
+
 /** A labelled form field. */
 export function field(label: string, input: HTMLElement): HTMLLabelElement {
   return h('label', { class: 'field' }, h('span', {}, label), input);

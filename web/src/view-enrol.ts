@@ -1,5 +1,5 @@
 import { call, errorText, type Answer } from './api.js';
-import { blobUrl, field, h, mount, notice } from './dom.js';
+import { answer, blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
@@ -84,14 +84,14 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     if (query) form.append('query_id', query.query_id);
     for (const [k, v] of Object.entries(extra)) form.append(k, v);
     for (const f of picker.files()) form.append('files', f, f.name);
-    mount(msg, notice('info', t('working')));
+    answer(msg, notice('info', t('working')));
     rememberFarm(values.farm_id?.value.trim() ?? '');
     const r = await call('POST', ROUTES[kind].enrol, form, { queue: true });
-    if (r.json?.queued) return mount(msg, notice('warn', t('queued_offline')));
+    if (r.json?.queued) return answer(msg, notice('warn', t('queued_offline')));
     if (!r.ok) return refused(r);
     picker.clear();
     if (kind === 'tree') forgetLists();
-    mount(msg, notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))), kind === 'animal' ? enrolledPhotos(r.json.images ?? []) : null);
+    answer(msg, notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))), kind === 'animal' ? enrolledPhotos(r.json.images ?? []) : null);
   }
 
   /** Every refused photo marked on its thumbnail; warnings can be kept; a duplicate animal offered instead. */
@@ -101,27 +101,27 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     if (j.code === 'photos_refused' && Array.isArray(j.refused)) {
       picker.mark(new Map((j.refused as { index: number; reasons: string[]; warning: boolean }[]).map((x) =>
         [x.index, { text: x.reasons.map(reasonText).join(', ') + (x.warning ? ` (${t('warning')})` : ''), warning: x.warning }])));
-      return mount(msg, notice('error', t('refused_title')), notice('info', j.error),
+      return answer(msg, notice('error', t('refused_title')), notice('info', j.error),
         j.overridable ? h('button', { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('keep_anyway')) : null);
     }
     if (j.code === 'already_enrolled' && j.existing) {
       const did = j.existing.animal_did as string;
-      return mount(msg, notice('warn', t('already_title'), ' ', h('a', { href: `#/animal/${encodeURIComponent(did)}` }, j.existing.name ?? did)),
+      return answer(msg, notice('warn', t('already_title'), ' ', h('a', { href: `#/animal/${encodeURIComponent(did)}` }, j.existing.name ?? did)),
         h('div', { class: 'row wrap' },
           h('button', { type: 'button', class: 'primary', name: 'add-to-existing', onclick: async () => {
             const form = new FormData();
             for (const f of picker.files()) form.append('files', f, f.name);
             const a = await call('POST', `/api/animal/${encodeURIComponent(did)}/photos`, form, { queue: true });
-            mount(msg, a.ok ? notice('ok', t('photos_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'))) : notice('error', errorText(a)));
+            answer(msg, a.ok ? notice('ok', t('photos_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'))) : notice('error', errorText(a)));
           } }, t('add_to_existing')),
           h('button', { type: 'button', class: 'secondary', name: 'enrol-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('enrol_anyway'))));
     }
-    mount(msg, notice('error', errorText(r)));
+    answer(msg, notice('error', errorText(r)));
   }
 
   async function submit(e: Event) {
     e.preventDefault();
-    if (!picker.files().length && !query) return mount(msg, notice('error', t('need_photos')));
+    if (!picker.files().length && !query) return answer(msg, notice('error', t('need_photos')));
     await send();
   }
   void renderFields();

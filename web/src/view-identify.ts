@@ -1,5 +1,5 @@
 import { call, errorText } from './api.js';
-import { blobUrl, field, h, mount, notice } from './dom.js';
+import { answer, blobUrl, field, h, mount, notice } from './dom.js';
 import { t } from './i18n.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
@@ -47,7 +47,7 @@ export function identifyView(): HTMLElement {
     if (chosen) form.set(ROUTES[kind].correctField, kind === 'animal' ? chosen.animal_did ?? '' : chosen.individual_id);
     const r = await call('POST', ROUTES[kind].verdict, form);
     const link = chosen ? h('a', { class: 'button', href: entityHash(kind, { ...chosen, tree_id: chosen.individual_id }) }, t('open'), ' ', chosen.name ?? '') : null;
-    mount(box, r.ok ? notice('ok', t('chosen'), ' ', link) : notice('error', errorText(r)));
+    answer(box, r.ok ? notice('ok', t('chosen'), ' ', link) : notice('error', errorText(r)));
   }
 
   /**
@@ -71,7 +71,7 @@ export function identifyView(): HTMLElement {
         h('p', { class: 'likelihood' }, [await speciesName(c.species), likelihood(c.probability)].filter(Boolean).join(' · ')),
         h('button', { type: 'button', class: 'primary choose', name: 'this-one', onclick: async () => {
           const r = await call('POST', '/api/animal/confirm', new URLSearchParams({ query_id: res.query_id, animal_did: did }));
-          mount(done, r.ok ? notice('ok', t('confirmed_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'), ' ', c.name ?? '')) : notice('error', errorText(r)));
+          answer(done, r.ok ? notice('ok', t('confirmed_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'), ' ', c.name ?? '')) : notice('error', errorText(r)));
         } }, t('this_one')));
     }));
     const none = h('button', { type: 'button', class: 'secondary', name: 'none-enrol-new', onclick: () => enrolFromQuery({ query_id: res.query_id, file: query }) }, t('none_enrol_new'));
