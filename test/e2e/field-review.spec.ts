@@ -135,6 +135,45 @@ describe('the herd owner\'s field app in Chromium', () => {
       await shot('11-enrol-refused');
     }, 90_000);
 
+    it('says a refusal and every failed request in the farmer\'s words: no API parameter, a 429 waited out on screen, a proxy\'s bare error named', async () => {
+      const coat = await textureImage(2420, 480);
+      const dark = await sharp(coat).linear(0.03, 0).jpeg().toBuffer();
+      await enrolThroughApp([jpeg('toi.jpg', dark), ...await Promise.all([2421, 2422].map(async (s, i) => jpeg(`sang-${i}.jpg`, await textureImage(s, 480))))], 'Bò tối');
+      await page.fill('input[name=farm_id]', 'trai-bo');
+      await page.click('form[name=enrol] button[type=submit]');
+      await page.locator('button[name=keep-anyway]').waitFor({ timeout: 60_000 });
+      // The server's sentence tells integrators to send accept_warnings=true; the farmer gets a button.
+      const refusal = await page.locator('main [aria-live]').innerText();
+      expect(refusal).not.toMatch(/accept_warnings/);
+      expect(refusal).toMatch(/1 ảnh không dùng được: toi\.jpg \([^)]*quá tối[^)]*\)\. Hãy chụp lại các ảnh này\./);
+      expect(refusal).toContain('Đây chỉ là cảnh báo');
+      await expectInView('button[name=keep-anyway]');
+
+      // Too many requests with no body the app knows (a proxy's): waited out with the wait on screen, then said.
+      let refusals = 0;
+      await page.route('**/api/animal/enroll', (r) => { refusals++; return r.fulfill({ status: 429, headers: { 'Retry-After': '1' }, contentType: 'text/plain', body: 'Too Many Requests' }); });
+      await page.click('form[name=enrol] button[type=submit]');
+      await page.locator('.wait', { hasText: 'Có quá nhiều yêu cầu trong một lúc. Đang đợi 1 giây' }).waitFor({ timeout: 10_000 });
+      await expectInView('.wait');
+      await page.locator('.notice.error', { hasText: 'Có quá nhiều yêu cầu trong một lúc. Hãy đợi 1 giây rồi thử lại.' }).waitFor({ timeout: 30_000 });
+      expect(refusals).toBe(11);
+      expect(await page.locator('.wait').isVisible()).toBe(false);
+      await expectInView('.notice.error');
+      await expectFits();
+      // Any other failure without a sentence (a gateway's HTML page) names its status, in the chosen language.
+      await page.unroute('**/api/animal/enroll');
+      await page.route('**/api/animal/enroll', (r) => r.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad Gateway</h1>' }));
+      await page.click('button[name=lang]');
+      await page.locator('select[name=species] option[value=cattle]').waitFor({ state: 'attached' });
+      await page.setInputFiles('form[name=enrol] input[type=file]', [jpeg('sang.jpg', coat)]);
+      await page.selectOption('select[name=species]', 'cattle');
+      await page.click('form[name=enrol] button[type=submit]');
+      await page.locator('.notice.error', { hasText: 'The server could not complete this request (code 502). Try again later.' }).waitFor();
+      await page.unroute('**/api/animal/enroll');
+      await page.click('button[name=lang]');
+      await page.getByRole('heading', { name: 'Đăng ký cá thể mới' }).waitFor();
+    }, 90_000);
+
     it('identify shows several candidates with match lines; "this one" adds the photo and the timeline shows it', async () => {
       for (const coat of [7, 21]) {
         await enrolThroughApp((await scenes(coat, 1, 3)).map((b, i) => jpeg(`cow-${coat}-${i}.jpg`, b)), `Bò ${coat}`);

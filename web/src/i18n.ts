@@ -112,7 +112,10 @@ const TEXT = {
   download_csv: ['Tải CSV', 'Download CSV'],
   file: ['Tệp', 'File'],
   result: ['Kết quả', 'Result'],
-  waiting_retry: ['Máy chủ bận. Đang đợi {s} giây rồi tự gửi lại; ảnh của bạn vẫn được giữ.', 'The server is busy. Waiting {s} seconds, then sending again; your photo is kept.'],
+  waiting_retry: ['Có quá nhiều yêu cầu trong một lúc. Đang đợi {s} giây rồi tự gửi lại; ảnh và những gì bạn nhập vẫn được giữ.', 'Too many requests at once. Waiting {s} seconds, then sending again; your photos and entries are kept.'],
+  rate_limited: ['Có quá nhiều yêu cầu trong một lúc. Hãy đợi một lát rồi thử lại.', 'Too many requests at once. Wait a moment and try again.'],
+  rate_limited_in: ['Có quá nhiều yêu cầu trong một lúc. Hãy đợi {s} giây rồi thử lại.', 'Too many requests at once. Wait {s} seconds and try again.'],
+  request_failed: ['Máy chủ không làm được yêu cầu này (mã {status}). Hãy thử lại sau.', 'The server could not complete this request (code {status}). Try again later.'],
   working: ['Đang xử lý…', 'Working…'],
   need_photos: ['Hãy chọn ít nhất một ảnh.', 'Choose at least one photo.'],
   not_available: ['Chức năng này chưa có trên máy chủ này.', 'This feature is not available on this server.'],
@@ -153,6 +156,11 @@ export function setLang(l: Lang): void {
   lang = l;
   localStorage.setItem(KEY, l);
   document.documentElement.lang = l;
+}
+
+/** A photo's quality reason in words (reason_*); a code the app does not know reads as "unusable", never as the code. */
+export function reasonText(code: string): string {
+  return t(`reason_${code}` in TEXT ? `reason_${code}` as TextKey : 'reason_unusable');
 }
 
 /** The text for `key` in the current language, with `{name}` placeholders filled. */

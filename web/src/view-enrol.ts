@@ -1,6 +1,6 @@
 import { call, errorText, type Answer } from './api.js';
 import { answer, blobUrl, field, h, mount, notice } from './dom.js';
-import { t, type TextKey } from './i18n.js';
+import { reasonText, t } from './i18n.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
 import { speciesSelect } from './species.js';
@@ -38,9 +38,6 @@ export function enrolFromQuery(q: PendingQuery): void {
   pending = q;
   location.hash = '#/enrol/animal';
 }
-
-const reasonText = (r: string) => (`reason_${r}` in REASONS ? t(`reason_${r}` as TextKey) : r);
-const REASONS = { reason_too_dark: 1, reason_too_blurred: 1, reason_too_small: 1, reason_identical: 1, reason_near_identical: 1, reason_image_undecodable: 1 };
 
 /** Enrol a tree, fruit or animal from photos. */
 export function enrolView(initial: Kind = 'tree'): HTMLElement {
@@ -101,8 +98,10 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     if (j.code === 'photos_refused' && Array.isArray(j.refused)) {
       picker.mark(new Map((j.refused as { index: number; reasons: string[]; warning: boolean }[]).map((x) =>
         [x.index, { text: x.reasons.map(reasonText).join(', ') + (x.warning ? ` (${t('warning')})` : ''), warning: x.warning }])));
-      return answer(msg, notice('error', t('refused_title')), notice('info', j.error),
-        j.overridable ? h('button', { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('keep_anyway')) : null);
+      // In the app's words: the server's sentence names its accept_warnings parameter; here it is a button.
+      return answer(msg, notice('error', t('refused_title')), notice('info', errorText(r)),
+        j.overridable ? [notice('info', t('keep_hint')),
+          h('button', { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('keep_anyway'))] : null);
     }
     if (j.code === 'already_enrolled' && j.existing) {
       const did = j.existing.animal_did as string;
