@@ -44,7 +44,7 @@ export const IdentifyOut = Ok.extend({
     reason: z.string().nullable().describe('why the kind\'s defaults apply; null with your own calibration'),
     samples: z.number().int().nullable().describe('queries your calibration was fitted on'),
     effective_samples: z.number().int().nullable().optional().describe('how many independent queries the scarcer kind (never-enrolled or enrolled) is worth: photos of one individual that answer alike (frames of one video, a burst) count as fewer (Kish\'s design effect); each kind\'s false-match bound, and whether your own calibration can serve at all, are judged on its own count, 299 at least'),
-    false_match_bound: z.number().nullable().describe('95% upper confidence bound (Clopper–Pearson, on the effective count) of the false-match rate at the match threshold, the larger of two: among queries of individuals never enrolled, and among queries of enrolled ones; at most 0.01; null with the defaults'),
+    false_match_bound: z.number().nullable().describe('95% upper confidence bound (Clopper–Pearson, on the effective count) of the false-match rate at the match threshold, the larger of two: among queries of individuals never enrolled, and among queries of enrolled ones; at most 0.01; with the kind\'s defaults, the bound of the kind\'s shipped calibration, vouched on individuals of other herds (models/calibration), or null for the hand-set defaults'),
     match_threshold: z.number().describe('probability at or above which the top candidate is a match; above 1 (1.01) when matches are withheld: a model fine-tuned on your photos that is not yet calibrated on photos it never trained on'),
     fitted_at: z.string().nullable(),
     several: z.array(z.object({

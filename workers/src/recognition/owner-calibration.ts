@@ -119,12 +119,15 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
       },
     };
   }
-  const reason = stale
+  const why = stale
     ? `${STALE_REASON}; the kind's defaults apply until it is refitted at your next learning run`
     : stored
     ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
     : 'not yet calibrated on your own photos for this model; the kind\'s defaults apply';
-  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: null } };
+  const v = kindDefault.vouched;
+  // Say what the defaults rest on: a calibration fitted on other herds, or hand-set numbers.
+  const reason = v ? `${why} (the kind's calibration, fitted on ${v.individuals} individuals of other herds)` : why;
+  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: v ? round(v.fmrUpper) : null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: null } };
 }
 
 const round = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4);

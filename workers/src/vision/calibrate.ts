@@ -54,6 +54,11 @@ export interface CalibrationParams {
    * list: an earlier fit, pairs only.
    */
   several?: SeveralScope[] | SeveralScope;
+  /**
+   * A kind's shipped calibration (kind-calibration.ts) only: what vouched for its threshold, fitted
+   * on individuals of other herds. `fmrUpper`: the largest Clopper–Pearson bound over its datasets.
+   */
+  vouched?: { fmrUpper: number; individuals: number; queries: number };
 }
 
 export interface SeveralScope {

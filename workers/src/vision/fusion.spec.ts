@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { probability, rocAuc, type Evidence } from './calibrate.js';
 import { applyCalibrator, fitFusion, fitIsotonic, fitPlatt, fusedProbability } from './fusion.js';
 import { fitFusedCalibration, type QuerySample } from './fused-fit.js';
-import { chooseThreshold, clopperPearsonUpper, designEffect, effectiveSample, minimumSample, vouchedFalses } from './threshold.js';
+import { chooseThreshold, clopperPearsonUpper, designEffect, effectiveSample, minimumSample, safeThreshold, vouchedFalses } from './threshold.js';
 import { mulberry32 } from './testing/synthetic.js';
 
 /**
@@ -165,6 +165,28 @@ describe('the match threshold holds its false-match bound', () => {
     const enrolled = Array.from({ length: 900 }, () => ({ p: 0.97, right: true, openSet: false }));
     expect(chooseThreshold([...strangers, ...enrolled].map(({ p, right }) => ({ p, right }))).threshold).toBe(0.95);
     expect(chooseThreshold([...strangers, ...enrolled]).threshold).toBe(0.97);
+  });
+
+  it('a sample whose highest answer is false still vouches for a threshold above every false answer', () => {
+    // Striped coats: the strongest false match (background inliers) outscores every right answer.
+    const strangers = Array.from({ length: 400 }, (_, i) => ({ p: i === 0 ? 0.995 : 0.1 + (i % 50) / 100, right: false, openSet: true }));
+    const enrolled = Array.from({ length: 400 }, (_, i) => ({ p: i < 30 ? 0.99 : 0.3, right: i < 30, openSet: false }));
+    const sample = [...strangers, ...enrolled];
+    expect(chooseThreshold(sample).threshold).toBeNull();
+    // Above it nothing in the sample is a match, and 400 queries of each kind with none false keep
+    // the bound (one would not, in 400): another set's threshold at least that high is safe for this one too.
+    const safe = safeThreshold(sample)!;
+    expect(safe.threshold).toBeGreaterThan(0.995);
+    expect(safe.threshold).toBeLessThan(0.996);
+    expect(safe.falseMatches).toBe(0);
+    expect(safe.fmrUpper).toBeLessThanOrEqual(0.01);
+    expect(safe.correctMatchRate).toBe(0);
+    // Where a cut below can hold, it is chooseThreshold's own.
+    const easy = [...strangers.map((s) => ({ ...s, p: Math.min(s.p, 0.6) })), ...enrolled];
+    expect(safeThreshold(easy)!.threshold).toBe(0.99);
+    expect(chooseThreshold(easy).threshold).toBe(0.99);
+    // Too small to show 1% with none seen: nothing is vouched, however the scores fall.
+    expect(safeThreshold([...strangers.slice(0, 250), ...enrolled])).toBeNull();
   });
 
   it('refuses to vouch with too few queries, and says why', () => {

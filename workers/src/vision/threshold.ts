@@ -189,3 +189,20 @@ export function chooseThreshold(samples: readonly ScoredQuery[], target = 0.01, 
   }
   return best ?? none;
 }
+
+/**
+ * The lowest threshold at which a sample keeps the bound, as chooseThreshold, except that a sample
+ * whose highest answer is already a false match still vouches for a threshold just above its
+ * highest false answer, when it is large enough to show the target with none seen: no query it
+ * holds is then a false match. Where the scores separate poorly (striped coats) that threshold sits
+ * high, but it exists. Null only when the sample cannot vouch for the target at all.
+ */
+export function safeThreshold(samples: readonly ScoredQuery[], target = 0.01, alpha = 0.05): (ThresholdChoice & { threshold: number }) | null {
+  const c = chooseThreshold(samples, target, alpha);
+  if (c.threshold !== null) return c as ThresholdChoice & { threshold: number };
+  if (c.tightest.effectiveN < minimumSample(target, alpha) || c.fmrUpper > target) return null;
+  const falses = samples.filter((s) => !s.right).map((s) => s.p);
+  const above = falses.length ? Math.max(...falses) + 1e-6 : 0;
+  const rights = samples.filter((s) => s.right);
+  return { ...c, threshold: above, falseMatches: 0, correctMatchRate: rights.length ? rights.filter((s) => s.p >= above).length / rights.length : 0 };
+}

@@ -1,0 +1,281 @@
+/**
+ * The kind's shipped calibration (issue 23): a fused calibration fitted on many individuals of the
+ * development sets' *galleries*, then measured on real query photos of *other* individuals, so
+ * that an owner whose own photos cannot yet vouch for a threshold (every herd of a few dozen or
+ * fewer, fit-holds-*.json) gets more than the hand-set defaults (`npm run bench:kind-calibration`).
+ *
+ *   npx tsx benchmarks/kind-calibration.ts [--datasets holstein-dev,nyala-dev] [--write]
+ *     [--fit-herds 5,5,5,12,12,24,0] [--eval-herds 5,5,5,12,24,0] [--per-member 6] [--per-stranger 3]
+ *
+ * Individuals are split by id (sorted; even places fit, odd places evaluate), so no individual of
+ * the evaluation was seen by the fit, and the fit reads gallery photos only, never queries.
+ *
+ * Fit: herds of the fit half (`0`: the whole half), as an owner would enrol them. Each herd member's
+ * gallery photos are asked against the herd with the photo hidden, and with every gallery photo of
+ * the same capture session hidden where the file name says the session (holstein-dev: the video's
+ * start time), so a frame is not matched by its neighbour; and again with the member hidden. The
+ * fit half's other individuals' gallery photos are asked against the herd as strangers. Every
+ * score is calibrated and fused (fusion.ts), and the `match` threshold is the lowest whose
+ * Clopper–Pearson bound, on effective samples, keeps false matches ≤ 1% among strangers and among
+ * enrolled queries (threshold.ts), in every dataset on its own.
+ *
+ * Evaluation: herds of the other half; real query photos of each member (up to 8) and of every
+ * individual outside the herd (up to 6: the half's others and the protocol's never-enrolled), one
+ * photo a query, decided by the hand-set defaults and by the fitted calibration side by side.
+ * `--write` stores the calibration in models/calibration/<kind>.json for the engine version it was
+ * fitted on (workers/src/vision/kind-calibration.ts loads it).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_CALIBRATION, probability, rocAuc, type CalibrationParams } from '../workers/src/vision/calibrate.js';
+import { RecognitionEngine, rerank, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
+import { fitFusion } from '../workers/src/vision/fusion.js';
+import { hiding } from '../workers/src/vision/open-set.js';
+import { chooseThreshold, clopperPearsonUpper, safeThreshold, type ScoredQuery } from '../workers/src/vision/threshold.js';
+import { saveKindCalibration, type KindCalibrationFile } from '../workers/src/vision/kind-calibration.js';
+import { machineInfo, parseArgs, saveResult } from './machine.js';
+import { memoryGallery, type GalleryEntry } from './owner-fit.js';
+import { descriptorCache } from './descriptor-cache.js';
+
+const args = parseArgs(process.argv.slice(2));
+const datasets = (args.get('datasets') ?? 'holstein-dev,nyala-dev').split(',');
+const sizes = (k: string, d: string) => (args.get(k) ?? d).split(',').map(Number);
+const fitHerds = sizes('fit-herds', '5,5,5,5,12,12,24,0');
+// `halves`: fit and evaluation on disjoint individuals; `none`: the fit sees every individual's
+// gallery photos (more individuals, more independent strangers) and the evaluation counts apart
+// the strangers it never saw (the protocol's never-enrolled).
+const split = args.get('split') ?? 'halves';
+const evalHerds = sizes('eval-herds', '5,5,5,12,24,0');
+const perMember = Number(args.get('per-member') ?? 6);
+const perStranger = Number(args.get('per-stranger') ?? 3);
+const evalPerMember = 8;
+const evalPerStranger = 6;
+const out = args.get('out') ?? `benchmarks/results/kind-calibration-${new Date().toISOString().slice(0, 10)}.json`;
+/** The catalogue species a dataset stands for (shared/data/species-catalog.json); nyala has none there. */
+const SPECIES: Record<string, string> = { 'holstein-dev': 'cattle' };
+const log = (m: string): void => void process.stderr.write(`${m}\n`);
+const kind = 'animal' as const;
+const engine = await RecognitionEngine.create();
+const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+
+interface Photo { path: string; id: string; session: string }
+interface Dataset {
+  name: string; root: string; fitIds: string[]; evalIds: string[]; gallery: Photo[];
+  queries: { path: string; truth: string; enrolled: boolean }[];
+  describe(p: string): Promise<Descriptor>; save(): void;
+}
+
+/** The capture session a file name carries (holstein-dev: `<video start>_<video end>_<frame>_…`), else the photo alone. */
+const sessionOf = (p: string): string => /^(\d{14})_\d{14}_/.exec(path.basename(p))?.[1] ?? p;
+
+async function load(name: string): Promise<Dataset> {
+  const protoPath = path.resolve(`../shared/datasets/${name}/protocol.json`);
+  const root = path.dirname(protoPath);
+  const proto = JSON.parse(await readFile(protoPath, 'utf8')) as { gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[] };
+  const ids = [...new Set(proto.gallery.map((g) => g.id))].sort();
+  const cache = descriptorCache(engine, name);
+  return {
+    name, root,
+    fitIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 0), evalIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 1),
+    gallery: proto.gallery.map((g) => ({ path: g.path, id: g.id, session: `${g.id}/${sessionOf(g.path)}` })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    queries: proto.queries.map((q) => ({ path: q.path, truth: q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`, enrolled: q.expect !== null })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    describe: (p) => cache.get(p, async () => engine.describe(new Uint8Array(await readFile(path.join(root, p))), { kind, enforceQuality: false })),
+    save: () => cache.save(),
+  };
+}
+
+/** Herds of `sizes` from `ids`, consecutive and wrapping around (0: every id). */
+function herdsOf(ids: readonly string[], herdSizes: readonly number[]): string[][] {
+  let at = 0;
+  return herdSizes.map((s) => {
+    if (s === 0 || s >= ids.length) return [...ids];
+    const herd = Array.from({ length: s }, (_, i) => ids[(at + i) % ids.length]!);
+    at = (at + s) % ids.length;
+    return herd;
+  });
+}
+
+/** Every n-th of a list, spread over it (at most `max`). */
+const spread = <T>(list: readonly T[], max: number): T[] => (list.length <= max ? [...list] : Array.from({ length: max }, (_, i) => list[Math.floor((i * list.length) / max)]!));
+
+const top = (ranked: readonly Candidate[]): Candidate | undefined => ranked[0];
+
+interface Sample { evidence: Candidate['evidence']; same: boolean; group: string; openSet: boolean; dataset: string }
+
+/**
+ * A stage's result kept between runs outside the repository (identifying thousands of queries
+ * takes most of an hour on 2 cores), keyed by the engine and every argument that shapes it.
+ */
+async function stage<T>(name: string, key: unknown, compute: () => Promise<T>): Promise<T> {
+  const dir = path.join(os.tmpdir(), 'markless-kind-calibration');
+  const file = path.join(dir, `${name}-${createHash('sha256').update(JSON.stringify([engine.model.version, key])).digest('hex').slice(0, 16)}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
+  const value = await compute();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, JSON.stringify(value));
+  return value;
+}
+
+/** Candidates as stored between runs: evidence only, margins recomputed by `rerank`. */
+const slim = (ranked: readonly Candidate[]): Candidate[] => ranked.map((c) => ({ individualId: c.individualId, probability: c.probability, evidence: c.evidence, imageIds: [] }));
+
+async function fitSamples(ds: Dataset): Promise<Sample[]> {
+  const out: Sample[] = [];
+  const byId = new Map<string, Photo[]>();
+  for (const g of ds.gallery) byId.set(g.id, [...(byId.get(g.id) ?? []), g]);
+  for (const [h, herd] of herdsOf(ds.fitIds, fitHerds).entries()) {
+    const members = new Set(herd);
+    const entries: GalleryEntry[] = [];
+    for (const g of ds.gallery.filter((x) => members.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
+    const gallery = memoryGallery(entries);
+    const ask = async (p: string, hidden: Set<string>) => top((await engine.identify({ kind, queries: [await ds.describe(p)], gallery: hiding(gallery, hidden), calibration: DEFAULT_CALIBRATION })).ranked);
+    const before = out.length;
+    const push = (t: Candidate | undefined, id: string, openSet: boolean) => {
+      if (t) out.push({ evidence: t.evidence, same: !openSet && t.individualId === id, group: `${ds.name}:${id}`, openSet, dataset: ds.name });
+    };
+    for (const id of herd) {
+      const photos = byId.get(id) ?? [];
+      for (const p of spread(photos, perMember)) {
+        const hidden = new Set([p.path, ...photos.filter((x) => x.session === p.session).map((x) => x.path)]);
+        if (photos.length > hidden.size) push(await ask(p.path, hidden), id, false);
+        if (herd.length > 1) push(await ask(p.path, new Set(photos.map((x) => x.path))), id, true);
+      }
+    }
+    for (const id of ds.fitIds.filter((x) => !members.has(x))) {
+      for (const p of spread(byId.get(id) ?? [], perStranger)) push(await ask(p.path, new Set()), id, true);
+    }
+    ds.save();
+    log(`${ds.name} fit herd ${h + 1} (${herd.length}): ${out.length - before} queries`);
+  }
+  return out;
+}
+
+interface Tally { queries: number; members: number; false_matches: number; stranger_matches: number; correct_match: number; top1: number; unseen: number; unseen_matches: number }
+const empty = (): Tally => ({ queries: 0, members: 0, false_matches: 0, stranger_matches: 0, correct_match: 0, top1: 0, unseen: 0, unseen_matches: 0 });
+const summary = (t: Tally) => ({
+  ...t,
+  false_match_rate: round(t.false_matches / Math.max(1, t.queries)), false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
+  stranger_false_rate: round(t.stranger_matches / Math.max(1, t.queries - t.members)),
+  member_false_rate: round((t.false_matches - t.stranger_matches) / Math.max(1, t.members)),
+  // Strangers the fit never saw at all (the protocol's never-enrolled individuals).
+  unseen_stranger_false_rate: round(t.unseen_matches / Math.max(1, t.unseen)), unseen_stranger_upper_95: round(clopperPearsonUpper(t.unseen_matches, t.unseen)),
+  correct_match_rate: round(t.correct_match / Math.max(1, t.members)), top1_rate: round(t.top1 / Math.max(1, t.members)),
+});
+
+function count(t: Tally, ranked: readonly Candidate[], cal: CalibrationParams, truth: string, member: boolean): void {
+  const first = ranked[0];
+  const named = first && first.probability >= cal.matchThreshold ? first.individualId : null;
+  t.queries++;
+  if (member) t.members++;
+  if (named !== null && named !== truth) t.false_matches++;
+  if (named !== null && !member) t.stranger_matches++;
+  if (truth.startsWith('stranger:')) {
+    t.unseen++;
+    if (named !== null) t.unseen_matches++;
+  }
+  if (member && named === truth) t.correct_match++;
+  if (member && first?.individualId === truth) t.top1++;
+}
+
+interface Asked { herd: string; individuals: number; gallery_photos: number; queries: { truth: string; member: boolean; ranked: Candidate[] }[] }
+
+/** Real query photos of each evaluation herd, identified once; any calibration re-scores them (`score`). */
+async function ask(ds: Dataset): Promise<Asked[]> {
+  const out: Asked[] = [];
+  const queriesOf = new Map<string, string[]>();
+  for (const q of ds.queries) queriesOf.set(q.truth, [...(queriesOf.get(q.truth) ?? []), q.path]);
+  const evalSet = new Set(ds.evalIds);
+  for (const [h, herd] of herdsOf(ds.evalIds, evalHerds).entries()) {
+    const members = new Set(herd);
+    const entries: GalleryEntry[] = [];
+    for (const g of ds.gallery.filter((x) => members.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
+    const gallery = memoryGallery(entries);
+    const asked: Asked = { herd: `${herd.length}#${h + 1}`, individuals: herd.length, gallery_photos: entries.length, queries: [] };
+    for (const [truth, list] of queriesOf) {
+      // Strangers: the evaluation half's others and the never-enrolled; never the fit half's.
+      const member = members.has(truth);
+      if (!member && !evalSet.has(truth) && !truth.startsWith('stranger:')) continue;
+      for (const p of spread(list, member ? evalPerMember : evalPerStranger)) {
+        const r = await engine.identify({ kind, queries: [await ds.describe(p)], gallery, calibration: DEFAULT_CALIBRATION });
+        asked.queries.push({ truth, member, ranked: slim(r.ranked) });
+      }
+    }
+    ds.save();
+    out.push(asked);
+    log(`${ds.name} eval herd ${asked.herd}: ${asked.queries.length} queries`);
+  }
+  return out;
+}
+
+function score(herds: readonly Asked[], cals: Record<string, CalibrationParams>) {
+  const totals: Record<string, Tally> = Object.fromEntries(Object.keys(cals).map((k) => [k, empty()]));
+  const rows = herds.map((h) => {
+    const tallies: Record<string, Tally> = Object.fromEntries(Object.keys(cals).map((k) => [k, empty()]));
+    for (const q of h.queries) {
+      for (const [name, cal] of Object.entries(cals)) {
+        const ranked = rerank(q.ranked, cal);
+        count(tallies[name]!, ranked, cal, q.truth, q.member);
+        count(totals[name]!, ranked, cal, q.truth, q.member);
+      }
+    }
+    return { herd: h.herd, individuals: h.individuals, gallery_photos: h.gallery_photos, ...Object.fromEntries(Object.entries(tallies).map(([k, t]) => [k, summary(t)])) };
+  });
+  return { herds: rows, total: Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, summary(t)])) };
+}
+
+const loaded: Dataset[] = [];
+for (const name of datasets) loaded.push(await load(name));
+const samples: Sample[] = [];
+for (const ds of loaded) samples.push(...(await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
+const { model, outOfFold } = fitFusion(samples);
+const scored: (ScoredQuery & { dataset: string })[] = samples.map((s, i) => ({ p: outOfFold[i]!, right: s.same, group: s.group, openSet: s.openSet, dataset: s.dataset }));
+// Each dataset must keep the bound on its own: a threshold vouched on cows alone says nothing of stripes.
+const perDataset = Object.fromEntries(loaded.map((ds) => {
+  const mine = scored.filter((s) => s.dataset === ds.name);
+  const c = chooseThreshold(mine);
+  const safe = safeThreshold(mine);
+  return [ds.name, {
+    queries: mine.length, open_set: mine.filter((s) => s.openSet).length, right: mine.filter((s) => s.right).length,
+    auc: round(rocAuc(mine.map((s) => s.p), mine.map((s) => s.right))), threshold: safe?.threshold ?? null, fmr_upper: round(safe?.fmrUpper ?? c.fmrUpper),
+    effective_n: c.tightest.effectiveN, design_effect: round(c.tightest.deff, 2), false_matches: safe?.falseMatches ?? 0, correct_match_rate: round(safe?.correctMatchRate ?? 0),
+  }];
+}));
+const thresholds = Object.values(perDataset).map((d) => d.threshold);
+const threshold = thresholds.some((t) => t === null) ? null : Math.max(...(thresholds as number[]));
+log(`fit: ${samples.length} queries; ${JSON.stringify(perDataset)}; threshold ${threshold}`);
+const fitted: CalibrationParams = {
+  intercept: 0, coef: [], source: 'kind:shipped', fusion: model,
+  matchThreshold: threshold ?? 1.01, uncertainThreshold: Math.min(0.1, (threshold ?? 0.2) / 2),
+  ...(threshold === null ? {} : { vouched: { fmrUpper: Math.max(...Object.values(perDataset).map((d) => d.fmr_upper)), individuals: new Set(samples.map((s) => s.group)).size, queries: samples.length } }),
+};
+// A species whose dataset vouched a threshold of its own: a herd all of that species is decided by it.
+const speciesThresholds = Object.fromEntries(loaded.flatMap((ds) => {
+  const d = perDataset[ds.name]!;
+  const sp = SPECIES[ds.name];
+  if (!sp || d.threshold === null) return [];
+  const individuals = new Set(samples.filter((x) => x.dataset === ds.name).map((x) => x.group)).size;
+  return [[sp, { matchThreshold: d.threshold, uncertainThreshold: Math.min(0.1, d.threshold / 2), vouched: { fmrUpper: d.fmr_upper, individuals, queries: d.queries } }]];
+}));
+const evaluation: Record<string, ReturnType<typeof score>> = {};
+for (const ds of loaded) {
+  const sp = SPECIES[ds.name] ? speciesThresholds[SPECIES[ds.name]!] : undefined;
+  const cals = { hand_set: DEFAULT_CALIBRATION, fitted, ...(sp ? { fitted_species: { ...fitted, ...sp } } : {}) };
+  evaluation[ds.name] = score(await stage(`eval-${ds.name}`, { split, evalHerds }, () => ask(ds)), cals);
+}
+const fitReport = {
+  datasets, split, fit_herds: fitHerds, per_member: perMember, per_stranger: perStranger, queries: samples.length,
+  individuals: new Set(samples.map((s) => s.group)).size, per_dataset: perDataset, threshold, species: SPECIES,
+  // Out-of-fold fused probability against the evidence the hand-set default sees.
+  auc_fused: round(rocAuc(outOfFold, samples.map((s) => s.same))),
+  auc_hand_set: round(rocAuc(samples.map((s) => probability(s.evidence, DEFAULT_CALIBRATION)), samples.map((s) => s.same))),
+};
+const result = { benchmark: 'kind-calibration', date: new Date().toISOString(), engine: engine.model, fit: fitReport, evaluation, machine: machineInfo(engine.provider) };
+saveResult(out, result);
+if (args.has('write')) {
+  const file: KindCalibrationFile = { kind, engine_version: engine.model.version, fitted_at: result.date, params: fitted, species: speciesThresholds, fit: fitReport, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) };
+  saveKindCalibration(file);
+}
+console.log(JSON.stringify({ threshold, per_dataset: perDataset, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) }));
