@@ -35,7 +35,7 @@ import { RecognitionEngine, rerank, type Candidate, type Descriptor } from '../w
 import { fitFusion } from '../workers/src/vision/fusion.js';
 import { hiding } from '../workers/src/vision/open-set.js';
 import { chooseThreshold, clopperPearsonUpper, safeThreshold, type ScoredQuery } from '../workers/src/vision/threshold.js';
-import { saveKindCalibration, type KindCalibrationFile } from '../workers/src/vision/kind-calibration.js';
+import { SMALL_HERD_BELOW, saveKindCalibration, type Band, type BandThreshold, type KindCalibrationFile } from '../workers/src/vision/kind-calibration.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
 import { memoryGallery, type GalleryEntry } from './owner-fit.js';
 import { descriptorCache } from './descriptor-cache.js';
@@ -103,7 +103,7 @@ const spread = <T>(list: readonly T[], max: number): T[] => (list.length <= max 
 
 const top = (ranked: readonly Candidate[]): Candidate | undefined => ranked[0];
 
-interface Sample { evidence: Candidate['evidence']; same: boolean; group: string; openSet: boolean; dataset: string }
+interface Sample { evidence: Candidate['evidence']; same: boolean; group: string; openSet: boolean; dataset: string; herd: number }
 
 /**
  * A stage's result kept between runs outside the repository (identifying thousands of queries
@@ -134,7 +134,7 @@ async function fitSamples(ds: Dataset): Promise<Sample[]> {
     const ask = async (p: string, hidden: Set<string>) => top((await engine.identify({ kind, queries: [await ds.describe(p)], gallery: hiding(gallery, hidden), calibration: DEFAULT_CALIBRATION })).ranked);
     const before = out.length;
     const push = (t: Candidate | undefined, id: string, openSet: boolean) => {
-      if (t) out.push({ evidence: t.evidence, same: !openSet && t.individualId === id, group: `${ds.name}:${id}`, openSet, dataset: ds.name });
+      if (t) out.push({ evidence: t.evidence, same: !openSet && t.individualId === id, group: `${ds.name}:${id}`, openSet, dataset: ds.name, herd: herd.length });
     };
     for (const id of herd) {
       const photos = byId.get(id) ?? [];
@@ -210,6 +210,16 @@ async function ask(ds: Dataset): Promise<Asked[]> {
   return out;
 }
 
+/** Herds scored in parts (each band by its own thresholds) as one result: rows in order, totals added. */
+function mergeScores(parts: ReturnType<typeof score>[]) {
+  const totals: Record<string, Tally> = {};
+  for (const p of parts) for (const [k, t] of Object.entries(p.raw)) {
+    const acc = (totals[k] ??= empty());
+    for (const f of Object.keys(acc) as (keyof Tally)[]) acc[f] += t[f];
+  }
+  return { herds: parts.flatMap((p) => p.herds), total: Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, summary(t)])) };
+}
+
 function score(herds: readonly Asked[], cals: Record<string, CalibrationParams>) {
   const totals: Record<string, Tally> = Object.fromEntries(Object.keys(cals).map((k) => [k, empty()]));
   const rows = herds.map((h) => {
@@ -223,51 +233,93 @@ function score(herds: readonly Asked[], cals: Record<string, CalibrationParams>)
     }
     return { herd: h.herd, individuals: h.individuals, gallery_photos: h.gallery_photos, ...Object.fromEntries(Object.entries(tallies).map(([k, t]) => [k, summary(t)])) };
   });
-  return { herds: rows, total: Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, summary(t)])) };
+  return { herds: rows, total: Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, summary(t)])), raw: totals };
+}
+
+/**
+ * Herd sizes for samples cached before they carried one: each herd asks a number of queries that
+ * the protocol alone fixes (the `push` calls of fitSamples), so the cached order tells each
+ * sample's herd. Refuses a cache whose length disagrees.
+ */
+function withHerds(ds: Dataset, cached: Sample[]): Sample[] {
+  if (cached.every((x) => x.herd !== undefined)) return cached;
+  const byId = new Map<string, Photo[]>();
+  for (const g of ds.gallery) byId.set(g.id, [...(byId.get(g.id) ?? []), g]);
+  const sizes: number[] = [];
+  for (const herd of herdsOf(ds.fitIds, fitHerds)) {
+    const members = new Set(herd);
+    for (const id of herd) {
+      const photos = byId.get(id) ?? [];
+      for (const p of spread(photos, perMember)) {
+        if (photos.length > new Set([p.path, ...photos.filter((x) => x.session === p.session).map((x) => x.path)]).size) sizes.push(herd.length);
+        if (herd.length > 1) sizes.push(herd.length);
+      }
+    }
+    for (const id of ds.fitIds.filter((x) => !members.has(x))) for (const _ of spread(byId.get(id) ?? [], perStranger)) sizes.push(herd.length);
+  }
+  if (sizes.length !== cached.length) throw new Error(`cached ${ds.name} samples: ${cached.length}, the protocol asks ${sizes.length}; delete the cache`);
+  return cached.map((x, i) => ({ ...x, herd: sizes[i]! }));
 }
 
 const loaded: Dataset[] = [];
 for (const name of datasets) loaded.push(await load(name));
 const samples: Sample[] = [];
-for (const ds of loaded) samples.push(...(await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
+for (const ds of loaded) samples.push(...withHerds(ds, await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
 const { model, outOfFold } = fitFusion(samples);
-const scored: (ScoredQuery & { dataset: string })[] = samples.map((s, i) => ({ p: outOfFold[i]!, right: s.same, group: s.group, openSet: s.openSet, dataset: s.dataset }));
-// Each dataset must keep the bound on its own: a threshold vouched on cows alone says nothing of stripes.
-const perDataset = Object.fromEntries(loaded.map((ds) => {
-  const mine = scored.filter((s) => s.dataset === ds.name);
+const scored = samples.map((s, i) => ({ p: outOfFold[i]!, right: s.same, group: s.group, openSet: s.openSet, dataset: s.dataset, herd: s.herd }));
+const bandOf = (herd: number): Band => (herd >= SMALL_HERD_BELOW ? 'large' : 'small');
+
+/**
+ * A band's threshold on one dataset: strangers asked of that band's herds, and enrolled queries of
+ * every herd (a small herd has few of its own, and fewer members to confuse a member with, so
+ * every herd's enrolled queries are the stricter sample for it).
+ */
+function bandThreshold(ds: string, band: Band) {
+  const mine = scored.filter((x) => x.dataset === ds && (!x.openSet || bandOf(x.herd) === band));
   const c = chooseThreshold(mine);
   const safe = safeThreshold(mine);
-  return [ds.name, {
-    queries: mine.length, open_set: mine.filter((s) => s.openSet).length, right: mine.filter((s) => s.right).length,
-    auc: round(rocAuc(mine.map((s) => s.p), mine.map((s) => s.right))), threshold: safe?.threshold ?? null, fmr_upper: round(safe?.fmrUpper ?? c.fmrUpper),
+  return {
+    queries: mine.length, open_set: mine.filter((x) => x.openSet).length, right: mine.filter((x) => x.right).length,
+    auc: round(rocAuc(mine.map((x) => x.p), mine.map((x) => x.right))), threshold: safe?.threshold ?? null, fmr_upper: round(safe?.fmrUpper ?? c.fmrUpper),
     effective_n: c.tightest.effectiveN, design_effect: round(c.tightest.deff, 2), false_matches: safe?.falseMatches ?? 0, correct_match_rate: round(safe?.correctMatchRate ?? 0),
-  }];
-}));
-const thresholds = Object.values(perDataset).map((d) => d.threshold);
-const threshold = thresholds.some((t) => t === null) ? null : Math.max(...(thresholds as number[]));
-log(`fit: ${samples.length} queries; ${JSON.stringify(perDataset)}; threshold ${threshold}`);
-const fitted: CalibrationParams = {
-  intercept: 0, coef: [], source: 'kind:shipped', fusion: model,
-  matchThreshold: threshold ?? 1.01, uncertainThreshold: Math.min(0.1, (threshold ?? 0.2) / 2),
-  ...(threshold === null ? {} : { vouched: { fmrUpper: Math.max(...Object.values(perDataset).map((d) => d.fmr_upper)), individuals: new Set(samples.map((s) => s.group)).size, queries: samples.length } }),
-};
-// A species whose dataset vouched a threshold of its own: a herd all of that species is decided by it.
-const speciesThresholds = Object.fromEntries(loaded.flatMap((ds) => {
-  const d = perDataset[ds.name]!;
-  const sp = SPECIES[ds.name];
-  if (!sp || d.threshold === null) return [];
-  const individuals = new Set(samples.filter((x) => x.dataset === ds.name).map((x) => x.group)).size;
-  return [[sp, { matchThreshold: d.threshold, uncertainThreshold: Math.min(0.1, d.threshold / 2), vouched: { fmrUpper: d.fmr_upper, individuals, queries: d.queries } }]];
-}));
-const evaluation: Record<string, ReturnType<typeof score>> = {};
+    individuals: new Set(mine.map((x) => x.group)).size,
+  };
+}
+const BANDS: Band[] = ['small', 'large'];
+const perDataset = Object.fromEntries(loaded.map((ds) => [ds.name, Object.fromEntries(BANDS.map((b) => [b, bandThreshold(ds.name, b)]))]));
+const asThreshold = (t: number | null, fmrUpper: number, individuals: number, queries: number): BandThreshold => ({
+  matchThreshold: t ?? 1.01, uncertainThreshold: Math.min(0.1, (t ?? 0.2) / 2), ...(t === null ? {} : { vouched: { fmrUpper, individuals, queries } }),
+});
+// Any species: each band's threshold must keep the bound on every dataset on its own (the largest);
+// a dataset that cannot vouch at all withholds matches for that band.
+const anySpecies = Object.fromEntries(BANDS.map((b) => {
+  const rows = loaded.map((ds) => perDataset[ds.name]![b]!);
+  const t = rows.some((r) => r.threshold === null) ? null : Math.max(...rows.map((r) => r.threshold!));
+  return [b, asThreshold(t, Math.max(...rows.map((r) => r.fmr_upper)), rows.reduce((a, r) => a + r.individuals, 0), rows.reduce((a, r) => a + r.queries, 0))];
+})) as Record<Band, BandThreshold>;
+// `*` is kept for the record only: the runtime serves species thresholds alone (kind-calibration.ts).
+const thresholds: KindCalibrationFile['thresholds'] = { '*': anySpecies };
 for (const ds of loaded) {
-  const sp = SPECIES[ds.name] ? speciesThresholds[SPECIES[ds.name]!] : undefined;
-  const cals = { hand_set: DEFAULT_CALIBRATION, fitted, ...(sp ? { fitted_species: { ...fitted, ...sp } } : {}) };
-  evaluation[ds.name] = score(await stage(`eval-${ds.name}`, { split, evalHerds }, () => ask(ds)), cals);
+  const sp = SPECIES[ds.name];
+  if (sp) thresholds[sp] = Object.fromEntries(BANDS.map((b) => { const r = perDataset[ds.name]![b]!; return [b, asThreshold(r.threshold, r.fmr_upper, r.individuals, r.queries)]; }));
+}
+log(`fit: ${samples.length} queries; ${JSON.stringify(perDataset)}; thresholds ${JSON.stringify(thresholds)}`);
+// The params alone (no pool facts): the strictest, any species in a small herd.
+const fitted: CalibrationParams = { intercept: 0, coef: [], source: 'kind:shipped', fusion: model, ...anySpecies.small };
+const served = (species: string | null, band: Band): CalibrationParams => ({ ...fitted, ...((species && thresholds[species]?.[band]) || anySpecies[band]) });
+
+const evaluation: Record<string, ReturnType<typeof mergeScores>> = {};
+for (const ds of loaded) {
+  const asked = await stage(`eval-${ds.name}`, { split, evalHerds }, () => ask(ds));
+  const sp = SPECIES[ds.name] ?? null;
+  // Each herd decided as identify would decide it: by its species (when catalogued) and size.
+  const byBand = (b: Band) => asked.filter((h) => bandOf(h.individuals) === b);
+  const parts = BANDS.map((b) => score(byBand(b), { hand_set: DEFAULT_CALIBRATION, any_species: served(null, b), ...(sp ? { served: served(sp, b) } : {}) }));
+  evaluation[ds.name] = mergeScores(parts);
 }
 const fitReport = {
-  datasets, split, fit_herds: fitHerds, per_member: perMember, per_stranger: perStranger, queries: samples.length,
-  individuals: new Set(samples.map((s) => s.group)).size, per_dataset: perDataset, threshold, species: SPECIES,
+  datasets, split, fit_herds: fitHerds, per_member: perMember, per_stranger: perStranger, queries: samples.length, small_herd_below: SMALL_HERD_BELOW,
+  individuals: new Set(samples.map((s) => s.group)).size, per_dataset: perDataset, thresholds, species: SPECIES,
   // Out-of-fold fused probability against the evidence the hand-set default sees.
   auc_fused: round(rocAuc(outOfFold, samples.map((s) => s.same))),
   auc_hand_set: round(rocAuc(samples.map((s) => probability(s.evidence, DEFAULT_CALIBRATION)), samples.map((s) => s.same))),
@@ -275,7 +327,7 @@ const fitReport = {
 const result = { benchmark: 'kind-calibration', date: new Date().toISOString(), engine: engine.model, fit: fitReport, evaluation, machine: machineInfo(engine.provider) };
 saveResult(out, result);
 if (args.has('write')) {
-  const file: KindCalibrationFile = { kind, engine_version: engine.model.version, fitted_at: result.date, params: fitted, species: speciesThresholds, fit: fitReport, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) };
-  saveKindCalibration(file);
+  const file: KindCalibrationFile = { kind, engine_version: engine.model.version, fitted_at: result.date, params: fitted, thresholds, fit: fitReport, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) };
+  log(`wrote ${saveKindCalibration(file)}`);
 }
-console.log(JSON.stringify({ threshold, per_dataset: perDataset, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) }));
+console.log(JSON.stringify({ thresholds, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) }));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { blankImage, flowerImage, otherView, packageImage, photoForm, textureImage } from '../support/images.js';
 import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
+import { shippedCalibration } from '../../workers/src/vision/kind-calibration.js';
 
 /** Enrolment views and one unseen query view of the surface `seed`. */
 async function views(seed: number, n = 3) {
@@ -129,8 +130,16 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
         // One query, both photos stored with it (a later label refers to both).
         const row = await app.container.db.query<{ image_cids: string[] }>('select image_cids from identify_queries where id = $1', [r.json.query_id]);
         expect(row.rows[0]!.image_cids).toHaveLength(2);
-        // A fresh owner with three photos has no calibration of its own: the kind's defaults, said so.
-        expect(r.json.calibration).toMatchObject({ source: 'kind_default', reason: expect.stringMatching(/not yet calibrated/), false_match_bound: null });
+        // A fresh owner with three photos has no calibration of its own: the kind's defaults, said
+        // so. A herd all of cattle gets the calibration shipped for cattle (models/calibration), in
+        // its small-herd band, with the bound it was vouched at.
+        const shipped = shippedCalibration('animal', r.json.model.version, { species: 'cattle', individuals: 1 })!;
+        expect(shipped.source).toBe('kind:shipped:cattle:small');
+        expect(r.json.calibration).toMatchObject({
+          source: 'kind_default', reason: expect.stringMatching(/not yet calibrated.*the kind's calibration, fitted on \d+ individuals of other herds/),
+          match_threshold: Math.round(shipped.matchThreshold * 1e4) / 1e4, false_match_bound: Math.round(shipped.vouched!.fmrUpper * 1e4) / 1e4,
+        });
+        expect(r.json.calibration.false_match_bound).toBeLessThanOrEqual(0.01);
       }
     });
   });

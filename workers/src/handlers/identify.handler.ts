@@ -8,6 +8,7 @@ import { describeOrRefuse } from './describe.js';
 import type { LearnedGalleries } from '../learn/gallery.js';
 import { closestForReview } from './review.js';
 import { calibrationFor, pipelineKey } from '../recognition/owner-calibration.js';
+import type { PoolFacts } from '../vision/kind-calibration.js';
 
 export interface IdentifyDeps {
   c: Container;
@@ -64,19 +65,20 @@ async function narrowBySpecies(c: Container, owners: string[], kind: Kind, speci
 }
 
 /**
- * The one species of the animals searched (the confirmed one, else the only one the pool holds);
- * null for a mixed pool or one with no species. A shipped calibration may vouch a threshold for
- * one species alone (vision/kind-calibration.ts); a mixed herd gets the threshold that holds for all.
+ * What the shipped calibration needs of the animals searched (vision/kind-calibration.ts): their
+ * one species (the confirmed one, else the only one the pool holds; null for a mixed pool) and how
+ * many there are.
  */
-async function poolSpecies(c: Container, owners: string[], confirmed: string | undefined, farmId: string | null, only?: ReadonlySet<string>): Promise<string | null> {
-  if (confirmed?.trim()) return confirmed.normalize('NFC').trim().toLowerCase();
-  const r = await c.db.query<{ species: string | null }>(
-    `select distinct lower(species) as species from individuals
+async function poolFacts(c: Container, owners: string[], confirmed: string | undefined, farmId: string | null, only?: ReadonlySet<string>): Promise<PoolFacts> {
+  const r = await c.db.query<{ species: string | null; n: string }>(
+    `select lower(species) as species, count(*) as n from individuals
       where owner_id = any($1::uuid[]) and kind = 'animal' and deleted_at is null and ($2::text is null or farm_id = $2) and ($3::uuid[] is null or id = any($3::uuid[]))
-      limit 2`,
+      group by 1`,
     [owners, farmId, only ? [...only] : null],
   );
-  return r.rows.length === 1 ? r.rows[0]!.species : null;
+  const individuals = r.rows.reduce((a, x) => a + Number(x.n), 0);
+  const species = confirmed?.trim() ? confirmed.normalize('NFC').trim().toLowerCase() : r.rows.length === 1 ? r.rows[0]!.species : null;
+  return { species, individuals };
 }
 
 /**
@@ -98,8 +100,8 @@ export async function identifyDescriptors(
   const gallery = (await deps.learned?.gallery(data.owner_id, owners, filter, base)) ?? base;
   // The caller's own calibration for the pipeline that searched (fruit within a tree has its own).
   const scope = data.kind === 'fruit' && filter.treeId ? 'tree' : 'all';
-  const species = data.kind === 'animal' ? await poolSpecies(deps.c, owners, data.filters.species, filter.farmId, only) : null;
-  const cal = await calibrationFor(deps.c.db, data.owner_id, data.kind, pipelineKey(deps.engine, gallery.learned ?? null, scope), deps.engine.calibrationFor(data.kind, species), gallery.learned ?? null);
+  const pool = data.kind === 'animal' ? await poolFacts(deps.c, owners, data.filters.species, filter.farmId, only) : {};
+  const cal = await calibrationFor(deps.c.db, data.owner_id, data.kind, pipelineKey(deps.engine, gallery.learned ?? null, scope), deps.engine.calibrationFor(data.kind, pool), gallery.learned ?? null);
   const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery, calibration: cal.params });
   const candidates = await present(deps.c, data.kind, out.candidates);
   return {

@@ -24,7 +24,7 @@
  * descriptor comes from another model version (re-embed first).
  */
 import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence } from './calibrate.js';
-import { shippedCalibration } from './kind-calibration.js';
+import { shippedCalibration, type PoolFacts } from './kind-calibration.js';
 import { decide, decideSeveral, type Verdict } from './decide.js';
 import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
 import { decodeImage, downscale, measureQuality, UnusableImageError, type DecodedImage, type QualityReport } from './intake.js';
@@ -228,11 +228,11 @@ export class RecognitionEngine {
   /**
    * The kind's calibration: one re-fitted from labels (`npm run calibrate -- --apply`), else the
    * one shipped for this engine version (models/calibration, kind-calibration.ts), else the
-   * hand-set defaults. `species`: the one species of the pool searched, when it is one (a
-   * shipped calibration may hold a threshold vouched for it alone).
+   * hand-set defaults. `pool`: what is known of the pool searched (its one species, its size),
+   * for which a shipped calibration may hold a threshold of its own.
    */
-  calibrationFor(kind: Kind, species: string | null = null): CalibrationParams {
-    return this.calibrations[kind] ?? shippedCalibration(kind, this.model.version, species) ?? DEFAULT_CALIBRATION;
+  calibrationFor(kind: Kind, pool: PoolFacts = {}): CalibrationParams {
+    return this.calibrations[kind] ?? shippedCalibration(kind, this.model.version, pool) ?? DEFAULT_CALIBRATION;
   }
 
   setCalibration(kind: Kind, params: CalibrationParams): void {

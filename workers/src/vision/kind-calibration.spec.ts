@@ -1,43 +1,67 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CALIBRATION, type CalibrationParams } from './calibrate.js';
-import { saveKindCalibration, shippedCalibration } from './kind-calibration.js';
+import { SMALL_HERD_BELOW, saveKindCalibration, shippedCalibration, type KindCalibrationFile } from './kind-calibration.js';
 import { BUNDLED_MODELS_DIR } from './registry.js';
+import { RecognitionEngine } from './engine.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'kind-cal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const params: CalibrationParams = {
-  ...DEFAULT_CALIBRATION, source: 'kind:shipped', matchThreshold: 0.83,
+  ...DEFAULT_CALIBRATION, source: 'kind:shipped', matchThreshold: 0.97,
   fusion: { prior: 0.3, calibrators: { global: { method: 'platt', a: 4, b: -2 } }, weights: { global: 1 }, intercept: -1 },
-  vouched: { fmrUpper: 0.009, individuals: 111, queries: 4000 },
 };
+const band = (t: number) => ({ matchThreshold: t, uncertainThreshold: 0.1, vouched: { fmrUpper: 0.008, individuals: 68, queries: 2000 } });
+const file = (over: Partial<KindCalibrationFile> = {}): KindCalibrationFile => ({
+  kind: 'animal', engine_version: 'v1+p4', fitted_at: '2026-11-27T00:00:00Z', params,
+  thresholds: { '*': { small: band(0.97), large: band(0.96) }, cattle: { small: band(0.88), large: band(0.62) } }, fit: {}, evaluation: {}, ...over,
+});
 
-describe('the kind\'s shipped calibration', () => {
+describe("the kind's shipped calibration", () => {
   it('serves only the engine version and kind it was fitted on', () => {
-    saveKindCalibration({ kind: 'animal', engine_version: 'v1+p4', fitted_at: '2026-11-26T00:00:00Z', params, fit: {}, evaluation: {} }, dir);
-    expect(shippedCalibration('animal', 'v1+p4', null, dir)).toEqual(params);
+    saveKindCalibration(file(), dir);
+    expect(shippedCalibration('animal', 'v1+p4', { species: 'cattle' }, dir)?.fusion).toEqual(params.fusion);
     // Another engine version's scores mean something else: nothing is served for it.
-    expect(shippedCalibration('animal', 'v1+p5', null, dir)).toBeNull();
-    expect(shippedCalibration('fruit', 'v1+p4', null, dir)).toBeNull();
+    expect(shippedCalibration('animal', 'v1+p5', { species: 'cattle' }, dir)).toBeNull();
+    expect(shippedCalibration('fruit', 'v1+p4', { species: 'cattle' }, dir)).toBeNull();
+  });
+
+  it("picks the threshold of the pool's species and herd size; an unknown size counts as a small herd", () => {
+    saveKindCalibration(file(), dir);
+    const at = (species: string | null, individuals?: number) => shippedCalibration('animal', 'v1+p4', { species, ...(individuals === undefined ? {} : { individuals }) }, dir)!;
+    expect(at('cattle', SMALL_HERD_BELOW)).toMatchObject({ matchThreshold: 0.62, source: 'kind:shipped:cattle:large', fusion: params.fusion });
+    expect(at('cattle', SMALL_HERD_BELOW - 1)).toMatchObject({ matchThreshold: 0.88, source: 'kind:shipped:cattle:small' });
+    expect(at('cattle')).toMatchObject({ matchThreshold: 0.88 });
+    // A species the fit never saw, or a mixed pool: none (the hand-set defaults serve), not `*`.
+    expect(shippedCalibration('animal', 'v1+p4', { species: 'goat', individuals: 40 }, dir)).toBeNull();
+    expect(shippedCalibration('animal', 'v1+p4', { species: null, individuals: 3 }, dir)).toBeNull();
+    expect(shippedCalibration('animal', 'v1+p4', { species: '*', individuals: 3 }, dir)).toBeNull();
   });
 
   it('a new file replaces what was read before', () => {
-    saveKindCalibration({ kind: 'animal', engine_version: 'v1+p4', fitted_at: '2026-11-26T00:00:00Z', params: { ...params, matchThreshold: 0.91 }, fit: {}, evaluation: {} }, dir);
-    expect(shippedCalibration('animal', 'v1+p4', null, dir)?.matchThreshold).toBe(0.91);
+    saveKindCalibration(file({ thresholds: { cattle: { small: band(0.99) } } }), dir);
+    expect(shippedCalibration('animal', 'v1+p4', { species: 'cattle', individuals: 3 }, dir)?.matchThreshold).toBe(0.99);
+    // A band the file has no threshold for: none.
+    expect(shippedCalibration('animal', 'v1+p4', { species: 'cattle', individuals: 50 }, dir)).toBeNull();
   });
 
-  it('a species the fit vouched for alone gets its own threshold; any other, the one that holds for all', () => {
-    const cattle = { matchThreshold: 0.72, uncertainThreshold: 0.1, vouched: { fmrUpper: 0.0085, individuals: 68, queries: 2856 } };
-    saveKindCalibration({ kind: 'animal', engine_version: 'v1+p4', fitted_at: '2026-11-26T00:00:00Z', params, species: { cattle }, fit: {}, evaluation: {} }, dir);
-    expect(shippedCalibration('animal', 'v1+p4', 'cattle', dir)).toMatchObject({ ...cattle, fusion: params.fusion, source: 'kind:shipped:cattle' });
-    expect(shippedCalibration('animal', 'v1+p4', 'goat', dir)).toEqual(params);
-    expect(shippedCalibration('animal', 'v1+p4', null, dir)).toEqual(params);
-  });
-
-  it('trees have none shipped: the hand-set defaults serve', () => {
-    expect(shippedCalibration('tree', 'any', null, BUNDLED_MODELS_DIR)).toBeNull();
+  it('what ships fits the engine that serves: cattle with thresholds of their own; other species and trees none', async () => {
+    // A new model or PIPELINE_REVISION changes the engine version and the shipped file stops
+    // serving silently: refit it (npm run bench:kind-calibration -- --split none --write).
+    const engine = await RecognitionEngine.create();
+    const shipped = JSON.parse(readFileSync(path.join(BUNDLED_MODELS_DIR, 'calibration', 'animal.json'), 'utf8')) as KindCalibrationFile;
+    expect(shipped.engine_version).toBe(engine.model.version);
+    const cattle = engine.calibrationFor('animal', { species: 'cattle', individuals: 40 });
+    expect(cattle.source).toBe('kind:shipped:cattle:large');
+    expect(cattle.vouched!.fmrUpper).toBeLessThanOrEqual(0.01);
+    expect(engine.calibrationFor('animal', { species: 'cattle', individuals: 5 }).matchThreshold).toBeGreaterThan(cattle.matchThreshold);
+    // No species known, or one no dataset stood for: the hand-set defaults.
+    expect(engine.calibrationFor('animal')).toBe(DEFAULT_CALIBRATION);
+    expect(engine.calibrationFor('animal', { species: 'elephant', individuals: 40 })).toBe(DEFAULT_CALIBRATION);
+    expect(engine.calibrationFor('tree')).toBe(DEFAULT_CALIBRATION);
+    expect(shippedCalibration('tree', engine.model.version, {}, BUNDLED_MODELS_DIR)).toBeNull();
   });
 });

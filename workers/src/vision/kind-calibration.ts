@@ -12,22 +12,43 @@ import type { CalibrationParams } from './calibrate.js';
 import { BUNDLED_MODELS_DIR } from './registry.js';
 import type { Kind } from './settings.js';
 
+/**
+ * Herds of fewer individuals than this are `small`. With few candidates a stranger's best match
+ * stands far ahead of the runner-up, and one generic-looking animal draws strangers again and
+ * again: on holstein-dev every false match of the fitted threshold fell in 5-cow herds
+ * (benchmarks/results/kind-calibration-*.json), so small herds have a threshold of their own.
+ */
+export const SMALL_HERD_BELOW = 12;
+export type Band = 'small' | 'large';
+export type BandThreshold = Pick<CalibrationParams, 'matchThreshold' | 'uncertainThreshold' | 'vouched'>;
+
 export interface KindCalibrationFile {
   kind: Kind;
   /** RecognitionEngine.model.version it was fitted on. */
   engine_version: string;
   fitted_at: string;
-  /** Every species of the kind: the threshold that keeps the bound on every dataset of the fit. */
+  /** The fused model, with the strictest threshold of the fit (every dataset, a small herd). */
   params: CalibrationParams;
   /**
-   * Thresholds of species (catalogue ids) that a dataset of the fit stands for, vouched on that
-   * dataset alone with the same fused model: a herd all of one such species is decided by it.
+   * Thresholds by species (catalogue id) and herd size band, each vouched with the same fused model
+   * on the queries of the dataset that stands for that species. Only these serve: a species no
+   * dataset stood for keeps the hand-set defaults, because the one threshold that held on every
+   * dataset (`*`, kept for the record) is set by striped coats' strongest false match and would
+   * answer `match` almost never.
    */
-  species?: Record<string, Pick<CalibrationParams, 'matchThreshold' | 'uncertainThreshold' | 'vouched'>>;
+  thresholds: Record<string, Partial<Record<Band, BandThreshold>>>;
   /** How it was fitted (datasets, herds, queries, per-dataset thresholds and bounds). */
   fit: Record<string, unknown>;
-  /** What it did on real queries of individuals the fit never saw, per dataset. */
+  /** What it did on real queries, per dataset. */
   evaluation: Record<string, unknown>;
+}
+
+/** What identify knows of the pool it searched. */
+export interface PoolFacts {
+  /** Its one species, when it is one. */
+  species?: string | null;
+  /** How many individuals it holds; unknown: treated as a small herd, the stricter threshold. */
+  individuals?: number;
 }
 
 const fileOf = (kind: Kind, dir = BUNDLED_MODELS_DIR) => path.join(dir, 'calibration', `${kind}.json`);
@@ -48,14 +69,15 @@ function read(kind: Kind, engineVersion: string, dir: string): KindCalibrationFi
 }
 
 /**
- * The shipped calibration of a kind for this engine version, with the threshold of `species` when
- * the fit vouched one for it; null when none was fitted for this version.
+ * The shipped calibration of a kind for this engine version, with the threshold of the pool's
+ * species and herd size; null when none was fitted for this version or for that species.
  */
-export function shippedCalibration(kind: Kind, engineVersion: string, species: string | null = null, dir = BUNDLED_MODELS_DIR): CalibrationParams | null {
+export function shippedCalibration(kind: Kind, engineVersion: string, pool: PoolFacts = {}, dir = BUNDLED_MODELS_DIR): CalibrationParams | null {
   const f = read(kind, engineVersion, dir);
-  if (!f) return null;
-  const own = species ? f.species?.[species] : undefined;
-  return own ? { ...f.params, ...own, source: `${f.params.source}:${species}` } : f.params;
+  if (!f || !pool.species || pool.species === '*') return null;
+  const band: Band = pool.individuals !== undefined && pool.individuals >= SMALL_HERD_BELOW ? 'large' : 'small';
+  const own = f.thresholds?.[pool.species]?.[band];
+  return own ? { ...f.params, ...own, source: `${f.params.source}:${pool.species}:${band}` } : null;
 }
 
 export function saveKindCalibration(f: KindCalibrationFile, dir = BUNDLED_MODELS_DIR): string {
