@@ -116,6 +116,9 @@ const gallery = memoryGallery(entries);
 // several-photo threshold a track's crops are decided by. Too few photos to vouch for 1%: the
 // kind's defaults decide, as the service says in its answer.
 const calibration = await fitOwnerAsServed(engine, 'animal', entries, gallery);
+// Without an owner fit the kind's defaults decide, as identify picks them: the shipped calibration
+// of the herd's species and size (holstein-dev: cattle), else the hand-set ones.
+const kindDefault = engine.calibrationFor('animal', { species: /holstein/i.test(root) ? 'cattle' : null, individuals: enrolledIds.length });
 console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%; several photos: ${severalScopes(calibration.params).map((s) => `${s.groupSize}: threshold ${s.matchThreshold.toFixed(3)} on ${s.queries} queries`).join(', ')}` : `kind defaults (${calibration.reason})`}`);
 
 /** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
@@ -123,7 +126,7 @@ const rankedTop = new Map<SurveyTrack, string | null>();
 async function decide(t: SurveyTrack): Promise<DecidedTrack> {
   const queries: Descriptor[] = [];
   for (const c of t.crops) queries.push(await engine.describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } }));
-  const r = await engine.identify({ kind: 'animal', queries, gallery, ...(calibration.params ? { calibration: calibration.params } : {}) });
+  const r = await engine.identify({ kind: 'animal', queries, gallery, calibration: calibration.params ?? kindDefault });
   const top = r.candidates[0];
   rankedTop.set(t, r.ranked[0]?.individualId ?? null);
   return {
@@ -246,7 +249,7 @@ const summary = {
 saveResult(out, {
   benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)', source_720p: source720p,
   gallery: { individuals: enrolledIds.length, photos: entries.length },
-  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults: ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper, several: calibration.params?.several ?? null },
+  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults (${kindDefault.source}, threshold ${kindDefault.matchThreshold.toFixed(3)}): ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper, several: calibration.params?.several ?? null },
   engine: engine.model, detector: detector.model,
   machine: machineInfo(engine.provider), clips, summary,
 });
