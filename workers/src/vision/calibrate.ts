@@ -56,7 +56,8 @@ export interface CalibrationParams {
   several?: SeveralScope[] | SeveralScope;
   /**
    * A kind's shipped calibration (kind-calibration.ts) only: what vouched for its threshold, fitted
-   * on individuals of other herds. `fmrUpper`: the largest Clopper–Pearson bound over its datasets.
+   * on individuals of other herds. `fmrUpper`: the Clopper–Pearson bound (on effective samples) of
+   * the false-match rate at the threshold, the larger of strangers' and enrolled animals'.
    */
   vouched?: { fmrUpper: number; individuals: number; queries: number };
 }
