@@ -1,29 +1,34 @@
 /**
  * The kind's shipped calibration (issue 23): a fused calibration fitted on many individuals of the
- * development sets' *galleries*, then measured on real query photos of *other* individuals, so
- * that an owner whose own photos cannot yet vouch for a threshold (every herd of a few dozen or
- * fewer, fit-holds-*.json) gets more than the hand-set defaults (`npm run bench:kind-calibration`).
+ * development sets' *galleries*, then measured on real query photos, so that an owner whose own
+ * photos cannot yet vouch for a threshold (every herd of a few dozen or fewer, fit-holds-*.json)
+ * gets more than the hand-set defaults (`npm run bench:kind-calibration`).
  *
- *   npx tsx benchmarks/kind-calibration.ts [--datasets holstein-dev,nyala-dev] [--write]
- *     [--fit-herds 5,5,5,12,12,24,0] [--eval-herds 5,5,5,12,24,0] [--per-member 6] [--per-stranger 3]
+ *   npx tsx benchmarks/kind-calibration.ts [--datasets holstein-dev,nyala-dev] [--split halves|none] [--write]
+ *     [--fit-herds 5,5,5,5,12,12,24,0] [--eval-herds 5,5,5,12,24,0] [--per-member 6] [--per-stranger 3]
  *
- * Individuals are split by id (sorted; even places fit, odd places evaluate), so no individual of
- * the evaluation was seen by the fit, and the fit reads gallery photos only, never queries.
+ * `--split halves` (default) fits on the even places of the sorted ids and evaluates on the odd
+ * ones; `none` (what ships: halves of holstein-dev's 68 cows are too few strangers to vouch) fits on
+ * every individual's gallery photos, and the evaluation counts apart the never-enrolled strangers.
+ * The fit reads gallery photos only, never queries.
  *
- * Fit: herds of the fit half (`0`: the whole half), as an owner would enrol them. Each herd member's
- * gallery photos are asked against the herd with the photo hidden, and with every gallery photo of
- * the same capture session hidden where the file name says the session (holstein-dev: the video's
- * start time), so a frame is not matched by its neighbour; and again with the member hidden. The
- * fit half's other individuals' gallery photos are asked against the herd as strangers. Every
- * score is calibrated and fused (fusion.ts), and the `match` threshold is the lowest whose
- * Clopper–Pearson bound, on effective samples, keeps false matches ≤ 1% among strangers and among
- * enrolled queries (threshold.ts), in every dataset on its own.
+ * Fit: herds (`0`: every individual), as an owner would enrol them. Each member's gallery photos
+ * are asked against the herd with every gallery photo of the same capture session hidden (the file
+ * name's video start time, holstein-dev), so a frame is not matched by its neighbour, and again with
+ * the member hidden; every other individual's gallery photos are asked as strangers. Every score
+ * is calibrated and fused (fusion.ts). Thresholds per dataset and herd band (small herds under
+ * SMALL_HERD_BELOW: strangers of small herds; large: of the others; enrolled queries of every herd)
+ * are the lowest whose Clopper–Pearson bound on effective samples keeps false matches ≤ 1% among
+ * strangers and among enrolled queries (threshold.ts, safeThreshold). A dataset that stands for a
+ * catalogue species (SPECIES) gives that species its thresholds; `*`, the largest over every
+ * dataset, is kept for the record.
  *
- * Evaluation: herds of the other half; real query photos of each member (up to 8) and of every
- * individual outside the herd (up to 6: the half's others and the protocol's never-enrolled), one
- * photo a query, decided by the hand-set defaults and by the fitted calibration side by side.
- * `--write` stores the calibration in models/calibration/<kind>.json for the engine version it was
- * fitted on (workers/src/vision/kind-calibration.ts loads it).
+ * Evaluation: herds again; real query photos of each member (up to 8) and of every individual
+ * outside the herd (up to 6, the protocol's never-enrolled included), one photo a query, decided by
+ * the hand-set defaults and the fitted thresholds side by side, each herd by its band. Identify
+ * results are cached in the temp dir, so a re-run only re-scores. `--write` stores the calibration
+ * in models/calibration/<kind>.json for the engine version it was fitted on
+ * (workers/src/vision/kind-calibration.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,7 +39,7 @@ import { DEFAULT_CALIBRATION, probability, rocAuc, type CalibrationParams } from
 import { RecognitionEngine, rerank, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
 import { fitFusion } from '../workers/src/vision/fusion.js';
 import { hiding } from '../workers/src/vision/open-set.js';
-import { chooseThreshold, clopperPearsonUpper, safeThreshold, type ScoredQuery } from '../workers/src/vision/threshold.js';
+import { chooseThreshold, clopperPearsonUpper, safeThreshold } from '../workers/src/vision/threshold.js';
 import { SMALL_HERD_BELOW, saveKindCalibration, type Band, type BandThreshold, type KindCalibrationFile } from '../workers/src/vision/kind-calibration.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
 import { memoryGallery, type GalleryEntry } from './owner-fit.js';
