@@ -42,6 +42,11 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null || { echo "Redis did not start" >&2; exit 1; }
 fi
 
+# Node 20.19+ lets require() load ES modules, and once in a full run a vitest fork died in that
+# path (V8 fatal "IsGraphAsync must be used on an instantiated module", a race in Node's loader,
+# nodejs/node#59703) after every test had passed. Nothing here needs require(esm), so it is off.
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--no-experimental-require-module"
+
 report="$(mktemp -t markless-vitest-XXXX.json)"
 status=0
 npm test -- --reporter=default --reporter=json --outputFile="$report" || status=$?
