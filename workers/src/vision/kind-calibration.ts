@@ -1,7 +1,7 @@
 /**
  * The kind's shipped calibration: a fused calibration (fusion.ts) fitted offline on many
- * individuals of the development sets' galleries and measured on real query photos of other
- * individuals (benchmarks/kind-calibration.ts), stored in `models/calibration/<kind>.json` for the
+ * individuals of the development sets' galleries and measured on their real query photos, which the
+ * fit never read, and on individuals never enrolled (benchmarks/kind-calibration.ts), stored in `models/calibration/<kind>.json` for the
  * one engine version it was fitted on. It answers where an owner's own photos cannot yet vouch for
  * a threshold (a herd of a few dozen or fewer), instead of the hand-set DEFAULT_CALIBRATION. A
  * file of another engine version is ignored: its scores would mean something else.
