@@ -36,7 +36,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_CALIBRATION, probability, rocAuc, type CalibrationParams } from '../workers/src/vision/calibrate.js';
-import { RecognitionEngine, rerank, type Candidate, type Descriptor } from '../workers/src/vision/engine.js';
+import { RecognitionEngine, rerank, type Candidate, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
 import { fitFusion } from '../workers/src/vision/fusion.js';
 import { hiding } from '../workers/src/vision/open-set.js';
 import { chooseThreshold, clopperPearsonUpper, safeThreshold } from '../workers/src/vision/threshold.js';
@@ -108,6 +108,13 @@ const spread = <T>(list: readonly T[], max: number): T[] => (list.length <= max 
 
 const top = (ranked: readonly Candidate[]): Candidate | undefined => ranked[0];
 
+/** A herd enrolled in memory: every gallery photo of its members. */
+async function enrol(ds: Dataset, members: ReadonlySet<string>): Promise<{ gallery: GalleryLookup; photos: number }> {
+  const entries: GalleryEntry[] = [];
+  for (const g of ds.gallery.filter((x) => members.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
+  return { gallery: memoryGallery(entries), photos: entries.length };
+}
+
 interface Sample { evidence: Candidate['evidence']; same: boolean; group: string; openSet: boolean; dataset: string; herd: number }
 
 /**
@@ -133,9 +140,7 @@ async function fitSamples(ds: Dataset): Promise<Sample[]> {
   for (const g of ds.gallery) byId.set(g.id, [...(byId.get(g.id) ?? []), g]);
   for (const [h, herd] of herdsOf(ds.fitIds, fitHerds).entries()) {
     const members = new Set(herd);
-    const entries: GalleryEntry[] = [];
-    for (const g of ds.gallery.filter((x) => members.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
-    const gallery = memoryGallery(entries);
+    const { gallery } = await enrol(ds, members);
     const ask = async (p: string, hidden: Set<string>) => top((await engine.identify({ kind, queries: [await ds.describe(p)], gallery: hiding(gallery, hidden), calibration: DEFAULT_CALIBRATION })).ranked);
     const before = out.length;
     const push = (t: Candidate | undefined, id: string, openSet: boolean) => {
@@ -195,10 +200,8 @@ async function ask(ds: Dataset): Promise<Asked[]> {
   const evalSet = new Set(ds.evalIds);
   for (const [h, herd] of herdsOf(ds.evalIds, evalHerds).entries()) {
     const members = new Set(herd);
-    const entries: GalleryEntry[] = [];
-    for (const g of ds.gallery.filter((x) => members.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
-    const gallery = memoryGallery(entries);
-    const asked: Asked = { herd: `${herd.length}#${h + 1}`, individuals: herd.length, gallery_photos: entries.length, queries: [] };
+    const { gallery, photos } = await enrol(ds, members);
+    const asked: Asked = { herd: `${herd.length}#${h + 1}`, individuals: herd.length, gallery_photos: photos, queries: [] };
     for (const [truth, list] of queriesOf) {
       // Strangers: the evaluation half's others and the never-enrolled; never the fit half's.
       const member = members.has(truth);
@@ -241,35 +244,10 @@ function score(herds: readonly Asked[], cals: Record<string, CalibrationParams>)
   return { herds: rows, total: Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, summary(t)])), raw: totals };
 }
 
-/**
- * Herd sizes for samples cached before they carried one: each herd asks a number of queries that
- * the protocol alone fixes (the `push` calls of fitSamples), so the cached order tells each
- * sample's herd. Refuses a cache whose length disagrees.
- */
-function withHerds(ds: Dataset, cached: Sample[]): Sample[] {
-  if (cached.every((x) => x.herd !== undefined)) return cached;
-  const byId = new Map<string, Photo[]>();
-  for (const g of ds.gallery) byId.set(g.id, [...(byId.get(g.id) ?? []), g]);
-  const sizes: number[] = [];
-  for (const herd of herdsOf(ds.fitIds, fitHerds)) {
-    const members = new Set(herd);
-    for (const id of herd) {
-      const photos = byId.get(id) ?? [];
-      for (const p of spread(photos, perMember)) {
-        if (photos.length > new Set([p.path, ...photos.filter((x) => x.session === p.session).map((x) => x.path)]).size) sizes.push(herd.length);
-        if (herd.length > 1) sizes.push(herd.length);
-      }
-    }
-    for (const id of ds.fitIds.filter((x) => !members.has(x))) for (const _ of spread(byId.get(id) ?? [], perStranger)) sizes.push(herd.length);
-  }
-  if (sizes.length !== cached.length) throw new Error(`cached ${ds.name} samples: ${cached.length}, the protocol asks ${sizes.length}; delete the cache`);
-  return cached.map((x, i) => ({ ...x, herd: sizes[i]! }));
-}
-
 const loaded: Dataset[] = [];
 for (const name of datasets) loaded.push(await load(name));
 const samples: Sample[] = [];
-for (const ds of loaded) samples.push(...withHerds(ds, await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
+for (const ds of loaded) samples.push(...(await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
 const { model, outOfFold } = fitFusion(samples);
 const scored = samples.map((s, i) => ({ p: outOfFold[i]!, right: s.same, group: s.group, openSet: s.openSet, dataset: s.dataset, herd: s.herd }));
 const bandOf = (herd: number): Band => (herd >= SMALL_HERD_BELOW ? 'large' : 'small');
