@@ -28,22 +28,17 @@
  * the hand-set defaults and the fitted thresholds side by side, each herd by its band. Identify
  * results are cached in the temp dir, so a re-run only re-scores. `--write` stores the calibration
  * in models/calibration/<kind>.json for the engine version it was fitted on
- * (workers/src/vision/kind-calibration.ts).
+ * (workers/src/vision/kind-calibration.ts); it keeps no pairs' thresholds, so run
+ * `npm run bench:kind-pairs -- --write` (kind-pairs.ts) after it.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { DEFAULT_CALIBRATION, probability, rocAuc, type CalibrationParams } from '../workers/src/vision/calibrate.js';
-import { RecognitionEngine, rerank, type Candidate, type Descriptor, type GalleryLookup } from '../workers/src/vision/engine.js';
+import { RecognitionEngine, rerank, type Candidate } from '../workers/src/vision/engine.js';
 import { fitFusion } from '../workers/src/vision/fusion.js';
 import { hiding } from '../workers/src/vision/open-set.js';
 import { chooseThreshold, clopperPearsonUpper, safeThreshold } from '../workers/src/vision/threshold.js';
 import { SMALL_HERD_BELOW, saveKindCalibration, type Band, type BandThreshold, type KindCalibrationFile } from '../workers/src/vision/kind-calibration.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
-import { memoryGallery, type GalleryEntry } from './owner-fit.js';
-import { descriptorCache } from './descriptor-cache.js';
+import { enrolHerd as enrol, herdsOf, loadDataset, slim, spread, stage as cachedStage, type Dataset, type Photo } from './kind-herds.js';
 
 const args = parseArgs(process.argv.slice(2));
 const datasets = (args.get('datasets') ?? 'holstein-dev,nyala-dev').split(',');
@@ -64,75 +59,12 @@ const SPECIES: Record<string, string> = { 'holstein-dev': 'cattle' };
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
 const kind = 'animal' as const;
 const engine = await RecognitionEngine.create();
+const stage = <T>(name: string, key: unknown, compute: () => Promise<T>) => cachedStage(engine, name, key, compute);
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
-
-interface Photo { path: string; id: string; session: string }
-interface Dataset {
-  name: string; root: string; fitIds: string[]; evalIds: string[]; gallery: Photo[];
-  queries: { path: string; truth: string; enrolled: boolean }[];
-  describe(p: string): Promise<Descriptor>; save(): void;
-}
-
-/** The capture session a file name carries (holstein-dev: `<video start>_<video end>_<frame>_…`), else the photo alone. */
-const sessionOf = (p: string): string => /^(\d{14})_\d{14}_/.exec(path.basename(p))?.[1] ?? p;
-
-async function load(name: string): Promise<Dataset> {
-  const protoPath = path.resolve(`../shared/datasets/${name}/protocol.json`);
-  const root = path.dirname(protoPath);
-  const proto = JSON.parse(await readFile(protoPath, 'utf8')) as { gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[] };
-  const ids = [...new Set(proto.gallery.map((g) => g.id))].sort();
-  const cache = descriptorCache(engine, name);
-  return {
-    name, root,
-    fitIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 0), evalIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 1),
-    gallery: proto.gallery.map((g) => ({ path: g.path, id: g.id, session: `${g.id}/${sessionOf(g.path)}` })).sort((a, b) => (a.path < b.path ? -1 : 1)),
-    queries: proto.queries.map((q) => ({ path: q.path, truth: q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`, enrolled: q.expect !== null })).sort((a, b) => (a.path < b.path ? -1 : 1)),
-    describe: (p) => cache.get(p, async () => engine.describe(new Uint8Array(await readFile(path.join(root, p))), { kind, enforceQuality: false })),
-    save: () => cache.save(),
-  };
-}
-
-/** Herds of `sizes` from `ids`, consecutive and wrapping around (0: every id). */
-function herdsOf(ids: readonly string[], herdSizes: readonly number[]): string[][] {
-  let at = 0;
-  return herdSizes.map((s) => {
-    if (s === 0 || s >= ids.length) return [...ids];
-    const herd = Array.from({ length: s }, (_, i) => ids[(at + i) % ids.length]!);
-    at = (at + s) % ids.length;
-    return herd;
-  });
-}
-
-/** Every n-th of a list, spread over it (at most `max`). */
-const spread = <T>(list: readonly T[], max: number): T[] => (list.length <= max ? [...list] : Array.from({ length: max }, (_, i) => list[Math.floor((i * list.length) / max)]!));
 
 const top = (ranked: readonly Candidate[]): Candidate | undefined => ranked[0];
 
-/** A herd enrolled in memory: every gallery photo of its members. */
-async function enrol(ds: Dataset, members: ReadonlySet<string>): Promise<{ gallery: GalleryLookup; photos: number }> {
-  const entries: GalleryEntry[] = [];
-  for (const g of ds.gallery.filter((x) => members.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
-  return { gallery: memoryGallery(entries), photos: entries.length };
-}
-
 interface Sample { evidence: Candidate['evidence']; same: boolean; group: string; openSet: boolean; dataset: string; herd: number }
-
-/**
- * A stage's result kept between runs outside the repository (identifying thousands of queries
- * takes most of an hour on 2 cores), keyed by the engine and every argument that shapes it.
- */
-async function stage<T>(name: string, key: unknown, compute: () => Promise<T>): Promise<T> {
-  const dir = path.join(os.tmpdir(), 'markless-kind-calibration');
-  const file = path.join(dir, `${name}-${createHash('sha256').update(JSON.stringify([engine.model.version, key])).digest('hex').slice(0, 16)}.json`);
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
-  const value = await compute();
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(file, JSON.stringify(value));
-  return value;
-}
-
-/** Candidates as stored between runs: evidence only, margins recomputed by `rerank`. */
-const slim = (ranked: readonly Candidate[]): Candidate[] => ranked.map((c) => ({ individualId: c.individualId, probability: c.probability, evidence: c.evidence, imageIds: [] }));
 
 async function fitSamples(ds: Dataset): Promise<Sample[]> {
   const out: Sample[] = [];
@@ -245,7 +177,7 @@ function score(herds: readonly Asked[], cals: Record<string, CalibrationParams>)
 }
 
 const loaded: Dataset[] = [];
-for (const name of datasets) loaded.push(await load(name));
+for (const name of datasets) loaded.push(await loadDataset(engine, name, split));
 const samples: Sample[] = [];
 for (const ds of loaded) samples.push(...(await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
 const { model, outOfFold } = fitFusion(samples);

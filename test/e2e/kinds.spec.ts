@@ -3,6 +3,7 @@ import { api, signup, startTestApp, type Mode, type TestApp } from '../support/a
 import { blankImage, flowerImage, otherView, packageImage, photoForm, textureImage } from '../support/images.js';
 import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
 import { shippedCalibration } from '../../workers/src/vision/kind-calibration.js';
+import { severalScopeFor } from '../../workers/src/vision/calibrate.js';
 
 /** Enrolment views and one unseen query view of the surface `seed`. */
 async function views(seed: number, n = 3) {
@@ -140,6 +141,9 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
           match_threshold: Math.round(shipped.matchThreshold * 1e4) / 1e4, false_match_bound: Math.round(shipped.vouched!.fmrUpper * 1e4) / 1e4,
         });
         expect(r.json.calibration.false_match_bound).toBeLessThanOrEqual(0.01);
+        // Two photos are decided by the pairs' threshold shipped with it, and the answer says so.
+        const pairs = severalScopeFor(shipped, 2)!;
+        expect(r.json.calibration.several).toEqual([{ photos: 2, match_threshold: Math.round(pairs.matchThreshold * 1e4) / 1e4, samples: pairs.queries, false_match_bound: pairs.fmrUpper }]);
       }
     });
   });

@@ -46,8 +46,9 @@ export interface CalibrationInfo {
   fitted_at: string | null;
   /**
    * The thresholds for queries of several photos, one per number of photos, each vouched on groups
-   * of that many of the owner's held-out photos; null (or a size missing): none vouched, so such a
-   * query is a `match` only when every photo alone is one.
+   * of that many of the owner's held-out photos (with the kind's calibration: pairs of other herds'
+   * photos, bench:kind-pairs); null (or a size missing): none vouched, so such a query is a `match`
+   * only when every photo alone is one.
    */
   several: { photos: number; match_threshold: number; samples: number; false_match_bound: number | null }[] | null;
 }
@@ -106,7 +107,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
       params: stored.params,
       info: {
         source: 'owner', reason: null, samples: stored.report.n, effective_samples: stored.report.effective_n ?? null, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at,
-        several: stored.params.several ? severalScopes(stored.params).map((s) => ({ photos: s.groupSize, match_threshold: round(s.matchThreshold)!, samples: s.queries, false_match_bound: round(s.fmrUpper) })) : null,
+        several: severalInfo(stored.params),
       },
     };
   }
@@ -127,7 +128,12 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
   const v = kindDefault.vouched;
   // Say what the defaults rest on: a calibration fitted on other herds, or hand-set numbers.
   const reason = v ? `${why} (the kind's calibration, fitted on ${v.individuals} individuals of other herds)` : why;
-  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: v ? round(v.fmrUpper) : null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: null } };
+  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: v ? round(v.fmrUpper) : null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: severalInfo(kindDefault) } };
+}
+
+/** The several-photo thresholds a calibration carries (the owner's, or the kind's shipped pairs'), as the client sees them. */
+function severalInfo(params: CalibrationParams): CalibrationInfo['several'] {
+  return params.several ? severalScopes(params).map((s) => ({ photos: s.groupSize, match_threshold: round(s.matchThreshold)!, samples: s.queries, false_match_bound: round(s.fmrUpper) })) : null;
 }
 
 const round = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4);

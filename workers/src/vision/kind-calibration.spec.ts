@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CALIBRATION, type CalibrationParams } from './calibrate.js';
+import { DEFAULT_CALIBRATION, severalScopeFor, type CalibrationParams } from './calibrate.js';
 import { SMALL_HERD_BELOW, saveKindCalibration, shippedCalibration, type KindCalibrationFile } from './kind-calibration.js';
 import { BUNDLED_MODELS_DIR } from './registry.js';
 import { RecognitionEngine } from './engine.js';
@@ -41,6 +41,15 @@ describe("the kind's shipped calibration", () => {
     expect(shippedCalibration('animal', 'v1+p4', { species: '*', individuals: 3 }, dir)).toBeNull();
   });
 
+  it("serves a band's pairs' threshold with its one-photo threshold", () => {
+    const pairs = { matchThreshold: 0.7, groupSize: 2, queries: 900, falseMatches: 0, fmrUpper: 0.009 };
+    saveKindCalibration(file({ thresholds: { cattle: { small: band(0.88), large: { ...band(0.62), several: [pairs] } } } }), dir);
+    const large = shippedCalibration('animal', 'v1+p4', { species: 'cattle', individuals: 30 }, dir)!;
+    expect(severalScopeFor(large, 2)).toEqual(pairs);
+    // The small band has none: a pair there is held to the every-photo rule (decide.ts).
+    expect(shippedCalibration('animal', 'v1+p4', { species: 'cattle', individuals: 3 }, dir)!.several).toBeUndefined();
+  });
+
   it('a new file replaces what was read before', () => {
     saveKindCalibration(file({ thresholds: { cattle: { small: band(0.99) } } }), dir);
     expect(shippedCalibration('animal', 'v1+p4', { species: 'cattle', individuals: 3 }, dir)?.matchThreshold).toBe(0.99);
@@ -50,7 +59,8 @@ describe("the kind's shipped calibration", () => {
 
   it('what ships fits the engine that serves: cattle with thresholds of their own; other species and trees none', async () => {
     // A new model or PIPELINE_REVISION changes the engine version and the shipped file stops
-    // serving silently: refit it (npm run bench:kind-calibration -- --split none --write).
+    // serving silently: refit it (npm run bench:kind-calibration -- --split none --write, then
+    // npm run bench:kind-pairs -- --write).
     const engine = await RecognitionEngine.create();
     const shipped = JSON.parse(readFileSync(path.join(BUNDLED_MODELS_DIR, 'calibration', 'animal.json'), 'utf8')) as KindCalibrationFile;
     expect(shipped.engine_version).toBe(engine.model.version);
@@ -58,6 +68,12 @@ describe("the kind's shipped calibration", () => {
     expect(cattle.source).toBe('kind:shipped:cattle:large');
     expect(cattle.vouched!.fmrUpper).toBeLessThanOrEqual(0.01);
     expect(engine.calibrationFor('animal', { species: 'cattle', individuals: 5 }).matchThreshold).toBeGreaterThan(cattle.matchThreshold);
+    // Pairs have thresholds of their own in both bands (npm run bench:kind-pairs -- --write), vouched at ≤ 1%.
+    for (const individuals of [5, 40]) {
+      const pairs = severalScopeFor(engine.calibrationFor('animal', { species: 'cattle', individuals }), 2)!;
+      expect(pairs.matchThreshold).toBeLessThanOrEqual(1);
+      expect(pairs.fmrUpper).toBeLessThanOrEqual(0.01);
+    }
     // No species known, or one no dataset stood for: the hand-set defaults.
     expect(engine.calibrationFor('animal')).toBe(DEFAULT_CALIBRATION);
     expect(engine.calibrationFor('animal', { species: 'elephant', individuals: 40 })).toBe(DEFAULT_CALIBRATION);

@@ -20,7 +20,8 @@ import type { Kind } from './settings.js';
  */
 export const SMALL_HERD_BELOW = 12;
 export type Band = 'small' | 'large';
-export type BandThreshold = Pick<CalibrationParams, 'matchThreshold' | 'uncertainThreshold' | 'vouched'>;
+/** A band's thresholds: one photo, and (`several`, bench:kind-pairs) queries of two photos. */
+export type BandThreshold = Pick<CalibrationParams, 'matchThreshold' | 'uncertainThreshold' | 'vouched' | 'several'>;
 
 export interface KindCalibrationFile {
   kind: Kind;
