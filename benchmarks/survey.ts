@@ -63,10 +63,11 @@ async function spriteOf(file: string): Promise<{ png: Buffer; aspect: number } |
  * Whether the detector still finds the crop at drone scale (`h` px tall in a 960×540 field):
  * the cast is chosen among animals the detector can see, so the tracking and identification
  * figures measure the tracker and the matcher, not YOLOX-nano's recall on tiny animals. It is not
- * checked at phone scale: the holstein phone clip's stranger, a mostly black face crop, scores
- * 0.09–0.21 at 189 px and never starts a track (count error 1). Requiring every scale was tried
- * (`survey-holstein-dev-2026-11-25-cast-all-scales.json`): the new cast's stranger was still not
- * tracked, and its drone clip gained 3 ID switches and a count error.
+ * checked at phone scale: the holstein phone clip's stranger, a mostly black face crop, scored
+ * 0.09–0.21 at 189 px with one look a frame and never started a track (count error 1); the survey's
+ * four looks (workers/src/survey/views.ts) track it (`survey-holstein-dev-2026-11-27-detect.json`).
+ * Requiring every scale was tried (`survey-holstein-dev-2026-11-25-cast-all-scales.json`): the new
+ * cast's stranger was still not tracked, and its drone clip gained 3 ID switches and a count error.
  */
 let probeField: Buffer | undefined;
 async function detectableAt(png: Buffer, aspect: number, h: number): Promise<boolean> {

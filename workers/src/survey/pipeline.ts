@@ -1,6 +1,7 @@
 /**
- * One survey pass over a video: frames streamed from ffmpeg, YOLOX-nano on each, camera motion
- * between consecutive frames, the tracker, and for every track a handful of its best crops
+ * One survey pass over a video: frames streamed from ffmpeg, YOLOX-nano on each (whole, mirrored
+ * and in tiles: survey/views.ts), camera motion between consecutive frames, the tracker, and for
+ * every track a handful of its best crops
  * (large, confident, away from the frame edge, spread in time) kept as JPEG for identification.
  * Nothing but the current frame and those crops is held in memory.
  *
@@ -16,6 +17,7 @@ import { COCO_ANIMAL_IDS } from '../vision/animal-detector.js';
 import { CameraMotion } from './motion.js';
 import { streamFrames, type StreamFrame } from './frame-stream.js';
 import { iou, Tracker, type Box, type Track, type TrackerDetection, type TrackerOptions } from './tracker.js';
+import { DEFAULT_VIEWS, detectViews, onePerPlace, type ViewOptions } from './views.js';
 
 /** COCO apple, orange and banana: the fruit YOLOX-nano knows. */
 export const FRUIT_CLASS_IDS: readonly number[] = [46, 47, 49];
@@ -31,6 +33,8 @@ export interface SurveyOptions {
   /** Crops kept per track for identification. */
   cropsPerTrack?: number;
   tracker?: Partial<TrackerOptions>;
+  /** Which looks at each frame the detector takes (survey/views.ts; default: whole, mirrored, and tiles of wide frames). */
+  views?: Partial<ViewOptions>;
 }
 
 export interface SurveyCrop {
@@ -166,7 +170,7 @@ async function crop(f: StreamFrame, b: Box): Promise<{ jpeg: Buffer; box: Box }>
  * The frames in order, each with its detection already started, up to `deps.ahead` frames ahead
  * (so a pool of N threads detects N frames at once). Only those frames are held in memory.
  */
-async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps, classes: readonly number[]) {
+async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps, classes: readonly number[], views: ViewOptions) {
   const ahead = Math.max(1, deps.ahead ?? 1);
   const queue: { f: StreamFrame; detected: Promise<Detection[]> }[] = [];
   const it = frames[Symbol.asyncIterator]();
@@ -179,7 +183,7 @@ async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps
           done = true;
           break;
         }
-        const detected = deps.detector.detect({ rgb: n.value.rgb, width: n.value.width, height: n.value.height }, { classes, minScore: 0.05 });
+        const detected = detectViews(deps.detector, { rgb: n.value.rgb, width: n.value.width, height: n.value.height }, { classes, minScore: 0.05 }, views);
         // Awaited in turn below; until then a failure must not count as unhandled.
         detected.catch(() => undefined);
         queue.push({ f: n.value, detected });
@@ -208,10 +212,10 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
   let size = { width: 0, height: 0 };
   const minGap = Math.max(1, Math.round(o.fps / 2));
   try {
-    for await (const { f, detected } of detectAhead(streamFrames(file, { fps: o.fps, maxSide: o.maxSide ?? 960, maxSeconds: o.maxSeconds ?? 120 }), deps, classes)) {
+    for await (const { f, detected } of detectAhead(streamFrames(file, { fps: o.fps, maxSide: o.maxSide ?? 960, maxSeconds: o.maxSeconds ?? 120 }), deps, classes, { ...DEFAULT_VIEWS, ...o.views })) {
       frames++;
       size = { width: f.width, height: f.height };
-      const found = mergeClasses(await detected);
+      const found = onePerPlace(mergeClasses(await detected));
       const H = motion ? await motion.next(f.rgb, f.width, f.height, found.map((d) => d.box)) : null;
       // Class-agnostic within the kind: YOLOX-nano flickers between cow and horse on one animal.
       const dets: TrackerDetection[] = found.map((d) => ({ box: d.box, score: d.score, feature: colourFeature(f, d.box) }));

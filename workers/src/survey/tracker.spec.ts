@@ -124,6 +124,56 @@ describe('ByteTrack-style tracker on scripted boxes', () => {
     expect(t.finished().map((x) => x.id)).toEqual([1, 2]);
   });
 
+  it('re-links no lost track to a detection lying inside an animal tracked in the same frame', () => {
+    // A red animal walks behind something for 5 frames; meanwhile a large animal stands beside
+    // its path, and for one frame a piece inside that animal, coloured alike, is detected near
+    // where the red one was heading (a herd shares its colours; YOLOX boxes pieces of large animals).
+    const run = (relinkInside: number) => {
+      const t = new Tracker({ relinkInside });
+      const red = unit(1, 0.1, 0);
+      const big = box(260, 110, 200, 150);
+      const piece = box(230, 120);
+      let red1 = 0;
+      let pieceId: number | undefined;
+      for (let f = 0; f < 18; f++) {
+        const r = box(100 + 6 * f, 100);
+        const dets = [det(big, 0.9, unit(0.2, 1, 0.3))];
+        if (f < 10 || f >= 15) dets.push(det(r, 0.9, red));
+        if (f === 12) dets.push(det(piece, 0.9, red));
+        const out = t.update(dets);
+        if (f === 5) red1 = idOf(out, r)!;
+        if (f === 12) pieceId = idOf(out, piece);
+        if (f === 17) expect(idOf(out, r)).toBe(red1);
+      }
+      return { red1, pieceId };
+    };
+    const kept = run(0.8);
+    expect(kept.pieceId).toBeUndefined();
+    // With the rule off (no share reaches 1.01) the red animal's lost track jumps onto the piece.
+    const off = run(1.01);
+    expect(off.pieceId).toBe(off.red1);
+  });
+
+  it('gates a re-link by the box last seen, not by the size the filter coasts to', () => {
+    // An animal shrinks as it goes behind another (4 px narrower a frame), is unseen for 8 frames,
+    // and comes back whole 40 px from where the motion guess put it. Coasting on its shrinking
+    // size the filter's box falls to 1 px, and a gate of its diagonals would refuse it.
+    const t = new Tracker();
+    const red = unit(1, 0.1, 0);
+    let first = 0;
+    for (let f = 0; f < 12; f++) {
+      const b = box(100 + 5 * f, 100, 60 - 4 * f, 45 - 3 * f);
+      const out = t.update([det(b, 0.9, red)]);
+      if (f === 3) first = idOf(out, b)!;
+    }
+    for (let f = 12; f < 20; f++) t.update([]);
+    const back = box(100 + 5 * 20 + 40, 100, 60, 45);
+    const out = t.update([det(back, 0.9, red)]);
+    expect(idOf(out, back)).toBe(first);
+    expect(t.finished()).toHaveLength(1);
+    expect(t.finished()[0]!.relinks).toBe(1);
+  });
+
   it('compensates a camera pan from the homography; without it the tracks fragment', () => {
     const run = (compensate: boolean) => {
       const t = new Tracker();
