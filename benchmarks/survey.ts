@@ -250,7 +250,7 @@ const summary = {
 saveResult(out, {
   benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)', source_720p: source720p,
   gallery: { individuals: enrolledIds.length, photos: entries.length },
-  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults (${kindDefault.source}, threshold ${kindDefault.matchThreshold.toFixed(3)}): ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper, several: calibration.params?.several ?? null },
+  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults (${kindDefault.source}, threshold ${kindDefault.matchThreshold.toFixed(3)}): ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper, several: (calibration.params ?? kindDefault).several ?? null },
   engine: engine.model, detector: detector.model,
   machine: machineInfo(engine.provider), clips, summary,
 });
