@@ -82,6 +82,11 @@ const EnvSchema = z.object({
   VIDEO_MAX_SECONDS: z.coerce.number().min(1).default(120),
   VIDEO_MAX_PIXELS: z.coerce.number().int().min(64 * 64).default(1920 * 1080),
   VIDEO_MAX_FRAMES_DECODED: z.coerce.number().int().min(1).default(600),
+  /**
+   * How many looks the survey's detector takes at a frame (workers/src/survey/views.ts): `all` (the
+   * whole frame, mirrored, and tiles of a wide frame; about twice the work) or `whole` (one look).
+   */
+  SURVEY_DETECT_LOOKS: z.enum(['all', 'whole']).default('all'),
   /** Seconds a blob row may exist with nothing referring to it before the orphan sweep removes it. */
   ORPHAN_BLOB_GRACE_S: z.coerce.number().int().min(1).default(3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

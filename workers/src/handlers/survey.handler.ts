@@ -15,6 +15,7 @@ import { settingsFor } from '../vision/settings.js';
 import type { Descriptor } from '../vision/engine.js';
 import { SurveyVideoError } from '../survey/frame-stream.js';
 import { surveyVideo, type SurveyTrack } from '../survey/pipeline.js';
+import { looksFor } from '../survey/views.js';
 import { exclusiveMatches, summarise, type DecidedTrack, type Enrolled } from '../../../shared/src/domain/survey-summary.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 
@@ -87,7 +88,7 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     try {
       const file = path.join(dir, 'video');
       await writeFile(file, bytes);
-      pass = await surveyVideo(file, { kind: data.kind, fps: data.fps, maxSeconds: c.config.VIDEO_MAX_SECONDS }, {
+      pass = await surveyVideo(file, { kind: data.kind, fps: data.fps, maxSeconds: c.config.VIDEO_MAX_SECONDS, views: looksFor(c.config.SURVEY_DETECT_LOOKS) }, {
         // On the engine pool when there is one: a frame per thread, ahead of the tracker.
         ...(deps.detect ? { detector: { detect: deps.detect.run }, ahead: deps.detect.threads } : { detector: await loadDetector() }),
         onProgress: async (p) => void (await c.db.query('update surveys set frames_read = $2, tracks = $3 where id = $1', [data.survey_id, p.frames_read, p.tracks])),

@@ -7,7 +7,7 @@ import type { Detection, DetectOptions } from '../vision/detector.js';
 import type { DecodedImage } from '../vision/intake.js';
 import { surveyVideo } from './pipeline.js';
 import type { Box } from './tracker.js';
-import { detectViews, entireInTile, fuseViews, onePerPlace, tilesOf } from './views.js';
+import { detectViews, entireInTile, fuseViews, looksFor, onePerPlace, tilesOf } from './views.js';
 
 const det = (box: Box, score: number, label = 'cow', cocoClass = 19): Detection => ({ box, score, label, cocoClass });
 
@@ -134,6 +134,11 @@ describe('the survey pass', () => {
       shapes.length = 0;
       await surveyVideo(file, { kind: 'animal', fps: 5, views: { flip: false, tiles: false } }, { detector });
       expect(shapes).toEqual(Array(pass.frames).fill('640x360'));
+      // The operator's SURVEY_DETECT_LOOKS=whole is that one-look pass; `all` the four looks.
+      shapes.length = 0;
+      await surveyVideo(file, { kind: 'animal', fps: 5, views: looksFor('whole') }, { detector });
+      expect(shapes).toEqual(Array(pass.frames).fill('640x360'));
+      expect(looksFor('all')).toEqual({ flip: true, tiles: true });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

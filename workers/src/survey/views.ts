@@ -35,6 +35,11 @@ export interface ViewOptions {
 
 export const DEFAULT_VIEWS: ViewOptions = { flip: true, tiles: true };
 
+/** The looks the operator's SURVEY_DETECT_LOOKS asks for: `whole` is the one-look pass, half the work. */
+export function looksFor(setting: 'all' | 'whole'): ViewOptions {
+  return setting === 'whole' ? { flip: false, tiles: false } : DEFAULT_VIEWS;
+}
+
 /** Tiles only when the letterbox would leave a third or more of YOLOX's square input grey. */
 const TILE_ASPECT = 1.5;
 /** The detector's class-wise NMS overlap (vision/detector.ts): the same animal seen twice. */
