@@ -280,6 +280,20 @@ describe('the herd owner\'s field app in Chromium', () => {
       await shot('15-event-added');
     }, 60_000);
 
+    it('on the animal page, a photo refused only with a warning is kept when the owner says so', async () => {
+      const before = await photosOf(animals[7]!);
+      await page.goto(`${app.url}/#/animal/${encodeURIComponent(animals[7]!)}`);
+      await page.locator('form[name=add-photos]').waitFor();
+      const dark = await sharp((await scenes(7, 40, 1))[0]!).linear(0.03, 0).jpeg().toBuffer();
+      await page.setInputFiles('input[name=add-photos]', [jpeg('dark-7.jpg', dark)]);
+      await page.click('form[name=add-photos] button[type=submit]');
+      await page.locator('form[name=add-photos] button[name=keep-anyway]').waitFor({ timeout: 60_000 });
+      await expectInView('form[name=add-photos] button[name=keep-anyway]');
+      expect(await photosOf(animals[7]!)).toBe(before);
+      await page.click('form[name=add-photos] button[name=keep-anyway]');
+      await expect.poll(() => photosOf(animals[7]!), { timeout: 60_000 }).toBe(before + 1);
+    }, 120_000);
+
     it('keeps a photo taken offline and uploads it, once, when the network returns', async () => {
       const before = await photosOf(animals[7]!);
       await page.goto(`${app.url}/#/animal/${encodeURIComponent(animals[7]!)}`);

@@ -1,5 +1,5 @@
 import { call, errorText } from './api.js';
-import { blobUrl, field, h, mount, notice } from './dom.js';
+import { answer, blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { timelineList } from './timeline.js';
 import { speciesName } from './species.js';
@@ -90,13 +90,21 @@ export async function animalView(did: string): Promise<HTMLElement> {
 
   const addMsg = h('span', { 'aria-live': 'polite' });
   const addInput = h('input', { type: 'file', name: 'add-photos', accept: 'image/*', multiple: true, capture: 'environment' });
-  const addForm = h('form', { class: 'row wrap', name: 'add-photos', onsubmit: async (e: Event) => {
-    e.preventDefault();
+  /** Sends the chosen photos; refused only with warnings (dark, blurred, near-identical), they can be kept, as at enrolment. */
+  const addPhotos = async (extra: Record<string, string> = {}) => {
     const form = new FormData();
+    for (const [k, v] of Object.entries(extra)) form.append(k, v);
     for (const f of Array.from(addInput.files ?? [])) form.append('files', f, f.name);
     if (!form.has('files')) return mount(addMsg, notice('error', t('need_photos')));
     const x = await call('POST', `/api/animal/${enc}/photos`, form, { queue: true });
-    if (x.ok) reload(); else mount(addMsg, notice(x.json?.queued ? 'warn' : 'error', errorText(x)));
+    if (x.ok) return reload();
+    answer(addMsg, notice(x.json?.queued ? 'warn' : 'error', errorText(x)), x.json?.code === 'photos_refused' && x.json.overridable
+      ? [notice('info', t('keep_hint')), h('button', { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void addPhotos({ accept_warnings: 'true' }) }, t('keep_anyway'))]
+      : null);
+  };
+  const addForm = h('form', { class: 'row wrap', name: 'add-photos', onsubmit: (e: Event) => {
+    e.preventDefault();
+    void addPhotos();
   } }, field(t('add_photos'), addInput), h('button', { type: 'submit', class: 'secondary' }, t('add_photos')), addMsg);
 
   const evType = h('select', { name: 'event-type' }, EVENT_TYPES.map((k) => h('option', { value: k }, t(`ev_${k}` as TextKey))));
