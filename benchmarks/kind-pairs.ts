@@ -1,9 +1,8 @@
 /**
  * The pairs' threshold of the kind's shipped calibration (issues 23 and 25): the `match` threshold
- * for a query of two photos of one animal, decided by the kind's calibration where the owner's own
- * photos cannot vouch (`npm run bench:kind-pairs`). Without it a several-photo query or a survey
- * track decided by the kind's calibration needs every photo alone to say `match` (decide.ts), and a
- * survey of a 16-cow herd identified 0 of 6 tracks.
+ * for a query of two photos of one animal (and, through its first two, of more: decide.ts), decided
+ * by the kind's calibration where the owner's own photos cannot vouch (`npm run bench:kind-pairs`).
+ * Without it such a query, a survey track's crops included, needs every photo alone to say `match`.
  *
  *   npx tsx benchmarks/kind-pairs.ts [--dataset holstein-dev] [--write]
  *     [--fit-herds 5,5,5,5,12,12,24,0] [--eval-herds 5,5,5,12,24,0] [--per-member 6] [--per-stranger 3]
