@@ -23,9 +23,10 @@
  * Pure and synchronous: frames, detection and embeddings are the caller's business.
  */
 import munkres from 'munkres';
+import { insideShare, iou, type Box } from '../vision/boxes.js';
 import { fromMean, initiate, predict, toZ, update, warp, type KalmanState, type Mat } from './kalman.js';
 
-export interface Box { x: number; y: number; w: number; h: number }
+export { insideShare, iou, type Box };
 
 export interface TrackerDetection {
   box: Box;
@@ -88,19 +89,6 @@ export interface Track {
   relinks: number;
 }
 
-/** The share of box a's area that lies inside box b. */
-export function insideShare(a: Box, b: Box): number {
-  const ix = Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x));
-  const iy = Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
-  return (ix * iy) / Math.max(1e-9, a.w * a.h);
-}
-
-export function iou(a: Box, b: Box): number {
-  const ix = Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x));
-  const iy = Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
-  const inter = ix * iy;
-  return inter / Math.max(1e-9, a.w * a.h + b.w * b.h - inter);
-}
 
 const cosine = (a: Float32Array, b: Float32Array) => {
   let s = 0;

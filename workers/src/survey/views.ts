@@ -24,7 +24,7 @@
  */
 import type { Detection, DetectOptions } from '../vision/detector.js';
 import type { DecodedImage } from '../vision/intake.js';
-import { insideShare, iou, type Box } from './tracker.js';
+import { insideShare, nms, type Box } from '../vision/boxes.js';
 
 export interface ViewOptions {
   /** Also look at the frame mirrored left to right. */
@@ -93,11 +93,7 @@ export function entireInTile(dets: readonly Detection[], t: Tile, whole: readonl
 
 /** Per class, one box per animal: the best-scored of the looks' overlapping boxes. */
 export function fuseViews(views: readonly Detection[][]): Detection[] {
-  const out: Detection[] = [];
-  for (const d of views.flat().sort((a, b) => b.score - a.score)) {
-    if (!out.some((k) => k.cocoClass === d.cocoClass && iou(k.box, d.box) >= SAME_IOU)) out.push(d);
-  }
-  return out;
+  return nms(views.flat().sort((a, b) => b.score - a.score), SAME_IOU);
 }
 
 /**
@@ -107,9 +103,7 @@ export function fuseViews(views: readonly Detection[][]): Detection[] {
  * got two (count 6 of 5). The detector's own NMS overlap, now across classes; best first.
  */
 export function onePerPlace(dets: readonly Detection[]): Detection[] {
-  const out: Detection[] = [];
-  for (const d of [...dets].sort((a, b) => b.score - a.score)) if (!out.some((k) => iou(k.box, d.box) >= SAME_IOU)) out.push(d);
-  return out;
+  return nms([...dets].sort((a, b) => b.score - a.score), SAME_IOU, false);
 }
 
 function mirror(img: DecodedImage): DecodedImage {

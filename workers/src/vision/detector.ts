@@ -20,14 +20,9 @@ import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { decodeImage, type DecodedImage } from './intake.js';
 import { openSession, registry, type LocatedModel, type ModelRef, type Provider } from './registry.js';
+import { iou, nms, type Box } from './boxes.js';
 
-/** A box in pixels of the decoded image: top-left corner and size. */
-export interface Box {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+export { iou, type Box };
 
 export interface Detection {
   box: Box;
@@ -172,23 +167,6 @@ function clampBox(b: Box, width: number, height: number): Box {
   const x1 = Math.max(0, Math.min(width, b.x + b.w));
   const y1 = Math.max(0, Math.min(height, b.y + b.h));
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
-}
-
-/** Intersection over union of two boxes. */
-export function iou(a: Box, b: Box): number {
-  const ix = Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x));
-  const iy = Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
-  const inter = ix * iy;
-  return inter / Math.max(1e-9, a.w * a.h + b.w * b.h - inter);
-}
-
-/** Greedy per-class NMS over detections sorted best first. */
-function nms(sorted: Detection[], threshold: number): Detection[] {
-  const out: Detection[] = [];
-  for (const d of sorted) {
-    if (out.every((k) => k.cocoClass !== d.cocoClass || iou(k.box, d.box) < threshold)) out.push(d);
-  }
-  return out;
 }
 
 /** Which box is the subject: the largest (default), the best-scored, or one by index. */
