@@ -2,7 +2,12 @@
  * Survey benchmark with ground truth (`npm run bench:survey`):
  *
  *   npx tsx benchmarks/survey.ts [--dataset ../shared/datasets/nyala-dev] [--frames 48] [--gallery-per-id N]
- *     [--out benchmarks/results/survey-<date>.json]
+ *     [--source-scale 2] [--crop-side 960] [--out benchmarks/results/survey-<date>.json]
+ *
+ * `--source-scale 2` renders the clips at 1920×1080 (the scene drawn twice as large, animals from
+ * their photos at twice the pixels) while the survey still detects at 960×540, so the ground truth
+ * is unchanged; `--crop-side` is the survey's `cropSide` (960: crops cut from the detection frames,
+ * as before the survey cut them at the video's own resolution).
  *
  * Renders three clips with known tracks (benchmarks/survey/scenes.ts): a drone pass (five small
  * nyala crops, camera pan, crossing paths), a phone walk (three large crops, one crossing in
@@ -24,7 +29,7 @@ import { loadDetector } from '../workers/src/vision/detector.js';
 import { createEnginePool } from '../workers/src/engine-pool/index.js';
 import { COCO_ANIMAL_IDS } from '../workers/src/vision/animal-detector.js';
 import { RecognitionEngine, type Descriptor } from '../workers/src/vision/engine.js';
-import { mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/survey/pipeline.js';
+import { CROP_SIDE, mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/survey/pipeline.js';
 import { iou } from '../workers/src/survey/tracker.js';
 import { exclusiveMatches, summarise, type DecidedTrack } from '../shared/src/domain/survey-summary.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
@@ -37,6 +42,8 @@ import { severalScopes } from '../workers/src/vision/calibrate.js';
 const args = parseArgs(process.argv.slice(2));
 const root = path.resolve(args.get('dataset') ?? '../shared/datasets/nyala-dev');
 const frames = Number(args.get('frames') ?? 48);
+const sourceScale = Number(args.get('source-scale') ?? 1);
+const cropSide = args.get('crop-side') ? Number(args.get('crop-side')) : undefined;
 const out = args.get('out') ?? `benchmarks/results/survey-${new Date().toISOString().slice(0, 10)}.json`;
 const proto = JSON.parse(await readFile(path.join(root, 'protocol.json'), 'utf8')) as {
   gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[];
@@ -124,12 +131,25 @@ console.error(`owner calibration: ${calibration.params ? `fitted on ${calibratio
 
 /** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
 const rankedTop = new Map<SurveyTrack, string | null>();
+/** Per track, the best candidate's probability for each crop alone, the first two as a pair and all crops: printed with the truth. */
+const trackScores = new Map<SurveyTrack, string>();
 async function decide(t: SurveyTrack): Promise<DecidedTrack> {
   const queries: Descriptor[] = [];
   for (const c of t.crops) queries.push(await engine.describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } }));
-  const r = await engine.identify({ kind: 'animal', queries, gallery, calibration: calibration.params ?? kindDefault });
+  const cal = calibration.params ?? kindDefault;
+  const r = await engine.identify({ kind: 'animal', queries, gallery, calibration: cal });
   const top = r.candidates[0];
   rankedTop.set(t, r.ranked[0]?.individualId ?? null);
+  const best = async (qs: Descriptor[]) => (await engine.identify({ kind: 'animal', queries: qs, gallery, calibration: cal })).ranked[0];
+  const fmt = (c: { individualId: string; probability: number } | undefined) => (c ? `${c.individualId.slice(-6)} ${c.probability.toFixed(3)}` : '-');
+  const sizes = [];
+  for (const c of t.crops) {
+    const m = await sharp(c.jpeg).metadata();
+    sizes.push(`${m.width}x${m.height}`);
+  }
+  const alone = [];
+  for (const q of queries) alone.push(fmt(await best([q])));
+  trackScores.set(t, `crops ${sizes.join(' ')}; alone: ${alone.join(', ')}; first pair: ${queries.length >= 2 ? fmt(await best(queries.slice(0, 2))) : '-'}; all ${queries.length}: ${fmt(r.ranked[0])}; verdict ${r.verdict}`);
   return {
     track_no: t.id, verdict: r.verdict, individual_id: r.verdict === 'match' ? top!.individualId : null, name: null,
     candidates: r.candidates.map((x) => ({ individual_id: x.individualId, name: null, probability: x.probability })),
@@ -147,14 +167,14 @@ interface ClipReport {
 }
 
 async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enrolled: Set<string>): Promise<ClipReport> {
-  const { video, gt } = await renderClip(scene);
+  const { video, gt } = await renderClip(scene, undefined, sourceScale);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-survey-'));
   try {
     const file = path.join(dir, 'clip.mp4');
     await writeFile(file, video);
     if (args.get('keep-clips')) await writeFile(`${args.get('keep-clips')}/${name}.mp4`, video);
-    const pass = await surveyVideo(file, { kind, fps: scene.fps }, { detector: { detect: pool.detect }, ahead: pool.settings.size, keepFrames: true });
-    const alone = await surveyVideo(file, { kind, fps: scene.fps }, { detector });
+    const pass = await surveyVideo(file, { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) }, { detector: { detect: pool.detect }, ahead: pool.settings.size, keepFrames: true });
+    const alone = await surveyVideo(file, { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) }, { detector });
     const counted = new Set(pass.tracks.map((t) => t.id));
     const pred = pass.perFrame!.map((p) => {
       const kept = p.tracks.filter((t) => counted.has(t.id));
@@ -190,6 +210,7 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     let top1 = 0;
     for (const [i, d] of decided.entries()) {
       const g = truthOf.get(d.track_no);
+      console.error(`${name} track ${d.track_no} (${g === undefined ? 'no truth' : enrolled.has(g) ? `enrolled ${g.slice(-6)}` : 'stranger'}): ${trackScores.get(pass.tracks[i]!)}`);
       if (g !== undefined && enrolled.has(g) && rankedTop.get(pass.tracks[i]!) === g) top1++;
       const isEnrolled = g !== undefined && enrolled.has(g);
       if (d.verdict === 'match' && d.individual_id !== g) falseMatches++;
@@ -248,7 +269,8 @@ const summary = {
   false_matches: animalClips.reduce((s, c) => s + (c.false_matches ?? 0), 0),
 };
 saveResult(out, {
-  benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)', source_720p: source720p,
+  benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)', source_scale: sourceScale,
+  source_size: `${960 * sourceScale}x${540 * sourceScale}`, crop_side: cropSide ?? CROP_SIDE, source_720p: source720p,
   gallery: { individuals: enrolledIds.length, photos: entries.length },
   calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults (${kindDefault.source}, threshold ${kindDefault.matchThreshold.toFixed(3)}): ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper, several: (calibration.params ?? kindDefault).several ?? null },
   engine: engine.model, detector: detector.model,

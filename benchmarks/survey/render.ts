@@ -67,24 +67,30 @@ function truth(s: Scene, f: number): FrameBoxes {
 /**
  * `encodeAs`: encode every frame at this size instead of the view's (a 1280×720 source for the
  * 720p speed pass); the ground truth stays in view pixels.
+ * `scale`: draw the whole scene `scale` times larger (2: a 960×540 view becomes a 1920×1080
+ * video whose animals are drawn from their photos at twice the pixels, not enlarged frames);
+ * the ground truth stays in view pixels, which are the survey's detection frames at maxSide 960.
  */
-export async function renderClip(s: Scene, encodeAs?: { width: number; height: number }): Promise<{ video: Buffer; gt: FrameBoxes[] }> {
+export async function renderClip(s: Scene, encodeAs?: { width: number; height: number }, scale = 1): Promise<{ video: Buffer; gt: FrameBoxes[] }> {
+  const k = scale;
   const sprites = new Map<Actor, Buffer>();
-  for (const a of s.actors) sprites.set(a, await sharp(a.sprite).resize(Math.round(a.w), Math.round(a.h), { fit: 'fill' }).png().toBuffer());
-  const occ = await Promise.all(s.occluders.map(async (o) => ({ o, png: await sharp(o.png).resize(Math.round(o.w), Math.round(o.h), { fit: 'fill' }).png().toBuffer() })));
-  const { width, height } = s.view;
+  for (const a of s.actors) sprites.set(a, await sharp(a.sprite).resize(Math.round(a.w * k), Math.round(a.h * k), { fit: 'fill' }).png().toBuffer());
+  const occ = await Promise.all(s.occluders.map(async (o) => ({ o, png: await sharp(o.png).resize(Math.round(o.w * k), Math.round(o.h * k), { fit: 'fill' }).png().toBuffer() })));
+  const worldPng = k === 1 ? s.world.png : await sharp(s.world.png).resize(Math.round(s.world.width * k), Math.round(s.world.height * k), { fit: 'fill' }).png().toBuffer();
+  const width = Math.round(s.view.width * k);
+  const height = Math.round(s.view.height * k);
   const enc = mp4Encoder(encodeAs?.width ?? width, encodeAs?.height ?? height, s.fps, 18);
   const gt: FrameBoxes[] = [];
   for (let f = 0; f < s.frames; f++) {
     const v = s.view.at(f);
     const layers = [...s.actors].sort((a, b) => a.z - b.z).map((a) => ({ a, p: a.at(f) }));
     const comps = [
-      ...layers.map(({ a, p }) => ({ input: sprites.get(a)!, left: Math.round(p.x), top: Math.round(p.y) })),
-      ...occ.map(({ o, png }) => ({ input: png, left: Math.round(o.x), top: Math.round(o.y) })),
+      ...layers.map(({ a, p }) => ({ input: sprites.get(a)!, left: Math.round(p.x * k), top: Math.round(p.y * k) })),
+      ...occ.map(({ o, png }) => ({ input: png, left: Math.round(o.x * k), top: Math.round(o.y * k) })),
     ].filter((c) => c.left >= 0 && c.top >= 0);
-    const world = await sharp(s.world.png).composite(comps).raw().toBuffer({ resolveWithObject: true });
+    const world = await sharp(worldPng).composite(comps).raw().toBuffer({ resolveWithObject: true });
     const rgb = await sharp(world.data, { raw: { width: world.info.width, height: world.info.height, channels: world.info.channels } })
-      .extract({ left: Math.round(v.x), top: Math.round(v.y), width, height }).removeAlpha().raw().toBuffer();
+      .extract({ left: Math.round(v.x * k), top: Math.round(v.y * k), width, height }).removeAlpha().raw().toBuffer();
     await enc.write(encodeAs ? await sharp(rgb, { raw: { width, height, channels: 3 } }).resize(encodeAs.width, encodeAs.height, { fit: 'fill' }).raw().toBuffer() : rgb);
     gt.push(truth(s, f));
   }

@@ -3,6 +3,10 @@
  * and in tiles: survey/views.ts), camera motion between consecutive frames, the tracker, and for
  * every track a handful of its best crops
  * (large, confident, away from the frame edge, spread in time) kept as JPEG for identification.
+ * Frames are detected at `maxSide` (960), but the crops are cut at the video's own resolution (up
+ * to `cropSide`, 1920): during the pass only each chosen crop's frame number and box are kept,
+ * and after it one more ffmpeg read hands out just those frames at full size (frame-stream.ts
+ * `pickFrames`). A video no larger than the detection frames is cut during the pass, as before.
  * Nothing but the current frame and those crops is held in memory.
  *
  * ```ts
@@ -15,9 +19,17 @@ import type { Detection, DetectOptions } from '../vision/detector.js';
 import type { DecodedImage } from '../vision/intake.js';
 import { COCO_ANIMAL_IDS } from '../vision/animal-detector.js';
 import { CameraMotion } from './motion.js';
-import { streamFrames, type StreamFrame } from './frame-stream.js';
+import { outputSize, pickFrames, probe, streamFrames, type StreamFrame, type VideoInfo } from './frame-stream.js';
 import { iou, Tracker, type Box, type Track, type TrackerDetection, type TrackerOptions } from './tracker.js';
 import { DEFAULT_VIEWS, detectViews, onePerPlace, type ViewOptions } from './views.js';
+
+/**
+ * Crops are cut from frames at most this long (1080p). A 1080p video detected at 960 px gives
+ * crops of twice the side; a 4K one is read at 1920 rather than 3840, since the engine reads a
+ * photo at 1280 px at most (vision/intake.ts) and a 4K frame is 25 MB of RGB and four times the
+ * decoding: only animals under a third of a 4K frame's height would gain from it.
+ */
+export const CROP_SIDE = 1920;
 
 /** COCO apple, orange and banana: the fruit YOLOX-nano knows. */
 export const FRUIT_CLASS_IDS: readonly number[] = [46, 47, 49];
@@ -32,6 +44,11 @@ export interface SurveyOptions {
   cmc?: boolean;
   /** Crops kept per track for identification. */
   cropsPerTrack?: number;
+  /**
+   * Longest side of the frames the crops are cut from (default `CROP_SIDE`); never more than the
+   * video's own. At `maxSide` or below the crops come from the detection frames, with no second read.
+   */
+  cropSide?: number;
   tracker?: Partial<TrackerOptions>;
   /** Which looks at each frame the detector takes (survey/views.ts; default: whole, mirrored, and tiles of wide frames). */
   views?: Partial<ViewOptions>;
@@ -153,7 +170,7 @@ function cropQuality(d: Detection, width: number, height: number): number {
 }
 
 /** Crop with a 15% margin, as JPEG, and the box within it. */
-async function crop(f: StreamFrame, b: Box): Promise<{ jpeg: Buffer; box: Box }> {
+async function crop(f: Pick<StreamFrame, 'rgb' | 'width' | 'height'>, b: Box): Promise<{ jpeg: Buffer; box: Box }> {
   const m = 0.15;
   const left = Math.max(0, Math.floor(b.x - b.w * m));
   const top = Math.max(0, Math.floor(b.y - b.h * m));
@@ -198,21 +215,37 @@ async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps
   }
 }
 
+/** A crop chosen during the pass: its frame and box (detection-frame pixels), cut now or after the pass. */
+interface Chosen {
+  index: number;
+  at: number;
+  box: Box;
+  quality: number;
+  cut?: { jpeg: Buffer; box: Box };
+}
+
 export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDeps): Promise<SurveyPass> {
   const started = Date.now();
   const classes = o.kind === 'animal' ? COCO_ANIMAL_IDS : FRUIT_CLASS_IDS;
   const tracker = new Tracker({ ...SURVEY_TRACKER, ...(o.kind === 'fruit' ? FRUIT_TRACKER : {}), ...o.tracker });
   const motion = o.cmc === false ? null : new CameraMotion();
   const perK = o.cropsPerTrack ?? 4;
+  const maxSide = o.maxSide ?? 960;
   // Crops and label votes per track, filled as the track is matched.
-  const crops = new Map<Track, SurveyCrop[]>();
+  const crops = new Map<Track, Chosen[]>();
   const labels = new Map<Track, Map<string, number>>();
   const perFrame: NonNullable<SurveyPass['perFrame']> = [];
   let frames = 0;
   let size = { width: 0, height: 0 };
   const minGap = Math.max(1, Math.round(o.fps / 2));
+  let cropSide = maxSide;
+  let info: VideoInfo | undefined;
   try {
-    for await (const { f, detected } of detectAhead(streamFrames(file, { fps: o.fps, maxSide: o.maxSide ?? 960, maxSeconds: o.maxSeconds ?? 120 }), deps, classes, { ...DEFAULT_VIEWS, ...o.views })) {
+    info = await probe(file);
+    // The crops' frames: larger than the detection frames only when the video is.
+    cropSide = Math.max(maxSide, Math.min(o.cropSide ?? CROP_SIDE, Math.max(info.width, info.height)));
+    const later = outputSize(info.width, info.height, cropSide).width > outputSize(info.width, info.height, maxSide).width;
+    for await (const { f, detected } of detectAhead(streamFrames(file, { fps: o.fps, maxSide, maxSeconds: o.maxSeconds ?? 120, info }), deps, classes, { ...DEFAULT_VIEWS, ...o.views })) {
       frames++;
       size = { width: f.width, height: f.height };
       const found = onePerPlace(mergeClasses(await detected));
@@ -226,7 +259,7 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
         const votes = labels.get(t) ?? new Map<string, number>();
         votes.set(d.label, (votes.get(d.label) ?? 0) + d.score);
         labels.set(t, votes);
-        await keepCrop(crops, t, f, d, perK, minGap, o.fps);
+        await keepCrop(crops, t, f, d, perK, minGap, o.fps, !later);
       }
       if (deps.keepFrames) perFrame.push({ index: f.index, tracks: active.map((t) => ({ id: t.id, box: { ...t.points.at(-1)!.box } })) });
       if (deps.onProgress && frames % (deps.progressEvery ?? 10) === 0) await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length });
@@ -234,21 +267,43 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
   } finally {
     motion?.dispose();
   }
-  const tracks = tracker.finished().map((t) => ({
+  const finished = tracker.finished();
+  await cutAtSource(file, finished.flatMap((t) => crops.get(t) ?? []), { fps: o.fps, cropSide, info, decoded: size });
+  const tracks = finished.map((t) => ({
     id: t.id,
     label: [...(labels.get(t) ?? new Map<string, number>()).entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
     first_s: (t.points[0]!.frame - 1) / o.fps,
     last_s: (t.points.at(-1)!.frame - 1) / o.fps,
     boxes: t.points.map((p) => ({ at: (p.frame - 1) / o.fps, box: p.box, score: p.score })),
-    crops: (crops.get(t) ?? []).sort((a, b) => a.at - b.at),
+    crops: (crops.get(t) ?? []).sort((a, b) => a.at - b.at).map((c) => ({ ...c.cut!, at: c.at, quality: c.quality })),
     relinks: t.relinks,
   }));
   await deps.onProgress?.({ frames_read: frames, tracks: tracks.length });
   return { tracks, frames, ...size, seconds: frames / o.fps, ms: Date.now() - started, ...(deps.keepFrames ? { perFrame } : {}) };
 }
 
-/** Keep the track's `k` best crops, no two within `minGap` frames of each other (varied views). */
-async function keepCrop(all: Map<Track, SurveyCrop[]>, t: Track, f: StreamFrame, d: Detection, k: number, minGap: number, fps: number) {
+/**
+ * Cuts the crops not cut during the pass from their frames read again at `cropSide`, the boxes
+ * scaled from the detection frames (`decoded`) to those. One frame at a time: each frame's crops
+ * are cut as it arrives and the frame let go.
+ */
+async function cutAtSource(file: string, chosen: Chosen[], o: { fps: number; cropSide: number; info: VideoInfo | undefined; decoded: { width: number; height: number } }) {
+  const todo = chosen.filter((c) => !c.cut);
+  if (todo.length === 0 || !o.info) return;
+  const byFrame = new Map<number, Chosen[]>();
+  for (const c of todo) byFrame.set(c.index, [...(byFrame.get(c.index) ?? []), c]);
+  for await (const f of pickFrames(file, { fps: o.fps, maxSide: o.cropSide, indices: [...byFrame.keys()], info: o.info })) {
+    const sx = f.width / o.decoded.width;
+    const sy = f.height / o.decoded.height;
+    for (const c of byFrame.get(f.index) ?? []) c.cut = await crop(f, { x: c.box.x * sx, y: c.box.y * sy, w: c.box.w * sx, h: c.box.h * sy });
+  }
+}
+
+/**
+ * Keep the track's `k` best crops, no two within `minGap` frames of each other (varied views).
+ * `now`: cut the JPEG from this frame at once; otherwise only the frame and box are kept.
+ */
+async function keepCrop(all: Map<Track, Chosen[]>, t: Track, f: StreamFrame, d: Detection, k: number, minGap: number, fps: number, now: boolean) {
   const list = all.get(t) ?? [];
   all.set(t, list);
   const q = cropQuality(d, f.width, f.height);
@@ -261,5 +316,5 @@ async function keepCrop(all: Map<Track, SurveyCrop[]>, t: Track, f: StreamFrame,
     if (list[worst]!.quality >= q) return;
     list.splice(worst, 1);
   }
-  list.push({ ...(await crop(f, d.box)), at: f.at, quality: q });
+  list.push({ index: f.index, at: f.at, box: { ...d.box }, quality: q, ...(now ? { cut: await crop(f, d.box) } : {}) });
 }
