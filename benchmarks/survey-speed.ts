@@ -5,9 +5,9 @@
  *
  * Needs no dataset: the clip is bench:survey's generated apple-tree walk, encoded by ffmpeg at
  * 1280×720 and 30 frames/s. Each run surveys it as the survey job does (workers/src/survey/pipeline.ts:
- * ffmpeg decodes and scales to `max-side`, YOLOX on the engine pool with the execution provider the
- * pool's threads picked, CUDA when its library and a GPU are present; camera motion and tracking
- * on the job's thread), with no frame skipped, so frames/s ≥ 30 is real time. `--looks` is the
+ * ffmpeg decodes and scales to `max-side`, YOLOX's looks and the camera motion on the engine pool with
+ * the execution provider the pool's threads picked, CUDA when its library and a GPU are present;
+ * tracking on the job's thread), with no frame skipped, so frames/s ≥ 30 is real time. `--looks` is the
  * operator's SURVEY_DETECT_LOOKS: `all` (default) takes the detector's four looks a frame, `whole` one. Prints the median
  * and saves every run with the machine and the provider. `MARKLESS_DISABLE_CUDA=1` times the CPU.
  */
@@ -42,12 +42,14 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-survey-speed-'));
 const file = path.join(dir, 'clip720p30.mp4');
 await writeFile(file, video);
 
+// As the survey job runs it on the engine pool: every look at a frame on one thread, camera motion there too.
+const survey = { detector: { detect: pool.detect, detectLooks: pool.detectLooks }, motion: pool.motion, ahead: pool.settings.size };
 const perRun: { frames: number; ms: number; frames_per_second: number; tracks: number }[] = [];
 try {
   // One untimed pass: sessions warm up (CUDA compiles its kernels on the first run).
-  await surveyVideo(file, { kind: 'fruit', fps: FPS, maxSide, views }, { detector: { detect: pool.detect }, ahead: pool.settings.size });
+  await surveyVideo(file, { kind: 'fruit', fps: FPS, maxSide, views }, survey);
   for (let i = 0; i < runs; i++) {
-    const pass = await surveyVideo(file, { kind: 'fruit', fps: FPS, maxSide, views }, { detector: { detect: pool.detect }, ahead: pool.settings.size });
+    const pass = await surveyVideo(file, { kind: 'fruit', fps: FPS, maxSide, views }, survey);
     perRun.push({ frames: pass.frames, ms: Math.round(pass.ms), frames_per_second: round((pass.frames * 1000) / pass.ms), tracks: pass.tracks.length });
     process.stderr.write(`run ${i + 1}: ${perRun.at(-1)!.frames_per_second} frames/s over ${pass.frames} frames, ${pass.tracks.length} tracks\n`);
   }

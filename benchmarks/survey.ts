@@ -173,7 +173,7 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     const file = path.join(dir, 'clip.mp4');
     await writeFile(file, video);
     if (args.get('keep-clips')) await writeFile(`${args.get('keep-clips')}/${name}.mp4`, video);
-    const pass = await surveyVideo(file, { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) }, { detector: { detect: pool.detect }, ahead: pool.settings.size, keepFrames: true });
+    const pass = await surveyVideo(file, { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) }, { detector: { detect: pool.detect, detectLooks: pool.detectLooks }, motion: pool.motion, ahead: pool.settings.size, keepFrames: true });
     const alone = await surveyVideo(file, { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) }, { detector });
     const counted = new Set(pass.tracks.map((t) => t.id));
     const pred = pass.perFrame!.map((p) => {
@@ -248,7 +248,7 @@ async function speed720p(scene: Scene): Promise<{ frames: number; frames_per_sec
   try {
     const file = path.join(dir, 'clip720.mp4');
     await writeFile(file, video);
-    const pass = await surveyVideo(file, { kind: 'animal', fps: scene.fps }, { detector: { detect: pool.detect }, ahead: pool.settings.size });
+    const pass = await surveyVideo(file, { kind: 'animal', fps: scene.fps }, { detector: { detect: pool.detect, detectLooks: pool.detectLooks }, motion: pool.motion, ahead: pool.settings.size });
     return { frames: pass.frames, frames_per_second: round((pass.frames * 1000) / pass.ms) };
   } finally {
     await rm(dir, { recursive: true, force: true });

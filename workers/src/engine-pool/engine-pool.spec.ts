@@ -7,6 +7,9 @@ import { animalScene } from '../vision/testing/animal-scene.js';
 import { decodeImage } from '../vision/intake.js';
 import { verifyLocal } from '../vision/local-features.js';
 import { settingsFor, type Kind } from '../vision/settings.js';
+import sharp from 'sharp';
+import { DEFAULT_VIEWS, detectViews } from '../survey/views.js';
+import { estimateMotion, greyFrame } from '../survey/motion.js';
 import { createEnginePool, poolSettings, withLane } from './index.js';
 
 describe('engine pool', () => {
@@ -59,6 +62,26 @@ describe('engine pool', () => {
     const there = await pool.detect(frame, opts);
     expect(here.length).toBeGreaterThan(0);
     expect(there).toEqual(here);
+  }, 60_000);
+
+  it('takes a survey frame\'s four looks and its camera motion in the pool exactly as the survey thread did', async () => {
+    // A wide frame (16:9), so the looks include the two tiles as well as the mirror.
+    const scene = await decodeImage(await animalScene({ coat: 2, shot: 1 }));
+    const frame = await sharp(scene.rgb, { raw: { width: scene.width, height: scene.height, channels: 3 } })
+      .resize(640, 360, { fit: 'fill' }).raw().toBuffer().then((rgb) => ({ rgb, width: 640, height: 360 }));
+    const opts = { classes: ANIMAL_CLASS_IDS, minScore: 0.05 };
+    const here = await detectViews(await loadDetector(), frame, opts, DEFAULT_VIEWS);
+    const there = await pool.detectLooks(frame, opts, DEFAULT_VIEWS);
+    expect(here.length).toBeGreaterThan(0);
+    expect(there).toEqual(here);
+
+    // The camera pans 12 px right: the frame's content moves 12 px left.
+    const wider = await sharp(frame.rgb, { raw: { width: 640, height: 360, channels: 3 } }).extend({ right: 12, extendWith: 'mirror' }).raw().toBuffer();
+    const panned = await sharp(wider, { raw: { width: 652, height: 360, channels: 3 } }).extract({ left: 12, top: 0, width: 640, height: 360 }).raw().toBuffer();
+    const [a, b] = await Promise.all([greyFrame(frame.rgb, 640, 360), greyFrame(panned, 640, 360)]);
+    const H = await estimateMotion(a, b, []);
+    expect(H[0]![2]).toBeCloseTo(-12, 0);
+    expect(await pool.motion(a, b, [])).toEqual(H);
   }, 60_000);
 
   it('gives the engine\'s own error classes back across the thread boundary', async () => {

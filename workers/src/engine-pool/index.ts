@@ -9,6 +9,8 @@
  * const r = await pool.runJob('warm', { modelDir: '' });        // a named CPU task of task.ts (lane-aware too)
  * const v = await pool.verify(query, gallery, ids, settings);   // keypoint verification (engine's verifier)
  * const d = await pool.detect(decodedFrame, { classes });        // YOLOX on one frame (survey videos)
+ * const f = await pool.detectLooks(frame, { classes }, views);    // the survey's looks at a frame, fused
+ * const H = await pool.motion(greyPrev, greyCur, boxes);          // camera motion between two frames
  * await withLane('bulk', () => pool.describe(bytes, opts));     // bulk work yields to interactive
  * pool.stats();                                                 // waiting per lane, busy threads, batches
  * await pool.close();
@@ -30,7 +32,11 @@ import type { Descriptor, DescribeOptions, LocalVerifier, StageTimings } from '.
 import type { Detection, DetectOptions } from '../vision/detector.js';
 import type { DecodedImage } from '../vision/intake.js';
 import type { LocalScore } from '../vision/local-features.js';
-import type { DescribeOut, DetectPayload, TaskIn, VerifyPayload } from './task.js';
+import type { ViewOptions } from '../survey/views.js';
+import type { GreyFrame } from '../survey/motion.js';
+import type { Mat } from '../survey/kalman.js';
+import type { Box } from '../vision/boxes.js';
+import type { DescribeOut, DetectLooksPayload, DetectPayload, MotionPayload, TaskIn, VerifyPayload } from './task.js';
 import { fromWire } from './wire.js';
 
 export type Lane = 'interactive' | 'bulk';
@@ -80,6 +86,10 @@ export interface EnginePool {
   verify: LocalVerifier;
   /** Objects in one decoded frame, on a pool thread in the caller's lane. */
   detect(img: DecodedImage, opts: DetectOptions): Promise<Detection[]>;
+  /** Every look at one frame (survey/views.ts) fused, on one pool thread. */
+  detectLooks(img: DecodedImage, opts: DetectOptions, views: ViewOptions): Promise<Detection[]>;
+  /** Camera motion between two grey frames (survey/motion.ts), on a pool thread. */
+  motion(prev: GreyFrame, cur: GreyFrame, boxes: readonly Box[]): Promise<Mat>;
   describeMany(items: readonly { bytes: Uint8Array; opts: DescribeOptions }[]): Promise<(Descriptor | Error)[]>;
   runJob<T = unknown>(name: string, payload: unknown): Promise<T>;
   stats(): PoolStats;
@@ -218,6 +228,8 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
       return new Map(await runJob<[string, LocalScore][]>('verify', payload));
     },
     detect: (img, opts) => runJob<Detection[]>('detect', { rgb: img.rgb, width: img.width, height: img.height, opts } satisfies DetectPayload),
+    detectLooks: (img, opts, views) => runJob<Detection[]>('detectLooks', { rgb: img.rgb, width: img.width, height: img.height, opts, views } satisfies DetectLooksPayload),
+    motion: (prev, cur, boxes) => runJob<Mat>('motion', { prev, cur, boxes: boxes.map((b) => ({ ...b })) } satisfies MotionPayload),
     stats: () => ({
       waiting: { interactive: queue.interactive.length + jobs.interactive.length, bulk: queue.bulk.length + jobs.bulk.length },
       busy, size: settings.size, batches, photos,

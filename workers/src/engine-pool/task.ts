@@ -9,6 +9,9 @@ import { Embedder } from '../vision/embed.js';
 import { loadDetector, type DetectOptions } from '../vision/detector.js';
 import { verifyLocal } from '../vision/local-features.js';
 import type { KindSettings } from '../vision/settings.js';
+import { detectViews, type ViewOptions } from '../survey/views.js';
+import { estimateMotion, type GreyFrame } from '../survey/motion.js';
+import type { Box } from '../vision/boxes.js';
 import { toWire, type WireError } from './wire.js';
 
 const engines = new Map<string, Promise<RecognitionEngine>>();
@@ -43,6 +46,20 @@ const jobs: Record<string, (payload: unknown) => Promise<unknown>> = {
     const rgb = Buffer.from(d.rgb.buffer, d.rgb.byteOffset, d.rgb.byteLength);
     return (await loadDetector()).detect({ rgb, width: d.width, height: d.height }, d.opts);
   },
+  /**
+   * Every look at one frame (survey/views.ts) in this thread: the frame crosses threads once, not
+   * once a look, and the mirror, the tiles and the fusion stay off the survey's own thread.
+   */
+  detectLooks: async (p) => {
+    const d = p as DetectLooksPayload;
+    const rgb = Buffer.from(d.rgb.buffer, d.rgb.byteOffset, d.rgb.byteLength);
+    return detectViews(await loadDetector(), { rgb, width: d.width, height: d.height }, d.opts, d.views);
+  },
+  /** Camera motion between two grey frames (survey/motion.ts), OpenCV.js loaded once a thread. */
+  motion: async (p) => {
+    const m = p as MotionPayload;
+    return estimateMotion(m.prev, m.cur, m.boxes);
+  },
   /** Keypoint verification of one query against its shortlist (the engine's `verifier`). */
   verify: async (p) => {
     const v = p as VerifyPayload;
@@ -55,6 +72,16 @@ export interface DetectPayload {
   width: number;
   height: number;
   opts: DetectOptions;
+}
+
+export interface DetectLooksPayload extends DetectPayload {
+  views: ViewOptions;
+}
+
+export interface MotionPayload {
+  prev: GreyFrame;
+  cur: GreyFrame;
+  boxes: Box[];
 }
 
 export interface VerifyPayload {

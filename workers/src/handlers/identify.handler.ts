@@ -1,4 +1,4 @@
-import type { FrameDetector } from '../survey/pipeline.js';
+import type { FrameDetector, SurveyDeps } from '../survey/pipeline.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.js';
 import type { Candidate, Descriptor, RecognitionEngine } from '../vision/engine.js';
@@ -20,8 +20,11 @@ export interface IdentifyDeps {
   shadow?: (data: JobData<'identify'>, served: { candidates?: { individual_id: string }[] }) => Promise<void>;
   /** The caller's adopted learned metric, when it has one (workers/src/learn). */
   learned?: LearnedGalleries;
-  /** Object detection on the engine pool (surveys), and how many frames it can take at once. */
-  detect?: { run: FrameDetector['detect']; threads: number };
+  /**
+   * Object detection on the engine pool (surveys): one look, every look at a frame, camera motion,
+   * and how many frames it can take at once.
+   */
+  detect?: { run: FrameDetector['detect']; looks?: FrameDetector['detectLooks']; motion?: SurveyDeps['motion']; threads: number };
 }
 
 interface IndividualRow { id: string; owner_id: string; name: string | null; species: string | null; farm_id: string | null }

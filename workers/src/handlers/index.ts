@@ -55,7 +55,7 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
   const learned = createLearnedGalleries(c, engine);
-  const detect = { run: pool.detect, threads: pool.settings.size };
+  const detect = { run: pool.detect, looks: pool.detectLooks, motion: pool.motion, threads: pool.settings.size };
   const deps = { c, engine, pools, poolOwners, learned, detect, onEnrolled: async (owner: string, kind: Kind) => {
     await pools.indexFor(owner);
     // The learning loop: enough new photos queue the owner's training (never fails an enrolment).

@@ -89,8 +89,15 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
       const file = path.join(dir, 'video');
       await writeFile(file, bytes);
       pass = await surveyVideo(file, { kind: data.kind, fps: data.fps, maxSeconds: c.config.VIDEO_MAX_SECONDS, views: looksFor(c.config.SURVEY_DETECT_LOOKS) }, {
-        // On the engine pool when there is one: a frame per thread, ahead of the tracker.
-        ...(deps.detect ? { detector: { detect: deps.detect.run }, ahead: deps.detect.threads } : { detector: await loadDetector() }),
+        // On the engine pool when there is one: a frame per thread (all its looks), ahead of the
+        // tracker, and the camera motion there too; this thread only tracks.
+        ...(deps.detect
+          ? {
+            detector: { detect: deps.detect.run, ...(deps.detect.looks ? { detectLooks: deps.detect.looks } : {}) },
+            ...(deps.detect.motion ? { motion: deps.detect.motion } : {}),
+            ahead: deps.detect.threads,
+          }
+          : { detector: await loadDetector() }),
         onProgress: async (p) => void (await c.db.query('update surveys set frames_read = $2, tracks = $3 where id = $1', [data.survey_id, p.frames_read, p.tracks])),
       });
     } catch (err) {

@@ -5,10 +5,11 @@
  * Cheap enough for every frame of a drone pass (a 320 px frame, at most 200 corners).
  *
  * ```ts
- * const m = new CameraMotion();
- * const H = await m.next(rgb, width, height, boxes);   // previous → current, in full-size pixels; null on the first frame
- * m.dispose();
+ * const a = await greyFrame(rgb0, width, height), b = await greyFrame(rgb1, width, height);
+ * const H = await estimateMotion(a, b, boxes);   // previous → current, in frame pixels; identity when too few corners
  * ```
+ * The grey frames are plain bytes, so the estimate can run on an engine pool thread (its `motion`
+ * job): on a GPU machine the survey's own thread sets the pace, and this took a third of it.
  */
 import sharp from 'sharp';
 import { loadOpenCV, type CV } from '../vision/opencv.js';
@@ -20,31 +21,33 @@ const SIDE = 320;
 const MAX_CORNERS = 200;
 const MIN_POINTS = 12;
 
-export class CameraMotion {
-  private prev: { grey: unknown; scale: number } | null = null;
-  private cv: CV | null = null;
+/** A frame shrunk to grey at the width the motion is measured at (plain bytes: it crosses threads). */
+export interface GreyFrame {
+  grey: Uint8Array;
+  width: number;
+  height: number;
+  /** Grey pixels per frame pixel. */
+  scale: number;
+}
 
-  /** The homography from the previous frame to this one (null on the first, identity when unknown). */
-  async next(rgb: Buffer, width: number, height: number, boxes: readonly Box[]): Promise<Mat | null> {
-    const cv = (this.cv ??= await loadOpenCV());
-    const scale = Math.min(1, SIDE / width);
-    const w = Math.max(8, Math.round(width * scale));
-    const h = Math.max(8, Math.round(height * scale));
-    const grey = await sharp(rgb, { raw: { width, height, channels: 3 } }).resize(w, h, { fit: 'fill' }).greyscale().raw().toBuffer();
-    const cur = cv.matFromArray(h, w, cv.CV_8UC1, grey);
-    const prev = this.prev;
-    this.prev = { grey: cur, scale };
-    if (!prev) return null;
-    try {
-      return estimate(cv, prev.grey, cur, boxes, scale) ?? IDENTITY.map((r) => [...r]);
-    } finally {
-      (prev.grey as { delete(): void }).delete();
-    }
-  }
+export async function greyFrame(rgb: Buffer, width: number, height: number): Promise<GreyFrame> {
+  const scale = Math.min(1, SIDE / width);
+  const w = Math.max(8, Math.round(width * scale));
+  const h = Math.max(8, Math.round(height * scale));
+  const grey = await sharp(rgb, { raw: { width, height, channels: 3 } }).resize(w, h, { fit: 'fill' }).greyscale().raw().toBuffer();
+  return { grey, width: w, height: h, scale };
+}
 
-  dispose(): void {
-    (this.prev?.grey as { delete(): void } | undefined)?.delete();
-    this.prev = null;
+/** The homography from `prev` to `cur` in frame pixels, the identity when it cannot be told. */
+export async function estimateMotion(prev: GreyFrame, cur: GreyFrame, boxes: readonly Box[]): Promise<Mat> {
+  const cv = await loadOpenCV();
+  const a = cv.matFromArray(prev.height, prev.width, cv.CV_8UC1, prev.grey);
+  const b = cv.matFromArray(cur.height, cur.width, cv.CV_8UC1, cur.grey);
+  try {
+    return estimate(cv, a, b, boxes, prev.scale) ?? IDENTITY.map((r) => [...r]);
+  } finally {
+    a.delete();
+    b.delete();
   }
 }
 

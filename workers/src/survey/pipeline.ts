@@ -18,7 +18,8 @@ import sharp from 'sharp';
 import type { Detection, DetectOptions } from '../vision/detector.js';
 import type { DecodedImage } from '../vision/intake.js';
 import { COCO_ANIMAL_IDS } from '../vision/animal-detector.js';
-import { CameraMotion } from './motion.js';
+import { estimateMotion, greyFrame, type GreyFrame } from './motion.js';
+import type { Mat } from './kalman.js';
 import { outputSize, pickFrames, probe, streamFrames, type StreamFrame, type VideoInfo } from './frame-stream.js';
 import { iou, Tracker, type Box, type Track, type TrackerDetection, type TrackerOptions } from './tracker.js';
 import { DEFAULT_VIEWS, detectViews, onePerPlace, type ViewOptions } from './views.js';
@@ -89,10 +90,20 @@ export interface SurveyPass {
 /** A detector (vision/detector.ts), or the engine pool's (`EnginePool.detect`). */
 export interface FrameDetector {
   detect(img: DecodedImage, opts: DetectOptions): Promise<Detection[]>;
+  /**
+   * Every look at a frame, fused (survey/views.ts `detectViews`), in one call: the engine pool runs
+   * them on one of its threads, so the frame crosses once and the mirror and tiles are cut there.
+   */
+  detectLooks?(img: DecodedImage, opts: DetectOptions, views: ViewOptions): Promise<Detection[]>;
 }
 
 export interface SurveyDeps {
   detector: FrameDetector;
+  /**
+   * Camera motion between two grey frames (the engine pool's `motion`); default: on this thread.
+   * On a GPU machine this thread sets the pace: the estimate took a third of it.
+   */
+  motion?: (prev: GreyFrame, cur: GreyFrame, boxes: readonly Box[]) => Promise<Mat>;
   /**
    * Frames whose detection may run ahead of the tracker (default 1: none ahead). With the engine
    * pool, its thread count: each thread detects a frame while the tracker takes them in order.
@@ -184,13 +195,16 @@ async function crop(f: Pick<StreamFrame, 'rgb' | 'width' | 'height'>, b: Box): P
 }
 
 /**
- * The frames in order, each with its detection already started, up to `deps.ahead` frames ahead
+ * The frames in order, each with its detection already started, and its camera motion (from the
+ * previous frame, masked by this frame's boxes) chained on it, up to `deps.ahead` frames ahead
  * (so a pool of N threads detects N frames at once). Only those frames are held in memory.
  */
-async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps, classes: readonly number[], views: ViewOptions) {
+async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps, classes: readonly number[], views: ViewOptions, cmc: boolean) {
   const ahead = Math.max(1, deps.ahead ?? 1);
-  const queue: { f: StreamFrame; detected: Promise<Detection[]> }[] = [];
+  const queue: { f: StreamFrame; found: Promise<Detection[]>; motion: Promise<Mat | null> }[] = [];
   const it = frames[Symbol.asyncIterator]();
+  const estimate = deps.motion ?? estimateMotion;
+  let prevGrey: Promise<GreyFrame> | null = null;
   let done = false;
   try {
     for (;;) {
@@ -200,10 +214,18 @@ async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps
           done = true;
           break;
         }
-        const detected = detectViews(deps.detector, { rgb: n.value.rgb, width: n.value.width, height: n.value.height }, { classes, minScore: 0.05 }, views);
+        const img = { rgb: n.value.rgb, width: n.value.width, height: n.value.height };
+        const opts = { classes, minScore: 0.05 };
+        const detected = deps.detector.detectLooks ? deps.detector.detectLooks(img, opts, views) : detectViews(deps.detector, img, opts, views);
+        // Class-agnostic within the kind: YOLOX-nano flickers between cow and horse on one animal.
+        const found = detected.then((d) => onePerPlace(mergeClasses(d)));
+        const grey = cmc ? greyFrame(img.rgb, img.width, img.height) : null;
+        const from = prevGrey;
+        prevGrey = grey;
+        const motion = grey && from ? Promise.all([from, grey, found]).then(([a, b, ds]) => estimate(a, b, ds.map((d) => d.box))) : Promise.resolve(null);
         // Awaited in turn below; until then a failure must not count as unhandled.
-        detected.catch(() => undefined);
-        queue.push({ f: n.value, detected });
+        for (const p of [found, motion, grey]) p?.catch(() => undefined);
+        queue.push({ f: n.value, found, motion });
       }
       const next = queue.shift();
       if (!next) return;
@@ -228,7 +250,6 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
   const started = Date.now();
   const classes = o.kind === 'animal' ? COCO_ANIMAL_IDS : FRUIT_CLASS_IDS;
   const tracker = new Tracker({ ...SURVEY_TRACKER, ...(o.kind === 'fruit' ? FRUIT_TRACKER : {}), ...o.tracker });
-  const motion = o.cmc === false ? null : new CameraMotion();
   const perK = o.cropsPerTrack ?? 4;
   const maxSide = o.maxSide ?? 960;
   // Crops and label votes per track, filled as the track is matched.
@@ -238,34 +259,27 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
   let frames = 0;
   let size = { width: 0, height: 0 };
   const minGap = Math.max(1, Math.round(o.fps / 2));
-  let cropSide = maxSide;
-  let info: VideoInfo | undefined;
-  try {
-    info = await probe(file);
-    // The crops' frames: larger than the detection frames only when the video is.
-    cropSide = Math.max(maxSide, Math.min(o.cropSide ?? CROP_SIDE, Math.max(info.width, info.height)));
-    const later = outputSize(info.width, info.height, cropSide).width > outputSize(info.width, info.height, maxSide).width;
-    for await (const { f, detected } of detectAhead(streamFrames(file, { fps: o.fps, maxSide, maxSeconds: o.maxSeconds ?? 120, info }), deps, classes, { ...DEFAULT_VIEWS, ...o.views })) {
-      frames++;
-      size = { width: f.width, height: f.height };
-      const found = onePerPlace(mergeClasses(await detected));
-      const H = motion ? await motion.next(f.rgb, f.width, f.height, found.map((d) => d.box)) : null;
-      // Class-agnostic within the kind: YOLOX-nano flickers between cow and horse on one animal.
-      const dets: TrackerDetection[] = found.map((d) => ({ box: d.box, score: d.score, feature: colourFeature(f, d.box) }));
-      const active = tracker.update(dets, { ...(H ? { motion: H } : {}), frame: { width: f.width, height: f.height } });
-      for (const t of active) {
-        const p = t.points.at(-1)!;
-        const d = found[p.detection]!;
-        const votes = labels.get(t) ?? new Map<string, number>();
-        votes.set(d.label, (votes.get(d.label) ?? 0) + d.score);
-        labels.set(t, votes);
-        await keepCrop(crops, t, f, d, perK, minGap, o.fps, !later);
-      }
-      if (deps.keepFrames) perFrame.push({ index: f.index, tracks: active.map((t) => ({ id: t.id, box: { ...t.points.at(-1)!.box } })) });
-      if (deps.onProgress && frames % (deps.progressEvery ?? 10) === 0) await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length });
+  const info: VideoInfo = await probe(file);
+  // The crops' frames: larger than the detection frames only when the video is.
+  const cropSide = Math.max(maxSide, Math.min(o.cropSide ?? CROP_SIDE, Math.max(info.width, info.height)));
+  const later = outputSize(info.width, info.height, cropSide).width > outputSize(info.width, info.height, maxSide).width;
+  for await (const { f, found: foundP, motion } of detectAhead(streamFrames(file, { fps: o.fps, maxSide, maxSeconds: o.maxSeconds ?? 120, info }), deps, classes, { ...DEFAULT_VIEWS, ...o.views }, o.cmc !== false)) {
+    frames++;
+    size = { width: f.width, height: f.height };
+    const found = await foundP;
+    const H = await motion;
+    const dets: TrackerDetection[] = found.map((d) => ({ box: d.box, score: d.score, feature: colourFeature(f, d.box) }));
+    const active = tracker.update(dets, { ...(H ? { motion: H } : {}), frame: { width: f.width, height: f.height } });
+    for (const t of active) {
+      const p = t.points.at(-1)!;
+      const d = found[p.detection]!;
+      const votes = labels.get(t) ?? new Map<string, number>();
+      votes.set(d.label, (votes.get(d.label) ?? 0) + d.score);
+      labels.set(t, votes);
+      await keepCrop(crops, t, f, d, perK, minGap, o.fps, !later);
     }
-  } finally {
-    motion?.dispose();
+    if (deps.keepFrames) perFrame.push({ index: f.index, tracks: active.map((t) => ({ id: t.id, box: { ...t.points.at(-1)!.box } })) });
+    if (deps.onProgress && frames % (deps.progressEvery ?? 10) === 0) await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length });
   }
   const finished = tracker.finished();
   await cutAtSource(file, finished.flatMap((t) => crops.get(t) ?? []), { fps: o.fps, cropSide, info, decoded: size });
