@@ -301,9 +301,9 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
  * scaled from the detection frames (`decoded`) to those. One frame at a time: each frame's crops
  * are cut as it arrives and the frame let go.
  */
-async function cutAtSource(file: string, chosen: Chosen[], o: { fps: number; cropSide: number; info: VideoInfo | undefined; decoded: { width: number; height: number } }) {
+async function cutAtSource(file: string, chosen: Chosen[], o: { fps: number; cropSide: number; info: VideoInfo; decoded: { width: number; height: number } }) {
   const todo = chosen.filter((c) => !c.cut);
-  if (todo.length === 0 || !o.info) return;
+  if (todo.length === 0) return;
   const byFrame = new Map<number, Chosen[]>();
   for (const c of todo) byFrame.set(c.index, [...(byFrame.get(c.index) ?? []), c]);
   for await (const f of pickFrames(file, { fps: o.fps, maxSide: o.cropSide, indices: [...byFrame.keys()], info: o.info })) {
