@@ -20,6 +20,13 @@
  * service fits it (the kind's defaults when the gallery is too small to vouch for 1%). Reports per clip: count error, MOTA, IDF1, ID switches,
  * tracks identified correctly, false matches, frames per second (detection on the engine pool, as
  * the survey job runs it, and again on one thread for a side-by-side ratio); the last line is one JSON.
+ *
+ * Ground truth (benchmarks/survey/render.ts): an animal at least half visible is scored, its box the
+ * bounding box of its visible part (what a COCO detector draws); one less than half visible (behind
+ * the bush, another animal or the frame's edge) is ignored: a track on it is neither a hit nor a
+ * false positive (`ignored_predictions` in the report), and missing it is no miss, as MOTChallenge
+ * and KITTI score distractors and heavily occluded objects (benchmarks/survey/mot-metrics.ts).
+ * `--debug 1` prints every frame's truth, predictions and errors (FP, FN, ID switches, ignored).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -160,6 +167,8 @@ async function decide(t: SurveyTrack): Promise<DecidedTrack> {
 interface ClipReport {
   name: string; kind: 'animal' | 'fruit'; frames: number; true_count: number; count: number; count_error: number;
   mota: number; idf1: number; id_switches: number; fp: number; fn: number; gt_boxes: number; tracks: number;
+  /** Predicted boxes on animals less than half visible: left out of the scores (render.ts). */
+  ignored_predictions: number;
   identified_correct?: number; ranked_top1_correct?: number; enrolled_tracks?: number; strangers_kept_unknown?: number; strangers?: number; false_matches?: number;
   frames_per_second: number;
   /** The same pass with detection on this thread, one frame at a time (before the pool): side by side. */
@@ -184,14 +193,16 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     if (args.get('debug')) {
       for (let f = 0; f < pred.length; f++) {
         const fmt = (ids: (string | number)[], boxes: { x: number; y: number; w: number; h: number }[]) => ids.map((id, i) => `${String(id).slice(-4)}@${Math.round(boxes[i]!.x)},${Math.round(boxes[i]!.y)}`).join(' ');
-        console.error(`${name} f${f} GT ${fmt(gt[f]!.ids, gt[f]!.boxes)} | PR ${fmt(pred[f]!.ids, pred[f]!.boxes)}`);
+        const e = m.frames[f]!;
+        const ign = (gt[f]!.ignored ?? []).map((b) => `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.w)}x${Math.round(b.h)}`).join(' ');
+        console.error(`${name} f${f} GT ${fmt(gt[f]!.ids, gt[f]!.boxes)}${ign ? ` ignored ${ign}` : ''} | PR ${fmt(pred[f]!.ids, pred[f]!.boxes)} | FP ${e.fp} FN ${e.fn} IDSW ${e.idsw} ignored ${e.ignored}`);
       }
       console.error(name, [...m.mapping.entries()]);
     }
     const trueIds = new Set(gt.flatMap((g) => g.ids.map(String)));
     const base = {
       name, kind, frames: pass.frames, true_count: trueIds.size, mota: round(m.mota), idf1: round(m.idf1), id_switches: m.id_switches,
-      fp: m.fp, fn: m.fn, gt_boxes: m.gt, tracks: pass.tracks.length, frames_per_second: round((pass.frames * 1000) / pass.ms),
+      fp: m.fp, fn: m.fn, gt_boxes: m.gt, ignored_predictions: m.ignored, tracks: pass.tracks.length, frames_per_second: round((pass.frames * 1000) / pass.ms),
       frames_per_second_one_thread: round((alone.frames * 1000) / alone.ms),
     };
     if (kind === 'fruit') return { ...base, count: pass.tracks.length, count_error: Math.abs(pass.tracks.length - trueIds.size) };

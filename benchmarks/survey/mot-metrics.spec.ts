@@ -27,3 +27,29 @@ describe('CLEAR-MOT and IDF1', () => {
     expect(motScores(gt, pr)).toMatchObject({ fn: 1, fp: 1, mota: 0 });
   });
 });
+
+describe('ignored animals (less than half visible)', () => {
+  it('drops a prediction on an ignored animal: no false positive, not among IDF1 predictions', () => {
+    // 'a' scored in both frames; a second animal half hidden at x 80 is ignored in both, and tracked.
+    const gt = frames([[['a', 0]], [['a', 1]]]).map((g) => ({ ...g, ignored: [b(80)] }));
+    const pr = frames([[[1, 0], [2, 80]], [[1, 1], [2, 81]]]);
+    const s = motScores(gt, pr);
+    expect(s).toMatchObject({ fp: 0, fn: 0, mota: 1, idf1: 1, ignored: 2 });
+    expect(s.frames).toEqual([{ fp: 0, fn: 0, idsw: 0, ignored: 1 }, { fp: 0, fn: 0, idsw: 0, ignored: 1 }]);
+    // Without the ignore entry the same track is two false positives.
+    expect(motScores(frames([[['a', 0]], [['a', 1]]]), pr)).toMatchObject({ fp: 2, mota: 0, ignored: 0 });
+  });
+
+  it('does not count a missed ignored animal, and a prediction elsewhere is still a false positive', () => {
+    const gt: FrameBoxes[] = [{ ids: ['a'], boxes: [b(0)], ignored: [b(80)] }];
+    expect(motScores(gt, frames([[[1, 0]]]))).toMatchObject({ fn: 0, fp: 0, ignored: 0 });
+    expect(motScores(gt, frames([[[1, 0], [2, 40]]]))).toMatchObject({ fp: 1, ignored: 0 });
+  });
+
+  it('lets a scored animal keep the prediction that overlaps it when an ignored one overlaps too', () => {
+    // The prediction at x 1 overlaps both 'a' (x 0) and the ignored box (x 4); Hungarian over all
+    // boxes gives it to 'a', and the second prediction at x 5 to the ignored animal.
+    const gt: FrameBoxes[] = [{ ids: ['a'], boxes: [b(0)], ignored: [b(4)] }];
+    expect(motScores(gt, frames([[[1, 1], [2, 5]]]))).toMatchObject({ fp: 0, fn: 0, ignored: 1, mota: 1 });
+  });
+});

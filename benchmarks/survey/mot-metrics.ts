@@ -5,13 +5,33 @@
  *   differs from its previous one is an ID switch. MOTA = 1 − (FN + FP + IDSW) / GT.
  * - IDF1 (Ristani et al. 2016): one global GT-id ↔ track-id bijection maximising the frames where
  *   both are present and overlap; IDF1 = 2·IDTP / (GT detections + predicted detections).
+ * - Ignored animals (`FrameBoxes.ignored`): animals in the frame but too hidden to be scored (the
+ *   renderer's rule: less than half visible). As TrackEval does for MOTChallenge's distractor
+ *   classes and KITTI's occluded or truncated objects, each frame's predicted boxes are first
+ *   matched one-to-one (Hungarian, IoU ≥ 0.5) against the scored and the ignored boxes together;
+ *   a prediction matched to an ignored box is dropped before scoring: neither a true positive nor
+ *   a false positive, and not counted among IDF1's predicted detections. An ignored animal that
+ *   nobody finds is no miss.
  */
 import munkres from 'munkres';
 import { iou, type Box } from '../../workers/src/survey/tracker.js';
 
-export interface FrameBoxes { ids: (number | string)[]; boxes: Box[] }
+export interface FrameBoxes {
+  ids: (number | string)[];
+  boxes: Box[];
+  /** Ground truth only: boxes of animals present but not scored (see above). */
+  ignored?: Box[];
+}
 
-export interface MotScores { gt: number; fp: number; fn: number; id_switches: number; mota: number; idtp: number; idf1: number; mapping: Map<string, string> }
+/** One frame's errors, and the predictions dropped on ignored animals. */
+export interface FrameErrors { fp: number; fn: number; idsw: number; ignored: number }
+
+export interface MotScores {
+  gt: number; fp: number; fn: number; id_switches: number; mota: number; idtp: number; idf1: number; mapping: Map<string, string>;
+  /** Predicted boxes dropped because they matched an ignored animal. */
+  ignored: number;
+  frames: FrameErrors[];
+}
 
 const THR = 0.5;
 
@@ -21,11 +41,15 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
   let fp = 0;
   let fn = 0;
   let idsw = 0;
+  let ignored = 0;
+  const frames: FrameErrors[] = [];
   const last = new Map<string, string>(); // GT id → the track it was last matched to
   const pairFrames = new Map<string, number>(); // "g|t" → frames matched (for IDF1)
   for (let f = 0; f < gt.length; f++) {
     const G = gt[f] ?? { ids: [], boxes: [] };
-    const P = pred[f] ?? { ids: [], boxes: [] };
+    const P = withoutIgnored(G, pred[f] ?? { ids: [], boxes: [] });
+    ignored += (pred[f]?.ids.length ?? 0) - P.ids.length;
+    const before = { fp, fn, idsw };
     nGt += G.ids.length;
     nPred += P.ids.length;
     // IDF1 counts every overlapping pair per frame, matched one-to-one per frame by Hungarian.
@@ -58,6 +82,7 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
     for (const [gi, pi] of matched) last.set(String(G.ids[gi]), String(P.ids[pi]));
     fn += G.ids.length - matched.length;
     fp += P.ids.length - matched.length;
+    frames.push({ fp: fp - before.fp, fn: fn - before.fn, idsw: idsw - before.idsw, ignored: (pred[f]?.ids.length ?? 0) - P.ids.length });
   }
   // IDF1's global bijection between identities.
   const gIds = [...new Set(gt.flatMap((x) => x.ids.map(String)))];
@@ -78,8 +103,17 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
   return {
     gt: nGt, fp, fn, id_switches: idsw,
     mota: nGt ? 1 - (fn + fp + idsw) / nGt : 0,
-    idtp, idf1: nGt + nPred ? (2 * idtp) / (nGt + nPred) : 0, mapping,
+    idtp, idf1: nGt + nPred ? (2 * idtp) / (nGt + nPred) : 0, mapping, ignored, frames,
   };
+}
+
+/** The frame's predictions less those matched to an ignored animal (matched against every GT box at once). */
+function withoutIgnored(G: FrameBoxes, P: FrameBoxes): FrameBoxes {
+  const ign = G.ignored ?? [];
+  if (!ign.length || !P.ids.length) return P;
+  const drop = new Set(hungarian([...G.boxes, ...ign], P.boxes).filter(([g]) => g >= G.boxes.length).map(([, p]) => p));
+  const keep = P.ids.map((_, i) => i).filter((i) => !drop.has(i));
+  return { ids: keep.map((i) => P.ids[i]!), boxes: keep.map((i) => P.boxes[i]!) };
 }
 
 /** Hungarian on 1 − IoU, keeping pairs with IoU ≥ 0.5. */
