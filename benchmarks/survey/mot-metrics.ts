@@ -48,7 +48,8 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
   for (let f = 0; f < gt.length; f++) {
     const G = gt[f] ?? { ids: [], boxes: [] };
     const P = withoutIgnored(G, pred[f] ?? { ids: [], boxes: [] });
-    ignored += (pred[f]?.ids.length ?? 0) - P.ids.length;
+    const dropped = (pred[f]?.ids.length ?? 0) - P.ids.length;
+    ignored += dropped;
     const before = { fp, fn, idsw };
     nGt += G.ids.length;
     nPred += P.ids.length;
@@ -82,7 +83,7 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
     for (const [gi, pi] of matched) last.set(String(G.ids[gi]), String(P.ids[pi]));
     fn += G.ids.length - matched.length;
     fp += P.ids.length - matched.length;
-    frames.push({ fp: fp - before.fp, fn: fn - before.fn, idsw: idsw - before.idsw, ignored: (pred[f]?.ids.length ?? 0) - P.ids.length });
+    frames.push({ fp: fp - before.fp, fn: fn - before.fn, idsw: idsw - before.idsw, ignored: dropped });
   }
   // IDF1's global bijection between identities.
   const gIds = [...new Set(gt.flatMap((x) => x.ids.map(String)))];
