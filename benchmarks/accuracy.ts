@@ -4,7 +4,7 @@
  *   npm run bench:accuracy -- --protocol <dir>/protocol.json [--out file.json]
  *     [--calib-samples 120] [--sample-queries N] [--limit-queries N] [--cache <dir outside the repo>]
  *     [--local akaze|xfeat] [--crop on|off] [--shortlist N] [--per-individual N] [--variant name]
- *     [--cache-queries] [--plots <dir>] [--lnbnn] [--learn-from-gallery]
+ *     [--cache-queries] [--plots <dir>] [--lnbnn] [--learn-from-gallery] [--per-side] [--species id]
  *
  * Variant flags override the kind's settings (settings.ts) for an ablation;
  * without them the engine's own per-kind choice runs. `--plots` writes SVG
@@ -13,7 +13,10 @@
  * `shortlist_recall`: share of enrolled queries whose individual reached
  * keypoint verification (the global stage's recall). `--lnbnn` (XFeat only) also
  * ranks individuals by LNBNN voting over all gallery descriptors (lnbnn.ts) and
- * reports its top-1/top-5 and recall@K beside the global embedding's recall@K.
+ * reports its top-1/top-5 and recall@K beside the global embedding's recall@K. `--per-side`: a
+ * photo whose protocol entry names its flank (`side`) is compared only with that flank's gallery
+ * photos. `--species`: the catalogue species the gallery is (as an owner enrols it), which picks
+ * the kind's shipped threshold where the owner's own fit cannot vouch, as identify does.
  *
  * Enrols every gallery image through RecognitionEngine.describe, calibrates
  * from the gallery alone (leave-one-out, see below), identifies every query
@@ -53,8 +56,8 @@ import { backboneIndex, learnedIndex, sideBySide } from './learned.js';
 interface Protocol {
   name: string;
   kind: Kind;
-  gallery: { id: string; path: string }[];
-  queries: { path: string; expect: string | null }[];
+  gallery: { id: string; path: string; side?: string }[];
+  queries: { path: string; expect: string | null; side?: string }[];
 }
 
 const args = parseArgs(process.argv.slice(2));
@@ -79,7 +82,7 @@ if (args.has('crop')) overrides.subject = args.get('crop') === 'on' ? 'crop' : '
 if (args.has('shortlist')) overrides.shortlist = Number(args.get('shortlist'));
 if (args.has('per-individual')) overrides.perIndividual = Number(args.get('per-individual'));
 const settings = settingsFor(kind, overrides);
-const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '');
+const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '') + (args.has('per-side') ? ', per side' : '');
 /** Cached descriptors are only valid for the same extraction settings (shortlist sizes do not change them). */
 const CACHE_SALT = JSON.stringify({ settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0 }, keypointsFormat: 'v2' });
 
@@ -127,6 +130,12 @@ if (learning) index = learning.index;
 else index.rebuild(rows);
 const gallery = new IndexedGallery(index, { kind }, mapSource(local));
 const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
+// --per-side: a photo that says which flank it shows is compared only with gallery photos of
+// that flank (or of no stated side), as the service does with `side` (per-side galleries).
+const perSide = args.has('per-side');
+const otherSide = new Map<string, string[]>();
+for (const g of proto.gallery) if (g.side) for (const s of ['left', 'right']) if (s !== g.side) otherSide.set(s, [...(otherSide.get(s) ?? []), g.path]);
+const sideGallery = (side: string | undefined): IndexedGallery => (perSide && side ? gallery.narrowed({ exclude: otherSide.get(side) ?? [] }) : gallery);
 
 // Calibrate from the gallery only (leave-one-out plus hidden-individual open set).
 // 200 photos give about 400 queries (photo hidden; individual hidden): enough for a 1% bound (299).
@@ -151,21 +160,25 @@ for (const [i, g] of calibPicks.entries()) {
   const { d } = await describeCached(g.path);
   const others = photosOf.get(g.id)!.filter((p) => p !== g.path);
   if (others.length) {
-    const top = (await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path] }), settings: overrides })).ranked[0];
+    const top = (await engine.identify({ kind, queries: [d], gallery: sideGallery(g.side).narrowed({ exclude: [g.path] }), settings: overrides })).ranked[0];
     if (top) samples.push({ evidence: top.evidence, same: top.individualId === g.id, group: g.id });
   }
   // A fine-tuned backbone knows every individual it trained on: only its strangers stand for the open set.
   const askOpen = !(learning && 'strangers' in learning) || learning.strangers.has(g.id);
-  const open = askOpen ? (await engine.identify({ kind, queries: [d], gallery: gallery.narrowed({ exclude: [g.path, ...others] }), settings: overrides })).ranked[0] : undefined;
+  const open = askOpen ? (await engine.identify({ kind, queries: [d], gallery: sideGallery(g.side).narrowed({ exclude: [g.path, ...others] }), settings: overrides })).ranked[0] : undefined;
   if (open) samples.push({ evidence: open.evidence, same: false, group: g.id, openSet: true });
   if (i % 20 === 0) log(`calibrate ${i}/${calibPicks.length}`);
 }
 const fused = fitFusedCalibration(samples, { source: 'fused: gallery held-out photos + hidden individuals' });
 // Too little data to vouch for 1%: the kind's defaults serve, as the service says in its answer;
 // behind a fine-tuned backbone they vouch for nothing, so matches are withheld (calibrationFor).
+// --species: what identify knows of an owner's pool (its one species and size), which picks the
+// kind's shipped threshold for that species (kind-calibration.ts); without it, the hand-set defaults.
+const pool = args.has('species') ? { species: args.get('species')!.toLowerCase(), individuals: photosOf.size } : {};
+const kindDefault = engine.calibrationFor(kind, pool);
 if (fused.params) engine.setCalibration(kind, fused.params);
-else if (backbone) engine.setCalibration(kind, { ...engine.calibrationFor(kind), matchThreshold: MATCH_WITHHELD });
-const fit = { ...fused, params: undefined, source: fused.params ? 'owner (fused, fitted on the gallery)' : `kind_default${backbone ? ', matches withheld behind the backbone' : ''}: ${fused.reason}` };
+else engine.setCalibration(kind, backbone ? { ...kindDefault, matchThreshold: MATCH_WITHHELD } : kindDefault);
+const fit = { ...fused, params: undefined, source: fused.params ? 'owner (fused, fitted on the gallery)' : `kind_default (${kindDefault.source ?? 'hand-set'})${backbone ? ', matches withheld behind the backbone' : ''}: ${fused.reason}` };
 log(`calibration: ${JSON.stringify(fit)}`);
 
 // Identify.
@@ -209,7 +222,7 @@ for (const [i, q] of queries.entries()) {
   // ablation asks for --cache-queries (its latency figures are then not query latency).
   const d = cacheQueries ? (await describeCached(q.path)).d : await engine.describe(readFileSync(join(root, q.path)), { kind, enforceQuality: false, settings: overrides });
   if (learning && 'embedQuery' in learning) await learning.embedQuery(new Uint8Array(readFileSync(join(root, q.path))), d.global);
-  const res = await engine.identify({ kind, queries: [d], gallery, settings: overrides });
+  const res = await engine.identify({ kind, queries: [d], gallery: sideGallery(q.side), settings: overrides });
   queryMs.push(performance.now() - t);
   if (lnbnn && q.expect !== null) {
     const globalIds = index.search(d.global, 400, { kind }).map((h) => h.individualId);

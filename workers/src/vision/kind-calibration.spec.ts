@@ -57,7 +57,7 @@ describe("the kind's shipped calibration", () => {
     expect(shippedCalibration('animal', 'v1+p4', { species: 'cattle', individuals: 50 }, dir)).toBeNull();
   });
 
-  it('what ships fits the engine that serves: cattle with thresholds of their own; other species and trees none', async () => {
+  it('what ships fits the engine that serves: cattle and nyala with thresholds of their own; other species and trees none', async () => {
     // A new model or PIPELINE_REVISION changes the engine version and the shipped file stops
     // serving silently: refit it (npm run bench:kind-calibration -- --split none --write, then
     // npm run bench:kind-pairs -- --write).
@@ -73,6 +73,13 @@ describe("the kind's shipped calibration", () => {
       const pairs = severalScopeFor(engine.calibrationFor('animal', { species: 'cattle', individuals }), 2)!;
       expect(pairs.matchThreshold).toBeLessThanOrEqual(1);
       expect(pairs.fmrUpper).toBeLessThanOrEqual(0.01);
+    }
+    // Nyala (striped coats): a threshold of its own, vouched on nyala-dev, far stricter than cattle's.
+    for (const individuals of [5, 40]) {
+      const nyala = engine.calibrationFor('animal', { species: 'nyala', individuals });
+      expect(nyala.source).toMatch(/^kind:shipped:nyala:/);
+      expect(nyala.vouched!.fmrUpper).toBeLessThanOrEqual(0.01);
+      expect(nyala.matchThreshold).toBeGreaterThan(engine.calibrationFor('animal', { species: 'cattle', individuals }).matchThreshold);
     }
     // No species known, or one no dataset stood for: the hand-set defaults.
     expect(engine.calibrationFor('animal')).toBe(DEFAULT_CALIBRATION);
