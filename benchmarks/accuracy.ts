@@ -82,7 +82,7 @@ if (args.has('crop')) overrides.subject = args.get('crop') === 'on' ? 'crop' : '
 if (args.has('shortlist')) overrides.shortlist = Number(args.get('shortlist'));
 if (args.has('per-individual')) overrides.perIndividual = Number(args.get('per-individual'));
 const settings = settingsFor(kind, overrides);
-const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '') + (args.has('per-side') ? ', per side' : '');
+const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '') + (args.has('per-side') ? ', per side' : '') + (args.has('train-per-side') ? ', trained per flank' : '');
 /** Cached descriptors are only valid for the same extraction settings (shortlist sizes do not change them). */
 const CACHE_SALT = JSON.stringify({ settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0 }, keypointsFormat: 'v2' });
 
@@ -104,6 +104,7 @@ async function describeCached(path: string): Promise<{ d: Descriptor; ms: number
   return { d, ms };
 }
 
+const sideOf = new Map(proto.gallery.map((g) => [g.path, g.side]));
 // Enrol.
 const enrolMs: number[] = [];
 const local = new Map<string, Uint8Array>();
@@ -124,7 +125,9 @@ const backbone = args.has('learned-pass') && args.get('recipe') === 'backbone';
 const learning = !args.has('learned-pass')
   ? null
   : backbone
-    ? await backboneIndex(rows, (id) => new Uint8Array(readFileSync(join(root, id))), `${index.dir}-backbone`, engine.model.version, log, cacheDir)
+    ? await backboneIndex(rows, (id) => new Uint8Array(readFileSync(join(root, id))), `${index.dir}-backbone`, engine.model.version, log, cacheDir,
+      // --train-per-side: each flank trains as a class of its own (a nyala's two flanks differ).
+      args.has('train-per-side') ? (r) => `${r.individualId}${sideOf.get(r.id) ? `:${sideOf.get(r.id)}` : ''}` : undefined)
     : await learnedIndex(rows, `${index.dir}-learned`, engine.model.version, log, cacheDir);
 if (learning) index = learning.index;
 else index.rebuild(rows);

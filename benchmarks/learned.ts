@@ -135,16 +135,20 @@ const keyOf = (v: Float32Array): string => createHash('sha1').update(new Uint8Ar
  * held-out top-1 against the base embedding) and returns an index searching through it, plus
  * `embedQuery` to run before each identify (its time belongs to the query's latency).
  */
-export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: string) => Uint8Array, dir: string, modelVersion: string, log: (m: string) => void, cacheDir?: string) {
+export async function backboneIndex(
+  rows: readonly IndexRow[], bytesOf: (id: string) => Uint8Array, dir: string, modelVersion: string, log: (m: string) => void, cacheDir?: string,
+  /** The class a photo trains as (default its individual; per flank: individual and side). */
+  classOf: (r: IndexRow) => string = (r) => r.individualId,
+) {
   const scratch = mkdtempSync(join(tmpdir(), 'markless-bench-crops-'));
   try {
     const samples: CropSample[] = [];
     for (const [i, r] of rows.entries()) {
-      samples.push({ label: r.individualId, base: r.vector, file: await writeCrop(scratch, `g${i}`, await subjectCrop(await decodeImage(bytesOf(r.id)), 'animal', null)) });
+      samples.push({ label: classOf(r), base: r.vector, file: await writeCrop(scratch, `g${i}`, await subjectCrop(await decodeImage(bytesOf(r.id)), 'animal', null)) });
       if (i % 200 === 0) log(`crops ${i}/${rows.length}`);
     }
     const h = createHash('sha256').update(BACKBONE_RECIPE).update(JSON.stringify(backboneDefaultsFor(rows.length)));
-    for (const r of rows) h.update(r.id).update(r.individualId);
+    for (const r of rows) h.update(r.id).update(classOf(r));
     const file = cacheDir ? join(cacheDir, `backbone-${h.digest('hex')}`) : '';
     let j: Omit<BackboneJudgement, 'onnx' | 'test' | 'strangers'> & { onnx: Uint8Array; ms: number; test: number[]; strangers: string[] };
     if (file && existsSync(file + '.json')) {
@@ -186,7 +190,10 @@ export async function backboneIndex(rows: readonly IndexRow[], bytesOf: (id: str
     };
     // Calibration must not score photos the model was trained on: it gets the held-out ones.
     const calibrateOn = new Set([...j.test].map((i) => rows[i]!.id));
-    return { index, report, embedQuery, calibrateOn, strangers: new Set(j.strangers) };
+    // Strangers are classes; an individual stands for the open set when any of its classes is one
+    // (per flank, a query only meets its own flank's photos, whose class was never trained).
+    const strangerClasses = new Set(j.strangers);
+    return { index, report, embedQuery, calibrateOn, strangers: new Set(rows.filter((r) => strangerClasses.has(classOf(r))).map((r) => r.individualId)) };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

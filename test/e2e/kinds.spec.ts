@@ -146,6 +146,24 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
         expect(r.json.calibration.several).toEqual([{ photos: 2, match_threshold: Math.round(pairs.matchThreshold * 1e4) / 1e4, samples: pairs.queries, false_match_bound: pairs.fmrUpper }]);
       }
     });
+
+    it("a herd of nyala is decided by nyala's own shipped threshold, far stricter than cattle's, and no pairs' threshold", async () => {
+      const herd = await signup(app.url, 'nyala');
+      const shots = await Promise.all([[1, -30], [2, 0], [3, 30]].map(([shot, dx]) => animalScene({ coat: 501, shot, dx })));
+      const e = await post(app, '/api/animal/enroll', herd.token, photoForm(shots, { species: 'Nyala', farm_id: 'reserve' }));
+      expect(e.status, e.text).toBe(200);
+      const r = await post(app, '/api/animal/identify', herd.token, photoForm([q.animal!]));
+      expect(r.status, r.text).toBe(200);
+      const nyala = shippedCalibration('animal', r.json.model.version, { species: 'nyala', individuals: 1 })!;
+      expect(nyala.source).toBe('kind:shipped:nyala:small');
+      expect(nyala.matchThreshold).toBeGreaterThan(shippedCalibration('animal', r.json.model.version, { species: 'cattle', individuals: 1 })!.matchThreshold);
+      expect(r.json.calibration).toMatchObject({
+        source: 'kind_default', match_threshold: Math.round(nyala.matchThreshold * 1e4) / 1e4, false_match_bound: Math.round(nyala.vouched!.fmrUpper * 1e4) / 1e4, several: null,
+      });
+      expect(r.json.calibration.false_match_bound).toBeLessThanOrEqual(0.01);
+      // Whatever the verdict, the closest animal shown is this herd's only one.
+      expect(r.json.candidates[0]?.animal_did).toBe(e.json.animal_did);
+    });
   });
 
   describe('POST /api/identify/auto', () => {

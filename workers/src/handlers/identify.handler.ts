@@ -103,8 +103,9 @@ export async function identifyDescriptors(
   const gallery = (await deps.learned?.gallery(data.owner_id, owners, filter, base)) ?? base;
   // The caller's own calibration for the pipeline that searched (fruit within a tree has its own).
   const scope = data.kind === 'fruit' && filter.treeId ? 'tree' : 'all';
-  const pool = data.kind === 'animal' ? await poolFacts(deps.c, owners, data.filters.species, filter.farmId, only) : {};
-  const cal = await calibrationFor(deps.c.db, data.owner_id, data.kind, pipelineKey(deps.engine, gallery.learned ?? null, scope), deps.engine.calibrationFor(data.kind, pool), gallery.learned ?? null);
+  // The pool's species and size pick the kind's shipped threshold; counted only when the owner's own fit does not serve.
+  const kindDefault = async () => deps.engine.calibrationFor(data.kind, data.kind === 'animal' ? await poolFacts(deps.c, owners, data.filters.species, filter.farmId, only) : {});
+  const cal = await calibrationFor(deps.c.db, data.owner_id, data.kind, pipelineKey(deps.engine, gallery.learned ?? null, scope), kindDefault, gallery.learned ?? null);
   const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery, calibration: cal.params });
   const candidates = await present(deps.c, data.kind, out.candidates);
   return {

@@ -98,7 +98,12 @@ export const MATCH_WITHHELD = 1.01;
  * pipeline; behind a fine-tuned backbone they vouch for nothing (nyala-dev: every `match` they let
  * through was wrong), so until the owner's fit exists such a pipeline answers no `match`.
  */
-export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind, pipeline: string, kindDefault: CalibrationParams, learned: ModelRef | null = null): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
+export async function calibrationFor(
+  db: Queryable, ownerId: string, kind: Kind, pipeline: string,
+  /** The kind's defaults, or how to get them: asked only when the owner's own fit does not serve. */
+  kindDefaults: CalibrationParams | (() => Promise<CalibrationParams>),
+  learned: ModelRef | null = null,
+): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
   const stored = await loadOwnerCalibration(db, ownerId, kind, pipeline);
   // A fit made under the old rule is no fit at all (shared/src/domain/calibration-fit.ts).
   const stale = stored !== null && isStaleFit(stored);
@@ -111,6 +116,7 @@ export async function calibrationFor(db: Queryable, ownerId: string, kind: Kind,
       },
     };
   }
+  const kindDefault = typeof kindDefaults === 'function' ? await kindDefaults() : kindDefaults;
   if ((await learnedVersion(db, ownerId, kind, learned))?.recipe.startsWith('finetuned-')) {
     return {
       params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
