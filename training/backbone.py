@@ -4,7 +4,7 @@ Fine-tunes the MobileNetV2 backbone on an owner's labelled animal crops and expo
 embedding network as ONNX, for the TypeScript service to run (workers/src/learn/backbone.ts).
 
     /usr/bin/python3 training/backbone.py --base models/mobilenetv2-12-int8.onnx \
-        --data crops.json --out candidate.onnx [--epochs 16] [--freeze 8] [--height 192 --width 288]
+        --data crops.json --out candidate.onnx [--epochs 16] [--freeze 8] [--height 192 --width 288] [--device auto]
 
 `crops.json` is written by the TypeScript side: {"items": [{"file", "box": [x, y, w, h] | null,
 "label"}], "eval": [{"file", "box", "label"}]}. Items train; `eval` photos are never trained on
@@ -17,17 +17,16 @@ dequantised, and each quantised activation's representable range becomes a clamp
 exactly how the int8 export encodes ReLU6 (and leaves the linear bottlenecks nearly unclipped).
 """
 import argparse
+import inspect
 import json
 import random
 import sys
 import time
 
 import numpy as np
-import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from onnx import numpy_helper
 from PIL import Image
 
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
@@ -36,6 +35,8 @@ MARGIN = 0.1  # the engine crops the detector box grown by 10% on every side (cr
 
 
 def attr(node, name, default=None):
+    import onnx  # only to read the base model; the rest of training never needs it
+
     for a in node.attribute:
         if a.name == name:
             return onnx.helper.get_attribute_value(a)
@@ -47,6 +48,9 @@ class FloatMobileNet(nn.Module):
 
     def __init__(self, path):
         super().__init__()
+        import onnx
+        from onnx import numpy_helper
+
         g = onnx.load(path).graph
         init = {i.name: numpy_helper.to_array(i) for i in g.initializer}
         self.ops = []
@@ -143,12 +147,12 @@ def load(items, hw):
     return [crop_box(Image.open(it['file']).convert('RGB'), it.get('box')).resize((big[1], big[0]), Image.BILINEAR) for it in items]
 
 
-def embed(model, imgs, hw, batch=32):
+def embed(model, imgs, hw, batch=32, dev='cpu'):
     model.eval()
     out = []
     with torch.no_grad():
         for k in range(0, len(imgs), batch):
-            out.append(model(torch.stack([to_tensor(im, hw) for im in imgs[k:k + batch]])))
+            out.append(model(torch.stack([to_tensor(im, hw) for im in imgs[k:k + batch]]).to(dev)).cpu())
     return torch.cat(out) if out else torch.zeros(0, model.head.out_features)
 
 
@@ -175,7 +179,10 @@ def main():
     ap.add_argument('--margin', type=float, default=0.3)
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--device', choices=['auto', 'cpu', 'cuda'], default='auto',
+                    help='auto: CUDA where this torch build sees a GPU (a GPU worker), else the CPU')
     a = ap.parse_args()
+    dev = torch.device('cuda' if a.device == 'cuda' or (a.device == 'auto' and torch.cuda.is_available()) else 'cpu')
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -193,7 +200,8 @@ def main():
 
     model = Embedder(FloatMobileNet(a.base), a.dim)
     model.backbone.freeze_first(a.freeze)
-    proxies = nn.Parameter(torch.randn(len(labels), a.dim) * 0.01)
+    model.to(dev)
+    proxies = nn.Parameter((torch.randn(len(labels), a.dim) * 0.01).to(dev))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW([{'params': params, 'lr': a.lr}, {'params': [proxies], 'lr': a.lr * 10}], weight_decay=1e-4)
     steps = max(1, a.epochs * ((len(items) + a.batch - 1) // a.batch))
@@ -207,8 +215,8 @@ def main():
         total = 0.0
         for k in range(0, len(order), a.batch):
             idx = order[k:k + a.batch]
-            x = torch.stack([augment(imgs[i], hw, rnd) for i in idx])
-            t = torch.tensor([y[i] for i in idx])
+            x = torch.stack([augment(imgs[i], hw, rnd) for i in idx]).to(dev)
+            t = torch.tensor([y[i] for i in idx]).to(dev)
             cos = model(x) @ F.normalize(proxies, dim=1).T
             # CosFace: the true individual's cosine must beat the others by `margin`.
             logits = a.scale * (cos - a.margin * F.one_hot(t, len(labels)))
@@ -222,15 +230,18 @@ def main():
         print(json.dumps({'epoch': epoch + 1, 'loss': losses[-1], 's': round(time.time() - t1, 1)}), file=sys.stderr, flush=True)
     t_train = time.time() - t1
 
-    g = embed(model, imgs, hw)
-    q = embed(model, eimgs, hw)
+    g = embed(model, imgs, hw, dev=dev)
+    q = embed(model, eimgs, hw, dev=dev)
     acc = top1(q, [e['label'] for e in evals], g, [it['label'] for it in items])
     model.eval()
+    model.cpu()
+    # Newer torch defaults to its dynamo exporter, which needs onnxscript; the classic one does not.
+    legacy = {'dynamo': False} if 'dynamo' in inspect.signature(torch.onnx.export).parameters else {}
     torch.onnx.export(model, torch.zeros(1, 3, *hw), a.out, input_names=['image'], output_names=['embedding'],
-                      dynamic_axes={'image': {0: 'N'}, 'embedding': {0: 'N'}}, opset_version=13)
+                      dynamic_axes={'image': {0: 'N'}, 'embedding': {0: 'N'}}, opset_version=13, **legacy)
     print(json.dumps({'items': len(items), 'individuals': len(labels), 'eval': len(evals), 'eval_top1': acc,
                       'losses': losses, 'load_s': round(t_load, 1), 'train_s': round(t_train, 1),
-                      'input': [3, *hw], 'dim': a.dim, 'out': a.out}))
+                      'input': [3, *hw], 'dim': a.dim, 'device': dev.type, 'out': a.out}))
 
 
 if __name__ == '__main__':
