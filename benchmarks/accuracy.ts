@@ -134,7 +134,8 @@ else index.rebuild(rows);
 const gallery = new IndexedGallery(index, { kind }, mapSource(local));
 const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
 // --per-side: a photo that says which flank it shows is compared only with gallery photos of
-// that flank (or of no stated side), as the service does with `side` (per-side galleries).
+// that flank (or of no stated side). An experiment: the routes take no side, because the figures
+// did not support one (benchmarks/results/backbone-variants.md, "Flanks").
 const perSide = args.has('per-side');
 const otherSide = new Map<string, string[]>();
 for (const g of proto.gallery) if (g.side) for (const s of ['left', 'right']) if (s !== g.side) otherSide.set(s, [...(otherSide.get(s) ?? []), g.path]);
