@@ -82,7 +82,8 @@ writeFileSync(join(dir, 'protocol.json'), JSON.stringify(subset));
 // 2. The engine benchmark, unchanged, on the subset.
 log('engine benchmark (benchmarks/accuracy.ts) on the subset');
 const engineOut = join(dir, 'engine.json');
-execFileSync('npx', ['tsx', 'benchmarks/accuracy.ts', '--protocol', join(dir, 'protocol.json'), '--calib-samples', String(subset.gallery.length), '--out', engineOut], { stdio: ['ignore', 'ignore', 'inherit'] });
+// The engine pass is told the species the API enrols, so both answer with the same kind's defaults.
+execFileSync('npx', ['tsx', 'benchmarks/accuracy.ts', '--protocol', join(dir, 'protocol.json'), '--calib-samples', String(subset.gallery.length), '--species', species, '--out', engineOut], { stdio: ['ignore', 'ignore', 'inherit'] });
 const eng = JSON.parse(readFileSync(engineOut, 'utf8'));
 
 // 3. The service, with the calibration the benchmark fitted (handlers read it at start).
