@@ -81,7 +81,7 @@ const result = {
   rule3_two_species_farms: Object.fromEntries([...farms.entries()].map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, rate(b)]))])),
   ms_per_photo_p50: Math.round(percentile(ms, 50)),
   ms_per_photo_p95: Math.round(percentile(ms, 95)),
-  machine: { ...machineInfo((await loadDetector()).provider), note: '2 shared cores, ~8 engineers working on the machine at the time: latency is indicative only' },
+  machine: { ...machineInfo((await loadDetector()).provider), ...(args.has('note') ? { note: args.get('note') } : {}) },
   date: new Date().toISOString(),
 };
 const out = args.get('out');
