@@ -182,7 +182,7 @@ const pool = args.has('species') ? { species: args.get('species')!.toLowerCase()
 const kindDefault = engine.calibrationFor(kind, pool);
 if (fused.params) engine.setCalibration(kind, fused.params);
 else engine.setCalibration(kind, backbone ? { ...kindDefault, matchThreshold: MATCH_WITHHELD } : kindDefault);
-const fit = { ...fused, params: undefined, source: fused.params ? 'owner (fused, fitted on the gallery)' : `kind_default (${kindDefault.source ?? 'hand-set'})${backbone ? ', matches withheld behind the backbone' : ''}: ${fused.reason}` };
+const fit = { ...fused, params: undefined, source: fused.params ? 'owner (fused, fitted on the gallery)' : `kind_default (${kindDefault.source})${backbone ? ', matches withheld behind the backbone' : ''}: ${fused.reason}` };
 log(`calibration: ${JSON.stringify(fit)}`);
 
 // Identify.
