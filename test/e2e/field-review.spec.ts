@@ -243,7 +243,7 @@ describe('the herd owner\'s field app in Chromium', () => {
       // Enrolled anyway (the owner thought it another cow), then merged back on the animal page.
       await page.click('button[name=enrol-anyway]');
       const second = await enrolled();
-      await page.goto(`${app.url}/#/animal/${encodeURIComponent(animals[21]!)}`);
+      await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[21]!)}`);
       await page.locator('select[name=merge-from]').selectOption(second);
       page.once('dialog', (d) => void d.accept());
       await page.click('form[name=merge] button[type=submit]');
@@ -272,7 +272,7 @@ describe('the herd owner\'s field app in Chromium', () => {
     }, 240_000);
 
     it('adds a vaccination from the app to the animal\'s timeline', async () => {
-      await page.goto(`${app.url}/#/animal/${encodeURIComponent(animals[7]!)}`);
+      await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[7]!)}`);
       await page.selectOption('select[name=event-type]', 'vaccination');
       await page.fill('input[name=event-note]', 'Lở mồm long móng');
       await page.click('form[name=add-event] button[type=submit]');
@@ -282,7 +282,7 @@ describe('the herd owner\'s field app in Chromium', () => {
 
     it('on the animal page, a photo refused only with a warning is kept when the owner says so', async () => {
       const before = await photosOf(animals[7]!);
-      await page.goto(`${app.url}/#/animal/${encodeURIComponent(animals[7]!)}`);
+      await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[7]!)}`);
       await page.locator('form[name=add-photos]').waitFor();
       const dark = await sharp((await scenes(7, 40, 1))[0]!).linear(0.03, 0).jpeg().toBuffer();
       await page.setInputFiles('input[name=add-photos]', [jpeg('dark-7.jpg', dark)]);
@@ -296,7 +296,7 @@ describe('the herd owner\'s field app in Chromium', () => {
 
     it('keeps a photo taken offline and uploads it, once, when the network returns', async () => {
       const before = await photosOf(animals[7]!);
-      await page.goto(`${app.url}/#/animal/${encodeURIComponent(animals[7]!)}`);
+      await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[7]!)}`);
       await page.locator('form[name=add-photos]').waitFor();
       await ctx.setOffline(true);
       await page.setInputFiles('input[name=add-photos]', [jpeg('offline.jpg', (await scenes(7, 30, 1))[0]!)]);
