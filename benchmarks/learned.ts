@@ -19,7 +19,7 @@ import { defaultsFor, judge, RECIPE } from '../workers/src/learn/train.js';
 import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
-import { BACKBONE_RECIPE, backboneDefaultsFor, OwnerBackbone, writeCrop } from '../workers/src/learn/backbone.js';
+import { BACKBONE_RECIPE, backboneDefaultsFor, OwnerBackbone, trainerDevice, writeCrop } from '../workers/src/learn/backbone.js';
 import { embedFiles, HELD_OUT_PER_INDIVIDUAL, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
 import { decodeImage } from '../workers/src/vision/intake.js';
 import { saveResult } from './machine.js';
@@ -147,7 +147,9 @@ export async function backboneIndex(
       samples.push({ label: classOf(r), base: r.vector, file: await writeCrop(scratch, `g${i}`, await subjectCrop(await decodeImage(bytesOf(r.id)), 'animal', null)) });
       if (i % 200 === 0) log(`crops ${i}/${rows.length}`);
     }
-    const h = createHash('sha256').update(BACKBONE_RECIPE).update(JSON.stringify(backboneDefaultsFor(rows.length)));
+    // The settings the trainer will use here (they follow its device), so a GPU run is cached apart.
+    const settings = backboneDefaultsFor(rows.length, (await trainerDevice()) ?? 'cpu');
+    const h = createHash('sha256').update(BACKBONE_RECIPE).update(JSON.stringify(settings));
     for (const r of rows) h.update(r.id).update(classOf(r));
     const file = cacheDir ? join(cacheDir, `backbone-${h.digest('hex')}`) : '';
     let j: Omit<BackboneJudgement, 'onnx' | 'test' | 'strangers'> & { onnx: Uint8Array; ms: number; test: number[]; strangers: string[] };
@@ -173,7 +175,7 @@ export async function backboneIndex(
       held_out_top1_finetuned: j.candidateTop1,
       held_out: j.evaluated,
       strangers: j.strangers.length,
-      settings: backboneDefaultsFor(rows.length),
+      settings,
       trainer: j.log,
       train_ms: Math.round(j.ms),
     };

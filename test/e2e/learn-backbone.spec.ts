@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
 import { engineOnce } from '../../workers/src/handlers/index.js';
 import { trainHandler } from '../../workers/src/handlers/train.handler.js';
-import { canTrainBackbone } from '../../workers/src/learn/backbone.js';
+import { canTrainBackbone, trainerDevice } from '../../workers/src/learn/backbone.js';
 import { adoptedVersion, BACKBONE_RECIPE, rollback } from '../../workers/src/learn/store.js';
 import { trainOwner } from '../../workers/src/learn/train.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
@@ -56,6 +56,8 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const out = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', minGain: 2, backbone: tiny });
     expect(out.status).toBe('rejected');
     expect(out.report).toMatchObject({ recipe: BACKBONE_RECIPE, enrolled_photos: 9, held_out: 3, shape: { height: 64, width: 96, dim: 32 } });
+    // The trainer ran where the probe said it would (Debian's torch: the CPU), and the report says so.
+    expect((out.report.trainer as { device: string }).device).toBe(await trainerDevice());
     // Three held-out photos of a three-animal herd cannot show a gain on the served pipeline.
     expect(out.report.decision).toMatch(/^Refused: 3 held-out photos of 3 individuals are too few/);
     expect(out.report.message).toEqual({ code: 'learn_too_few_held_out', params: { photos: 3, individuals: 3, min_photos: 20, min_individuals: 5 } });
