@@ -16,7 +16,9 @@
  * reports its top-1/top-5 and recall@K beside the global embedding's recall@K. `--per-side`: a
  * photo whose protocol entry names its flank (`side`) is compared only with that flank's gallery
  * photos. `--species`: the catalogue species the gallery is (as an owner enrols it), which picks
- * the kind's shipped threshold where the owner's own fit cannot vouch, as identify does.
+ * the kind's shipped threshold where the owner's own fit cannot vouch, as identify does; without
+ * it, a species the shipped calibration does not know (its every-species threshold, `*`), and
+ * `--species none` for the hand-set defaults alone (what identify never uses for a named species).
  *
  * Enrols every gallery image through RecognitionEngine.describe, calibrates
  * from the gallery alone (leave-one-out, see below), identifies every query
@@ -177,8 +179,10 @@ const fused = fitFusedCalibration(samples, { source: 'fused: gallery held-out ph
 // Too little data to vouch for 1%: the kind's defaults serve, as the service says in its answer;
 // behind a fine-tuned backbone they vouch for nothing, so matches are withheld (calibrationFor).
 // --species: what identify knows of an owner's pool (its one species and size), which picks the
-// kind's shipped threshold for that species (kind-calibration.ts); without it, the hand-set defaults.
-const pool = args.has('species') ? { species: args.get('species')!.toLowerCase(), individuals: photosOf.size } : {};
+// kind's shipped threshold for that species (kind-calibration.ts); without it, a species the file
+// does not know (`*`); `none`: no facts, the hand-set defaults.
+const speciesArg = args.get('species')?.toLowerCase();
+const pool = speciesArg === 'none' ? {} : { species: speciesArg ?? null, individuals: photosOf.size };
 const kindDefault = engine.calibrationFor(kind, pool);
 if (fused.params) engine.setCalibration(kind, fused.params);
 else engine.setCalibration(kind, backbone ? { ...kindDefault, matchThreshold: MATCH_WITHHELD } : kindDefault);

@@ -21,7 +21,7 @@
  * are the lowest whose Clopper–Pearson bound on effective samples keeps false matches ≤ 1% among
  * strangers and among enrolled queries (threshold.ts, safeThreshold). A dataset that stands for a
  * catalogue species (SPECIES) gives that species its thresholds; `*`, the largest over every
- * dataset, is kept for the record.
+ * dataset, serves every other species and mixed pools (kind-calibration.ts, shippedCalibration).
  *
  * Evaluation: herds again; real query photos of each member (up to 8) and of every individual
  * outside the herd (up to 6, the protocol's never-enrolled included), one photo a query, decided by

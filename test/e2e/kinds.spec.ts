@@ -164,6 +164,25 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
       // Whatever the verdict, the closest animal shown is this herd's only one.
       expect(r.json.candidates[0]?.animal_did).toBe(e.json.animal_did);
     });
+
+    it("a herd of a species no dataset stood for is decided by the threshold that held for every species, and says so", async () => {
+      const herd = await signup(app.url, 'goats');
+      const shots = await Promise.all([[1, -30], [2, 0], [3, 30]].map(([shot, dx]) => animalScene({ coat: 502, shot, dx })));
+      const e = await post(app, '/api/animal/enroll', herd.token, photoForm(shots, { species: 'goat', farm_id: 'hill' }));
+      expect(e.status, e.text).toBe(200);
+      const r = await post(app, '/api/animal/identify', herd.token, photoForm([q.animal!]));
+      expect(r.status, r.text).toBe(200);
+      const any = shippedCalibration('animal', r.json.model.version, { species: 'goat', individuals: 1 })!;
+      expect(any.source).toBe('kind:shipped:*:small');
+      expect(r.json.calibration).toMatchObject({
+        source: 'kind_default', reason: expect.stringMatching(/no dataset stood for this herd's species/),
+        match_threshold: Math.round(any.matchThreshold * 1e4) / 1e4, false_match_bound: Math.round(any.vouched!.fmrUpper * 1e4) / 1e4, several: null,
+      });
+      // No looser than the strictest species measured (nyala), and vouched at ≤ 1%.
+      expect(any.matchThreshold).toBeGreaterThanOrEqual(shippedCalibration('animal', r.json.model.version, { species: 'nyala', individuals: 1 })!.matchThreshold);
+      expect(r.json.calibration.false_match_bound).toBeLessThanOrEqual(0.01);
+      expect(r.json.candidates[0]?.animal_did).toBe(e.json.animal_did);
+    });
   });
 
   describe('POST /api/identify/auto', () => {

@@ -52,7 +52,8 @@ export function animalFixedRoutes(s: Services): RouteDef[] {
       method: 'get', path: '/api/animal/drift/report', tag: 'animals', access: 'user', feature: 'animal-drift',
       summary: 'Animals needing new photos, pairs about to be confused, channels to capture',
       description: 'Measured from stored identify answers (top candidate probability and verdict, oldest vs newest) and from the enrolled photos\' global embeddings. ' +
-        'An animal is judged after 4 answers. A pair is listed when their embeddings are as alike as one animal photographed twice and two stored answers were close calls between them (runner-up with at least 80% of the keypoint evidence), or when offered together as uncertain twice.',
+        'An animal is judged after 4 answers. A pair is listed when their embeddings are as alike as one animal photographed twice and two stored answers were close calls between them (runner-up with at least 80% of the keypoint evidence), or when twice offered as the two leading candidates of an `uncertain` answer, the runner-up with at least 80% of the leader\'s probability. ' +
+        'An animal needs new photos when its recent answers\' mean probability fell by 0.1 or more (`probability_dropping`), or when they are mostly not `match` where its earlier ones were mostly `match` (`mostly_uncertain`).',
       query: z.object({ farm_id: z.string().trim().min(1).max(100) }),
       responses: { 200: { description: 'the report', schema: DriftOut }, 401: errorResponse('not signed in'), 422: errorResponse('farm_id missing') },
       handler: async ({ query, caller }) => ({ ok: true, ...(await s.animalDrift.report(caller!.account_id, query.farm_id)) }),

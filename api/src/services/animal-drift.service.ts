@@ -23,7 +23,11 @@ type Channel = 'body' | 'face' | 'bio';
 interface Answer { p: number; verdict: string; at: number }
 interface StoredResult { verdict?: string; candidates?: { individual_id?: string; probability?: number }[] }
 type StoredEvidence = { individual_id: string; evidence: { local: number } }[] | null;
-/** A runner-up whose local (keypoint) evidence reaches this share of the top answer's was a close call. */
+/**
+ * A runner-up whose local (keypoint) evidence reaches this share of the top answer's was a close
+ * call; in an `uncertain` answer, one whose probability reaches this share of the leader's was
+ * offered together with it.
+ */
 export const CLOSE_CALL = 0.8;
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -61,15 +65,23 @@ function readAnswers(rows: { result: StoredResult; evidence: StoredEvidence; cre
       list.push({ p: Number(top.probability ?? 0), verdict: String(r.result.verdict), at: new Date(r.created_at).getTime() });
       answers.set(top.individual_id, list);
     }
-    if (r.result?.verdict === 'uncertain' && cands.length > 1) {
-      const ids = cands.map((x) => x.individual_id!).sort();
-      for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) bump(together, pairKey(ids[i]!, ids[j]!));
+    // Offered together: the two leading candidates of an `uncertain` answer, the runner-up within
+    // CLOSE_CALL of the leader's probability; not every animal listed: under a strict threshold (a
+    // species no dataset stood for) almost every answer is `uncertain`, and its list holds animals
+    // far behind the leader.
+    const [lead1, lead2] = cands;
+    if (r.result?.verdict === 'uncertain' && lead1 && lead2 && Number(lead2.probability ?? 0) >= CLOSE_CALL * Number(lead1.probability ?? 0)) {
+      bump(together, pairKey(lead1.individual_id!, lead2.individual_id!));
     }
   }
   return { answers, together, close };
 }
 
-/** Animals whose recent answers are weaker than their earlier ones, or mostly `uncertain`. */
+/**
+ * Animals whose recent answers are weaker than their earlier ones, or mostly `uncertain` where the
+ * earlier ones were mostly `match`: a change, not a threshold the animal never cleared (a species
+ * no dataset stood for answers `uncertain` from the start, and new photos would not change that).
+ */
 function weakening(answers: Map<string, Answer[]>) {
   const out = [];
   for (const [id, list] of answers) {
@@ -80,7 +92,8 @@ function weakening(answers: Map<string, Answer[]>) {
     const earlier = sorted.slice(0, -n);
     const drop = mean(earlier.map((x) => x.p)) - mean(recent.map((x) => x.p));
     const uncertainShare = recent.filter((x) => x.verdict !== 'match').length / recent.length;
-    if (drop < DRIFT_DROP && uncertainShare < 0.5) continue;
+    const matchedBefore = earlier.filter((x) => x.verdict === 'match').length / Math.max(1, earlier.length) > 0.5;
+    if (drop < DRIFT_DROP && !(uncertainShare >= 0.5 && matchedBefore)) continue;
     out.push({
       id, answers: sorted.length, earlier_mean: round(mean(earlier.map((x) => x.p))), recent_mean: round(mean(recent.map((x) => x.p))),
       recent_not_match: round(uncertainShare), reason: drop >= DRIFT_DROP ? 'probability_dropping' : 'mostly_uncertain',

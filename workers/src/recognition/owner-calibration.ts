@@ -16,6 +16,7 @@ import { PREVIEW_SIDE } from '../vision/engine.js';
 import type { ModelRef } from '../vision/embed.js';
 import { fitFusedCalibration, type FusedFitReport, type QuerySample } from '../vision/fused-fit.js';
 import { decodeImage, downscale } from '../vision/intake.js';
+import { isAnySpecies } from '../vision/kind-calibration.js';
 import { fitSeveralScopes, openSetSamples, pickHeldOut, type HeldOutPhoto } from '../vision/open-set.js';
 import { bytesToVector, toBytes } from './bytes.js';
 import type { Pools } from './pool.js';
@@ -133,7 +134,8 @@ export async function calibrationFor(
     : 'not yet calibrated on your own photos for this model; the kind\'s defaults apply';
   const v = kindDefault.vouched;
   // Say what the defaults rest on: a calibration fitted on other herds, or hand-set numbers.
-  const reason = v ? `${why} (the kind's calibration, fitted on ${v.individuals} individuals of other herds)` : why;
+  const scope = isAnySpecies(kindDefault) ? '; no dataset stood for this herd\'s species, so its threshold is the one that held for every species measured' : '';
+  const reason = v ? `${why} (the kind's calibration, fitted on ${v.individuals} individuals of other herds${scope})` : why;
   return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: v ? round(v.fmrUpper) : null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: severalInfo(kindDefault) } };
 }
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CALIBRATION, severalScopeFor, type CalibrationParams } from './calibrate.js';
-import { SMALL_HERD_BELOW, saveKindCalibration, shippedCalibration, type KindCalibrationFile } from './kind-calibration.js';
+import { SMALL_HERD_BELOW, isAnySpecies, saveKindCalibration, shippedCalibration, type KindCalibrationFile } from './kind-calibration.js';
 import { BUNDLED_MODELS_DIR } from './registry.js';
 import { RecognitionEngine } from './engine.js';
 
@@ -35,10 +35,21 @@ describe("the kind's shipped calibration", () => {
     expect(at('cattle', SMALL_HERD_BELOW)).toMatchObject({ matchThreshold: 0.62, source: 'kind:shipped:cattle:large', fusion: params.fusion });
     expect(at('cattle', SMALL_HERD_BELOW - 1)).toMatchObject({ matchThreshold: 0.88, source: 'kind:shipped:cattle:small' });
     expect(at('cattle')).toMatchObject({ matchThreshold: 0.88 });
-    // A species the fit never saw, or a mixed pool: none (the hand-set defaults serve), not `*`.
+    // A species the fit never saw, or a mixed pool: the threshold that held on every species (`*`).
+    expect(at('goat', 40)).toMatchObject({ matchThreshold: 0.96, source: 'kind:shipped:*:large', fusion: params.fusion });
+    expect(at(null, 3)).toMatchObject({ matchThreshold: 0.97, source: 'kind:shipped:*:small' });
+    expect(at('*', 3)).toMatchObject({ matchThreshold: 0.97, source: 'kind:shipped:*:small' });
+    expect(isAnySpecies(at('goat', 40))).toBe(true);
+    expect(isAnySpecies(at('cattle', 40))).toBe(false);
+    // Nothing known of the pool: none (the hand-set defaults serve).
+    expect(shippedCalibration('animal', 'v1+p4', {}, dir)).toBeNull();
+    expect(shippedCalibration('animal', 'v1+p4', { individuals: 40 }, dir)).toBeNull();
+  });
+
+  it('a file without `*` leaves a species it never saw to the hand-set defaults', () => {
+    saveKindCalibration(file({ thresholds: { cattle: { small: band(0.88), large: band(0.62) } } }), dir);
     expect(shippedCalibration('animal', 'v1+p4', { species: 'goat', individuals: 40 }, dir)).toBeNull();
     expect(shippedCalibration('animal', 'v1+p4', { species: null, individuals: 3 }, dir)).toBeNull();
-    expect(shippedCalibration('animal', 'v1+p4', { species: '*', individuals: 3 }, dir)).toBeNull();
   });
 
   it("serves a band's pairs' threshold with its one-photo threshold", () => {
@@ -57,7 +68,7 @@ describe("the kind's shipped calibration", () => {
     expect(shippedCalibration('animal', 'v1+p4', { species: 'cattle', individuals: 50 }, dir)).toBeNull();
   });
 
-  it('what ships fits the engine that serves: cattle and nyala with thresholds of their own; other species and trees none', async () => {
+  it('what ships fits the engine that serves: cattle and nyala with thresholds of their own, every other species `*`; trees none', async () => {
     // A new model or PIPELINE_REVISION changes the engine version and the shipped file stops
     // serving silently: refit it (npm run bench:kind-calibration -- --split none --write, then
     // npm run bench:kind-pairs -- --write).
@@ -81,9 +92,15 @@ describe("the kind's shipped calibration", () => {
       expect(nyala.vouched!.fmrUpper).toBeLessThanOrEqual(0.01);
       expect(nyala.matchThreshold).toBeGreaterThan(engine.calibrationFor('animal', { species: 'cattle', individuals }).matchThreshold);
     }
-    // No species known, or one no dataset stood for: the hand-set defaults.
+    // A species no dataset stood for, or a mixed pool: `*`, vouched on every dataset, no looser than nyala's.
+    for (const species of ['elephant', null]) {
+      const any = engine.calibrationFor('animal', { species, individuals: 40 });
+      expect(any.source).toBe('kind:shipped:*:large');
+      expect(any.vouched!.fmrUpper).toBeLessThanOrEqual(0.01);
+      expect(any.matchThreshold).toBeGreaterThanOrEqual(engine.calibrationFor('animal', { species: 'nyala', individuals: 40 }).matchThreshold);
+    }
+    // Nothing known of the pool: the hand-set defaults.
     expect(engine.calibrationFor('animal')).toBe(DEFAULT_CALIBRATION);
-    expect(engine.calibrationFor('animal', { species: 'elephant', individuals: 40 })).toBe(DEFAULT_CALIBRATION);
     expect(engine.calibrationFor('tree')).toBe(DEFAULT_CALIBRATION);
     expect(shippedCalibration('tree', engine.model.version, {}, BUNDLED_MODELS_DIR)).toBeNull();
   });
