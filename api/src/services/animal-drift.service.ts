@@ -48,7 +48,7 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
  * and close calls: a runner-up whose keypoint evidence came near the top answer's (from the
  * ranked evidence each query keeps).
  */
-function readAnswers(rows: { result: StoredResult; evidence: StoredEvidence; created_at: Date | string }[], farm: Set<string>) {
+export function readAnswers(rows: { result: StoredResult; evidence: StoredEvidence; created_at: Date | string }[], farm: Set<string>) {
   const answers = new Map<string, Answer[]>();
   const together = new Map<string, number>();
   const close = new Map<string, number>();
@@ -82,7 +82,7 @@ function readAnswers(rows: { result: StoredResult; evidence: StoredEvidence; cre
  * earlier ones were mostly `match`: a change, not a threshold the animal never cleared (a species
  * no dataset stood for answers `uncertain` from the start, and new photos would not change that).
  */
-function weakening(answers: Map<string, Answer[]>) {
+export function weakening(answers: Map<string, Answer[]>) {
   const out = [];
   for (const [id, list] of answers) {
     if (list.length < DRIFT_MIN_MATCHES) continue;
