@@ -139,9 +139,12 @@ const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
 // that flank (or of no stated side). An experiment: the routes take no side, because the figures
 // did not support one (benchmarks/results/backbone-variants.md, "Flanks").
 const perSide = args.has('per-side');
-const otherSide = new Map<string, string[]>();
-for (const g of proto.gallery) if (g.side) for (const s of ['left', 'right']) if (s !== g.side) otherSide.set(s, [...(otherSide.get(s) ?? []), g.path]);
-const sideGallery = (side: string | undefined): IndexedGallery => (perSide && side ? gallery.narrowed({ exclude: otherSide.get(side) ?? [] }) : gallery);
+const bySide = new Map<string, IndexedGallery>();
+function sideGallery(side: string | undefined): IndexedGallery {
+  if (!perSide || !side) return gallery;
+  if (!bySide.has(side)) bySide.set(side, gallery.narrowed({ exclude: proto.gallery.filter((g) => g.side && g.side !== side).map((g) => g.path) }));
+  return bySide.get(side)!;
+}
 
 // Calibrate from the gallery only (leave-one-out plus hidden-individual open set).
 // 200 photos give about 400 queries (photo hidden; individual hidden): enough for a 1% bound (299).
