@@ -9,6 +9,7 @@ import { createLogger } from '../../shared/src/logger.js';
 import { createHandlers } from '../../workers/src/handlers/index.js';
 import { startS3, type TestS3 } from './s3.js';
 import { createTestDatabase, REDIS_URL, uniqueName } from './postgres.js';
+import { seedPgliteDataDir } from './template.js';
 
 export type Mode = 'embedded' | 'distributed';
 
@@ -28,7 +29,7 @@ export interface TestApp {
  */
 export async function distributedBackends(): Promise<{ env: Record<string, string>; s3: TestS3; drop: () => Promise<void> }> {
   const s3 = await startS3();
-  const db = await createTestDatabase();
+  const db = await createTestDatabase({ migrated: true });
   return {
     s3, drop: db.drop,
     env: {
@@ -40,7 +41,8 @@ export async function distributedBackends(): Promise<{ env: Record<string, strin
 
 /**
  * The environment of an app in `mode`: `base`, then, distributed, its own backends
- * (distributedBackends), then `extra` over both; `release` closes those backends.
+ * (distributedBackends), then `extra` over both; `release` closes those backends. An app on
+ * PGlite whose data folder has no database yet gets a migrated one copied in (template.ts).
  */
 export async function modeEnv(mode: Mode, base: Record<string, string>, extra: Record<string, string> = {}): Promise<{ env: Record<string, string>; release: () => Promise<void> }> {
   const env = { ...base };
@@ -53,7 +55,9 @@ export async function modeEnv(mode: Mode, base: Record<string, string>, extra: R
       await d.drop();
     };
   }
-  return { env: Object.assign(env, extra), release };
+  Object.assign(env, extra);
+  if (!env.DATABASE_URL && env.DATA_DIR) await seedPgliteDataDir(env.DATA_DIR);
+  return { env, release };
 }
 
 /**
