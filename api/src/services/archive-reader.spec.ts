@@ -15,10 +15,8 @@ async function refusal(p: Promise<unknown>): Promise<AppError> {
 
 describe('archive reader', () => {
   it('refuses the 98-byte zip64 archive by its claimed entry count under the default cap, and as a lie above it', async () => {
-    const t0 = performance.now();
     const e = await refusal(readArchive(zip64EntryCountBomb(), 'a.zip', DEFAULTS));
     expect([e.status, e.code, e.params.got]).toEqual([413, 'archive_too_many_entries', 0xffffffff]);
-    expect(performance.now() - t0).toBeLessThan(1_000);
     const lie = await refusal(readArchive(zip64EntryCountBomb(), 'a.zip', { ...DEFAULTS, maxEntries: 1e12 }));
     expect([lie.status, lie.code]).toEqual([422, 'batch_archive_invalid']);
   });
