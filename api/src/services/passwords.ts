@@ -56,9 +56,9 @@ export function isReservedUsername(username: string): boolean {
 
 // zxcvbn-ts (MIT) with its language-neutral dictionaries and keyboard graphs: it scores repeats
 // (`aaaaaaaaa1`), sequences, keyboard walks, dates and leaked passwords, 0 (trivial) to 4.
-// It runs on the event loop and its cost grows fast with length (measured on 2 busy cores, worst
-// pattern: 32 chars ≈ 30 ms, 64 ≈ 70 ms, 128 ≈ 200 ms), so only the first 32 characters are
-// scored; a password whose first 32 characters are strong is strong.
+// It runs on the event loop and its cost grows fast with length (worst pattern: several times as
+// long at 128 characters as at 32), so only the first 32 characters are scored; a password whose
+// first 32 characters are strong is strong (docs/security.md, "Accounts and security").
 const zxcvbn = new ZxcvbnFactory({ dictionary: { ...dictionary }, graphs: adjacencyGraphs, maxLength: 32 });
 
 /** The zxcvbn score (0–4) of `password`, counting the username as something an attacker would try. */

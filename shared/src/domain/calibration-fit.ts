@@ -9,8 +9,9 @@ export interface StoredFit {
 
 /**
  * Fitted under the old rule: every photo counted as independent and strangers mixed with enrolled
- * animals (its report has no `effective_n`). On holstein-dev herds such fits let through 0.6–7.8%
- * false matches while promising under 1% (benchmarks/results/fit-holds-*), so they are not served
+ * animals (its report has no `effective_n`). On holstein-dev herds such fits let through more false
+ * matches than the 1% they promised (benchmarks/results/fit-holds-*; benchmarks/results/README.md,
+ * "A fit's promise against real photos"), so they are not served
  * and a refit replaces them (workers/src/recognition/owner-calibration.ts).
  */
 export const isStaleFit = (f: StoredFit): boolean => f.params !== null && f.report.effective_n === undefined;

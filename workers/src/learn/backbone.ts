@@ -1,7 +1,7 @@
 /**
  * Recipe `finetuned-mobilenetv2-v1`: the owner's labelled photos fine-tune a backbone, not just
- * a head on top of it. A linear head over generic features barely moved striped coats (nyala-dev
- * 7.4% → 5.6%); the stripes have to be learned inside the network.
+ * a head on top of it. A linear head over generic features did not move striped coats (nyala-dev:
+ * benchmarks/results/README.md, "The learned metric"); the stripes have to be learned inside the network.
  *
  * Training is PyTorch (`training/backbone.py`, Debian's python3-torch), started as a child
  * process on crops this module writes; the service only ever runs the exported ONNX here, with
@@ -53,9 +53,9 @@ export type TrainerDevice = 'cuda' | 'cpu';
  * - CPU: about 12,000 crops seen in training whatever the size (16 epochs for nyala-dev's 748, 6
  *   for holstein-dev's 2059), so a larger gallery does not train for proportionally longer.
  * - CUDA: nothing frozen and about 45,000 crops seen (60 epochs for nyala-dev's 748, 22 for
- *   holstein-dev's 2059). On an H200 that variant was the best tried, 22.5% top-1 on nyala-dev
- *   against 15.6% for the CPU recipe, in under 3 minutes (benchmarks/results/backbone-variants.md);
- *   on 2 CPU cores it would take over an hour. The served gate still decides whether it is adopted.
+ *   holstein-dev's 2059). On an H200 that variant was the best tried on nyala-dev, ahead of the CPU
+ *   recipe and in minutes, where 2 CPU cores would take hours (benchmarks/results/backbone-variants.md;
+ *   benchmarks/results/README.md, "Training on a GPU"). The served gate still decides whether it is adopted.
  */
 export function backboneDefaultsFor(n: number, device: TrainerDevice = 'cpu'): Required<BackboneOptions> {
   const size = Math.max(1, n);

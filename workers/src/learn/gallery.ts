@@ -7,7 +7,8 @@
  * The learned space only chooses and orders the shortlist. Each hit's `similarity` stays the
  * base model's cosine, so the evidence keeps the scale the calibration was fitted on: a metric
  * trained on the gallery scores gallery photos too well, and a calibration fitted on such scores
- * let 16% false matches through on nyala-dev (benchmarks/results/learned-nyala-dev.json).
+ * let many false matches through on nyala-dev (benchmarks/results/learned-nyala-dev.json;
+ * benchmarks/results/README.md, "The learned metric").
  */
 import { join } from 'node:path';
 import type { Container } from '../../../shared/src/container.js';

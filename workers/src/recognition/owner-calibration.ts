@@ -170,8 +170,9 @@ interface GalleryRow {
  * was stored. Only individuals it never trained on at all can be hidden to stand for the open set:
  * its `strangers`, and individuals all of whose photos came after it. The backbone maps any cow
  * near one of its herd, so a hidden trained cow is found "unknown" far more easily than a real
- * stranger; on a 7-cow herd, fitting on every photo gave AUC 0.9999 and matched half the
- * never-enrolled cows. A backbone version that did not record its held-out photos (recipe v2 and
+ * stranger; on a 7-cow herd, fitting on every photo separated right from wrong almost perfectly on
+ * the gallery and then matched half the never-enrolled cows (benchmarks/results/README.md,
+ * "Verdicts per owner, and the herd learning loop"). A backbone version that did not record its held-out photos (recipe v2 and
  * before) leaves only later photos. Null: no restriction (base model, linear metric).
  */
 export function honestSample<T extends { image_id: string; individual_id: string; created_at?: Date | string }>(rows: readonly T[], version: LearnedVersionFacts | null): { rows: T[]; strangers: Set<string> } | null {

@@ -3,18 +3,20 @@
  *
  * - **the whole frame**, letterboxed as before;
  * - **the frame mirrored**: YOLOX's score for one animal swings with where it falls on the
- *   network's grid (the holstein phone clip's stranger, a cow-face crop, scored 0.22 to 0.93
- *   moved about one scene), and the model was trained on mirrored images: a second look;
+ *   network's grid (the holstein phone clip's stranger, a cow-face crop, scored from barely seen
+ *   to certain as it moved about one scene), and the model was trained on mirrored images: a
+ *   second look;
  * - **square tiles along the long side** when the frame is 1.5 or more times wider than high
  *   (16:9 phone and drone video): letterboxed whole, a 960×540 frame fills 416×234 of the input
  *   (44% of it grey) and animals shrink 2.3 times; two 540×540 tiles are seen at 0.77. A tile's
  *   box cut by a seam inside the frame is dropped: the other tile or the whole frame holds that
  *   animal entire (SAHI's slices plus the full frame, Akyon et al. 2022).
  *
- * On bench:survey's holstein phone clip the cow walking in from the right scored 0.00 whole in
- * its first 15 frames and 0.67–1.00 in a tile, and the stranger, 0.32 at best whole, was tracked
- * once the mirror was looked at too (benchmarks/results/survey-holstein-dev-2026-11-27-detect.json).
- * Four looks cost about twice the time of one on 2 CPU cores.
+ * On bench:survey's holstein phone clip the cow walking in from the right was missed whole in its
+ * first frames and found in a tile, and the stranger, barely seen whole, was tracked once the mirror
+ * was looked at too; four looks cost about twice the time of one
+ * (benchmarks/results/survey-holstein-dev-2026-11-27-detect.json; benchmarks/results/README.md,
+ * "Surveys: ground truth and four looks a frame").
  *
  * ```ts
  * const dets = onePerPlace(mergeClasses(await detectViews(detector, frame, { classes, minScore: 0.05 })));
@@ -47,8 +49,9 @@ const TILE_ASPECT = 1.5;
 const SAME_IOU = 0.45;
 /**
  * How near a seam (a share of the tile's side) a tile's box counts as cut. YOLOX ends the box of a
- * cut animal a little short of the edge: on 150 nyala-dev photos cut to 16:9, 261 of the 274 tile
- * boxes within 4% of a seam lay inside a larger whole-frame box (the animal entire), 10 of the 22 beyond.
+ * cut animal a little short of the edge: on nyala-dev photos cut to 16:9, almost every tile box
+ * within 4% of a seam lay inside a larger whole-frame box (the animal entire), and only about half
+ * of the boxes farther from it.
  */
 const SEAM = 0.04;
 
@@ -107,8 +110,9 @@ export function onePerPlace(dets: readonly Detection[]): Detection[] {
   return nms([...dets].sort((a, b) => b.score - a.score), SAME_IOU, false);
 }
 
-// The mirror through sharp (native, off the JavaScript thread): a pixel loop in JavaScript took 12%
-// of a survey's main thread on 2 cores, and the main thread sets a GPU survey's pace.
+// The mirror through sharp (native, off the JavaScript thread): a pixel loop in JavaScript took a
+// noticeable share of a survey's main thread on 2 cores, and the main thread sets a GPU survey's pace
+// (benchmarks/results/README.md, "Survey speed on one GPU").
 async function mirror(img: DecodedImage): Promise<DecodedImage> {
   const rgb = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } }).flop().raw().toBuffer();
   return { rgb, width: img.width, height: img.height };

@@ -28,8 +28,9 @@ export function decide<T extends Scored>(ranked: readonly T[], cal: CalibrationP
 /**
  * The verdict of a query of several photos of one subject. Their evidence is fused (each score
  * keeps its best over the photos), which gives a wrong individual several chances too: on real
- * holstein-dev photos, pairs asked that way at the one-photo threshold gave 2.25% false matches
- * against 1.11% for one photo (benchmarks/results/several-photos-*.json). So:
+ * holstein-dev photos, pairs asked that way at the one-photo threshold gave about twice the false
+ * matches of one photo (benchmarks/results/several-photos-*.json; benchmarks/results/README.md,
+ * "Several photos as one query"). So:
  * - with a threshold vouched for queries of exactly this many photos (`cal.several`, ≤ 1), that
  *   threshold decides;
  * - more photos than any vouched size, with the pairs' threshold vouched and the first two photos

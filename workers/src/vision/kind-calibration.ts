@@ -79,10 +79,11 @@ function read(kind: Kind, engineVersion: string, dir: string): KindCalibrationFi
  * The shipped calibration of a kind for this engine version, with the threshold of the pool's
  * species and herd size. A species no dataset stood for, or a pool of several species
  * (`species: null`), gets `*`: the one threshold that held at ≤ 1% on every species measured. The
- * hand-set defaults it replaces let through 6 false matches in 2,456 nyala herd queries, and
- * matched only 5.3% of holstein herd queries correctly against `*`'s 2.2% (the file's
- * `evaluation`, `hand_set` against `any_species`): the price of `*` is small where the hand-set
- * numbers were safe, and it is what keeps an unmeasured striped coat from a confident wrong name.
+ * hand-set defaults it replaces let false matches through on nyala herds, and `*` costs a few
+ * correct matches on holstein herds (the file's `evaluation`, `hand_set` against `any_species`;
+ * benchmarks/results/README.md, "The kind's shipped calibration"): the price of `*` is small where
+ * the hand-set numbers were safe, and it is what keeps an unmeasured striped coat from a confident
+ * wrong name.
  * Null when the caller knows nothing of the pool (`species` absent), or no file was fitted for
  * this engine version (or this kind).
  */

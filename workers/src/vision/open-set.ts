@@ -111,12 +111,12 @@ export async function openSetGroupSamples(
  * Photos per several-photo query that get a threshold of their own; a query of more photos is
  * decided by its first two, asked as a pair, or without a vouched pair by the every-photo rule
  * (decide.ts). Only pairs: thresholds fitted the same way on groups of 3 and 4 of the gallery's
- * held-out photos did not hold on real query photos. On holstein-dev (24 cows,
- * benchmarks/results/several-photos-holstein-dev-2026-11-25-by-size.json) the triples' threshold
- * came out at 0.754 on 386 queries with no false match, yet gave 8 false matches in 234 query
- * triples (3.4%): a cow's gallery photos are frames of one video, so a group of them adds little
- * over one photo, while a group of real photos gives a wrong cow more chances. Pairs held (3 in
- * 356, 0.84%).
+ * held-out photos did not hold on real query photos. On holstein-dev the triples' threshold showed
+ * no false match on the gallery, yet let several times the promised rate through on real query
+ * triples: a cow's gallery photos are frames of one video, so a group of them adds little over one
+ * photo, while a group of real photos gives a wrong cow more chances. Pairs held
+ * (benchmarks/results/several-photos-holstein-dev-2026-11-25-by-size.json; benchmarks/results/README.md,
+ * "Several photos as one query").
  */
 export const SEVERAL_SIZES = [2] as const;
 

@@ -87,16 +87,17 @@ const TREE: KindSettings = {
 const FRUIT: KindSettings = {
   ...TREE,
   quality: { minSide: 48, minSharpness: 15, minBrightness: 25 },
-  // XFeat beat AKAZE on real Fuji peel (apple-dev: top-1 77.1% against 54.2%, AUC 0.86 against
-  // 0.66, benchmarks/results/fruit-local-apple-dev.json) and describes a photo several times
-  // faster, which a packing line needs (issue 22). Bark (trees) has no real set yet: AKAZE stays.
+  // XFeat beat AKAZE on real Fuji peel, in accuracy and in time per photo, which a packing line
+  // needs (benchmarks/results/fruit-local-apple-dev.json; benchmarks/results/README.md, "Recognition
+  // v2: the ablation"). Bark (trees) has no real set yet: AKAZE stays.
   local: 'xfeat',
 };
 
 const ANIMAL: KindSettings = {
   ...TREE,
-  // Night frames of barns are dark on average yet sharp (holstein-dev: 1.5% of the gallery under
-  // 20, all with detail); a black photo fails the sharpness gate as well.
+  // Night frames of barns are dark on average yet sharp (part of holstein-dev's gallery has a mean
+  // brightness under 20, all with detail: benchmarks/results/README.md, "Enrolment acceptance");
+  // a black photo fails the sharpness gate as well.
   quality: { minSide: 48, minSharpness: 8, minBrightness: 6 },
   // Field photos carry hundreds of background keypoints; fewer keeps pair cost down.
   maxKeypoints: 500,
@@ -106,15 +107,15 @@ const ANIMAL: KindSettings = {
   tailShortlist: 0,
   backgroundGuard: true,
   // XFeat beat AKAZE on both dev sets; cropping to the detected animal did not pay (holstein-dev
-  // faces are crops already and lost 2.4 points of top-1; nyala-dev moved by noise): measured in
-  // benchmarks/results/ablation.md. The detector reports the box at enrolment but never gates it:
+  // faces are crops already and lost top-1; nyala-dev moved by noise): benchmarks/results/ablation.md.
+  // The detector reports the box at enrolment but never gates it:
   // close-ups of coat or muzzle (what owners are asked for) are what it misses most (issue 24).
   local: 'xfeat',
   subject: 'off',
   requireSubjectAtEnrol: false,
-  // With a fine-tuned backbone adopted, its cosine orders the verified candidates: top-1 93.5%
-  // against 89.1% by probability on holstein-dev, 16.3% against 7.2% on nyala-dev (sum of both
-  // ranks: 93.5% and 12.4%), benchmarks/results/backbone-*.json.
+  // With a fine-tuned backbone adopted, its cosine orders the verified candidates: it ranked better
+  // than ordering by probability or by the sum of both ranks on both dev sets
+  // (benchmarks/results/backbone-*.json; benchmarks/results/README.md, "The fine-tuned backbone").
   learnedOrder: 'learned',
 };
 

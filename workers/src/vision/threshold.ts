@@ -9,8 +9,9 @@
  * queries of enrolled ones (a `match` to another is false), and the threshold must keep both
  * bounds. A rate over both together holds only for the sample's own mix of strangers, half of it;
  * a farmer surveying a paddock of strangers meets twice the promised rate. On holstein-dev herds of
- * 5 to 24 cows the mixed bound promised 0.82–0.98% and let through 0.6–7.8% false matches on real
- * photos (benchmarks/results/fit-holds-holstein-dev-2026-11-25-photo-count.json).
+ * 5 to 24 cows the mixed bound promised under 1% and let more false matches through on real photos
+ * (benchmarks/results/fit-holds-holstein-dev-2026-11-25-photo-count.json; benchmarks/results/README.md,
+ * "A fit's promise against real photos").
  *
  * Queries count as independent only as far as they are: within a kind, samples that name their
  * individual (`group`) are counted by Kish's effective sample size, and the bound is
