@@ -134,7 +134,6 @@ const learning = !args.has('learned-pass')
 if (learning) index = learning.index;
 else index.rebuild(rows);
 const gallery = new IndexedGallery(index, { kind }, mapSource(local));
-const individualOf = new Map(proto.gallery.map((g) => [g.path, g.id]));
 // --per-side: a photo that says which flank it shows is compared only with gallery photos of
 // that flank (or of no stated side). An experiment: the routes take no side, because the figures
 // did not support one (benchmarks/results/backbone-variants.md, "Flanks").

@@ -27,7 +27,10 @@ for (let i = 0; i < runs + 3; i++) {
   await model.embed([c]);
   const t2 = performance.now();
   // The first runs load the detector and warm the session.
-  if (i >= 3) [crop.push(t1 - t0), embed.push(t2 - t1)];
+  if (i >= 3) {
+    crop.push(t1 - t0);
+    embed.push(t2 - t1);
+  }
 }
 const result = {
   benchmark: 'backbone-embed',

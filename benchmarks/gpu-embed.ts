@@ -39,7 +39,7 @@ const size = Number(args.get('size') ?? 480);
 const outDir = resolve(args.get('out') ?? 'benchmarks/results');
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
 
-if (expect !== undefined && expect !== 'cuda' && expect !== 'cpu') throw new Error(`--expect must be cuda or cpu, not ${expect}`);
+if (expect !== undefined && expect !== 'cuda' && expect !== 'cpu') throw new Error(`--expect must be cuda or cpu, not ${String(expect)}`);
 
 function gpuNames(): string[] {
   try {

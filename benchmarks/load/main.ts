@@ -88,8 +88,10 @@ function runStep(url: string, req: { headers: Record<string, string>; body: Buff
     );
     inst.on('response', (_c: unknown, status: number, _b: number, ms: number) => {
       times.push(ms);
-      if (status === 200) (codes.ok++, times200.push(ms));
-      else if (status === 202) codes.accepted++;
+      if (status === 200) {
+        codes.ok++;
+        times200.push(ms);
+      } else if (status === 202) codes.accepted++;
       else codes.other++;
     });
   });

@@ -21,7 +21,7 @@ export async function startFakeKubo(): Promise<FakeKubo> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    const respond = async () => {
       const bytes = await filePart(req, Buffer.concat(chunks));
       const url = new URL(req.url ?? '', 'http://x');
       let body: unknown;
@@ -38,7 +38,9 @@ export async function startFakeKubo(): Promise<FakeKubo> {
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
+    };
+    // A request the fake cannot read is answered 500, never left as an unhandled rejection.
+    req.on('end', () => void respond().catch((err: unknown) => res.writeHead(500).end(String(err))));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

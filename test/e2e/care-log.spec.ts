@@ -6,7 +6,6 @@
 import { detectableShots } from '../support/animal-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
-import { otherView, textureImage } from '../support/images.js';
 import { labelImage, labelSpec } from '../support/labels.js';
 import { enrollTree } from './timeline.helpers.js';
 

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgliteDatabase } from '../../shared/src/adapters/db/pglite.adapter.js';
-import type { Queryable } from '../../shared/src/ports/database.port.js';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { photoForm, textureImage } from '../support/images.js';
 import { individualRowCounts } from '../support/rows.js';

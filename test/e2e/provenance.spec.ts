@@ -9,7 +9,7 @@ import { decodeRecord } from '../../shared/src/evidence/record.js';
 import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm } from '../support/images.js';
-import { enrollTree, photos } from './timeline.helpers.js';
+import { enrollTree } from './timeline.helpers.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { detectableShots } from '../support/animal-shots.js';

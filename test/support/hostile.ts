@@ -66,7 +66,7 @@ export function rawZip(entries: RawEntry[]): Buffer {
   const offsets: number[] = [];
   const meta: Array<{ crc: number; csize: number; method: number }> = [];
   let offset = 0;
-  entries.forEach((e, i) => {
+  entries.forEach((e) => {
     const name = Buffer.from(e.name, 'utf8');
     const declared = e.declaredSize ?? e.data.length;
     let at = offset;

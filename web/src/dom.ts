@@ -1,12 +1,14 @@
 /** A tiny element builder: `h('button', { class: 'primary', onclick }, 'Save')`. No framework. */
-type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>;
+/** An event handler; an async one's failure is reported like a thrown error's (reportError), never left unhandled. */
+type Handler = (e: Event) => void | Promise<void>;
+type Attrs = Record<string, string | number | boolean | null | undefined | Handler>;
 export type Child = Node | string | number | null | undefined | false | Child[];
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v == null || v === false) continue;
-    if (typeof v === 'function') el.addEventListener(k.replace(/^on/, ''), v);
+    if (typeof v === 'function') el.addEventListener(k.replace(/^on/, ''), (e) => void v(e)?.catch(reportError));
     else if (k in el && typeof (el as unknown as Record<string, unknown>)[k] !== 'function' && k !== 'list') (el as unknown as Record<string, unknown>)[k] = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }

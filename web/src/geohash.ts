@@ -4,8 +4,8 @@ const BASE32 = '0123456789bcdefghjkmnpqrstuvwxyz';
 
 /** The cell of a geohash as [south, west, north, east] in degrees. */
 export function cellOf(hash: string): [number, number, number, number] {
-  let lat: [number, number] = [-90, 90];
-  let lon: [number, number] = [-180, 180];
+  const lat: [number, number] = [-90, 90];
+  const lon: [number, number] = [-180, 180];
   let even = true;
   for (const ch of hash.toLowerCase()) {
     const v = BASE32.indexOf(ch);

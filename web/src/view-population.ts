@@ -3,7 +3,7 @@ import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { photoPicker } from './photos.js';
 import { when } from './timeline.js';
-import { farmInput, rememberFarm, treeInput } from './pickers.js';
+import { farmInput, rememberFarm } from './pickers.js';
 
 const METHODS = ['visual', 'photo', 'video', 'drone', 'gate', 'other'];
 

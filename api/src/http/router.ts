@@ -65,6 +65,7 @@ function checkText(def: RouteDef, params: Record<string, string>, query: unknown
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(params)) {
     if (!unstorableText(v)) out[k] = v;
+    // eslint-disable-next-line no-control-regex -- NUL is the character being replaced
     else if (html) out[k] = v.replace(/[\u0000\ud800-\udfff]/g, '\ufffd');
     else throw ERRORS.notFound();
   }

@@ -117,9 +117,8 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
         const ping = setInterval(() => out.write(': ping\n\n'), 15_000);
         ping.unref();
         void (async () => {
-          let last = { done: 0, failed: 0, total: 0 };
           for await (const p of fb.progress(params.batch_id, stop.signal)) {
-            last = { done: p.done, failed: p.failed, total: p.total };
+            const last = { done: p.done, failed: p.failed, total: p.total };
             out.write(frame('progress', last));
             if (p.status === 'done') out.write(frame('done', last));
           }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { Ok, Paged, PageQuery, errorResponse } from './schemas.js';
+import { Paged, PageQuery, errorResponse } from './schemas.js';
 
 const Photo = z.object({ cid: z.string(), url: z.string().describe('`/api/blobs/{cid}`, readable by you') });
 const Closest = z.object({

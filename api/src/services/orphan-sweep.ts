@@ -32,7 +32,7 @@ export function startOrphanSweep(c: Container): () => Promise<void> {
     .then((cids) => cids.length && c.logger.info({ count: cids.length }, 'orphan blobs swept'))
     .catch((err: unknown) => c.logger.warn({ err }, 'orphan blob sweep failed'));
   const first = run();
-  const timer = setInterval(run, Math.max(60, c.config.ORPHAN_BLOB_GRACE_S) * 1000);
+  const timer = setInterval(() => void run(), Math.max(60, c.config.ORPHAN_BLOB_GRACE_S) * 1000);
   timer.unref();
   return async () => {
     clearInterval(timer);

@@ -46,7 +46,7 @@ export async function exportToFolder(o: FolderExportOptions): Promise<{ rows: nu
     for (const [p, n] of [[csvPath, state.csv], [jsonlPath, state.jsonl]] as const) if (existsSync(p) && size(p) > n) truncateSync(p, n);
     const q = new URLSearchParams({ limit: String(o.limit ?? 1000), ...(state.cursor ? { cursor: state.cursor } : {}), ...(o.owner ? { owner_id: o.owner } : {}) });
     const route = o.owner || o.all ? '/api/admin/datasci/export' : '/api/datasci/export';
-    const res = await fetch(`${o.url}${route}?${q}`, { headers: { authorization: `Bearer ${o.token}` } });
+    const res = await fetch(`${o.url}${route}?${q.toString()}`, { headers: { authorization: `Bearer ${o.token}` } });
     if (res.status !== 200) throw new Error(`export page: HTTP ${res.status} ${await res.text()}`);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
     for (const [name, bytes] of Object.entries(files)) if (name.startsWith('images/')) writeFileSync(join(o.out, name), bytes);

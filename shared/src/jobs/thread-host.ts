@@ -37,8 +37,13 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
   let closing = false;
   let started = false;
   const post = (m: MainMessage) => worker?.postMessage(m);
-  const reply = (id: number, p: Promise<unknown>) =>
-    p.then((value) => post({ t: 'reply', id, ok: true, value }), (err) => post({ t: 'reply', id, ok: false, error: toWire(err) }));
+  // A value that cannot be posted (not cloneable) is answered as the error it raised; a reply that
+  // cannot be posted at all is logged, never left as an unhandled rejection.
+  const reply = (id: number, p: Promise<unknown>): void => {
+    p.then((value) => post({ t: 'reply', id, ok: true, value }))
+      .catch((err: unknown) => post({ t: 'reply', id, ok: false, error: toWire(err) }))
+      .catch((err: unknown) => c.logger.error({ err }, 'job host reply could not be posted'));
+  };
 
   const spawn = () => new Promise<void>((resolve, reject) => {
     const w = new Worker(HOST_ENTRY, { workerData: { env }, env: { ...process.env, ...env }, stdout: false, stderr: false });
@@ -141,5 +146,5 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
   };
 }
 
-const ROLLBACK = Symbol('rollback');
+const ROLLBACK = new Error('rolled back by the job host');
 const noTx: Queryable = { query: () => Promise.reject(new Error('the transaction is over')) };

@@ -21,7 +21,7 @@ import { setEmbedObserver } from '../vision/embed.js';
 import { trainHandler } from './train.handler.js';
 import { modelRegisterHandler } from './model-register.handler.js';
 import { createLearnedGalleries } from '../learn/gallery.js';
-import { createEnginePool, withLane, type EnginePool } from '../engine-pool/index.js';
+import { createEnginePool, withLane } from '../engine-pool/index.js';
 import { pooledEngine, poolObserver, timedContainer } from '../engine-pool/pooled-engine.js';
 import { queueOf } from '../../../shared/src/domain/queues.js';
 import { maybeQueueLearning } from '../learn/loop.js';
@@ -39,8 +39,7 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
   const c = timedContainer(container);
   // A model promoted through the registry (npm run models -- promote) serves from the next start.
   const base = (await servingEngine(c)) ?? (await engineOnce());
-  let pool: EnginePool | undefined;
-  pool = createEnginePool({
+  const pool = createEnginePool({
     size: c.config.ENGINE_POOL_SIZE, batchSize: c.config.ENGINE_BATCH_SIZE, lingerMs: c.config.ENGINE_LINGER_MS,
     modelDir: (await servingDir(c)) ?? '', observer: poolObserver(c.metrics, () => pool),
   });

@@ -104,7 +104,10 @@ describe('survey crops', () => {
     // The file is cut short once the pass has read all ten frames: the crops' second read finds none.
     let read = 0;
     const onProgress = async (p: { frames_read: number }) => {
-      if (p.frames_read === 10 && read === 0) (read = p.frames_read), await truncate(file, 0);
+      if (p.frames_read === 10 && read === 0) {
+        read = p.frames_read;
+        await truncate(file, 0);
+      }
     };
     const err = await surveyVideo(file, { ...opts, maxSide: 640 }, { detector: whiteBoxDetector(), onProgress, progressEvery: 10 }).catch((e: unknown) => e);
     expect(read).toBe(10);

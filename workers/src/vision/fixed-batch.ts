@@ -54,6 +54,9 @@ function concat(vs: Float32Array[]): Float32Array {
   if (vs.length === 1) return vs[0]!;
   const out = new Float32Array(vs.reduce((s, v) => s + v.length, 0));
   let at = 0;
-  for (const v of vs) (out.set(v, at), (at += v.length));
+  for (const v of vs) {
+    out.set(v, at);
+    at += v.length;
+  }
   return out;
 }

@@ -8,7 +8,6 @@
 import { createRequire } from 'node:module';
 
 // The bundled typings are loose; the engine uses a small, checked surface.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CV = any;
 
 let ready: Promise<CV> | undefined;

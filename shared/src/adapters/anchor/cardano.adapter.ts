@@ -70,7 +70,7 @@ function blockfrostClient(opts: CardanoAnchorOptions) {
     const res = await http(base + p, { method, headers, body });
     const text = await res.text();
     if (res.status >= 500) throw new EndpointError(res.status, `${method} ${p}: HTTP ${res.status}`);
-    let json: T | null = null;
+    let json: T | null;
     try { json = JSON.parse(text) as T; } catch { json = null; }
     return { status: res.status, json, text };
   }

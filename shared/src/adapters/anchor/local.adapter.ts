@@ -79,7 +79,7 @@ async function readKey(file: string, waitMs: number): Promise<KeyObject | null> 
       return createPrivateKey(pem);
     } catch (err) {
       if (Date.now() >= end) {
-        throw new Error(`The anchoring key file ${file} is not a complete PEM private key (${(err as Error).message}); restore the deployment's key there, or remove the file to create a new one.`);
+        throw new Error(`The anchoring key file ${file} is not a complete PEM private key (${(err as Error).message}); restore the deployment's key there, or remove the file to create a new one.`, { cause: err });
       }
       await new Promise((r) => setTimeout(r, 50));
     }

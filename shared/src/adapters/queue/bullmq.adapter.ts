@@ -167,7 +167,7 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
         o.hooks?.finished?.({ ...info, outcome: final ? 'failed' : 'retry', runMs: Date.now() - t0, error: String((err as Error)?.message ?? err) });
         if (final) await quota.release(ownerOf(job.data), job.id!, quotaUnit(job.data, job.id!));
         if (isUnrecoverable(err)) throw new UnrecoverableError(encodeError(err));
-        throw new Error(encodeError(err));
+        throw new Error(encodeError(err), { cause: err });
       }
     };
   }

@@ -74,7 +74,7 @@ export interface ConsistencyDoc {
  * with a log, `consistency.anchored`: both roots are the ones the (trusted) log signed for this entity.
  */
 export function verifyConsistencyDoc(doc: ConsistencyDoc, log?: readonly SignedCheckpoint[], trustKey?: string): CheckResult[] {
-  let ok = false;
+  let ok: boolean;
   try {
     ok = verifyConsistency({ m: doc.first, n: doc.second, rootM: doc.first_root, rootN: doc.second_root, proof: doc.proof });
   } catch (err) {
