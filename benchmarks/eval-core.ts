@@ -1,5 +1,5 @@
 /**
- * Evaluates recognition engines on a labels export (README, "For data scientists"): the export's
+ * Evaluates recognition engines on a labels export (docs/data-science.md): the export's
  * gallery photos are enrolled, each labelled identify query is identified again, and the same
  * metrics as bench:accuracy are computed (metrics.ts). A candidate model comes from a folder
  * holding its ONNX file and a schema-2 manifest.json; the registry checks its sha256.

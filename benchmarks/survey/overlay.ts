@@ -1,5 +1,5 @@
 /**
- * The README's track overlay: a generated herd clip (no dataset photo: generated animals only)
+ * The track overlay of docs/surveys.md: a generated herd clip (no dataset photo: generated animals only)
  * through the survey pass, one frame with every track's box, id and trail drawn on it.
  *
  *   npx tsx benchmarks/survey/overlay.ts [--out benchmarks/results/plots/survey-overlay.jpg]

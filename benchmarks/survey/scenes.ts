@@ -1,7 +1,7 @@
 /**
  * The benchmark's scenes: a drone pass and a phone walk over a generated field with real nyala
  * crops (../shared/datasets, read at run time, never copied), and a phone walk along a generated
- * apple tree. Positions are written out so the paths cross and hide as the README describes.
+ * apple tree. Positions are written out so the paths cross and hide as docs/surveys.md describes.
  */
 import sharp from 'sharp';
 import { mulberry32 } from '../../workers/src/vision/testing/synthetic.js';

@@ -1,7 +1,7 @@
 /**
- * Video limits, checked with ffprobe BEFORE anything is stored or decoded: a 10-minute 1080p clip
- * once held a worker 40 s before failing. ffprobe reads only the container headers, so refusing
- * costs milliseconds; a file that merely has `ftyp` at offset 4 but no video stream is refused.
+ * Video limits, checked with ffprobe BEFORE anything is stored or decoded: a long 1080p clip once
+ * held a worker for a long while before failing. ffprobe reads only the container headers, so
+ * refusing is quick (docs/security.md, "Hardening"); a file that merely has `ftyp` at offset 4 but no video stream is refused.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { csvRow } from '../csv/csv.js';
 
 /**
- * The labelled-data export, as data scientists read it (README, "For data scientists").
+ * The labelled-data export, as data scientists read it (docs/data-science.md).
  *
  * One row per photo. `split` says where it comes from: `gallery` (an enrolled photo; `identity`
  * is its individual) or `query` (a photo sent to identify; `identity` is what the owner's

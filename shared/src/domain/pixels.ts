@@ -1,7 +1,7 @@
 /**
- * Pixel caps, read from the image header before anything decodes it. A 776 KB PNG of
- * 16000×16000 once took 48 s and 1 GB in OCR: the byte limits cannot see a decompression bomb,
- * only the declared dimensions can. sharp's `metadata()` parses the header and decodes no pixels.
+ * Pixel caps, read from the image header before anything decodes it. A small PNG declaring
+ * 16000×16000 pixels once tied up OCR for a long while and a lot of memory: the byte limits cannot
+ * see a decompression bomb, only the declared dimensions can (docs/security.md, "Hardening"). sharp's `metadata()` parses the header and decodes no pixels.
  */
 import sharp from 'sharp';
 import { AppError } from './errors.js';

@@ -77,9 +77,10 @@ export interface GateDecision {
  * Top-1, and right `match` answers at the threshold a calibration of `calibrationQueries` queries
  * would serve. Probabilities are each pipeline's own fused calibration, cross-fitted on these
  * samples. Judging at the threshold each side can vouch for, not at an oracle 1% of this sample:
- * on the 68-cow herd the oracle let the gate count 6 false matches in 650 queries while the refit
- * after adoption, on 360 queries, could allow none, and served correct `match` fell where the gate
- * had predicted a rise.
+ * on the 68-cow herd the oracle let the gate count several false matches as within 1% while the
+ * refit after adoption, on fewer queries, could allow none, and served correct `match` fell where
+ * the gate had predicted a rise (benchmarks/results/herd-learning-holstein-68cows.json;
+ * benchmarks/results/README.md, "Verdicts per owner, and the herd learning loop").
  */
 export function servedFigures(samples: readonly QuerySample[], target = 0.01, calibrationQueries = samples.length): ServedFigures {
   const closed = samples.filter((s) => !s.openSet);
