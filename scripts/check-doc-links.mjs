@@ -6,13 +6,16 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const files = process.argv.length > 2
-  ? process.argv.slice(2).map((f) => path.resolve(f))
-  : [
-      path.join(root, 'README.md'),
-      ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(root, 'docs', f)),
-      path.join(root, 'benchmarks/results/README.md'),
-    ];
+const files =
+  process.argv.length > 2
+    ? process.argv.slice(2).map((f) => path.resolve(f))
+    : [
+        path.join(root, 'README.md'),
+        ...readdirSync(path.join(root, 'docs'))
+          .filter((f) => f.endsWith('.md'))
+          .map((f) => path.join(root, 'docs', f)),
+        path.join(root, 'benchmarks/results/README.md'),
+      ];
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading) {
