@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTesseractOcr } from '../shared/src/adapters/ocr/tesseract.adapter.js';
+import { loadConfig } from '../shared/src/config/config.js';
 import { loadCatalogue } from '../shared/src/domain/care/catalogue.js';
 import { labelImage, labelSpec } from '../test/support/labels.js';
 import { machineInfo, parseArgs, percentile } from './machine.js';
@@ -18,7 +19,7 @@ const n = Number(args.get('n') ?? 60);
 const out = args.get('out') ?? 'benchmarks/results/ocr-labels.json';
 const catalogue = await loadCatalogue(path.resolve('shared/data/care/banned.json'));
 if (!catalogue) throw new Error('catalogue missing');
-const ocr = createTesseractOcr({ bin: process.env.TESSERACT_BIN ?? 'tesseract', langs: 'vie+eng', timeoutMs: 120_000 });
+const ocr = createTesseractOcr({ bin: process.env.TESSERACT_BIN ?? 'tesseract', langs: 'vie+eng', timeoutMs: 120_000, maxSide: loadConfig({}).OCR_MAX_SIDE });
 
 /** The catalogue id the printed ingredient stands for (looked up from the clean printed text). */
 const expectedId = (ingredient: string) => catalogue.lookup(ingredient)[0]?.id;

@@ -104,7 +104,7 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
     distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`) : createMemoryRateLimitStore();
   const anchor = await createAnchorBackend(config, db);
   const ocr = config.OCR_ENGINE === 'tesseract'
-    ? createTesseractOcr({ bin: config.TESSERACT_BIN, langs: config.TESSERACT_LANGS, timeoutMs: config.OCR_TIMEOUT_MS })
+    ? createTesseractOcr({ bin: config.TESSERACT_BIN, langs: config.TESSERACT_LANGS, timeoutMs: config.OCR_TIMEOUT_MS, maxSide: config.OCR_MAX_SIDE })
     : noOcr;
   const residueStore = config.RESIDUE_STORE_URL ? createHttpResidueStore(config.RESIDUE_STORE_URL, config.RESIDUE_STORE_TIMEOUT_MS) : null;
   const closers: (() => Promise<void>)[] = [];

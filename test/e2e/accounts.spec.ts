@@ -205,7 +205,7 @@ describe('accounts (embedded)', () => {
     const m = await api(app.url, 'GET', '/api/me', { headers: { cookie } });
     expect(m.status).toBe(200);
     expect(m.json.account.username).toBe(username);
-    const out = await api(app.url, 'POST', '/api/logout', { headers: { cookie } });
+    const out = await api(app.url, 'POST', '/api/logout', { headers: { cookie, origin: app.url } });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/^markless_session=;/);
     expect((await api(app.url, 'GET', '/api/me', { headers: { cookie } })).status).toBe(401);

@@ -90,39 +90,58 @@ describe('administrators are made by an operator, never by signing up (distribut
     expect((await adminCli(app, 'promote')).code).toBe(2);
   });
 
-  it('ADMIN_USERS at startup marks only accounts that already exist, and says so in the log', async () => {
-    const existing = await signup(app.url, 'legacy');
-    const ghost = uniqueName('ghost_');
-    const port = await freePort();
-    let child: Child | undefined;
+  /** Start the API entry point as a deploy would, with `adminUsers` as ADMIN_USERS; returns its log. */
+  async function restartWith(adminUsers: string, port: number, check: (base: string, log: () => string) => Promise<void>): Promise<void> {
+    const child: Child = spawnEntry('api/src/main.ts', { ...app.env, PORT: String(port), LOG_LEVEL: 'info', ADMIN_USERS: adminUsers });
     try {
-      child = spawnEntry('api/src/main.ts', { ...app.env, PORT: String(port), LOG_LEVEL: 'info', ADMIN_USERS: `${existing.username},${ghost}` });
       await until(async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).ok, 90_000, 200);
-      const log = child.output();
-      expect(log).toMatch(/ADMIN_USERS is kept for compatibility only/);
-      expect(log).toMatch(new RegExp(`"username":"${existing.username}"[^\\n]*marked administrator`));
-      expect(log).toMatch(new RegExp(`"username":"${ghost}"[^\\n]*does not exist`));
-      // The existing account's earlier token is an administrator's now; the ghost name stays free of rights.
-      expect((await queues(existing.token)).status).toBe(200);
-      const g = await api(`http://127.0.0.1:${port}`, 'POST', '/api/signup', { json: { username: ghost, password: 'Bark-and-peel-42' } });
-      expect(g.status).toBe(200);
-      expect(g.json.account.is_admin).toBe(false);
-      expect((await queues(g.json.token)).status).toBe(403);
+      await check(`http://127.0.0.1:${port}`, () => child.output());
     } finally {
-      child?.proc.kill('SIGTERM');
-      await child?.exited;
-      child = undefined;
+      child.proc.kill('SIGTERM');
+      await child.exited;
     }
+  }
+
+  it('a name listed in ADMIN_USERS and signed up by a stranger is not made administrator at the next restart', async () => {
+    const listed = uniqueName('boss_sec_');
+    const port = await freePort();
+    // First deploy: the name has no account yet.
+    await restartWith(listed, port, async (base) => {
+      const s = await api(base, 'POST', '/api/signup', { json: { username: listed, password: 'Bark-and-peel-42' } });
+      expect(s.status).toBe(200);
+      expect(s.json.account.is_admin).toBe(false);
+    });
+    // Next deploy with the same setting: the stranger's account exists now and still gains nothing.
+    await restartWith(listed, port, async (base, log) => {
+      const l = await api(base, 'POST', '/api/login', { json: { username: listed, password: 'Bark-and-peel-42' } });
+      expect(l.status).toBe(200);
+      expect(l.json.account.is_admin).toBe(false);
+      expect((await api(base, 'GET', '/api/admin/feedback', { token: l.json.token })).status).toBe(403);
+      expect(log()).toMatch(/ADMIN_USERS entry pins no account id; nothing granted/);
+    });
+    const rows = await app.container.db.query('select 1 from admin_grants g join accounts a on a.id = g.account_id where a.username = $1', [listed]);
+    expect(rows.rows).toHaveLength(0);
+  });
+
+  it('ADMIN_USERS grants only an account it pins by id, and says so in the log', async () => {
+    const existing = await signup(app.url, 'legacy');
+    const other = await signup(app.url, 'other');
+    const ghostId = '00000000-0000-4000-8000-000000000000';
+    const port = await freePort();
+    // A pinned id, a username that does not go with its id, and an id with no account.
+    await restartWith(`${existing.username}:${existing.id},${existing.username}:${other.id},${ghostId}`, port, async (_base, log) => {
+      expect(log()).toMatch(new RegExp(`"username":"${existing.username}"[^\\n]*pinned account marked administrator`));
+      expect(log()).toMatch(new RegExp(`"entry":"${existing.username}:${other.id}"[^\\n]*does not exist`));
+      expect(log()).toMatch(new RegExp(`"entry":"${ghostId}"[^\\n]*does not exist`));
+      // The pinned account's earlier token is an administrator's now; the mismatched one is not.
+      expect((await queues(existing.token)).status).toBe(200);
+      expect((await queues(other.token)).status).toBe(403);
+    });
     // An operator's revoke outlives ADMIN_USERS: the next start does not grant it again.
     expect((await adminCli(app, 'revoke', existing.username)).code).toBe(0);
-    try {
-      child = spawnEntry('api/src/main.ts', { ...app.env, PORT: String(port), LOG_LEVEL: 'info', ADMIN_USERS: existing.username });
-      await until(async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).ok, 90_000, 200);
-      expect(child.output()).toMatch(/rights were revoked; not granted again/);
+    await restartWith(existing.id, port, async (_base, log) => {
+      expect(log()).toMatch(/rights were revoked; not granted again/);
       expect((await queues(existing.token)).status).toBe(403);
-    } finally {
-      child?.proc.kill('SIGTERM');
-      await child?.exited;
-    }
+    });
   });
 });

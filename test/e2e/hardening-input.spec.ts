@@ -111,6 +111,11 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
     const evil = await api(app.url, 'POST', '/api/feedback', { form: { note: 'csrf' }, headers: { cookie, origin: 'https://evil.example' } });
     expect(evil.status).toBe(403);
     expect(evil.json.code).toBe('origin_forbidden');
+    // A browser sends Origin with every write: a cookie write without one did not come from our pages.
+    const bare = await api(app.url, 'POST', '/api/feedback', { form: { note: 'no origin' }, headers: { cookie, 'accept-language': 'en' } });
+    expect(bare.status).toBe(403);
+    expect(bare.json.code).toBe('origin_forbidden');
+    expect(bare.json.error).toMatch(/^A write signed in by cookie must come from the service's own pages;.*\.$/);
     const own = await api(app.url, 'POST', '/api/feedback', { form: { note: 'same-origin' }, headers: { cookie, origin: app.url } });
     expect(own.status).toBe(200);
     // A browser's FormData is multipart/form-data: form routes take it too.

@@ -40,7 +40,7 @@ describe('the survey page in a real browser', () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'survey-farm', name: 'Bò Vàng' })) form.append(k, v);
     for (const [k, s] of (await detectableShots(851, 3)).entries()) form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
-    expect((await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, timeout: 60_000 })).status()).toBe(200);
+    expect((await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, headers: { origin: app.url }, timeout: 60_000 })).status()).toBe(200);
 
     await page.click('nav a[href="#/survey"]');
     await page.locator('form[name=survey] input[type=file]').setInputFiles({ name: 'pass.mp4', mimeType: 'video/mp4', buffer: clip });

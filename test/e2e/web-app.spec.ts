@@ -1,17 +1,15 @@
 import { detectableShots } from '../support/animal-shots.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { otherView, textureImage } from '../support/images.js';
+import { screenshotPath } from '../support/screenshots.js';
 
 /** Debian's chromium (scripts/setup.sh installs it); playwright-core downloads no browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Committed: the README links these screenshots of every screen (issue 24).
-const ARTIFACTS = path.resolve('docs/screenshots');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 /** Ho Chi Minh City: where the phone says it is when the tree is enrolled. */
@@ -27,11 +25,11 @@ async function shots(page: Page, step: string) {
 
 const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', buffer });
 
-/** A screenshot of the whole page, as a test artefact (gitignored). */
+/** A screenshot of the whole page (support/screenshots.ts says where; `npm run screenshots` refreshes the documented ones). */
 async function shot(page: Page, name: string) {
   // From the top, so the sticky header sits where a person sees it.
   await page.evaluate('window.scrollTo(0, 0)');
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: screenshotPath(`${name}.png`), fullPage: true });
 }
 
 describe('the field web app in a real browser', () => {
@@ -46,7 +44,6 @@ describe('the field web app in a real browser', () => {
   beforeAll(async () => {
     // `npm test` builds the app first; a single spec run builds it when it is missing.
     if (!existsSync('web/dist/main.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
-    mkdirSync(ARTIFACTS, { recursive: true });
     app = await startTestApp();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
     phone = await browser.newContext({
@@ -216,7 +213,7 @@ describe('the field web app in a real browser', () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'vuon-1', zone: 'chuong-a', name: 'Bò Vàng' })) form.append(k, v);
     for (const [k, s] of cows.entries()) form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
-    const enrolled = await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, timeout: 60_000 });
+    const enrolled = await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, headers: { origin: app.url }, timeout: 60_000 });
     expect(enrolled.status()).toBe(200);
 
     await page.click('nav a[href="#/population"]');

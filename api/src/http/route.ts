@@ -20,6 +20,8 @@ export interface UploadSpec {
   field: string;
   maxFiles: number;
   kind: 'image' | 'video';
+  /** Other names `field` is also taken under (care matching takes `photo`, as the care log names it). */
+  aliases?: string[];
   /** Further file fields taken besides `field` (a fruit batch's one `archive`); documented as binary. */
   extraFiles?: { field: string; mediaType: string; description: string }[];
   /** Replaces the default byte and count limits (a fruit batch's configured limits). */

@@ -77,8 +77,13 @@ function checkText(def: RouteDef, params: Record<string, string>, query: unknown
 async function readBody(def: RouteDef, ctx: Context) {
   // A route with an upload and bodyType 'json' takes either body: JSON without files, or multipart.
   if (def.upload && !(def.bodyType === 'json' && ctx.is('application/json'))) {
-    const { fields, files } = await parseMultipart(ctx, uploadLimits(def.upload));
-    return { raw: fields, files: files.filter((f) => f.field === def.upload!.field || def.upload!.extraFiles?.some((x) => x.field === f.field)) };
+    const u = def.upload;
+    const { fields, files } = await parseMultipart(ctx, uploadLimits(u));
+    // A file in a field the route does not read would be dropped without a word: say so instead.
+    const taken = new Set([u.field, ...(u.aliases ?? []), ...(u.extraFiles ?? []).map((x) => x.field)]);
+    const stray = files.find((f) => !taken.has(f.field));
+    if (stray) throw new AppError(422, 'file_field_unexpected', { field: stray.field, expected: [...taken].join(', ') });
+    return { raw: fields, files: files.map((f) => (u.aliases?.includes(f.field) ? { ...f, field: u.field } : f)) };
   }
   if (!def.body) return { raw: undefined, files: [] };
   return { raw: def.bodyType === 'form' ? await readForm(ctx) : await readJson(ctx), files: [] };

@@ -55,6 +55,9 @@ export function parseMultipart(ctx: Context, limits: MultipartLimits): Promise<M
     try {
       bb = busboy({
         headers: ctx.req.headers,
+        // Browsers and fetch send file names as raw UTF-8; busboy's latin1 default turned every
+        // Vietnamese name into mojibake.
+        defParamCharset: 'utf8',
         limits: { fileSize: limits.fileBytes, files: limits.maxFiles, fields: 100, fieldSize: 64 * 1024 },
       });
     } catch {

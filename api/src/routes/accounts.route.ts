@@ -29,7 +29,7 @@ export function accountRoutes(s: Services): RouteDef[] {
       responses: {
         200: { description: 'account created', schema: SessionOut },
         400: err('a signup rule was broken (a taken username included); the message names it'),
-        403: err('sign-up is closed on this server (SIGNUP_OPEN=false)'), 422: err('missing field or wrong type'), 429: err('too many password hashes in flight from this address'),
+        403: err('sign-up is closed on this server (SIGNUP_OPEN=false)'), 422: err('missing field or wrong type'), 429: err('too many failed sign-ups (taken usernames) from this address, SIGNUP_SOURCE_FAILURES in an hour, with the login back-off (signup_throttled, Retry-After says how long); or too many password hashes in flight from this address'),
       },
       handler: async ({ body, ip }, ctx) => {
         const session = await auth.signup(body.username, body.password, ip);
@@ -107,7 +107,8 @@ export function accountRoutes(s: Services): RouteDef[] {
       }),
       responses: {
         200: { description: 'signed in', schema: SessionOut }, 400: err('challenge unknown, used or expired'),
-        401: err('signature does not match the key; the challenge is used up all the same'), 422: err('missing field or wrong type'),
+        401: err('signature does not match the key; the challenge is used up all the same'),
+        403: err('no account has this key yet and sign-up is closed on this server (signup_closed)'), 422: err('missing field or wrong type'),
       },
       handler: async ({ body }, ctx) => {
         const session = await auth.didVerify(body.did, body.nonce, body.signature);

@@ -18,11 +18,16 @@ export function careRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'post', path: '/api/care/match', tag: 'care', access: 'user', feature: 'care-match',
       summary: 'Match a product by text or packaging photo; flags banned or restricted ingredients',
-      description: 'multipart/form-data: optional `text` and an optional packaging photo in `files`. Text is matched directly; a photo alone is read by OCR ' +
+      description: 'multipart/form-data: optional `text` and an optional packaging photo in `files` (or `photo`, as the care log names it; a file in any other field is a 422). Text is matched directly; a photo alone is read by OCR ' +
         '(tesseract, Vietnamese and English). Answer: the care match result of spec section 2. Token required (OCR is costly); nothing is stored.',
-      bodyType: 'multipart', body: MatchForm, upload: { field: 'files', maxFiles: 1, kind: 'image' },
-      responses: { 200: { description: 'the care match result', schema: MatchOut }, 401: err('not signed in'), 413: err('photo over 20 MB, or over IMAGE_MAX_PIXELS pixels (read from its header before OCR decodes it)'), 422: err('empty or non-image photo') },
-      handler: async ({ body, files, lang }) => ({ ok: true, ...(await s.care.match(body.text, files[0], lang)) }),
+      bodyType: 'multipart', body: MatchForm, upload: { field: 'files', aliases: ['photo'], maxFiles: 1, kind: 'image' },
+      responses: {
+        200: { description: 'the care match result', schema: MatchOut }, 401: err('not signed in'),
+        413: err('photo over 20 MB, or over IMAGE_MAX_PIXELS pixels (read from its header before OCR decodes it)'),
+        422: err('empty or non-image photo, or a file in a field other than `files` or `photo`'),
+        429: err('too many photos being read at once, on this server or for this account (ocr_busy, ocr_busy_account); Retry-After says when to try again'),
+      },
+      handler: async ({ body, files, lang, caller }) => ({ ok: true, ...(await s.care.match(body.text, files[0], lang, caller!.account_id)) }),
     }),
     defineRoute({
       method: 'get', path: '/api/care/banned', tag: 'care', access: 'public', feature: 'care-banned',

@@ -123,15 +123,25 @@ export function surveyRoutes(s: Services): RouteDef[] {
       summary: 'Survey progress as server-sent events',
       description:
         '`text/event-stream`: `event: progress` with data `{"status":"running","frames_read":n,"tracks":t}` at start and at each change, then `event: done` ' +
-        '(or `event: failed`) with the same data, then the stream closes. Token as `Authorization: Bearer` or the session cookie.',
+        '(or `event: failed`) with the same data, then the stream closes. Token as `Authorization: Bearer` or the session cookie. ' +
+        'At most SSE_MAX_PER_SURVEY streams per survey and SSE_MAX_PER_ACCOUNT per account (batch streams included) are open at once; past either, 429 with Retry-After.',
       params: SurveyParam,
-      responses: { 200: { description: 'the event stream', contentType: 'text/event-stream' }, ...notYours },
+      responses: {
+        200: { description: 'the event stream', contentType: 'text/event-stream' }, ...notYours,
+        429: errorResponse('too many progress streams open for this survey or account (stream_limit_survey, stream_limit_account)'),
+      },
       handler: async ({ params, caller }, ctx) => {
         await s.survey.owned(caller!, params.survey_id);
+        // Checked after ownership, so another account's survey stays the plain 404.
+        const release = s.streamSlots.acquire(caller!.account_id, params.survey_id, 'survey');
         const out = new PassThrough();
         const stop = new AbortController();
         out.on('error', () => stop.abort());
-        ctx.res.on('close', () => stop.abort());
+        // Whichever comes first frees the slot: the client hanging up or the stream ending.
+        ctx.res.on('close', () => {
+          release();
+          stop.abort();
+        });
         ctx.req.socket.setTimeout(0);
         const ping = setInterval(() => out.write(': ping\n\n'), 15_000);
         ping.unref();
@@ -144,6 +154,7 @@ export function surveyRoutes(s: Services): RouteDef[] {
           .catch(() => undefined)
           .finally(() => {
             clearInterval(ping);
+            release();
             out.end();
           });
         return new Reply(200, out, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store', 'X-Accel-Buffering': 'no' }, true);

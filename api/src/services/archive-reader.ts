@@ -43,9 +43,13 @@ export function unsafeEntryName(name: string): string | null {
   return null;
 }
 
-/** A name safe to show in a row: control characters replaced, length bounded. */
-// eslint-disable-next-line no-control-regex
-const shown = (name: string) => name.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 255);
+/**
+ * A file name safe to show in a row, a message and the results CSV: control characters replaced,
+ * format characters (bidirectional overrides such as U+202E, zero-width marks) removed, so
+ * `photo\u202Egpj.exe` cannot display as `photoexe.jpg`; length bounded.
+ */
+export const shownFileName = (name: string) =>
+  [...name.normalize('NFC').replace(/\p{Cc}/gu, '?').replace(/\p{Cf}/gu, '')].slice(0, 255).join('');
 
 const invalid = (filename: string, reason: string) => new AppError(422, 'batch_archive_invalid', { field: 'archive', filename, reason });
 
@@ -118,7 +122,7 @@ function entries(zip: ZipFile, filename: string, limits: ArchiveLimits, state: {
 
 async function readOne(zip: ZipFile, entry: Entry, filename: string, limits: ArchiveLimits, state: { total: number }): Promise<ArchiveEntry | null> {
   const raw = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false);
-  const name = shown(raw);
+  const name = shownFileName(raw);
   const refuse = (reason_code: string, reason_params: Record<string, unknown>): ArchiveEntry => ({ name, refused: { reason_code, reason_params: { filename: name, ...reason_params } } });
   const unsafe = unsafeEntryName(raw);
   if (unsafe) return refuse('archive_entry_unsafe_name', { reason: unsafe });

@@ -3,7 +3,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { enforceRateLimit } from '../middleware/rate-limit.js';
 import type { Caller } from '../http/route.js';
-import { checkLoginLock, clearLoginFailures, recordLoginFailure, withHashSlot } from './login-throttle.js';
+import { checkLoginLock, checkSignupLock, clearLoginFailures, recordLoginFailure, recordSignupFailure, withHashSlot } from './login-throttle.js';
 import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
 import { verifyDidSignature } from './did.js';
 import { IS_ADMIN_SQL } from '../../../shared/src/access/admins.js';
@@ -56,11 +56,15 @@ export function createAuthService(c: Container) {
     db.query('insert into activity_events (owner_id, action, detail) values ($1, $2, $3)', [owner, action, detail]);
 
   /**
-   * The account of a did:key, created at its first sign-in. The username is derived from the key,
+   * The account of a did:key, created at its first sign-in (only while sign-up is open). The username is derived from the key,
    * and the key is public: anyone could sign up that name first. On any conflict other than the
    * key's own row, a random suffix is tried, so a squatted name cannot lock the key out.
    */
   async function accountForDid(did: string): Promise<AccountRow> {
+    const existing = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.did = $1`, [did])).rows[0];
+    if (existing) return existing;
+    // A key with no account is a sign-up: closed sign-up closes this door too.
+    if (!config.SIGNUP_OPEN) throw ERRORS.rule('signup_closed', 403);
     const base = `did_${sha256hex(did).slice(0, 16)}`;
     for (const username of [base, `${base}_${randomBytes(4).toString('hex')}`]) {
       await db.query('insert into accounts (id, username, did) values ($1, $2, $3) on conflict do nothing', [randomUUID(), username, did]);
@@ -77,14 +81,18 @@ export function createAuthService(c: Container) {
       if (!config.SIGNUP_OPEN) throw ERRORS.rule('signup_closed', 403);
       const rule = brokenRule(username, password, config.PASSWORD_MIN_SCORE);
       if (rule) throw ERRORS.rule(rule);
+      await checkSignupLock(db, client);
       const hash = await withHashSlot(client, () => hashPassword(password));
       const row: AccountRow = { id: randomUUID(), username, password_hash: hash, did: null, created_at: new Date() };
       const inserted = await db.query(
         `insert into accounts (id, username, password_hash) values ($1, $2, $3) on conflict (username) do nothing`,
         [row.id, username, row.password_hash],
       );
-      // The spec lists every signup rule failure as 400, a taken name included.
-      if (inserted.affectedRows === 0) throw new AppError(400, 'username_taken');
+      // The spec lists every signup rule failure as 400, a taken name included; a taken name is
+      // also what tells a prober that an account exists, so it counts against the address.
+      if (inserted.affectedRows === 0) {
+        throw (await recordSignupFailure(db, client, config.SIGNUP_SOURCE_FAILURES, config.LOGIN_MAX_LOCK_S)) ?? new AppError(400, 'username_taken');
+      }
       return issue(row, 'password');
     },
 

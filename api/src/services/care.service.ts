@@ -9,6 +9,10 @@ import {
 } from '../../../shared/src/domain/care/catalogue.js';
 import { decideMatch, type MatchResult, type OcrOutcome } from '../../../shared/src/domain/care/match-result.js';
 import type { UploadedFile } from '../middleware/multipart.js';
+import { createWorkSlots } from './work-slots.js';
+
+/** A suggestion: one label photo takes seconds to read. */
+const OCR_RETRY_S = 5;
 
 /** A substance row as the API shows it (a found one also says which words matched). */
 export type SubstanceView = Substance & { matched?: string };
@@ -29,6 +33,11 @@ const keep = (q: BannedQuery) => (s: Substance) => (!q.scope || s.scopes.include
 export function createCareService(c: Container) {
   const bannedPath = c.config.CARE_BANNED_FILE ?? path.resolve('shared/data/care/banned.json');
   const productsPath = c.config.CARE_PRODUCTS_FILE ?? path.resolve('shared/data/care/products.json');
+  // OCR runs a tesseract process per photo on this machine: bounded so a few huge photos cannot starve the API.
+  const ocrSlots = createWorkSlots({
+    total: c.config.OCR_MAX_CONCURRENT, perAccount: c.config.OCR_MAX_PER_ACCOUNT, retryAfterS: OCR_RETRY_S,
+    codes: { total: 'ocr_busy', account: 'ocr_busy_account' },
+  });
   let catalogue: BannedCatalogue | null = null;
   let products: ProductStore | null = null;
 
@@ -43,19 +52,20 @@ export function createCareService(c: Container) {
   }
 
   /** What OCR read from the photo (only asked for when no text was typed). */
-  async function readPhoto(file: UploadedFile): Promise<OcrOutcome> {
+  async function readPhoto(file: UploadedFile, account: string): Promise<OcrOutcome> {
     const sniffed = file.bytes.length ? sniffMedia(file.bytes) : null;
     if (!sniffed || sniffed.cls !== 'image') {
       throw new AppError(422, file.bytes.length ? 'file_wrong_type' : 'file_empty', { field: 'files', filename: file.filename, expected: 'ảnh/image' });
     }
     // Before OCR decodes anything: a small PNG can declare 16000×16000 pixels.
     await assertPixels(file.bytes, c.config.IMAGE_MAX_PIXELS, 'files', file.filename);
-    return c.ocr.read(file.bytes);
+    return ocrSlots.run(account, () => c.ocr.read(file.bytes));
   }
 
-  async function match(text: string | undefined, file: UploadedFile | undefined, lang: Lang): Promise<MatchResult> {
+  /** Match typed text, or else what OCR reads from the photo of `account` (who holds the OCR slot). */
+  async function match(text: string | undefined, file: UploadedFile | undefined, lang: Lang, account = 'anonymous'): Promise<MatchResult> {
     const typed = text?.trim() ? text : undefined;
-    const ocr = !typed && file ? await readPhoto(file) : undefined;
+    const ocr = !typed && file ? await readPhoto(file, account) : undefined;
     return decideMatch({ text: typed, ocr, catalogue: await getCatalogue(), products: await getProducts(), lang });
   }
 

@@ -4,7 +4,7 @@ import { sniffMedia } from '../../../shared/src/domain/media.js';
 import { pixelError } from '../../../shared/src/domain/pixels.js';
 import type { NewRow } from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { UploadedFile } from '../middleware/multipart.js';
-import { readArchive, type ArchiveLimits } from './archive-reader.js';
+import { readArchive, shownFileName, type ArchiveLimits } from './archive-reader.js';
 
 /** One photo of a batch before it is stored: bytes to identify, or the reason its row fails at once. */
 export interface BatchItem {
@@ -53,7 +53,7 @@ async function classify(item: BatchItem, maxPixels: number): Promise<BatchItem> 
 export async function batchItems(files: UploadedFile[], limits: BatchLimits): Promise<BatchItem[]> {
   const archives = files.filter((f) => f.field === 'archive');
   if (archives.length > 1) throw ERRORS.validation('archive', 'send at most one archive');
-  const items: BatchItem[] = files.filter((f) => f.field === 'files').map((f) => ({ file_name: f.filename || 'photo', bytes: f.bytes }));
+  const items: BatchItem[] = files.filter((f) => f.field === 'files').map((f) => ({ file_name: shownFileName(f.filename) || 'photo', bytes: f.bytes }));
   if (archives[0]) items.push(...(await unzipPhotos(archives[0], limits)));
   if (items.length === 0) throw new AppError(422, 'file_missing', { field: 'files' });
   if (items.length > limits.maxPhotos) throw new AppError(413, 'batch_too_many_photos', { limit: limits.maxPhotos });

@@ -11,6 +11,7 @@ import { batchItems } from './fruit-batch-input.js';
 import type { TreesService } from './trees.service.js';
 import { csvCell } from '../../../shared/src/csv/csv.js';
 import type { FruitSummary } from './fruit-list.service.js';
+import { shownFileName } from './archive-reader.js';
 
 export interface BatchInput { files: UploadedFile[]; tree_id?: string; farm_id?: string }
 
@@ -30,7 +31,8 @@ const THUMBNAILS = 4;
 const links = (id: string) => ({ self: `/api/fruit/batch/${id}`, events: `/api/fruit/batch/${id}/events`, csv: `/api/fruit/batch/${id}/results.csv` });
 
 function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> = new Map()): BatchRowOut {
-  const out: BatchRowOut = { index: r.idx, file_name: r.file_name, status: r.status };
+  // Cleaned again on the way out: rows stored before names were cleaned may still hold bidi marks.
+  const out: BatchRowOut = { index: r.idx, file_name: shownFileName(r.file_name), status: r.status };
   if (r.cid) out.photo_url = `/api/blobs/${r.cid}`;
   if (r.fruit_id) out.fruit_id = r.fruit_id;
   const f = r.fruit_id ? fruit.get(r.fruit_id) : undefined;

@@ -54,7 +54,7 @@ export function createServices(c: Container) {
     ...createAnimalServices(c, { trees, media, jobs }),
     ops: createOpsService(c),
     datasciExport: createDatasciExportService(c),
-    streamSlots: createStreamSlots({ perBatch: c.config.SSE_MAX_PER_BATCH, perAccount: c.config.SSE_MAX_PER_ACCOUNT }),
+    streamSlots: createStreamSlots({ perBatch: c.config.SSE_MAX_PER_BATCH, perSurvey: c.config.SSE_MAX_PER_SURVEY, perAccount: c.config.SSE_MAX_PER_ACCOUNT }),
     survey: createSurveyService(c, { media, trees, verdicts, jobs }),
     reviewQueue: createReviewQueueService(c),
     fruitList,

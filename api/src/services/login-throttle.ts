@@ -36,7 +36,7 @@ const FAILURE_WINDOW_S = 3600;
 export const HASH_CONCURRENCY = 2;
 export const HASH_PER_CLIENT = 3;
 
-const lockedError = (retryAfterS: number, code: 'login_locked' | 'login_throttled' = 'login_locked') =>
+const lockedError = (retryAfterS: number, code: 'login_locked' | 'login_throttled' | 'signup_throttled' = 'login_locked') =>
   new AppError(429, code, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
 
 const keys = (source: string, username: string) => ({ pair: `sa:${source}|${username}`, source: `s:${source}`, account: `a:${username}` });
@@ -89,6 +89,42 @@ export async function recordLoginFailure(db: Queryable, source: string, username
 export async function clearLoginFailures(db: Queryable, source: string, username: string): Promise<void> {
   const k = keys(source, username);
   await db.query('delete from login_failures where key = any($1)', [[k.pair, k.account]]);
+}
+
+/**
+ * Failed sign-ups per address: a taken name answers differently from a free one (as it must, so
+ * people can choose another), which makes sign-up a way to learn which usernames exist. Past
+ * `free` failures in the window the address may not sign up at all for a while, with the login
+ * back-off, so it learns names no faster than failed logins would let it.
+ */
+const signupKey = (source: string) => `su:${source}`;
+
+/** 429 `signup_throttled` while `source` is locked out of sign-up. */
+export async function checkSignupLock(db: Queryable, source: string): Promise<void> {
+  const r = await db.query<{ s: number | null }>(
+    `select case when locked_until > now() then ceil(extract(epoch from (locked_until - now())))::int end as s
+       from login_failures where key = $1 and updated_at > now() - ($2 || ' seconds')::interval`,
+    [signupKey(source), String(FAILURE_WINDOW_S)],
+  );
+  const wait = r.rows[0]?.s ?? null;
+  if (wait !== null) throw lockedError(Math.max(1, wait), 'signup_throttled');
+}
+
+/** Count one failed sign-up from `source`; returns the 429 to throw when it starts a lock, else null. */
+export async function recordSignupFailure(db: Queryable, source: string, free: number, maxLockS: number): Promise<AppError | null> {
+  const key = signupKey(source);
+  const r = await db.query<{ failures: number }>(
+    `insert into login_failures (key, failures, updated_at) values ($1, 1, now())
+     on conflict (key) do update set updated_at = now(),
+       failures = case when login_failures.updated_at < now() - ($2 || ' seconds')::interval then 1 else login_failures.failures + 1 end
+     returning failures`,
+    [key, String(FAILURE_WINDOW_S)],
+  );
+  const n = r.rows[0]?.failures ?? 0;
+  if (n < free) return null;
+  const s = lockFor(n, free, maxLockS);
+  await db.query(`update login_failures set locked_until = now() + ($2 || ' seconds')::interval where key = $1`, [key, String(s)]);
+  return lockedError(s, 'signup_throttled');
 }
 
 let running = 0;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
@@ -12,6 +11,7 @@ import type { createVerdictService } from './verdict.service.js';
 
 type VerdictService = ReturnType<typeof createVerdictService>;
 import { createSurveyReview } from './survey-review.js';
+import { createSharedPoll } from './shared-poll.js';
 
 export interface SurveyInput {
   files: UploadedFile[];
@@ -43,6 +43,12 @@ export const DEFAULT_ZONE = 'all';
 export function createSurveyService(c: Container, deps: { media: MediaService; trees: TreesService; verdicts: VerdictService; jobs: JobsService }) {
   const { db } = c;
   const review = createSurveyReview(c, { record: (caller, input) => deps.verdicts.record(caller, input) });
+  const progressPoll = createSharedPoll<SurveyProgress>({
+    read: async (id) => (await db.query<SurveyProgress>('select status, frames_read, tracks from surveys where id = $1', [id])).rows[0],
+    key: (p) => `${p.status}/${p.frames_read}/${p.tracks}`,
+    final: (p) => p.status !== 'running',
+    intervalMs: c.config.BATCH_EVENTS_POLL_MS,
+  });
 
   async function owned(caller: Caller, id: string): Promise<SurveyRow> {
     const r = await db.query<SurveyRow>('select * from surveys where id = $1 and owner_id = $2', [id, caller.account_id]);
@@ -144,21 +150,8 @@ export function createSurveyService(c: Container, deps: { media: MediaService; t
     owned: (caller: Caller, id: string) => owned(caller, id),
 
     /** Progress as it changes, polled from the row (any worker process may be reading the video); ends when the survey ends. */
-    async *progress(id: string, signal: AbortSignal): AsyncGenerator<SurveyProgress> {
-      let last = '';
-      while (!signal.aborted) {
-        const r = await db.query<SurveyProgress>('select status, frames_read, tracks from surveys where id = $1', [id]);
-        const now = r.rows[0];
-        if (!now) return;
-        const key = `${now.status}/${now.frames_read}/${now.tracks}`;
-        if (key !== last) {
-          last = key;
-          yield now;
-        }
-        if (now.status !== 'running') return;
-        await sleep(c.config.BATCH_EVENTS_POLL_MS, undefined, { signal }).catch(() => undefined);
-      }
-    },
+    /** Progress of one survey, from the one poll its listeners share. */
+    progress: (id: string, signal: AbortSignal): AsyncGenerator<SurveyProgress> => progressPoll.subscribe(id, signal),
   };
 }
 

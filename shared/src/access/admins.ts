@@ -1,7 +1,7 @@
 /**
- * Who is an administrator. Only an operator makes one (`npm run admin`, or the ADMIN_USERS
- * compatibility pass at startup), and only of an account that already exists: signing up under
- * some name never grants anything, so nobody can race an operator to an admin username.
+ * Who is an administrator. Only an operator makes one (`npm run admin`, or an ADMIN_USERS entry
+ * that pins an account id), and only of an account that already exists: signing up under some
+ * name never grants anything, now or after a restart, so nobody can race an operator to a name.
  * Admin rights are read from `admin_grants` on every request, so grant and revoke act at once.
  */
 import type { Queryable } from '../ports/database.port.js';
@@ -66,26 +66,46 @@ export async function listAdmins(db: Queryable): Promise<AdminRow[]> {
   return r.rows.map((x) => ({ ...x, granted_at: new Date(x.granted_at).toISOString() }));
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One ADMIN_USERS entry: `<account id>` or `<username>:<account id>`; a bare name pins nothing. */
+export function parseAdminEntry(entry: string): { id: string; username?: string } | null {
+  const at = entry.lastIndexOf(':');
+  const id = (at < 0 ? entry : entry.slice(at + 1)).trim();
+  if (!UUID.test(id)) return null;
+  const username = at < 0 ? undefined : entry.slice(0, at).trim() || undefined;
+  return { id: id.toLowerCase(), ...(username ? { username } : {}) };
+}
+
 /**
- * The ADMIN_USERS compatibility pass, run once at API start: names whose accounts already exist
- * are granted (logged); names with no account are only warned about, and gain nothing when someone
- * signs up under them later; an account an operator revoked stays revoked.
+ * The ADMIN_USERS pass, run at API start. An entry must pin the account id (`npm run admin -- list`
+ * and `GET /api/me` show it): a name alone would grant whoever signed up under it by the next
+ * restart, so bare names grant nothing and are warned about. A pinned id is granted only when that
+ * account exists (and, when the entry names a username too, still carries it); an account an
+ * operator revoked stays revoked.
  */
-export async function applyConfiguredAdmins(db: Queryable, names: readonly string[], log: Logger): Promise<void> {
-  if (names.length === 0) return;
-  log.warn('ADMIN_USERS is kept for compatibility only: it marks accounts that exist now; use `npm run admin -- grant <username>` instead');
-  for (const name of names) {
-    // An operator's revoke wins over the old setting: a revoked account is not granted again here.
-    const revoked = await db.query<{ revoked_by: string }>(
-      'select g.revoked_by from admin_grants g join accounts a on a.id = g.account_id where a.username = $1 and g.revoked_at is not null',
-      [name],
-    );
-    if (revoked.rows[0]) {
-      log.warn({ username: name, revoked_by: revoked.rows[0].revoked_by }, 'ADMIN_USERS names an account whose admin rights were revoked; not granted again (use `npm run admin -- grant` to restore them)');
+export async function applyConfiguredAdmins(db: Queryable, entries: readonly string[], log: Logger): Promise<void> {
+  for (const entry of entries) {
+    const pin = parseAdminEntry(entry);
+    if (!pin) {
+      log.warn({ entry }, 'ADMIN_USERS entry pins no account id; nothing granted (use `npm run admin -- grant <username>`, or write `<username>:<account id>`)');
       continue;
     }
-    const r = await grantAdmin(db, name, 'ADMIN_USERS');
-    if (r === 'no_such_account') log.warn({ username: name }, 'ADMIN_USERS names an account that does not exist; nothing granted, and signing up under this name grants nothing');
-    else log.info({ username: name, result: r }, 'ADMIN_USERS: existing account marked administrator');
+    const row = (await db.query<{ username: string; revoked_by: string | null; granted: boolean }>(
+      `select a.username, g.revoked_by, g.account_id is not null as granted
+         from accounts a left join admin_grants g on g.account_id = a.id where a.id = $1`,
+      [pin.id],
+    )).rows[0];
+    if (!row || (pin.username !== undefined && pin.username !== row.username)) {
+      log.warn({ entry }, 'ADMIN_USERS entry pins an account id that does not exist (or no longer has that username); nothing granted');
+      continue;
+    }
+    // An operator's revoke wins over the setting: a revoked account is not granted again here.
+    if (row.granted && row.revoked_by) {
+      log.warn({ username: row.username, revoked_by: row.revoked_by }, 'ADMIN_USERS names an account whose admin rights were revoked; not granted again (use `npm run admin -- grant` to restore them)');
+      continue;
+    }
+    const r = await grantAdmin(db, row.username, 'ADMIN_USERS');
+    log.info({ username: row.username, account_id: pin.id, result: r }, 'ADMIN_USERS: pinned account marked administrator');
   }
 }

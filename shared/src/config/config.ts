@@ -59,8 +59,11 @@ const EnvSchema = z.object({
   /** Retry-After (s) on the 503 answered while PostgreSQL, Redis or S3 is unreachable. */
   DEPENDENCY_RETRY_AFTER_S: z.coerce.number().int().min(1).default(5),
   TOKEN_TTL_S: z.coerce.number().int().min(60).default(43_200),
+  /** Administrators pinned at start, each `<account id>` or `<username>:<account id>`; a bare name grants nothing. */
   ADMIN_USERS: list.default([]),
   SIGNUP_OPEN: bool.default(true),
+  /** Failed sign-ups (a taken username) from one address before it is locked out of sign-up, with the login back-off. */
+  SIGNUP_SOURCE_FAILURES: z.coerce.number().int().min(1).default(10),
   /** Least zxcvbn score (0–4) a new password must reach; 3 = about 10^8 guesses or more. */
   PASSWORD_MIN_SCORE: z.coerce.number().int().min(0).max(4).default(3),
   /** Sign-in throttle (login-throttle.ts): wrong passwords in a row from one address on one name before that address is locked for it. */
@@ -130,6 +133,11 @@ const EnvSchema = z.object({
   TESSERACT_BIN: z.string().default('tesseract'),
   TESSERACT_LANGS: z.string().regex(/^[a-z_]+(\+[a-z_]+)*$/).default('vie+eng'),
   OCR_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Label photos read by OCR at once on this API process, and for one account; past either, 429 with Retry-After. */
+  OCR_MAX_CONCURRENT: z.coerce.number().int().min(1).default(2),
+  OCR_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).default(1),
+  /** A label photo's longer side is brought down to this many pixels before OCR: enough for printed text, bounded work. */
+  OCR_MAX_SIDE: z.coerce.number().int().min(800).max(10_000).default(2400),
   /** Care data files (default shared/data/care/banned.json, products.json); unreadable banned file → banned_check `unavailable`. */
   CARE_BANNED_FILE: z.string().optional(),
   CARE_PRODUCTS_FILE: z.string().optional(),
@@ -159,7 +167,9 @@ const EnvSchema = z.object({
   TIMELINE_PENDING_MAX_BYTES_PER_ENTITY: z.coerce.number().int().min(16_384).default(262_144),
   /** Open progress streams (SSE) per fruit batch; past it, 429 with Retry-After. */
   SSE_MAX_PER_BATCH: z.coerce.number().int().min(1).default(4),
-  /** Open progress streams (SSE) per account, all its batches together; past it, 429 with Retry-After. */
+  /** Open progress streams (SSE) per survey; past it, 429 with Retry-After. */
+  SSE_MAX_PER_SURVEY: z.coerce.number().int().min(1).default(4),
+  /** Open progress streams (SSE) per account, all its batches and surveys together; past it, 429 with Retry-After. */
   SSE_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).default(8),
   /**
    * The learning loop (issue 23): after this many new enrolled photos or identify_verdict labels

@@ -9,6 +9,8 @@ export interface TesseractOptions {
   langs: string;
   /** A read that takes longer is killed and counts as unavailable. */
   timeoutMs: number;
+  /** The longer side a photo is brought down to before anything else (printed text needs no more). */
+  maxSide: number;
 }
 
 /** Row-sum variance of a thresholded image: largest when text lines run level (dark rows, light gaps). */
@@ -30,8 +32,10 @@ async function levelness(small: Sharp, angle: number): Promise<number> {
  */
 async function deskewAngle(grey: Buffer): Promise<number> {
   const small = sharp(grey).resize({ width: 400 });
-  let best = { angle: 0, score: -1 };
+  // Level unless a turn does strictly better: a blank or evenly textured photo stays as it is.
+  let best = { angle: 0, score: await levelness(small, 0) };
   for (let coarse = -15; coarse <= 15; coarse += 3) {
+    if (coarse === 0) continue;
     const score = await levelness(small, coarse);
     if (score > best.score) best = { angle: coarse, score };
   }
@@ -44,12 +48,16 @@ async function deskewAngle(grey: Buffer): Promise<number> {
 }
 
 /**
- * Cleans a phone photo for tesseract: upright by EXIF, grey, contrast stretched, speckle noise
- * removed by a median filter, levelled, at least 1500 px wide, then a lossless PNG. The PNG says
- * 72 dpi, so the CLI is told the real scale with --dpi.
+ * Cleans a phone photo for tesseract: upright by EXIF, no longer than `maxSide` on its longer side
+ * (a photo of tens of megapixels costs OCR time and memory in proportion and reads no better),
+ * grey, contrast stretched, speckle noise removed by a median filter, levelled, at least 1500 px
+ * wide, then a lossless PNG. The PNG says 72 dpi, so the CLI is told the real scale with --dpi.
  */
-async function prepare(image: Buffer): Promise<Buffer> {
-  const grey = await sharp(image, { failOn: 'none' }).rotate().greyscale().normalise().median(3).png().toBuffer();
+export async function prepare(image: Buffer, maxSide: number): Promise<Buffer> {
+  const grey = await sharp(image, { failOn: 'none', sequentialRead: true })
+    .rotate()
+    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+    .greyscale().normalise().median(3).png().toBuffer();
   const angle = await deskewAngle(grey);
   const meta = await sharp(grey).metadata();
   const level = sharp(grey).rotate(angle, { background: '#ffffff' });
@@ -86,7 +94,7 @@ export function createTesseractOcr(opts: TesseractOptions): OcrEngine {
     async read(image: Buffer): Promise<OcrRead> {
       let png: Buffer;
       try {
-        png = await prepare(image);
+        png = await prepare(image, opts.maxSide);
       } catch {
         return { state: 'read', text: '' }; // undecodable pixels: nothing to read, the engine is fine
       }

@@ -40,8 +40,8 @@ export const hardeningMessages = {
     en: 'Sign-in to this account is paused after repeated wrong passwords. Wait {retry_after} seconds and try again.',
   },
   origin_forbidden: {
-    vi: 'Yêu cầu ghi từ trang web khác bị từ chối. Hãy dùng ứng dụng của chính dịch vụ hoặc gửi token Bearer.',
-    en: 'A write from another web site is refused. Use the service\'s own app or send a Bearer token.',
+    vi: 'Yêu cầu ghi dùng cookie đăng nhập phải đến từ trang của chính dịch vụ; yêu cầu từ trang web khác hoặc không có tiêu đề Origin bị từ chối. Hãy dùng ứng dụng của chính dịch vụ hoặc gửi token Bearer.',
+    en: 'A write signed in by cookie must come from the service\'s own pages; one from another web site, or with no Origin header, is refused. Use the service\'s own app or send a Bearer token.',
   },
   validation_required: { vi: 'Trường "{field}" bị thiếu.', en: 'Field "{field}" is missing.' },
   validation_type: { vi: 'Trường "{field}" sai kiểu dữ liệu.', en: 'Field "{field}" has the wrong type.' },
