@@ -38,7 +38,7 @@ export function datasciRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'get', path: '/api/datasci/export', tag: 'datasci', access: 'user', feature: 'datasci-export',
       summary: 'Export your enrolled photos and labelled identify queries (zip page: images, CSV, JSON Lines)',
-      description: 'Only the caller’s own photos, individuals, queries and labels. Resumable: pass the previous page’s X-Export-Next-Cursor as `cursor`. Layout in the README, "For data scientists".',
+      description: 'Only the caller’s own photos, individuals, queries and labels. Resumable: pass the previous page’s X-Export-Next-Cursor as `cursor`. Layout in docs/data-science.md.',
       query: ExportQuery,
       responses: { 200: zipDoc, 400: err('a cursor this export did not give out'), 401: err('not signed in'), 422: err('bad limit') },
       handler: async ({ query, caller }) => zipReply(await s.datasciExport.exportPage({ owner: caller!.account_id }, query)),

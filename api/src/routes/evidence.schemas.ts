@@ -29,8 +29,8 @@ const CheckpointSchema = z.object({
 }).describe('one signed entry of the local checkpoint log');
 
 const AnchorSchema = z.union([
-  z.object({ backend: z.literal('local'), checkpoint: CheckpointSchema, public_key: z.string().describe('a claim only: pin the key with --trust-key'), entity_salt: z.string().optional().describe('opens the log\'s commitment to this entity (README, "What the public anchor log reveals")') }),
-  z.object({ backend: z.literal('cardano'), tx_hash: Hex32, tx_cbor_hex: z.string().describe('the signed transaction (metadata label 1455)'), entity_salt: z.string().optional().describe('opens the log\'s commitment to this entity (README, "What the public anchor log reveals")') }),
+  z.object({ backend: z.literal('local'), checkpoint: CheckpointSchema, public_key: z.string().describe('a claim only: pin the key with --trust-key'), entity_salt: z.string().optional().describe('opens the log\'s commitment to this entity (docs/security.md, "What the public anchor log reveals")') }),
+  z.object({ backend: z.literal('cardano'), tx_hash: Hex32, tx_cbor_hex: z.string().describe('the signed transaction (metadata label 1455)'), entity_salt: z.string().optional().describe('opens the log\'s commitment to this entity (docs/security.md, "What the public anchor log reveals")') }),
 ]);
 
 export const EvidenceBundle = z.object({
