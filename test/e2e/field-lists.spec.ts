@@ -5,8 +5,7 @@
  * sizes, its reasons in the chosen language (issue 24, item 7).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { learningMessage, renderLearning } from '../../shared/src/domain/learning-reason.js';
@@ -14,6 +13,7 @@ import { recordRun } from '../../workers/src/learn/loop.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { batchForm, untilDone } from '../support/fruit-batch.js';
 import { photoForm, textureImage } from '../support/images.js';
+import { screenshotPath } from '../support/screenshots.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const loaded = (page: Page, sel: string) => page.locator(sel).evaluateAll((els) => els.length > 0 && els.every((x) => (x as unknown as { naturalWidth: number }).naturalWidth > 0));
@@ -65,8 +65,7 @@ describe('fruit list and past batches in Chromium', () => {
     expect(text).toContain('Cây số 1');
     expect(text).toContain(trees[0]!.code);
     await expect.poll(() => loaded(page, 'a.fruit-item img'), { timeout: 30_000 }).toBe(true);
-    mkdirSync('docs/screenshots', { recursive: true });
-    await page.screenshot({ path: path.join('docs/screenshots', 'phone-18-fruit-list.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('phone-18-fruit-list.png'), fullPage: true });
     await page.fill('form[name=fruit-filter] input[name=tree_id]', trees[1]!.code.toLowerCase());
     await page.click('form[name=fruit-filter] button[type=submit]');
     await expect.poll(() => page.locator('a.fruit-item').count(), { timeout: 30_000 }).toBe(1);
@@ -88,7 +87,7 @@ describe('fruit list and past batches in Chromium', () => {
     expect(await meta.innerText()).toContain(`Trên cây Cây số 1 (${trees[0]!.code})`);
     expect(await meta.locator('a').getAttribute('href')).toBe(`#/tree/${trees[0]!.tree_id}`);
     await page.locator('section.care').getByText('Không có thời gian cách ly nào đang chạy.').waitFor();
-    await page.screenshot({ path: path.join('docs/screenshots', 'phone-21-fruit-page.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('phone-21-fruit-page.png'), fullPage: true });
   });
 
   it('shows past batches with their photos and the tree; a batch\'s rows name the fruit and its tree', async () => {
@@ -105,7 +104,7 @@ describe('fruit list and past batches in Chromium', () => {
     expect(text).toContain(trees[0]!.code);
     expect(text).not.toContain(fruit[0]!);
     await expect.poll(() => loaded(page, 'table.rows img.thumb'), { timeout: 30_000 }).toBe(true);
-    await page.screenshot({ path: path.join('docs/screenshots', 'phone-19-past-batches.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('phone-19-past-batches.png'), fullPage: true });
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   });
 
@@ -141,7 +140,7 @@ describe('fruit list and past batches in Chromium', () => {
       expect(await p.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
     };
     await card(page, 390, 'vi');
-    await page.screenshot({ path: path.join('docs/screenshots', 'phone-22-learning.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('phone-22-learning.png'), fullPage: true });
     await card(desktop, 1280, 'en');
     // A run stored before runs recorded the code: its English is all there is, and it is shown.
     const older = 'refused: 7 held-out photos of 7 individuals are too few to show that the new model helps';

@@ -5,21 +5,20 @@
  * new animal keeping the photo; the duplicate warning, adding the photos to the animal it names,
  * and a merge; a dark photo kept on the owner's say-so; an event added from the app;
  * a photo taken offline is uploaded when the network returns. Every flow runs and is asserted at
- * both sizes, each size with its own owner on one started service. Screenshots go to docs/screenshots.
+ * both sizes, each size with its own owner on one started service. Screenshots go where support/screenshots.ts says.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
 import { textureImage } from '../support/images.js';
+import { screenshotPath } from '../support/screenshots.js';
 import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.resolve('docs/screenshots');
 /** Every flow runs at both sizes, each with its own browser context and its own owner (their herds do not meet). */
 const VIEWPORTS = [
   { size: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
@@ -34,7 +33,6 @@ describe('the herd owner\'s field app in Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync('web/dist/sw.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
-    mkdirSync(SHOTS, { recursive: true });
     // Both viewports' browsers reach the service from one address: twice the flows in a few
     // minutes would pass the per-address budget of 600 requests a minute meant for one client.
     app = await startTestApp({ env: { RATE_LIMIT_PER_MIN: '100000' } });
@@ -54,7 +52,7 @@ describe('the herd owner\'s field app in Chromium', () => {
 
     const shot = async (name: string) => {
       await page.evaluate('window.scrollTo(0, 0)');
-      await page.screenshot({ path: path.join(SHOTS, `${size}-${name}.png`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`${size}-${name}.png`), fullPage: true });
     };
     /** Nothing on the page is wider than the window (a long file name once widened a phone's to 473 px). */
     const expectFits = async () => expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);

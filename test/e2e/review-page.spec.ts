@@ -5,12 +5,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { photoForm, textureImage } from '../support/images.js';
+import { screenshotPath } from '../support/screenshots.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -53,8 +53,7 @@ describe('the review tab in Chromium', () => {
     await page.click('nav a[href="#/review"]');
     await page.locator('article.review-item').first().waitFor();
     expect(await page.locator('article.review-item').count()).toBe(2);
-    mkdirSync('docs/screenshots', { recursive: true });
-    await page.screenshot({ path: path.join('docs/screenshots', 'phone-17-review-queue.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('phone-17-review-queue.png'), fullPage: true });
     const first = page.locator(`article.review-item[data-query="${ids[1]}"]`);
     expect(await first.locator('figure.candidate figcaption').textContent()).toContain('Bưởi 7');
     // The query photo and the candidate's photo load (the owner may read both).
