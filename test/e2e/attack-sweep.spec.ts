@@ -18,6 +18,7 @@ import { hasSlot, inFlight, malformedBodyArb, streamedFiles, materialize, send, 
 import { startSweepService, type SweepService } from '../support/sweep/service.js';
 import { probeHealth, stateReader, type HealthProbe, type StateReader } from '../support/sweep/state.js';
 import { createVictim, privateIds, tinyJpeg, type Victim } from '../support/sweep/victim.js';
+import { listedNameAfterRestart, namesAndFields, ocrFlood, sessionsAndCookies } from '../support/sweep/round3.js';
 
 const SEED = Number(process.env.SWEEP_SEED ?? 21_2026);
 const SCALE = Math.max(1, Number(process.env.SWEEP_SCALE ?? 1));
@@ -77,7 +78,7 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
 
   beforeAll(async () => {
     // Rate limits would turn the sweep into a test of the limiter; quotas stay as they are.
-    app = await startSweepService(mode, { RATE_LIMIT_PER_MIN: '1000000', FRUIT_PUBLIC_PER_MIN: '1000000', ADMIN_USERS: ADMIN_NAME });
+    app = await startSweepService(mode, { RATE_LIMIT_PER_MIN: '1000000', FRUIT_PUBLIC_PER_MIN: '1000000', SIGNUP_SOURCE_FAILURES: '1000000', ADMIN_USERS: ADMIN_NAME });
     state = await stateReader(app);
     ops = operations(await (await fetch(`${app.url}/openapi.json`)).json());
     victim = await createVictim(app, (sql) => state.rows(sql));
@@ -228,6 +229,18 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
     const batch = streamedFiles(Array.from({ length: 4 }, (_, i) => ({ field: 'files', name: `p${i}.jpg`, size: part })));
     const many = await send({ method: 'POST', url: `${app.url}/api/enroll`, headers: { 'content-type': batch.type }, body: batch.body, describe: 'POST /api/enroll (64 MB + 4)' }, attacker.token);
     expect(many.status, many.text).toBe(413);
+  }, 120_000);
+
+  it('third round: a listed name after a restart, cookie writes without Origin, stale tokens, file names and fields, OCR floods', async () => {
+    probe.phase('third round');
+    const own = await signup(app.url, 'round3');
+    const bad = [
+      ...(await listedNameAfterRestart(app, ADMIN_NAME)),
+      ...(await sessionsAndCookies(app, own.username)),
+      ...(await namesAndFields(app, own.token)),
+      ...(await ocrFlood(app, own.token)),
+    ];
+    expect(bad, replay).toEqual([]);
   }, 120_000);
 
   it('the service is still up, and /api/health answered every probe throughout the sweep', async () => {
