@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { access, cp, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { migrate } from '../../shared/src/adapters/db/migrate.js';
 import { createPgliteDatabase } from '../../shared/src/adapters/db/pglite.adapter.js';
@@ -64,7 +66,9 @@ function pgliteTemplateDir(): Promise<string> {
 export async function seedPgliteDataDir(dataDir: string): Promise<void> {
   const db = path.join(dataDir, 'db');
   if (await exists(db)) return;
-  await cp(await pgliteTemplateDir(), db, { recursive: true });
+  const template = await pgliteTemplateDir();
+  // The system's cp copies the folder's thousand-odd small files several times faster than fs.cp.
+  await promisify(execFile)('cp', ['-R', template, db]).catch(() => cp(template, db, { recursive: true }));
 }
 
 async function admin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
