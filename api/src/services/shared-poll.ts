@@ -84,6 +84,7 @@ export function createSharedPoll<T>(opts: SharedPollOptions<T>): SharedPoll<T> {
           continue;
         }
         if ('end' in next) {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- each follower gets what the poll threw, as it was thrown
           if (next.error) throw next.error;
           return;
         }
