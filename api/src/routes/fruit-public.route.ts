@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
-import { LOOKUP_MAX } from '../services/fruit-public.service.js';
+import { LOOKUP_MAX, type PublicAnswer } from '../services/fruit-public.service.js';
+import { renderMessage, type Lang } from '../../../shared/src/domain/messages.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { ErrorBody, Ok, errorResponse } from './schemas.js';
 
@@ -9,10 +10,28 @@ const PublicTree = z.object({
   tree_id: z.string(), code: z.string().nullable().describe('the tree\'s traceability code'), link: z.string().nullable().describe('`/t/{code}`'),
 }).nullable().describe('the tree the fruit hangs on, only when that tree is public too; otherwise null');
 const Candidate = z.object({
-  fruit_id: z.string(), probability: z.number().describe('not calibrated for fruit (spec section 1 rule 5): show the photos and let the person choose'),
+  fruit_id: z.string(),
+  probability: z.number().describe('the ranking score; not a confidence for fruit (spec section 1 rule 5): read `confidence`, show the photos and let the person choose'),
+  confidence: z.enum(['match', 'possible', 'unlikely']).describe(
+    'how far the verdict vouches for this fruit: `match` only for the first candidate of a `match`; `possible` for one of an `uncertain` verdict\'s short list; ' +
+    '`unlikely` for every other (the closest found, never to be shown as the answer)',
+  ),
   species: z.string().nullable(), name: z.string().nullable(), photos: z.array(Photo), tree: PublicTree,
 });
-const Candidates = z.array(Candidate).max(LOOKUP_MAX).describe(`best first, at most ${LOOKUP_MAX}, public fruit only`);
+const Candidates = z.array(Candidate).max(LOOKUP_MAX).describe(`best first, at most ${LOOKUP_MAX}, public fruit only; empty when the photo is not a fruit`);
+/** The calibrated answer both public photo routes give (documented once, generated into the OpenAPI). */
+const Verdict = {
+  verdict: z.enum(['match', 'uncertain', 'no_match']).describe(
+    'the owner routes\' calibrated decision (as /api/fruit/identify): `match` names the first candidate; `uncertain` offers a short list to choose from; ' +
+    '`no_match`: none of the published fruit (or the photo is not a fruit). Publicly a `match` needs a calibration that vouched for it (`match_vouched`); without one the closest are `uncertain` at best',
+  ),
+  not_fruit: z.boolean().describe('true when the detector found an animal in the photo instead of a fruit: the verdict is `no_match` and no candidate is offered'),
+  seen: z.string().nullable().describe('what the detector found instead of a fruit (a COCO label such as `cow`); null otherwise'),
+  match_vouched: z.boolean().describe('whether the calibration deciding public lookups vouched for a `match`; false: matches are withheld and the closest shown as `possible`'),
+  message: z.string().describe('the verdict as one sentence in the language of Accept-Language (Vietnamese by default)'),
+  candidates: Candidates,
+  count: z.number().int(),
+};
 const Provenance = Ok.extend({
   fruit_id: z.string(), species: z.string().nullable(), name: z.string().nullable(), enrolled_at: z.string(), image_count: z.number().int(),
   photos: z.array(Photo), tree: PublicTree,
@@ -30,6 +49,14 @@ const PUBLIC_NOTE =
   'No account. Nothing about the caller is kept: the photo is deleted once ranked and no query is stored. ' +
   'Only fruit whose owners published it (POST /api/fruit/{id}/publish) is searched; a tree is linked only when it is public too.';
 
+/** The verdict in one sentence for a shopper. */
+function verdictSentence(a: PublicAnswer, lang: Lang): string {
+  if (a.not_fruit) return renderMessage('fruit_lookup_not_fruit', lang);
+  if (a.verdict === 'match') return renderMessage('fruit_lookup_match', lang, { name: a.candidates[0]?.name ?? a.candidates[0]?.species ?? a.candidates[0]?.fruit_id ?? '' });
+  if (a.verdict === 'uncertain') return renderMessage('fruit_lookup_uncertain', lang);
+  return renderMessage(a.candidates.length ? 'fruit_lookup_no_match' : 'fruit_lookup_none_published', lang);
+}
+
 /** Public fruit lookup, the point-of-sale scan and its choice, and the owner's publish switch. */
 export function fruitPublicRoutes(s: Services): RouteDef[] {
   const fp = s.fruitPublic;
@@ -41,13 +68,13 @@ export function fruitPublicRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({
       method: 'post', path: '/api/fruit/lookup', tag: 'public', access: 'public', feature: 'fruit-lookup', guard,
-      summary: `Look up a fruit from one photo among public fruit: up to ${LOOKUP_MAX} candidates with photos`,
+      summary: `Look up a fruit from one photo among public fruit: a calibrated verdict and up to ${LOOKUP_MAX} candidates with photos`,
       description: `multipart/form-data with one photo in \`files\`. ${PUBLIC_NOTE}`,
       bodyType: 'multipart', upload: { field: 'files', maxFiles: 1, kind: 'image' },
-      responses: { 200: { description: 'the candidates (may be empty)', schema: Ok.extend({ candidates: Candidates, count: z.number().int() }) }, ...photoErrors },
-      handler: async ({ files }) => {
-        const candidates = await fp.lookup(files[0]);
-        return { ok: true, candidates, count: candidates.length };
+      responses: { 200: { description: 'the calibrated verdict and the candidates (may be empty)', schema: Ok.extend(Verdict) }, ...photoErrors },
+      handler: async ({ files, lang }) => {
+        const a = await fp.lookup(files[0]);
+        return { ok: true, ...a, message: verdictSentence(a, lang), count: a.candidates.length };
       },
     }),
     defineRoute({
@@ -58,12 +85,12 @@ export function fruitPublicRoutes(s: Services): RouteDef[] {
         `usable once, until \`expires_at\` (FRUIT_SCAN_TTL_S, default 600 s), to choose one of them with POST /api/fruit/scan/choose. ${PUBLIC_NOTE}`,
       bodyType: 'multipart', upload: { field: 'files', maxFiles: 1, kind: 'image' },
       responses: {
-        200: { description: 'issued', schema: Ok.extend({ scan_token: z.string().describe('single use'), expires_at: z.string(), candidates: Candidates, count: z.number().int() }) },
+        200: { description: 'issued: the calibrated verdict and candidates (as /api/fruit/lookup) and the token', schema: Ok.extend({ scan_token: z.string().describe('single use'), expires_at: z.string(), ...Verdict }) },
         ...photoErrors,
       },
-      handler: async ({ files }) => {
+      handler: async ({ files, lang }) => {
         const out = await fp.scan(files[0]);
-        return { ok: true, ...out, count: out.candidates.length };
+        return { ok: true, ...out, message: verdictSentence(out, lang), count: out.candidates.length };
       },
     }),
     defineRoute({

@@ -17,9 +17,25 @@ const PROVENANCE_PHOTOS = 12;
 export interface PublicPhoto { image_id: string; cid: string; url: string }
 /** A public tree the fruit hangs on; only ever present when that tree's owner published it. */
 export interface PublicTree { tree_id: string; code: string | null; link: string | null }
+/** How far the verdict vouches for a candidate (workers/src/handlers/fruit-public.handler.ts). */
+export type PublicConfidence = 'match' | 'possible' | 'unlikely';
+export type PublicVerdict = 'match' | 'uncertain' | 'no_match';
 export interface PublicCandidate {
-  fruit_id: string; probability: number; species: string | null; name: string | null; photos: PublicPhoto[]; tree: PublicTree | null;
+  fruit_id: string; probability: number; confidence: PublicConfidence; species: string | null; name: string | null; photos: PublicPhoto[]; tree: PublicTree | null;
 }
+/** A public lookup's answer: the calibrated verdict, whether the photo is a fruit at all, and the candidates. */
+export interface PublicAnswer {
+  verdict: PublicVerdict;
+  /** The detector found an animal in the photo: no fruit is offered. */
+  not_fruit: boolean;
+  /** What the detector found instead (a COCO label such as "cow"); null for a fruit photo. */
+  seen: string | null;
+  /** Whether a calibration vouched for a `match` here; when not, a match is withheld and the closest are `possible` at best. */
+  match_vouched: boolean;
+  candidates: PublicCandidate[];
+}
+
+interface RankedRaw { fruit_id: string; probability: number; confidence?: PublicConfidence; image_ids: string[] }
 
 const photoUrl = (cid: string) => `/api/blobs/${cid}`;
 const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
@@ -67,7 +83,7 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
    * job needs it. A queue too busy to answer within JOB_WAIT_MS is a 429 with Retry-After (the
    * client keeps its photo and resends); the photo is still deleted once that job ends.
    */
-  async function rank(file: UploadedFile | undefined): Promise<PublicCandidate[]> {
+  async function rank(file: UploadedFile | undefined): Promise<PublicAnswer> {
     const created: string[] = [];
     const raw = await deps.media.withUploads(file ? [file] : [], 'image', 'files', async ([m]) => {
       // Only bytes this request wrote may go afterwards: a photo that was already stored (an
@@ -82,16 +98,30 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
         throw ERRORS.rateLimited(Math.max(1, Math.ceil(c.config.JOB_WAIT_MS / 1000)));
       }
       if (rec.state === 'failed') throw jobFailure(rec);
-      return (rec.result?.candidates ?? []) as { fruit_id: string; probability: number; image_ids: string[] }[];
+      return (rec.result ?? {}) as Partial<Omit<PublicAnswer, 'candidates'>> & { candidates?: RankedRaw[] };
     }).finally(() => dropUnusedBlobs(c, created).catch((err) => c.logger.error({ err }, 'public photo clean-up failed')));
-    const live = await publicFruit(raw.map((x) => x.fruit_id));
+    const ranked = raw.candidates ?? [];
+    const live = await publicFruit(ranked.map((x) => x.fruit_id));
     const out: PublicCandidate[] = [];
-    for (const x of raw.slice(0, LOOKUP_MAX)) {
+    for (const x of ranked.slice(0, LOOKUP_MAX)) {
       const f = live.get(x.fruit_id);
       if (!f) continue;
-      out.push({ fruit_id: f.id, probability: x.probability, species: f.species, name: f.name, photos: await photosOf(f.id, x.image_ids, CANDIDATE_PHOTOS), tree: treeOf(f) });
+      // A job result without a confidence (one queued before this answer had one) vouches for nothing.
+      const confidence = x.confidence ?? 'unlikely';
+      out.push({ fruit_id: f.id, probability: x.probability, confidence, species: f.species, name: f.name, photos: await photosOf(f.id, x.image_ids, CANDIDATE_PHOTOS), tree: treeOf(f) });
     }
-    return out;
+    return { ...answerFor(raw.verdict, out), not_fruit: raw.not_fruit === true, seen: raw.not_fruit ? (raw.seen ?? null) : null, match_vouched: raw.match_vouched === true };
+  }
+
+  /**
+   * The verdict over the candidates still public at answer time: one that vouched for a fruit
+   * unpublished meanwhile says no more than what is left (a `match` gone is never passed to
+   * the next fruit down).
+   */
+  function answerFor(verdict: PublicVerdict | undefined, out: PublicCandidate[]): Pick<PublicAnswer, 'verdict' | 'candidates'> {
+    if (verdict === 'match' && out[0]?.confidence === 'match') return { verdict, candidates: out };
+    const candidates = out.map((c) => (c.confidence === 'match' ? { ...c, confidence: 'unlikely' as const } : c));
+    return { verdict: candidates.some((c) => c.confidence === 'possible') ? 'uncertain' : 'no_match', candidates };
   }
 
   /** The public provenance of one fruit: what its owner chose to show, nothing about the owner. */
@@ -135,7 +165,8 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
 
     /** Rank, then issue a single-use token bound to these candidates and nothing else. */
     async scan(file: UploadedFile | undefined) {
-      const candidates = await rank(file);
+      const answer = await rank(file);
+      const { candidates } = answer;
       const token = randomBytes(24).toString('base64url');
       const expires = new Date(Date.now() + c.config.FRUIT_SCAN_TTL_S * 1000);
       await db.query('insert into fruit_scan_tokens (hash, candidates, expires_at) values ($1, $2, $3)', [
@@ -143,7 +174,7 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
       ]);
       // Tokens a day past expiry can only ever answer "invalid"; sweeping here needs no timer.
       await db.query(`delete from fruit_scan_tokens where expires_at < now() - interval '1 day'`);
-      return { scan_token: token, expires_at: expires.toISOString(), candidates };
+      return { ...answer, scan_token: token, expires_at: expires.toISOString() };
     },
 
     /**

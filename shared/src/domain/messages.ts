@@ -3,6 +3,7 @@ import { evidenceMessages } from './messages/evidence.js';
 import { recognitionMessages } from './messages/recognition.js';
 import { animalMessages } from './messages/animal.js';
 import { fruitMessages } from './messages/fruit.js';
+import { fruitPublicMessages } from './messages/fruit-public.js';
 import { careMessages } from './messages/care.js';
 import { populationMessages } from './messages/population.js';
 import { opsMessages } from './messages/ops.js';
@@ -148,6 +149,7 @@ export const messages = {
   ...surveyMessages,
   ...fieldMessages,
   ...learningMessages,
+  ...fruitPublicMessages,
 } as const satisfies Record<string, { vi: string; en: string }>;
 
 export type MessageCode = keyof typeof messages;

@@ -139,6 +139,19 @@ export async function calibrationFor(
   return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: v ? round(v.fmrUpper) : null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: severalInfo(kindDefault) } };
 }
 
+/**
+ * The calibration a public fruit lookup decides with. Its pool is every owner's published fruit,
+ * so no owner's own fit speaks for it: the kind's calibration decides, as it does for an owner
+ * with no fit of their own (calibrationFor). Hand-set numbers that nothing vouched for cannot make
+ * a `match` to a stranger (spec section 1 rule 5: fruit scores barely separate right from wrong;
+ * and a lone published fruit has no rival to lose to, so any peel scores near certain): the match
+ * is withheld as it is behind an uncalibrated backbone, and the closest are shown to choose from.
+ */
+export function publicCalibration(kindDefault: CalibrationParams): { params: CalibrationParams; vouched: boolean } {
+  const vouched = Boolean(kindDefault.vouched);
+  return { params: vouched ? kindDefault : { ...kindDefault, matchThreshold: MATCH_WITHHELD }, vouched };
+}
+
 /** The several-photo thresholds a calibration carries (the owner's, or the kind's shipped pairs'), as the client sees them. */
 function severalInfo(params: CalibrationParams): CalibrationInfo['several'] {
   return params.several ? severalScopes(params).map((s) => ({ photos: s.groupSize, match_threshold: round(s.matchThreshold)!, samples: s.queries, false_match_bound: round(s.fmrUpper) })) : null;
