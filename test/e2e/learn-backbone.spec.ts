@@ -5,6 +5,8 @@ import { trainHandler } from '../../workers/src/handlers/train.handler.js';
 import { canTrainBackbone, trainerDevice } from '../../workers/src/learn/backbone.js';
 import { adoptedVersion, BACKBONE_RECIPE, rollback } from '../../workers/src/learn/store.js';
 import { trainOwner } from '../../workers/src/learn/train.js';
+import { recordRun } from '../../workers/src/learn/loop.js';
+import { honestSample } from '../../workers/src/recognition/owner-calibration.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { detectableShots } from '../support/animal-shots.js';
 import { photoForm } from '../support/images.js';
@@ -13,7 +15,9 @@ import { photoForm } from '../support/images.js';
  * Fine-tuning the backbone on the owner's own animal photos (recipe finetuned-mobilenetv2-v3):
  * the PyTorch trainer runs for real on generated coats (tiny settings so it takes seconds), its
  * ONNX export is stored as the version, the adopted version shortlists identify through its
- * own embeddings (kept in learned_embeddings), and rollback returns to the base model.
+ * own embeddings (kept in learned_embeddings), and rollback returns to the base model. An
+ * adoption trains the same recipe again on every photo and serves that model when it does no
+ * worse (learn/keep-learned.ts).
  */
 const tiny = { epochs: 2, height: 64, width: 96, dim: 32, freeze: 40, margin: 0.2, threads: 1 };
 
@@ -85,10 +89,48 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     expect(session.outputNames).toEqual(['embedding']);
   }, 300_000);
 
+  it('after adoption trains the same recipe again on every photo and serves it when it serves no worse, both figures on the run', async () => {
+    const engine = await engineOnce();
+    // Forced adoption to exercise serving with a model this small (the gate would refuse it); the
+    // retrain follows any adoption.
+    const v = await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', { recipe: 'backbone', forceAdopt: true, backbone: tiny });
+    expect(v.status).toBe('adopted');
+    const report = v.report as Record<string, unknown> & { retrain: Record<string, unknown> };
+    // Judged on 6 of the 9 photos (each animal's last held out), retrained on all 9 with the judged
+    // run's own settings, both scored on the same 3 held-out photos; the retrained model has no
+    // photo left that it never trained on, so its calibration rests on none.
+    expect(report.retrain).toMatchObject({
+      served: 'retrained', error: null,
+      recipe: { epochs: 2, seed: 1, freeze: 40, margin: 0.2, dim: 32, height: 64, width: 96 },
+      judged: { trained_on: 6, closed: 3, calibration_queries: 3 },
+      retrained: { trained_on: 9, closed: 3, calibration_queries: 0, allowed_false_matches: -1 },
+      message: { code: 'learn_retrain_served' },
+    });
+    // The model stored is the one trained on every photo; the judged one's record is kept beside it.
+    expect(report.trainer).toMatchObject({ items: 9, eval: 0 });
+    expect(report.judged_trainer).toMatchObject({ items: 6, eval: 3 });
+    // Nothing it saw may calibrate it: only photos enrolled after it will.
+    expect(report).toMatchObject({ trained_on_all: true, held_out_images: [], strangers: [] });
+    const ids = (await app.container.db.query<{ id: string; individual_id: string }>('select i.id, i.individual_id from images i join individuals ind on ind.id = i.individual_id where ind.owner_id = $1', [owner.id])).rows;
+    expect(honestSample(ids.map((r) => ({ image_id: r.id, individual_id: r.individual_id })), { recipe: BACKBONE_RECIPE, report })!.rows).toEqual([]);
+    // A retry of the job returns the stored version without training either model again.
+    expect(await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', { recipe: 'backbone', forceAdopt: true, backbone: tiny })).toEqual(v);
+    expect(await count(`select count(*)::int as n from learned_models where job_key = 'job:keep-1'`, [])).toBe(1);
+    // The owner reads both on the run, the reason in both languages.
+    await recordRun(app.container.db, { ownerId: owner.id, kind: 'animal', jobId: 'keep-1', status: 'adopted', decision: { version: v.version, reason: report.decision, report } });
+    const r = await api(app.url, 'GET', '/api/learning/animal', { token: owner.token });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.adopted).toEqual({ version: v.version, recipe: BACKBONE_RECIPE });
+    expect(r.json.runs[0].retrain).toMatchObject({
+      served: 'retrained', judged: { trained_on: 6 }, retrained: { trained_on: 9 },
+      reason_message: { code: 'learn_retrain_served', en: expect.stringMatching(/^Kept what it learned: .*all 9 photos \(the judged one on 6\)/), vi: expect.stringContaining('cả 9 ảnh') },
+    });
+  }, 300_000);
+
   it('identify shortlists through the adopted backbone, embeds each enrolled photo once, and never for another account', async () => {
     const engine = await engineOnce();
-    // Forced adoption to exercise serving with a model this small (the gate would refuse it).
-    const v = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', forceAdopt: true, backbone: tiny });
+    // The version adopted (and retrained on every photo) by the test above.
+    const v = (await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))!;
     expect(v.status).toBe('adopted');
     // Adoption keeps the gallery as the tested model embedded it.
     const stored = `select count(*)::int as n from learned_embeddings where owner_id = $1 and version = $2`;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Container } from '../../../shared/src/container.js';
 import { fitServes, isStaleFit } from '../../../shared/src/domain/calibration-fit.js';
-import { calibrationReason, runReason } from '../../../shared/src/domain/learning-reason.js';
+import { bilingual, calibrationReason, runReason, type LearningMessage } from '../../../shared/src/domain/learning-reason.js';
+import { RetrainRecord, retrainOf } from '../../../shared/src/domain/learning-retrain.js';
 import { listRuns, pendingSinceLastRun, runTotals } from '../../../shared/src/repos/learning-runs.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse as err } from './schemas.js';
@@ -21,6 +22,8 @@ const Run = z.object({
   reason: z.string().nullable().describe('the decision in words, in English as the run stored it: why a new model was adopted or refused (held-out photos, served top-1, correct matches at ≤ 1% false matches)'),
   reason_message: ReasonMessage.nullable().describe('the same decision in Vietnamese and English, for the app to show in the chosen language; null for runs stored before runs recorded it (show `reason`)'),
   decision: z.record(z.string(), z.unknown()).nullable().describe('the figures behind it: the served-pipeline comparison, the training report and the refitted calibration'),
+  retrain: RetrainRecord.omit({ message: true }).extend({ reason_message: ReasonMessage.describe('`reason` in Vietnamese and English') }).nullable()
+    .describe('after an adoption, the same recipe trained again on every photo: both models scored on the held-out photos as the gate scores them, and which one serves and why (docs/recognition.md, "Adoption and the learning loop"); null when nothing was adopted, for a linear metric, and for runs stored before it'),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });
@@ -36,6 +39,14 @@ const LearningOut = Ok.extend({
   }).nullable()
     .describe('your newest calibration fit for this kind; `fitted` false means too little data (or a fit made under the older photo-count rule, refitted at the next run), and identify uses the kind\'s defaults'),
 });
+
+/** A run's retrain after adoption as the owner reads it: its sentence in both languages instead of the code alone. */
+function retrainView(decision: Record<string, unknown> | null) {
+  const r = retrainOf(decision);
+  if (!r) return null;
+  const { message, ...rest } = r;
+  return { ...rest, reason_message: bilingual(message as LearningMessage) };
+}
 
 /** The learning loop as the owner sees it (issue 23): when it last ran, what it measured, what it decided. */
 export function learningRoutes(c: Container): RouteDef[] {
@@ -59,7 +70,7 @@ export function learningRoutes(c: Container): RouteDef[] {
           ok: true, kind, learn_after_new: c.config.LEARN_AFTER_NEW,
           pending: await pendingSinceLastRun(c.db, owner, kind),
           adopted: adopted.rows[0] ? { version: Number(adopted.rows[0].version), recipe: adopted.rows[0].recipe } : null,
-          runs: runs.map(({ kind: _k, ...r }) => ({ ...r, reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null, reason_message: runReason(r.status, r.decision) })),
+          runs: runs.map(({ kind: _k, ...r }) => ({ ...r, reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null, reason_message: runReason(r.status, r.decision), retrain: retrainView(r.decision) })),
           calibration: row ? {
             pipeline: row.pipeline, fitted: fitServes(row), report: row.report, created_at: new Date(row.created_at).toISOString(),
             reason_message: calibrationReason(row.report, fitServes(row), isStaleFit(row)),

@@ -48,6 +48,8 @@ export interface BackboneJudgement {
   onnx: Uint8Array;
   shape: BackboneShape;
   log: Record<string, unknown>;
+  /** The settings it trained with, defaults resolved (what a retrain on every photo repeats). */
+  options: Required<BackboneOptions>;
   /** The candidate's embedding of every enrolled sample (null for verdict photos), in order. */
   vectors: (Float32Array | null)[];
   /** The served space's embedding of the same samples (the adopted version's, else the base one). */
@@ -183,8 +185,30 @@ export async function judgeBackbone(dir: string, samples: readonly CropSample[],
   return {
     adopt: cand.evaluated > 0 && cand.top1 >= cur.top1 + minGain,
     candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated, minGain,
-    onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors: candidate, currentVectors: curVectors, test, strangers: away,
+    onnx: trained.onnx, shape: trained.shape, log: trained.log, options: trained.options, vectors: candidate, currentVectors: curVectors, test, strangers: away,
   };
+}
+
+/** A model trained on every sample, and its embedding of the enrolled ones (null for verdict photos), in sample order. */
+export interface RetrainedBackbone {
+  onnx: Uint8Array;
+  shape: BackboneShape;
+  log: Record<string, unknown>;
+  vectors: (Float32Array | null)[];
+}
+
+/**
+ * Trains again on every sample, nothing held out, with `options` as the judged run resolved
+ * them: the same recipe, given every photo (learn/keep-learned.ts decides whether it serves).
+ */
+export async function retrainBackbone(dir: string, samples: readonly CropSample[], options: Required<BackboneOptions>): Promise<RetrainedBackbone> {
+  const trained = await trainBackbone(dir, samples, [], options);
+  const model = await OwnerBackbone.fromBytes(trained.onnx, trained.shape);
+  const enrolled = samples.flatMap((s, i) => (s.base ? [i] : []));
+  const vecs = await embedFiles(model, enrolled.map((i) => samples[i]!.file));
+  const vectors: (Float32Array | null)[] = samples.map(() => null);
+  enrolled.forEach((i, k) => (vectors[i] = vecs[k]!));
+  return { onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors };
 }
 
 /** Writes the owner's labelled crops (enrolled photos, then verdict-labelled queries) to `dir`. */
@@ -210,13 +234,27 @@ export async function ownerCrops(c: Container, engine: RecognitionEngine, ownerI
   return out;
 }
 
-/** The whole run for one owner in a scratch folder that is always removed. */
-export async function fineTuneOwner(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, current: LearnedVersion | null, opts: BackboneOptions & { minGain?: number } = {}) {
+/** A judged fine-tune run: its crops (still on disk in `dir`), and the judgement (null: no samples). */
+export interface FineTuneRun {
+  dir: string;
+  samples: CropSample[];
+  enrolled: number;
+  judgement: BackboneJudgement | null;
+}
+
+/**
+ * The whole run for one owner in a scratch folder that is always removed; `then` decides on it
+ * while the crops are still there (a retrain after adoption trains on them again).
+ */
+export async function fineTuneOwner<T>(
+  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, current: LearnedVersion | null,
+  opts: BackboneOptions & { minGain?: number }, then: (run: FineTuneRun) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'markless-train-'));
   try {
     const samples = await ownerCrops(c, engine, ownerId, kind, dir, opts);
     const judgement = samples.length ? await judgeBackbone(dir, samples, current, opts) : null;
-    return { samples, enrolled: samples.filter((s) => s.base).length, judgement };
+    return await then({ dir, samples, enrolled: samples.filter((s) => s.base).length, judgement });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

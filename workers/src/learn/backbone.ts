@@ -138,6 +138,12 @@ export interface TrainedBackbone {
   shape: BackboneShape;
   /** What the trainer printed: losses, timings, its own top-1 on `eval`. */
   log: Record<string, unknown>;
+  /**
+   * The settings it trained with, defaults resolved: a second run given these exactly trains the
+   * same recipe (the defaults scale epochs with the photo count, so left to them a run on more
+   * photos would train for fewer epochs).
+   */
+  options: Required<BackboneOptions>;
 }
 
 /**
@@ -168,7 +174,7 @@ export async function trainBackbone(
   const r = await run(trainPython(), args);
   if (r.code !== 0) throw new Error(`backbone training failed (exit ${r.code}): ${r.stderr.slice(-800)}`);
   const last = r.stdout.trim().split('\n').pop() ?? '{}';
-  return { onnx: new Uint8Array(await readFile(out)), shape: { height: o.height, width: o.width, dim: o.dim }, log: JSON.parse(last) as Record<string, unknown> };
+  return { onnx: new Uint8Array(await readFile(out)), shape: { height: o.height, width: o.width, dim: o.dim }, log: JSON.parse(last) as Record<string, unknown>, options: o };
 }
 
 function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -17,6 +17,7 @@ import { fineTuneOwner, type CropSample } from './backbone-train.js';
 import { storeLearnedEmbedding } from './backbone-gallery.js';
 import { adoptedVersion, BACKBONE_RECIPE, LEARNED_MODEL_NAME, saveVersion, versionForJob, type LearnedVersion } from './store.js';
 import { compareServed } from './served-compare.js';
+import { keepLearned } from './keep-learned.js';
 import type { GateOptions } from './served-gate.js';
 import { learningMessage, percent, renderLearning, type LearningCode } from '../../../shared/src/domain/learning-reason.js';
 import { calibrationQueries, loadOwnerCalibration, pipelineKey } from '../recognition/owner-calibration.js';
@@ -137,42 +138,57 @@ async function trainOwnerBackbone(
   if (!(await canTrainBackbone())) return skipped('learn_no_trainer', {}, { recipe: BACKBONE_RECIPE });
   const current: LearnedVersion | null = await adoptedVersion(c.db, ownerId, kind, engine.model);
   const t = performance.now();
-  const run = await fineTuneOwner(c, engine, ownerId, kind, current, { ...opts.backbone, minGain: opts.minGain });
-  const j = run.judgement;
-  if (!j || j.evaluated === 0) {
-    return skipped('learn_needs_two', { photos: run.samples.length }, { recipe: BACKBONE_RECIPE });
-  }
-  // The decision is the served pipeline's, not the global stage's (which only shortlists).
-  const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
-  const gate = await compareServed(c, engine, kind, run.samples, j.test,
-    { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
-    { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
-    { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate }, j.strangers);
-  const report = {
-    recipe: BACKBONE_RECIPE,
-    decision: gate.reason,
-    message: gate.message,
-    served_gate: gate,
-    photos: run.samples.length,
-    enrolled_photos: run.enrolled,
-    verdict_photos: run.samples.length - run.enrolled,
-    held_out: j.evaluated,
-    // What the model never trained on: after adoption the owner's calibration is fitted on these alone.
-    held_out_images: [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
-    strangers: [...j.strangers],
-    // The global stage alone on the held-out photos (before the gate, this decided).
-    candidate_top1: j.candidateTop1,
-    current_top1: j.currentTop1,
-    current_version: current?.version ?? null,
-    min_gain: j.minGain,
-    shape: j.shape,
-    trainer: j.log,
-    train_ms: Math.round(performance.now() - t),
-  };
-  const saved = await saveVersion(c.db, { ownerId, kind, recipe: BACKBONE_RECIPE, base: engine.model, backbone: j.onnx, report, adopt: gate.adopt || opts.forceAdopt === true, jobKey });
-  // The gallery is already embedded by the tested model: keep it, so the first identify need not.
-  if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, j.vectors);
-  return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+  return fineTuneOwner(c, engine, ownerId, kind, current, { ...opts.backbone, minGain: opts.minGain }, async (run): Promise<TrainOutcome> => {
+    const j = run.judgement;
+    if (!j || j.evaluated === 0) {
+      return skipped('learn_needs_two', { photos: run.samples.length }, { recipe: BACKBONE_RECIPE });
+    }
+    // The decision is the served pipeline's, not the global stage's (which only shortlists).
+    const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
+    const sizes = { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate };
+    const gate = await compareServed(c, engine, kind, run.samples, j.test,
+      { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
+      { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
+      sizes, j.strangers);
+    const adopt = gate.adopt || opts.forceAdopt === true;
+    // Adopted: the same recipe trains again on every photo and serves if it does no worse (keep-learned.ts).
+    const kept = adopt
+      ? await keepLearned(c, engine, kind, { ...run, judgement: j }, { figures: gate.candidate, calibration: sizes.candidateCalibration ?? gate.candidate.calibration_queries }, sizes.targetFmr)
+      : null;
+    const retrained = kept?.record.served === 'retrained' ? kept.retrained : null;
+    const report = {
+      recipe: BACKBONE_RECIPE,
+      decision: gate.reason,
+      message: gate.message,
+      served_gate: gate,
+      photos: run.samples.length,
+      enrolled_photos: run.enrolled,
+      verdict_photos: run.samples.length - run.enrolled,
+      held_out: j.evaluated,
+      // What the served model never trained on: after adoption the owner's calibration is fitted on
+      // these alone. The retrained model trained on every photo, so only photos enrolled after it count.
+      held_out_images: retrained ? [] : [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
+      strangers: retrained ? [] : [...j.strangers],
+      trained_on_all: retrained !== null,
+      // The global stage alone on the held-out photos (before the gate, this decided), for the judged model.
+      candidate_top1: j.candidateTop1,
+      current_top1: j.currentTop1,
+      current_version: current?.version ?? null,
+      min_gain: j.minGain,
+      shape: j.shape,
+      // The trainer's own record of the model stored (the judged one's too, when the retrained one serves).
+      trainer: retrained ? retrained.log : j.log,
+      ...(retrained ? { judged_trainer: j.log } : {}),
+      retrain: kept?.record ?? null,
+      train_ms: Math.round(performance.now() - t),
+    };
+    // One transaction stores the one model that serves, with both figures: a worker that dies
+    // before it leaves nothing adopted, and the retried job judges and retrains again.
+    const saved = await saveVersion(c.db, { ownerId, kind, recipe: BACKBONE_RECIPE, base: engine.model, backbone: retrained?.onnx ?? j.onnx, report, adopt, jobKey });
+    // The gallery is already embedded by the stored model: keep it, so the first identify need not.
+    if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, retrained?.vectors ?? j.vectors);
+    return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+  });
 }
 
 /**
@@ -191,7 +207,9 @@ async function calibrationSizes(
   const tested = [...test].filter((i) => samples[i]?.imageId);
   const ofStrangers = tested.filter((i) => away.has(samples[i]!.label)).length;
   return {
-    servedCalibration: stored?.params ? stored.report.n : calibrationQueries(0, enrolled, cap, true),
+    // A fine-tuned model with no fit of its own withholds every match (calibrationFor), as after a
+    // retrain on every photo until new photos arrive: judged as it serves, not as the base model would.
+    servedCalibration: stored?.params ? stored.report.n : current?.backbone ? 0 : calibrationQueries(0, enrolled, cap, true),
     candidateCalibration: calibrationQueries(ofStrangers, tested.length - ofStrangers, cap),
   };
 }

@@ -65,6 +65,22 @@ export const learningMessages = {
     vi: 'Lần huấn luyện này bị lỗi và không thay đổi gì; lần chạy sau sẽ thử lại.',
     en: 'This training failed and changed nothing; the next run tries again.',
   },
+  learn_retrain_served: {
+    vi: 'Giữ lại điều đã học: sau khi được chọn, mô hình được huấn luyện lại theo đúng cách cũ trên cả {photos} ảnh (mô hình được đánh giá chỉ học {judged_photos} ảnh) và được dùng, vì trên {queries} ảnh giữ lại nó không kém hơn (đúng cá thể đứng đầu {top1_judged}% → {top1_retrained}%; nhận đúng {match_judged}% → {match_retrained}%). Nó đã học mọi ảnh, nên chỉ kết luận "đúng con này" khi có đủ ảnh nó chưa từng học để hiệu chỉnh.',
+    en: 'Kept what it learned: once adopted, the model was trained again with the same recipe on all {photos} photos (the judged one on {judged_photos}) and serves, as it does no worse on the {queries} held-out photos (top-1 {top1_judged}% → {top1_retrained}%; correct matches {match_judged}% → {match_retrained}%). It has seen every photo, so it answers match only once photos it never trained on calibrate it.',
+  },
+  learn_retrain_top1_fell: {
+    vi: 'Vẫn dùng mô hình đã được đánh giá: khi huấn luyện lại trên cả {photos} ảnh, tỉ lệ đúng cá thể đứng đầu trên {queries} ảnh giữ lại sẽ giảm từ {top1_judged}% xuống {top1_retrained}%.',
+    en: 'The judged model serves: trained again on all {photos} photos, top-1 on the {queries} held-out photos would fall from {top1_judged}% to {top1_retrained}%.',
+  },
+  learn_retrain_fewer_matches: {
+    vi: 'Vẫn dùng mô hình đã được đánh giá: nếu huấn luyện lại trên cả {photos} ảnh thì không còn ảnh nào nó chưa từng học để hiệu chỉnh, nên tỉ lệ nhận đúng với không quá {target}% nhận nhầm trên {queries} ảnh giữ lại sẽ giảm từ {match_judged}% xuống {match_retrained}%.',
+    en: 'The judged model serves: trained again on all {photos} photos, it would have no photo it never trained on left to calibrate it, so correct matches at no more than {target}% false matches on the {queries} held-out photos would fall from {match_judged}% to {match_retrained}%.',
+  },
+  learn_retrain_failed: {
+    vi: 'Vẫn dùng mô hình đã được đánh giá: huấn luyện lại trên cả {photos} ảnh bị lỗi.',
+    en: 'The judged model serves: training it again on all {photos} photos failed ({detail}).',
+  },
   cal_too_few_queries: {
     vi: '{n} lượt thử trên ảnh của bạn chưa đủ để bảo đảm nhận nhầm dưới 1%; cần {needed} lượt.',
     en: '{n} trial queries on your photos are too few to vouch for under 1% false matches; {needed} are needed.',
