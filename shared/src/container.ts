@@ -93,6 +93,7 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
   const queueOpts = {
     concurrency: config.WORKER_CONCURRENCY, queueConcurrency: config.queueConcurrency, workerQueues: config.workerQueues,
     attempts: config.JOB_ATTEMPTS, hooks: jobHooks(logger, metrics),
+    onError: (err: unknown, where: string) => logger.error({ err, where }, 'the job queue could not reach its database; it tries again at the next poll'),
     fairness: { inflightCap: config.ACCOUNT_INFLIGHT_CAP, queuedQuota: config.ACCOUNT_QUEUED_QUOTA },
   };
   const queue = opts.queue ?? (

@@ -24,6 +24,12 @@ export interface InProcessQueueOptions {
   backoffMs?: number;
   /** How often idle workers look for due retries. */
   pollMs?: number;
+  /**
+   * Told when the database fails under the queue itself (claiming a job, recording its outcome).
+   * The queue goes on: the next poll claims again, and a job whose outcome could not be written
+   * stays active until the restart recovery takes it back. Never thrown: no caller would catch it.
+   */
+  onError?: (err: unknown, where: 'claim' | 'record') => void;
 }
 
 interface Row {
@@ -121,16 +127,20 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
         while (handlers && !closing && !state.paused.has(q) && mine.size < state.concurrency(q)) {
           const row = await claim(q);
           if (!row) break;
-          const p = run(q, row).finally(() => {
-            mine.delete(p);
-            void pump();
-          });
+          const p = run(q, row)
+            .catch((err: unknown) => o.onError?.(err, 'record'))
+            .finally(() => {
+              mine.delete(p);
+              void pump();
+            });
           mine.add(p);
         }
       }
-    })().finally(() => {
-      pumping = null;
-    });
+    })()
+      .catch((err: unknown) => o.onError?.(err, 'claim'))
+      .finally(() => {
+        pumping = null;
+      });
     return pumping;
   }
 
