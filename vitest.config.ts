@@ -33,6 +33,7 @@ const BROWSER = [
   'test/e2e/review-page.spec.ts',
   'test/e2e/survey-page.spec.ts',
   'test/e2e/web-app.spec.ts',
+  'test/e2e/web-identify-shop.spec.ts',
 ];
 
 export default defineConfig({

@@ -1,10 +1,12 @@
 import { FIELD_TEXT } from './i18n-field.js';
+import { SHOP_TEXT } from './i18n-shop.js';
 /**
  * Every text of the app in Vietnamese (the default) and English. The choice is kept in
  * localStorage and sent as Accept-Language, so the server's own sentences follow it.
  */
 const TEXT = {
   ...FIELD_TEXT,
+  ...SHOP_TEXT,
   app_title: ['Nhận dạng cá thể', 'Individual identity'],
   nav_identify: ['Nhận dạng', 'Identify'],
   nav_enrol: ['Đăng ký', 'Enrol'],

@@ -11,6 +11,7 @@ import { mineView } from './view-mine.js';
 import { populationView } from './view-population.js';
 import { surveyView } from './view-survey.js';
 import { fruitListView } from './view-fruit-list.js';
+import { shopView } from './view-shop.js';
 import { onReviewCount, reviewCount, reviewView } from './view-review.js';
 import { forgetAccount, learnFarms } from './pickers.js';
 
@@ -82,6 +83,11 @@ async function render() {
   document.title = t('app_title');
   const main = h('main', {}, notice('info', t('working')));
   mount(root, header(), waitBanner, main);
+  const route = location.hash.replace(/^#\//, '') || 'identify';
+  // A shopper's fruit lookup needs no account: it is the one screen shown signed out.
+  if (route.split('/')[0] === 'shop') {
+    return mount(main, shopView(), username ? null : h('p', { class: 'row' }, h('a', { href: '#/identify', class: 'button secondary' }, t('shop_back'))));
+  }
   if (!username) {
     return mount(main, authView((u) => {
       username = u;
@@ -89,7 +95,6 @@ async function render() {
       void call('GET', '/api/me').then((r) => r.ok && learnFarms(r.json.farms ?? [])).finally(() => void render());
     }));
   }
-  const route = location.hash.replace(/^#\//, '') || 'identify';
   void reviewCount().then(showReviewCount).catch(() => undefined);
   mount(main, await viewFor(route));
 }

@@ -22,5 +22,7 @@ export function authView(onSignedIn: (username: string) => void): HTMLElement {
       h('div', { class: 'row' },
         h('button', { type: 'submit', class: 'primary', name: 'login' }, t('sign_in')),
         h('button', { type: 'button', class: 'secondary', name: 'signup', onclick: () => void submit('/api/signup') }, t('sign_up')))),
-    msg);
+    msg,
+    // A shopper checking a fruit has no account and needs none.
+    h('p', {}, h('a', { href: '#/shop', name: 'shop' }, t('shop_link'))));
 }

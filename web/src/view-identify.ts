@@ -55,7 +55,7 @@ export function identifyView(): HTMLElement {
    * photos and the matched keypoints drawn as lines; "this one" confirms and keeps the photo with
    * it, "none of these" takes the photo to a new enrolment.
    */
-  async function review(res: any, query: File) {
+  async function review(res: any, query: File, more: HTMLElement) {
     const head = res.verdict === 'match' ? notice('ok', t('verdict_match'))
       : res.verdict === 'uncertain' ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
       : notice('info', t('verdict_no_match'));
@@ -75,11 +75,11 @@ export function identifyView(): HTMLElement {
         } }, t('this_one')));
     }));
     const none = h('button', { type: 'button', class: 'secondary', name: 'none-enrol-new', onclick: () => enrolFromQuery({ query_id: res.query_id, file: query }) }, t('none_enrol_new'));
-    mount(out, head, h('h3', {}, t('closest_title')), h('div', { class: 'candidates' }, cards), none, done);
+    mount(out, head, h('h3', {}, t('closest_title')), h('div', { class: 'candidates' }, cards), none, done, more);
   }
 
-  async function render(res: any, query: File) {
-    if (kind === 'animal' && Array.isArray(res.closest)) return void review(res, query);
+  async function render(res: any, query: File, more: HTMLElement) {
+    if (kind === 'animal' && Array.isArray(res.closest)) return void review(res, query, more);
     const names = await Promise.all((res.candidates as Candidate[]).map((c) => speciesName(c.species)));
     const head = res.verdict === 'match' ? notice('ok', t('verdict_match'))
       : res.verdict === 'uncertain' ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
@@ -97,28 +97,56 @@ export function identifyView(): HTMLElement {
       type: 'button', class: 'secondary',
       onclick: () => void label(res.query_id, res.verdict === 'no_match' ? 'unknown_ok' : res.verdict === 'match' ? 'wrong' : 'other', null, done),
     }, t('none_of_these'));
-    mount(out, head, h('div', { class: 'candidates' }, cands), none, done);
+    mount(out, head, h('div', { class: 'candidates' }, cands), none, done, more);
+  }
+
+  /**
+   * Ask about one subject. Several photos of one subject are one query for every kind: the service
+   * fuses their evidence (at most 10). `files` are only ever photos the person meant as that one
+   * subject: the picker's, or the last query's plus an explicit "another angle of this one".
+   */
+  async function ask(files: File[], fromPicker: boolean) {
+    const form = new FormData();
+    if (kind !== 'fruit' && farm.value.trim()) form.append('farm_id', farm.value.trim());
+    if (kind === 'fruit' && tree.value.trim()) form.append('tree_id', tree.value.trim());
+    const sent = files.slice(0, 10);
+    for (const f of sent) form.append('files', f, f.name);
+    mount(out, notice('info', t('working')));
+    const r = await call('POST', ROUTES[kind].identify, form);
+    // A refused or failed query keeps its photos where they were, to be fixed and sent again.
+    if (!r.ok) return mount(out, notice('error', errorText(r)));
+    // Answered: the picker starts empty, so the next subject's photo is never joined to this one's.
+    if (fromPicker) picker.clear();
+    await render(r.json, sent[0]!, angleOf(sent));
+  }
+
+  /** The explicit way to add photos to the query just answered: more angles of this same subject. */
+  function angleOf(sent: File[]): HTMLElement {
+    const input = h('input', {
+      type: 'file', accept: 'image/*', capture: 'environment', multiple: true, name: 'another-angle', class: 'visually-hidden',
+      onchange: async () => {
+        const more = Array.from(input.files ?? []);
+        input.value = '';
+        if (more.length) await ask([...sent, ...more], false);
+      },
+    });
+    return h('section', { class: 'another-angle', 'aria-label': t('another_angle') },
+      h('p', { class: 'hint query-count' }, t('query_photos', { n: sent.length }), ' ', t('next_subject_hint')),
+      h('label', { class: 'button secondary' }, t('another_angle'), input),
+      h('p', { class: 'hint' }, t('another_angle_hint')));
   }
 
   async function submit(e: Event) {
     e.preventDefault();
     const files = picker.files();
     if (!files.length) return mount(out, notice('error', t('need_photos')));
-    const form = new FormData();
-    if (kind !== 'fruit' && farm.value.trim()) form.append('farm_id', farm.value.trim());
-    if (kind === 'fruit' && tree.value.trim()) form.append('tree_id', tree.value.trim());
-    // Several photos of one subject are one query for every kind: the service fuses their evidence (at most 10).
-    for (const f of files.slice(0, 10)) form.append('files', f, f.name);
-    mount(out, notice('info', t('working')));
-    const r = await call('POST', ROUTES[kind].identify, form);
-    if (!r.ok) return mount(out, notice('error', errorText(r)));
-    await render(r.json, files[0]!);
+    await ask(files, true);
   }
 
   return h('section', { class: 'card' },
     h('h2', {}, t('identify_title')),
     h('form', { onsubmit: submit, name: 'identify' },
-      kindChooser(kind, (k) => { kind = k; farmField.hidden = k === 'fruit'; treeField.hidden = k !== 'fruit'; }), picker.el, farmField, treeField,
+      kindChooser(kind, (k) => { kind = k; farmField.hidden = k === 'fruit'; treeField.hidden = k !== 'fruit'; mount(out); }), picker.el, farmField, treeField,
       h('button', { type: 'submit', class: 'primary' }, t('identify'))),
     out);
 }
