@@ -61,10 +61,11 @@ describe('batch rows with names and codes (embedded)', () => {
     const res = await fetch(`${app.url}/api/fruit/batch/${batchId}/results.csv`, { headers: { authorization: `Bearer ${owner.token}`, 'accept-language': 'en' } });
     expect(res.status).toBe(200);
     const lines = (await res.text()).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code');
+    // The fruit's views (issue 41) come last, so the columns before keep their places.
+    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views');
     expect(lines[1]!.startsWith(`0,crate-1.jpg,done,${fruitId},`)).toBe(true);
-    expect(lines[1]!.endsWith(`,"Bưởi, số 1",${tree.tree_id},Cây bưởi góc ao,${tree.code}`)).toBe(true);
-    expect(lines[2]!.endsWith(',,,,')).toBe(true);
+    expect(lines[1]!.endsWith(`,"Bưởi, số 1",${tree.tree_id},Cây bưởi góc ao,${tree.code},crate-1.jpg`)).toBe(true);
+    expect(lines[2]!.endsWith(',,,,note.txt')).toBe(true);
   });
 
   it('past batches are listed with thumbnails and the tree\'s name and code', async () => {

@@ -54,6 +54,7 @@ describe('fruit batches for packing houses (embedded)', () => {
 
   it('accepts photos and an archive, fails only the bad rows, reports progress by SSE, and narrows by tree_id', async () => {
     const blank = await blankImage(200);
+    // A folder of the archive is one fruit (issue 41): crate-7 is one row with two views, one of them not a photo.
     const archive = zipSync({
       'crate-7/q-811-again.jpg': queries[0]!.bytes,
       'crate-7/notes.txt': new TextEncoder().encode('not a photo'),
@@ -64,7 +65,7 @@ describe('fruit batches for packing houses (embedded)', () => {
     expect(r.status, r.text).toBe(202);
     batchId = r.json.batch_id;
     expect(r.json).toEqual({
-      ok: true, batch_id: batchId, total: 7, status: 'running',
+      ok: true, batch_id: batchId, total: 6, status: 'running',
       links: { self: `/api/fruit/batch/${batchId}`, events: `/api/fruit/batch/${batchId}/events`, csv: `/api/fruit/batch/${batchId}/results.csv` },
     });
     const sse = await followEvents(app, batchId, { authorization: `Bearer ${owner.token}` });
@@ -73,18 +74,19 @@ describe('fruit batches for packing houses (embedded)', () => {
     const names = sse.events.map((e) => e.event);
     expect(names.at(-1)).toBe('done');
     expect(names.slice(0, -1).every((n) => n === 'progress')).toBe(true);
-    expect(sse.events.at(-1)!.data).toEqual({ done: 7, failed: 3, total: 7 });
-    expect(sse.events.at(-2)!.data).toEqual({ done: 7, failed: 3, total: 7 });
+    expect(sse.events.at(-1)!.data).toEqual({ done: 6, failed: 2, total: 6 });
+    expect(sse.events.at(-2)!.data).toEqual({ done: 6, failed: 2, total: 6 });
     const dones = sse.events.map((e) => e.data.done);
     expect(dones).toEqual([...dones].sort((a, b) => a - b));
 
     const b = await api(app.url, 'GET', `/api/fruit/batch/${batchId}`, { token: owner.token });
     expect(b.status).toBe(200);
-    expect(b.json).toMatchObject({ ok: true, batch_id: batchId, status: 'done', total: 7, done: 7, failed: 3 });
+    expect(b.json).toMatchObject({ ok: true, batch_id: batchId, status: 'done', total: 6, done: 6, failed: 2 });
     expect(typeof b.json.finished_at).toBe('string');
     const rows = b.json.rows;
-    expect(rows.map((x: any) => x.file_name)).toEqual(['q-811.jpg', 'q-812.jpg', 'q-813.jpg', 'readme.txt', 'lens-cap.jpg', 'crate-7/q-811-again.jpg', 'crate-7/notes.txt']);
-    expect(rows.map((x: any) => x.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(rows.map((x: any) => x.file_name)).toEqual(['q-811.jpg', 'q-812.jpg', 'q-813.jpg', 'readme.txt', 'lens-cap.jpg', 'crate-7']);
+    expect(rows.map((x: any) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(rows[5].views.map((v: any) => [v.file_name, v.status])).toEqual([['crate-7/q-811-again.jpg', 'used'], ['crate-7/notes.txt', 'failed']]);
     narrowedRows = rows;
     // Narrowed to tree A, every query finds its own fruit.
     expect(rows.slice(0, 3).map((x: any) => x.fruit_id)).toEqual(targets);
@@ -99,7 +101,7 @@ describe('fruit batches for packing houses (embedded)', () => {
     expect(rows[3].reason).toContain('readme.txt');
     expect(rows[4]).toMatchObject({ status: 'failed' });
     expect(rows[4].reason).toMatch(/lens-cap\.jpg/);
-    expect(rows[6].status).toBe('failed');
+    expect(rows[5].views[1].reason).toContain('crate-7/notes.txt');
     expect(rows[3].fruit_id).toBeUndefined();
   });
 
@@ -121,10 +123,11 @@ describe('fruit batches for packing houses (embedded)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');
     const lines = (await res.text()).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code');
-    expect(lines.length).toBe(8);
+    // `views` was added last (issue 41): the columns before it keep their order.
+    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views');
+    expect(lines.length).toBe(7);
     expect(lines[1]!.startsWith(`0,q-811.jpg,done,${targets[0]},${targets[0]},`)).toBe(true);
-    expect(lines[4]).toMatch(/^3,readme\.txt,failed,,,,,"?File "*readme\.txt"* is not a supported.*,,,,$/);
+    expect(lines[4]).toMatch(/^3,readme\.txt,failed,,,,,"?File "*readme\.txt"* is not a supported.*,,,,readme\.txt$/);
     const vi = await fetch(`${app.url}/api/fruit/batch/${batchId}/results.csv`, { headers: { authorization: `Bearer ${owner.token}` } });
     expect((await vi.text()).split('\r\n')[4]).toContain('không phải');
   });
@@ -143,7 +146,7 @@ describe('fruit batches for packing houses (embedded)', () => {
     expect(list.status).toBe(200);
     expect(list.json.count).toBe(2);
     expect(list.json.batches[1].batch_id).toBe(batchId);
-    expect(list.json.batches[1]).toMatchObject({ status: 'done', total: 7, done: 7, failed: 3, tree_id: treeA });
+    expect(list.json.batches[1]).toMatchObject({ status: 'done', total: 6, done: 6, failed: 2, tree_id: treeA });
     expect((await api(app.url, 'GET', '/api/fruit/batches', { token: stranger.token })).json.count).toBe(0);
     for (const [m, p] of [['GET', ''], ['GET', '/events'], ['GET', '/results.csv'], ['DELETE', '']] as const) {
       const r = await api(app.url, m, `/api/fruit/batch/${batchId}${p}`, { token: stranger.token });
@@ -163,10 +166,10 @@ describe('fruit batches for packing houses (embedded)', () => {
     expect(rec?.state).toBe('completed');
     expect(rec?.result).toEqual({ skipped: true });
     const b = await api(app.url, 'GET', `/api/fruit/batch/${batchId}`, { token: owner.token });
-    expect(b.json).toMatchObject({ total: 7, done: 7, failed: 3 });
+    expect(b.json).toMatchObject({ total: 6, done: 6, failed: 2 });
     expect(b.json.rows[0].fruit_id).toBe(targets[0]);
     const n = await app.container.db.query<{ n: number }>('select count(*)::int as n from fruit_batch_rows where batch_id = $1', [batchId]);
-    expect(n.rows[0]!.n).toBe(7);
+    expect(n.rows[0]!.n).toBe(6);
   });
 
   it('deletes a batch with its rows and the photos nothing else uses', async () => {

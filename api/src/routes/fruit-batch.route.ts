@@ -3,28 +3,35 @@ import { z } from 'zod';
 import { TreeRef, withTreeId } from './tree-ref.js';
 import { LIMITS } from '../../../shared/src/domain/limits.js';
 import type { Services } from '../services/index.js';
-import { CSV_HEADER } from '../services/fruit-batch.service.js';
+import { CSV_HEADER, CSV_VIEW_SEPARATOR } from '../services/fruit-batch.service.js';
 import { defineRoute, raw, reply, Reply, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse } from './schemas.js';
 
 const BatchParam = z.object({ batch_id: z.string().uuid() });
 const Links = z.object({ self: z.string(), events: z.string().describe('server-sent events'), csv: z.string() });
+const View = z.object({
+  file_name: z.string().describe('the photo\'s file name (with its folder, for an archive entry)'),
+  status: z.enum(['pending', 'used', 'failed']).describe('`used`: part of the row\'s answer; `failed`: this view alone could not be used (its `reason`), the others still decide'),
+  photo_url: z.string().optional().describe('this view\'s photo, `/api/blobs/{cid}` (readable by the batch\'s owner)'),
+  reason: z.string().optional().describe('why this view failed, one sentence (vi, or en with Accept-Language: en)'),
+});
 const Row = z.object({
-  index: z.number().int().describe('position in the request: `files` parts first, then archive entries'),
-  file_name: z.string(),
+  index: z.number().int().describe('position of the fruit in the request, by its first photo: `files` parts first, then archive entries'),
+  file_name: z.string().describe('the fruit\'s name (its folder in the archive, or the part of its file names before `__`); for a photo that names no fruit, its file name'),
   status: z.enum(['pending', 'done', 'failed']),
   fruit_id: z.string().optional().describe('the top candidate\'s fruit id (absent for no_match)'),
   candidate: z.string().optional().describe('the top candidate\'s name, or its id when unnamed'),
   probability: z.number().optional().describe('the top candidate\'s probability; not calibrated for fruit (spec section 1 rule 5)'),
   verdict: z.enum(['match', 'uncertain', 'no_match']).optional(),
-  reason: z.string().optional().describe('why this photo failed, one sentence (vi, or en with Accept-Language: en); the batch goes on'),
-  photo_url: z.string().optional().describe('this row\'s photo, `/api/blobs/{cid}` (readable by the batch\'s owner)'),
+  reason: z.string().optional().describe('why this fruit failed, one sentence (vi, or en with Accept-Language: en); the batch goes on'),
+  photo_url: z.string().optional().describe('this fruit\'s first usable photo, `/api/blobs/{cid}` (readable by the batch\'s owner)'),
   fruit_name: z.string().optional().describe('the matched fruit\'s name, when it has one'),
   fruit_thumbnail: z.string().optional().describe('the matched fruit\'s first photo, `/api/blobs/{cid}`'),
   tree_id: z.string().optional().describe('the tree the matched fruit hangs on'), tree_name: z.string().optional(), tree_code: z.string().optional().describe('that tree\'s printed code'),
+  views: z.array(View).describe('the fruit\'s photos in the order they came, decided together as one identify query; one for a photo that names no fruit'),
 });
 const TreeOut = z.object({ tree_id: z.string(), name: z.string().nullable(), code: z.string().nullable() });
-const Counts = { total: z.number().int(), done: z.number().int().describe('finished rows, failed ones included'), failed: z.number().int() };
+const Counts = { total: z.number().int().describe('rows: one per fruit'), done: z.number().int().describe('finished rows, failed ones included'), failed: z.number().int() };
 const BatchOut = Ok.extend({
   batch_id: z.string(), status: z.enum(['running', 'done']), ...Counts, created_at: z.string(), finished_at: z.string().optional(), rows: z.array(Row),
 });
@@ -33,19 +40,23 @@ const notYours = { 401: errorResponse('not signed in'), 404: errorResponse('no s
 /** One SSE frame. */
 const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-/** Batch identification for packing houses: one request, one job per photo, progress by polling or SSE, rows as JSON or CSV. */
+/** Batch identification for packing houses: one request, one job and one row per fruit (one or several views), progress by polling or SSE, rows as JSON or CSV. */
 export function fruitBatchRoutes(s: Services): RouteDef[] {
   const fb = s.fruitBatch;
-  const { maxPhotos, maxBytes } = fb.limits;
+  const { maxPhotos, maxBytes, maxViews } = fb.limits;
   return [
     defineRoute({
       method: 'post', path: '/api/fruit/batch', tag: 'fruit', access: 'user', feature: 'fruit-batch',
-      summary: 'Identify a batch of fruit photos (or a .zip of them); one row per photo',
+      summary: 'Identify a batch of fruit photos (or a .zip of them), one or several views per fruit; one row per fruit',
       description:
         `multipart/form-data: \`files\` (repeatable photos) and/or one \`archive\` (.zip of photos), optional \`tree_id\` (yours or shared with you) or \`farm_id\` ` +
         `narrowing the pool for the whole batch. At most BATCH_MAX_PHOTOS (here ${maxPhotos}) photos, ${LIMITS.fileBytes / 1_000_000} MB each, ` +
-        `BATCH_MAX_BYTES (here ${maxBytes / 1_000_000} MB) in all. Answers 202 at once; each photo is identified as its own job. ` +
-        'A photo that is empty, not an image, unusable or too large fails only its own row, with its reason.',
+        `BATCH_MAX_BYTES (here ${maxBytes / 1_000_000} MB) in all. Answers 202 at once. ` +
+        'Several photos of one fruit (a packing line\'s cameras) are its views: the photos in one folder of the archive (`fruit-17/a.jpg`, `fruit-17/b.jpg`), ' +
+        'or photos whose file names start with the same name before `__` (`fruit-17__cam1.jpg`, `fruit-17__cam2.jpg`), in `files` or at the archive\'s top; ' +
+        'any other photo is its own fruit. Each fruit is identified as its own job, from all its views as one query (as /api/fruit/identify decides several photos), ' +
+        `and has one row. At most BATCH_MAX_VIEWS (here ${maxViews}) views per fruit: a fruit with more fails its own row. ` +
+        'A photo that is empty, not an image, unusable or too large fails only its own view (and its fruit\'s row when no view is left), with its reason.',
       bodyType: 'multipart',
       body: z.object({
         tree_id: TreeRef.optional().describe('search only fruit enrolled on this tree (id or printed code): the largest available improvement for fruit'),
@@ -86,7 +97,7 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
     }),
     defineRoute({
       method: 'get', path: '/api/fruit/batch/{batch_id}', tag: 'fruit', access: 'user', feature: 'fruit-batch',
-      summary: 'A batch: progress counts and one row per photo',
+      summary: 'A batch: progress counts (of fruit) and one row per fruit',
       params: BatchParam,
       responses: { 200: { description: 'the batch', schema: BatchOut }, ...notYours },
       handler: async ({ params, caller, lang }) => ({ ok: true, ...(await fb.get(caller!, params.batch_id, lang)) }),
@@ -135,7 +146,7 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
     defineRoute({
       method: 'get', path: '/api/fruit/batch/{batch_id}/results.csv', tag: 'fruit', access: 'user', feature: 'fruit-batch',
       summary: 'A batch\'s rows as CSV',
-      description: `Header \`${CSV_HEADER.join(',')}\`; RFC 4180 quoting; reasons in the request's language.`,
+      description: `Header \`${CSV_HEADER.join(',')}\`; one line per fruit; \`views\` lists its photos' file names separated by \`${CSV_VIEW_SEPARATOR}\`; RFC 4180 quoting; reasons in the request's language.`,
       params: BatchParam,
       responses: { 200: { description: 'the rows', contentType: 'text/csv' }, ...notYours },
       handler: async ({ params, caller, lang }) =>

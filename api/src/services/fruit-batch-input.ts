@@ -4,7 +4,7 @@ import { sniffMedia } from '../../../shared/src/domain/media.js';
 import { pixelError } from '../../../shared/src/domain/pixels.js';
 import type { NewRow } from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { UploadedFile } from '../middleware/multipart.js';
-import { readArchive, shownFileName, type ArchiveLimits } from './archive-reader.js';
+import { readArchive, shownFileName, unsafeEntryName, type ArchiveLimits } from './archive-reader.js';
 
 /** One photo of a batch before it is stored: bytes to identify, or the reason its row fails at once. */
 export interface BatchItem {
@@ -16,6 +16,8 @@ export interface BatchItem {
 
 export interface BatchLimits {
   maxPhotos: number;
+  /** Most views of one fruit; a fruit with more fails its own row. */
+  maxViews: number;
   maxBytes: number;
   maxPixels: number;
   archive: Omit<ArchiveLimits, 'maxEntryBytes'>;
@@ -59,5 +61,65 @@ export async function batchItems(files: UploadedFile[], limits: BatchLimits): Pr
   if (items.length > limits.maxPhotos) throw new AppError(413, 'batch_too_many_photos', { limit: limits.maxPhotos });
   const out: BatchItem[] = [];
   for (const item of items) out.push(await classify(item, limits.maxPixels));
+  return out;
+}
+
+/**
+ * One fruit of a batch: its name and its views, in the order they came. `grouped` is false for a
+ * photo that names no fruit, which is its own fruit named by its file (a batch before views).
+ */
+export interface BatchFruit {
+  name: string;
+  grouped: boolean;
+  views: BatchItem[];
+  /** Set when the fruit cannot be identified at all (too many views); its views are not stored. */
+  failed?: NonNullable<NewRow['failed']>;
+}
+
+/** Separates a fruit's name from the rest of a file name: `fruit-17__cam2.jpg` is a view of `fruit-17`. */
+export const VIEW_SEPARATOR = '__';
+
+/**
+ * The fruit a photo is a view of, or null when it names none (it is then its own fruit):
+ * - in a folder of the archive: the folder (`fruit-17/a.jpg` → `fruit-17`; `crate-3/fruit-17/a.jpg` → `crate-3/fruit-17`);
+ * - otherwise (a `files` part, or an entry at the archive's top): the part of the file name before
+ *   the first `__`, when there is a part before and after it (`fruit-17__cam2.jpg` → `fruit-17`).
+ * A name that is unsafe as a path (`../x.jpg`, `/etc/x.jpg`) names no fruit.
+ */
+export function fruitOf(name: string): string | null {
+  if (unsafeEntryName(name)) return null;
+  const slash = name.lastIndexOf('/');
+  if (slash > 0) return name.slice(0, slash);
+  if (slash === 0) return null;
+  const cut = name.indexOf(VIEW_SEPARATOR);
+  return cut > 0 && cut + VIEW_SEPARATOR.length < name.length ? name.slice(0, cut) : null;
+}
+
+/**
+ * The photos grouped into fruit, in the order each fruit first appears. Photos naming the same
+ * fruit are its views wherever they came from (`files` parts and archive entries alike); a fruit
+ * with more than `maxViews` views fails its own row, the batch goes on. An entry refused for its
+ * name never joins a fruit: its name cannot be trusted to say which.
+ */
+export function batchFruit(items: BatchItem[], maxViews: number): BatchFruit[] {
+  const out: BatchFruit[] = [];
+  const byName = new Map<string, BatchFruit>();
+  for (const item of items) {
+    const name = item.failed?.reason_code === 'archive_entry_unsafe_name' ? null : fruitOf(item.file_name);
+    if (name === null) {
+      out.push({ name: item.file_name, grouped: false, views: [item] });
+      continue;
+    }
+    let fruit = byName.get(name);
+    if (!fruit) {
+      fruit = { name, grouped: true, views: [] };
+      byName.set(name, fruit);
+      out.push(fruit);
+    }
+    fruit.views.push(item);
+  }
+  for (const f of out) {
+    if (f.views.length > maxViews) f.failed = { reason_code: 'batch_fruit_too_many_views', reason_params: { fruit: f.name, got: f.views.length, max: maxViews } };
+  }
   return out;
 }

@@ -4,10 +4,10 @@ import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
 import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
-import { dropUnusedBlobs, fruitBatchRepo, type BatchCounts, type BatchRowRecord, type NewRow } from '../../../shared/src/repos/fruit-batch.repo.js';
+import { dropUnusedBlobs, fruitBatchRepo, type BatchCounts, type BatchRowRecord, type NewRow, type NewView } from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
-import { batchItems } from './fruit-batch-input.js';
+import { batchFruit, batchItems } from './fruit-batch-input.js';
 import type { TreesService } from './trees.service.js';
 import { csvCell } from '../../../shared/src/csv/csv.js';
 import type { FruitSummary } from './fruit-list.service.js';
@@ -15,15 +15,31 @@ import { shownFileName } from './archive-reader.js';
 
 export interface BatchInput { files: UploadedFile[]; tree_id?: string; farm_id?: string }
 
-/** One row as the batch page and the CSV show it; absent fields are simply left out. */
+/** One view of a row's fruit: its file, its photo, and whether it was used or failed on its own. */
+export interface BatchViewOut { file_name: string; status: 'pending' | 'used' | 'failed'; photo_url?: string; reason?: string }
+
+/** One row (one fruit) as the batch page and the CSV show it; absent fields are simply left out. */
 export interface BatchRowOut {
   index: number; file_name: string; status: BatchRowRecord['status'];
   fruit_id?: string; candidate?: string; probability?: number; verdict?: string; reason?: string;
   photo_url?: string; fruit_name?: string; fruit_thumbnail?: string; tree_id?: string; tree_name?: string; tree_code?: string;
+  views: BatchViewOut[];
 }
 
-// The first eight columns are the original ones, unchanged; names and codes were added after them (issue 24).
-export const CSV_HEADER = ['index', 'file_name', 'status', 'fruit_id', 'candidate', 'probability', 'verdict', 'reason', 'fruit_name', 'tree_id', 'tree_name', 'tree_code'] as const;
+// The first eight columns are the original ones, unchanged; names and codes were added after them
+// (issue 24), and the fruit's views after those (issue 41), so a reader by position keeps working.
+export const CSV_HEADER = ['index', 'file_name', 'status', 'fruit_id', 'candidate', 'probability', 'verdict', 'reason', 'fruit_name', 'tree_id', 'tree_name', 'tree_code', 'views'] as const;
+
+/** Between the file names of the CSV's `views` cell. */
+export const CSV_VIEW_SEPARATOR = ' | ';
+
+function viewOut(v: BatchRowRecord['views'][number], row: BatchRowRecord, lang: Lang): BatchViewOut {
+  const status = v.reason_code ? 'failed' : row.status === 'done' ? 'used' : row.status;
+  const out: BatchViewOut = { file_name: shownFileName(v.file_name), status };
+  if (v.cid) out.photo_url = `/api/blobs/${v.cid}`;
+  if (v.reason_code) out.reason = renderMessage(v.reason_code as MessageCode, lang, v.reason_params ?? {});
+  return out;
+}
 
 /** Photos shown per batch in the list of past batches. */
 const THUMBNAILS = 4;
@@ -32,7 +48,7 @@ const links = (id: string) => ({ self: `/api/fruit/batch/${id}`, events: `/api/f
 
 function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> = new Map()): BatchRowOut {
   // Cleaned again on the way out: rows stored before names were cleaned may still hold bidi marks.
-  const out: BatchRowOut = { index: r.idx, file_name: shownFileName(r.file_name), status: r.status };
+  const out: BatchRowOut = { index: r.idx, file_name: shownFileName(r.file_name), status: r.status, views: r.views.map((v) => viewOut(v, r, lang)) };
   if (r.cid) out.photo_url = `/api/blobs/${r.cid}`;
   if (r.fruit_id) out.fruit_id = r.fruit_id;
   const f = r.fruit_id ? fruit.get(r.fruit_id) : undefined;
@@ -50,18 +66,30 @@ function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> 
   return out;
 }
 
+/**
+ * Why a fruit none of whose photos could be used fails: a single photo's own reason (what a batch
+ * of single photos always said), else one sentence pointing at its views' reasons.
+ */
+function noUsableView(fruit: string, views: NewView[]): NonNullable<NewRow['failed']> {
+  if (views.length === 1 && views[0]!.failed) return views[0]!.failed;
+  return { reason_code: 'batch_fruit_no_usable_view', reason_params: { fruit, views: views.length } };
+}
+
 // The service's one CSV writer (formula guard, RFC 4180 quoting), re-exported for older imports.
 export { csvCell };
 
 /**
- * Packing-house batches: many photos (or a .zip of them) in one request, one `fruit_batch_item`
- * job per photo so any number of workers share the work, one row per photo kept until the owner
- * deletes the batch. Ownership comes from the token; another account's batch is a 404.
+ * Packing-house batches: many photos (or a .zip of them) in one request, grouped into fruit (a
+ * folder of the archive, or a `fruit__view` file name: fruit-batch-input.ts), one
+ * `fruit_batch_item` job per fruit so any number of workers share the work, one row per fruit
+ * kept until the owner deletes the batch. Ownership comes from the token; another account's batch
+ * is a 404.
  */
 export function createFruitBatchService(c: Container, deps: { trees: TreesService; fruitSummaries: (ids: string[]) => Promise<Map<string, FruitSummary>> }) {
   const repo = fruitBatchRepo(c.db);
   const limits = {
     maxPhotos: c.config.BATCH_MAX_PHOTOS,
+    maxViews: c.config.BATCH_MAX_VIEWS,
     maxBytes: c.config.BATCH_MAX_BYTES,
     maxPixels: c.config.IMAGE_MAX_PIXELS,
     archive: { maxEntries: c.config.ARCHIVE_MAX_ENTRIES, maxTotalBytes: c.config.ARCHIVE_MAX_INFLATED_BYTES, maxRatio: c.config.ARCHIVE_MAX_RATIO },
@@ -78,15 +106,27 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
     const created: string[] = [];
     try {
       const rows: NewRow[] = [];
-      for (const [idx, item] of (await batchItems(input.files, limits)).entries()) {
-        const file_name = item.file_name.slice(0, 255);
-        if (item.failed || !item.bytes) {
-          rows.push({ idx, file_name, cid: null, failed: item.failed });
+      for (const [idx, fruit] of batchFruit(await batchItems(input.files, limits), limits.maxViews).entries()) {
+        const file_name = fruit.name.slice(0, 255);
+        if (fruit.failed) {
+          // Refused as a whole: its photos are listed but not kept.
+          rows.push({ idx, file_name, cid: null, failed: fruit.failed, views: fruit.views.map((v) => ({ file_name: v.file_name.slice(0, 255), cid: null })) });
           continue;
         }
-        const { cid, created: isNew } = await storeBlob(c, item.bytes, item.type!);
-        if (isNew) created.push(cid);
-        rows.push({ idx, file_name, cid });
+        const views: NewView[] = [];
+        for (const item of fruit.views) {
+          const name = item.file_name.slice(0, 255);
+          if (item.failed || !item.bytes) {
+            views.push({ file_name: name, cid: null, failed: item.failed });
+            continue;
+          }
+          const { cid, created: isNew } = await storeBlob(c, item.bytes, item.type!);
+          if (isNew) created.push(cid);
+          views.push({ file_name: name, cid });
+        }
+        const first = views.find((v) => v.cid);
+        if (first) rows.push({ idx, file_name, cid: first.cid, views });
+        else rows.push({ idx, file_name, cid: null, failed: noUsableView(fruit.name, views), views });
       }
       await repo.create({ id, owner_id: caller.account_id, tree_id: input.tree_id ?? null, farm_id: input.farm_id ?? null }, rows);
       return rows;
@@ -175,7 +215,9 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
       const lines = [CSV_HEADER.join(',')];
       const rows = await repo.rows(id);
       const fruit = await namesOf(rows);
-      for (const r of rows.map((x) => rowOut(x, lang, fruit))) lines.push(CSV_HEADER.map((k) => csvCell(r[k])).join(','));
+      for (const r of rows.map((x) => rowOut(x, lang, fruit))) {
+        lines.push(CSV_HEADER.map((k) => csvCell(k === 'views' ? r.views.map((v) => v.file_name).join(CSV_VIEW_SEPARATOR) : r[k])).join(','));
+      }
       return `${lines.join('\r\n')}\r\n`;
     },
 

@@ -144,7 +144,9 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
                         and (ce.owner_id = $2::uuid or ce.author_id = $2::uuid))
            or exists (select 1 from identify_queries q where q.owner_id = $2::uuid and b.cid = any(q.image_cids))
            -- a packing batch's photo: the batch's owner (thumbnails of past batches)
-           or exists (select 1 from fruit_batch_rows fr join fruit_batches fb on fb.id = fr.batch_id where fr.cid = b.cid and fb.owner_id = $2::uuid))`,
+           or exists (select 1 from fruit_batch_rows fr join fruit_batches fb on fb.id = fr.batch_id where fr.cid = b.cid and fb.owner_id = $2::uuid)
+           -- and each view of a batch's fruit
+           or exists (select 1 from fruit_batch_views fv join fruit_batches fb on fb.id = fv.batch_id where fv.cid = b.cid and fb.owner_id = $2::uuid))`,
         [cid, caller?.account_id ?? null],
       );
       const row = owned.rows[0];

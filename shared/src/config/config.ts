@@ -147,6 +147,11 @@ const EnvSchema = z.object({
   RESIDUE_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   /** Most photos one fruit batch (POST /api/fruit/batch) may hold, files and archive entries together. */
   BATCH_MAX_PHOTOS: z.coerce.number().int().min(1).max(100_000).default(500),
+  /**
+   * Most views (photos) of one fruit in a batch; a fruit with more fails its own row. At most 10,
+   * the photos one identify query takes, so a batch row decides exactly as identify would.
+   */
+  BATCH_MAX_VIEWS: z.coerce.number().int().min(1).max(10).default(8),
   /** Largest fruit batch request body, in bytes; default the spec's 64 MB image-batch limit. */
   BATCH_MAX_BYTES: z.coerce.number().int().min(1_000_000).default(64_000_000),
   /** Archives (zip bombs): most entries read, most bytes really inflated in all, highest compression ratio of an entry over 1 MB. */

@@ -102,13 +102,14 @@ export const jobCatalog = {
    */
   fruit_lookup: z.object({ query_id: Uuid, images: z.array(Cid).min(1).max(1), limit: z.number().int().min(1).max(5).default(5) }),
   /**
-   * Identify one photo of a packing-house batch and fill its row (api/src/services/fruit-batch.service.ts).
+   * Identify one fruit of a packing-house batch from its views and fill its row (api/src/services/fruit-batch.service.ts).
    * Queue lane: batch. Only a `pending` row is written, so a retried job never counts twice.
    */
   fruit_batch_item: z.object({
     owner_id: Uuid,
     batch_id: Uuid,
     index: z.number().int().min(0),
+    /** The fruit's first stored view; the handler reads every view from the row (fruit_batch_views). */
     cid: Cid,
     filters: z.object({ farm_id: z.string().optional(), tree_id: z.string().optional() }).default({}),
   }),

@@ -3,7 +3,8 @@ import type { Container } from '../container.js';
 import { releaseBlobs } from '../evidence/store/blob-refs.js';
 
 /**
- * Every query on `fruit_batches` and `fruit_batch_rows` (migration 060), shared by the API
+ * Every query on `fruit_batches`, `fruit_batch_rows` (migration 060) and `fruit_batch_views`
+ * (migration 180: a row is one fruit, decided from its views), shared by the API
  * (creating, reading, deleting batches) and the worker (filling one row per job).
  *
  * The one rule that keeps counts honest under retries: a row moves out of `pending` once, by
@@ -12,6 +13,18 @@ import { releaseBlobs } from '../evidence/store/blob-refs.js';
  */
 
 export type RowStatus = 'pending' | 'done' | 'failed';
+
+/** A refusal in the message catalogue: the code and its parameters. */
+export interface Refusal { reason_code: string; reason_params: Record<string, unknown> }
+
+/** One photo of a fruit: its file, its stored photo, and its own failure when it alone could not be used. */
+export interface ViewRecord {
+  view: number;
+  file_name: string;
+  cid: string | null;
+  reason_code: string | null;
+  reason_params: Record<string, unknown> | null;
+}
 
 export interface BatchRowRecord {
   idx: number;
@@ -24,6 +37,8 @@ export interface BatchRowRecord {
   verdict: string | null;
   reason_code: string | null;
   reason_params: Record<string, unknown> | null;
+  /** The fruit's photos in order; a row written before views were kept shows its one photo. */
+  views: ViewRecord[];
 }
 
 export interface BatchRecord {
@@ -44,18 +59,39 @@ export interface BatchCounts {
   status: 'running' | 'done';
 }
 
-/** What a finished row says: identified (done) or failed with a catalogue reason. */
+/**
+ * What a finished row says: identified (done) or failed with a catalogue reason, and the views
+ * that failed on their own while describing (written with the row, never apart from it).
+ */
 export type RowOutcome = (
   | { status: 'done'; fruit_id: string | null; candidate: string | null; probability: number | null; verdict: string }
   | { status: 'failed'; reason_code: string; reason_params: Record<string, unknown> }
-) & { work_ms?: number };
+) & { work_ms?: number; view_failures?: ({ view: number } & Refusal)[] };
 
-/** A new row as the API creates it: pending with a stored photo, or failed at once (not an image). */
+/** One photo of a new row: stored, or refused at once (its own reason). */
+export interface NewView {
+  file_name: string;
+  cid: string | null;
+  failed?: Refusal;
+}
+
+/**
+ * A new row as the API creates it: one fruit, pending with at least one stored photo, or failed at
+ * once (no usable photo, too many views). `cid` is its first stored photo.
+ */
 export interface NewRow {
   idx: number;
   file_name: string;
   cid: string | null;
-  failed?: { reason_code: string; reason_params: Record<string, unknown> };
+  failed?: Refusal;
+  views: NewView[];
+}
+
+/** A pending row as its job reads it: the fruit's name and the views it may describe. */
+export interface PendingRow {
+  file_name: string;
+  cid: string;
+  views: { view: number; file_name: string; cid: string | null; failed: boolean }[];
 }
 
 const iso = (d: unknown) => (d == null ? null : d instanceof Date ? d.toISOString() : new Date(String(d)).toISOString());
@@ -100,6 +136,16 @@ export function fruitBatchRepo(db: Database) {
             rows.map((r) => r.failed?.reason_code ?? null), rows.map((r) => (r.failed ? JSON.stringify(r.failed.reason_params) : null)),
           ],
         );
+        const views = rows.flatMap((r) => r.views.map((v, view) => ({ idx: r.idx, view, ...v })));
+        await tx.query(
+          `insert into fruit_batch_views (batch_id, idx, view, file_name, cid, reason_code, reason_params)
+           select $1, u.idx, u.view, u.file_name, u.cid, u.reason_code, u.reason_params::jsonb
+             from unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) as u(idx, view, file_name, cid, reason_code, reason_params)`,
+          [
+            b.id, views.map((v) => v.idx), views.map((v) => v.view), views.map((v) => v.file_name), views.map((v) => v.cid),
+            views.map((v) => v.failed?.reason_code ?? null), views.map((v) => (v.failed ? JSON.stringify(v.failed.reason_params) : null)),
+          ],
+        );
       });
       await closeIfFinished(b.id);
     },
@@ -135,43 +181,81 @@ export function fruitBatchRepo(db: Database) {
     },
 
     async rows(batchId: string): Promise<BatchRowRecord[]> {
-      const r = await db.query<BatchRowRecord>('select * from fruit_batch_rows where batch_id = $1 order by idx', [batchId]);
-      return r.rows.map((x) => ({ ...x, idx: Number(x.idx), probability: x.probability == null ? null : Number(x.probability) }));
+      const r = await db.query<Omit<BatchRowRecord, 'views'>>('select * from fruit_batch_rows where batch_id = $1 order by idx', [batchId]);
+      const v = await db.query<ViewRecord & { idx: number }>(
+        'select idx, view, file_name, cid, reason_code, reason_params from fruit_batch_views where batch_id = $1 order by idx, view', [batchId],
+      );
+      const views = new Map<number, ViewRecord[]>();
+      for (const x of v.rows) {
+        const list = views.get(Number(x.idx)) ?? [];
+        list.push({ view: Number(x.view), file_name: x.file_name, cid: x.cid, reason_code: x.reason_code, reason_params: x.reason_params });
+        views.set(Number(x.idx), list);
+      }
+      return r.rows.map((x) => {
+        const idx = Number(x.idx);
+        // A row from before migration 180 was one photo: it is its own one view.
+        const own = views.get(idx) ?? [{ view: 0, file_name: x.file_name, cid: x.cid, reason_code: x.reason_code, reason_params: x.reason_params }];
+        return { ...x, idx, probability: x.probability == null ? null : Number(x.probability), views: own };
+      });
     },
 
     /** The row a job is about to fill, or null when it is gone (batch deleted) or already finished. */
-    async pendingRow(batchId: string, idx: number): Promise<{ file_name: string; cid: string } | null> {
+    async pendingRow(batchId: string, idx: number): Promise<PendingRow | null> {
       const r = await db.query<{ file_name: string; cid: string }>(
         `select file_name, cid from fruit_batch_rows where batch_id = $1 and idx = $2 and status = 'pending' and cid is not null`,
         [batchId, idx],
       );
-      return r.rows[0] ?? null;
+      const row = r.rows[0];
+      if (!row) return null;
+      const v = await db.query<{ view: number; file_name: string; cid: string | null; reason_code: string | null }>(
+        'select view, file_name, cid, reason_code from fruit_batch_views where batch_id = $1 and idx = $2 order by view', [batchId, idx],
+      );
+      const views = v.rows.map((x) => ({ view: Number(x.view), file_name: x.file_name, cid: x.cid, failed: x.reason_code != null }));
+      // A row queued before migration 180 has no views: its one photo is the row's.
+      return { ...row, views: views.length ? views : [{ view: 0, file_name: row.file_name, cid: row.cid, failed: false }] };
     },
 
-    /** Fill a pending row once; false when it was not pending any more (a retry, or a deleted batch). */
+    /**
+     * Fill a pending row once, with the failures of its views, in one transaction: a worker that
+     * dies half way leaves the row pending and its views as they were, for the retry to redo.
+     * False when it was not pending any more (a retry, or a deleted batch).
+     */
     async finishRow(batchId: string, idx: number, o: RowOutcome): Promise<boolean> {
-      const r =
-        o.status === 'done'
-          ? await db.query(
-              `update fruit_batch_rows set status = 'done', fruit_id = $3, candidate = $4, probability = $5, verdict = $6, work_ms = $7, finished_at = now()
-                where batch_id = $1 and idx = $2 and status = 'pending'`,
-              [batchId, idx, o.fruit_id, o.candidate, o.probability, o.verdict, o.work_ms ?? null],
-            )
-          : await db.query(
-              `update fruit_batch_rows set status = 'failed', reason_code = $3, reason_params = $4, work_ms = $5, finished_at = now()
-                where batch_id = $1 and idx = $2 and status = 'pending'`,
-              [batchId, idx, o.reason_code, o.reason_params, o.work_ms ?? null],
-            );
+      const written = await db.transaction(async (tx) => {
+        const r =
+          o.status === 'done'
+            ? await tx.query(
+                `update fruit_batch_rows set status = 'done', fruit_id = $3, candidate = $4, probability = $5, verdict = $6, work_ms = $7, finished_at = now()
+                  where batch_id = $1 and idx = $2 and status = 'pending'`,
+                [batchId, idx, o.fruit_id, o.candidate, o.probability, o.verdict, o.work_ms ?? null],
+              )
+            : await tx.query(
+                `update fruit_batch_rows set status = 'failed', reason_code = $3, reason_params = $4, work_ms = $5, finished_at = now()
+                  where batch_id = $1 and idx = $2 and status = 'pending'`,
+                [batchId, idx, o.reason_code, o.reason_params, o.work_ms ?? null],
+              );
+        if (r.affectedRows !== 1) return false;
+        for (const f of o.view_failures ?? []) {
+          await tx.query(
+            'update fruit_batch_views set reason_code = $4, reason_params = $5 where batch_id = $1 and idx = $2 and view = $3 and reason_code is null',
+            [batchId, idx, f.view, f.reason_code, f.reason_params],
+          );
+        }
+        return true;
+      });
       await closeIfFinished(batchId);
-      return r.affectedRows === 1;
+      return written;
     },
 
-    /** Delete the batch and its rows; returns the photo CIDs it held, for blob clean-up. */
+    /** Delete the batch and its rows; returns the photo CIDs it held (every view's), for blob clean-up. */
     async remove(batchId: string, ownerId: string): Promise<string[] | null> {
       return db.transaction(async (tx) => {
         const cids = await tx.query<{ cid: string }>(
-          `select distinct r.cid from fruit_batch_rows r join fruit_batches b on b.id = r.batch_id
-            where b.id = $1 and b.owner_id = $2 and r.cid is not null`,
+          `select r.cid from fruit_batch_rows r join fruit_batches b on b.id = r.batch_id
+            where b.id = $1 and b.owner_id = $2 and r.cid is not null
+           union
+           select v.cid from fruit_batch_views v join fruit_batches b on b.id = v.batch_id
+            where b.id = $1 and b.owner_id = $2 and v.cid is not null`,
           [batchId, ownerId],
         );
         const del = await tx.query('delete from fruit_batches where id = $1 and owner_id = $2', [batchId, ownerId]);

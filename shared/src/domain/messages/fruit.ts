@@ -31,6 +31,14 @@ export const fruitMessages = {
     vi: 'Ảnh "{filename}" quá lớn: giới hạn là {limit_mb} MB mỗi ảnh.',
     en: 'Photo "{filename}" is too large: the limit is {limit_mb} MB per photo.',
   },
+  batch_fruit_too_many_views: {
+    vi: 'Quả "{fruit}" có {got} ảnh, nhiều hơn mức tối đa {max} ảnh cho một quả; quả này không được nhận dạng, các quả khác trong lô vẫn được xử lý.',
+    en: 'Fruit "{fruit}" has {got} photos, more than the {max} allowed for one fruit; it was not identified, and the other fruit of the batch go on.',
+  },
+  batch_fruit_no_usable_view: {
+    vi: 'Không ảnh nào trong {views} ảnh của quả "{fruit}" dùng được; lý do của từng ảnh nằm ở ảnh đó.',
+    en: 'None of the {views} photos of fruit "{fruit}" could be used; each photo carries its own reason.',
+  },
   batch_row_error: {
     vi: 'Không xử lý được ảnh "{filename}" sau nhiều lần thử; các ảnh khác trong lô vẫn được xử lý.',
     en: 'Photo "{filename}" could not be processed after several attempts; the other photos of the batch go on.',

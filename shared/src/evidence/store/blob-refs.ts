@@ -29,6 +29,8 @@ export const BLOB_REFERENCES: readonly BlobReference[] = [
   // A deleted care entry is a tombstone whose photo_cid is cleared; a live one keeps its photo.
   { table: 'care_entries', column: 'photo_cid' },
   { table: 'fruit_batch_rows', column: 'cid' },
+  // Every view of a batch's fruit, the first one's included (it is the row's cid as well).
+  { table: 'fruit_batch_views', column: 'cid' },
   { table: 'population_counts', column: 'media_cids', array: true },
   { table: 'animal_models3d', column: 'model_cid' },
   // Videos: named by no image row, owned by their uploader.
