@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""
+Trains a re-identification backbone on synthetic individuals (training/synth) and exports it as
+ONNX in the layout the service runs (workers/src/learn/backbone.ts: input `image` [N, 3, H, W],
+ImageNet-normalised RGB stretched to H×W; output `embedding` [N, dim], L2-normalised).
+
+    /usr/bin/python3 training/reid.py --data DIR --out model.onnx [--epochs 10] [--base models/mobilenetv2-12-int8.onnx]
+        [--height 192 --width 288] [--dim 256] [--freeze 8] [--views-per-id 4] [--ids-per-batch 8] [--threads 2] [--device auto]
+
+DIR is what `training/synth/cli.py` wrote (DIR/manifest.json). The backbone starts from the
+shipped MobileNetV2 run in float, as training/backbone.py does. Loss: sub-center ArcFace over the
+training identities plus a batch-hard triplet term; each batch is whole sibling families with
+several views of each, so a near-identical sibling is the negative a batch most often has to beat.
+Whole families (a share set by --val) are held out, and their retrieval top-1 (one view against
+the others, siblings included) is printed. Writes OUT and OUT.json (recipe, data, figures); prints
+one JSON line.
+"""
+import argparse
+import hashlib
+import inspect
+import json
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from PIL import Image
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from backbone import Embedder, FloatMobileNet, to_tensor  # noqa: E402
+
+RECIPE = 'synthetic-reid-v1'
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_manifest(data):
+    path = os.path.join(data, 'manifest.json')
+    with open(path, 'rb') as f:
+        raw = f.read()
+    return json.loads(raw), hashlib.sha256(raw).hexdigest()
+
+
+def split_families(identities, val_share, rnd):
+    fams = sorted({it['family'] for it in identities})
+    rnd.shuffle(fams)
+    n_val = int(round(len(fams) * val_share))
+    held = set(fams[:n_val])
+    return [it for it in identities if it['family'] not in held], [it for it in identities if it['family'] in held]
+
+
+def augment(img, hw, rnd):
+    """A sub-window (85–100% of each side: the detector's box wanders) and a small brightness/contrast change."""
+    w, h = img.size
+    cw, ch = max(1, int(w * rnd.uniform(0.85, 1.0))), max(1, int(h * rnd.uniform(0.85, 1.0)))
+    x0, y0 = rnd.randint(0, w - cw), rnd.randint(0, h - ch)
+    t = to_tensor(img.crop((x0, y0, x0 + cw, y0 + ch)), hw)
+    return t * rnd.uniform(0.9, 1.1) + rnd.uniform(-0.1, 0.1)
+
+
+def batches(train, ids_per_batch, views_per_id, rnd):
+    """One epoch of batches: whole families together, several views per identity."""
+    by_family = {}
+    for k, it in enumerate(train):
+        by_family.setdefault(it['family'], []).append(k)
+    fams = sorted(by_family)
+    rnd.shuffle(fams)
+    cur = []
+    for f in fams:
+        cur += by_family[f]
+        if len(cur) >= ids_per_batch:
+            yield cur
+            cur = []
+    if len(cur) >= 2:
+        yield cur
+
+
+class SubCenterArcFace(nn.Module):
+    """ArcFace with k sub-centres per class (Deng et al., ECCV 2020): noisy views can sit on a sub-centre of their own."""
+
+    def __init__(self, dim, classes, k=3, scale=30.0, margin=0.3):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(classes * k, dim) * 0.01)
+        self.classes, self.k, self.s, self.m = classes, k, scale, margin
+
+    def forward(self, emb, y):
+        cos = (emb @ F.normalize(self.w, dim=1).T).view(-1, self.classes, self.k).max(dim=2).values
+        cos = cos.clamp(-1 + 1e-6, 1 - 1e-6)
+        theta = torch.acos(cos)
+        target = torch.cos(theta + self.m)
+        # Past pi - m the margin would raise the cosine; there fall back to CosFace's subtraction.
+        target = torch.where(theta + self.m < np.pi, target, cos - self.m * np.sin(self.m))
+        onehot = F.one_hot(y, self.classes).bool()
+        return F.cross_entropy(self.s * torch.where(onehot, target, cos), y)
+
+
+def batch_hard(emb, y, margin):
+    sim = emb @ emb.T
+    same = y[:, None] == y[None, :]
+    eye = torch.eye(len(y), dtype=torch.bool, device=emb.device)
+    pos = sim.masked_fill(~same | eye, 2.0).min(dim=1).values
+    neg = sim.masked_fill(same, -2.0).max(dim=1).values
+    valid = (same & ~eye).any(dim=1) & (~same).any(dim=1)
+    if not valid.any():
+        return emb.sum() * 0
+    return F.relu(neg - pos + margin)[valid].mean()
+
+
+def embed_files(model, files, hw, dev, batch=32):
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for k in range(0, len(files), batch):
+            x = torch.stack([to_tensor(Image.open(f).convert('RGB'), hw) for f in files[k:k + batch]]).to(dev)
+            out.append(model(x).cpu())
+    return torch.cat(out) if out else torch.zeros(0, 1)
+
+
+def retrieval(model, data, held, hw, dev):
+    """Held-out families: view 0 of each identity against every other view of every held-out identity."""
+    if len({it['label'] for it in held}) < 2:
+        return None
+    q, ql, g, gl = [], [], [], []
+    for it in held:
+        views = [os.path.join(data, v['file']) for v in it['views']]
+        if len(views) < 2:
+            continue
+        q.append(views[0])
+        ql.append(it['label'])
+        g += views[1:]
+        gl += [it['label']] * (len(views) - 1)
+    if not q:
+        return None
+    best = (embed_files(model, q, hw, dev) @ embed_files(model, g, hw, dev).T).argmax(dim=1).tolist()
+    return round(sum(1 for i, b in enumerate(best) if gl[b] == ql[i]) / len(q), 4)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--data', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--base', default=os.path.join(ROOT, 'models', 'mobilenetv2-12-int8.onnx'))
+    ap.add_argument('--epochs', type=int, default=10)
+    ap.add_argument('--height', type=int, default=192)
+    ap.add_argument('--width', type=int, default=288)
+    ap.add_argument('--dim', type=int, default=256)
+    ap.add_argument('--freeze', type=int, default=8, help='first N convolutions kept as they are')
+    ap.add_argument('--ids-per-batch', type=int, default=8)
+    ap.add_argument('--views-per-id', type=int, default=4)
+    ap.add_argument('--lr', type=float, default=3e-4)
+    ap.add_argument('--subcenters', type=int, default=3)
+    ap.add_argument('--scale', type=float, default=30.0)
+    ap.add_argument('--margin', type=float, default=0.3)
+    ap.add_argument('--triplet', type=float, default=0.5, help='weight of the batch-hard triplet term')
+    ap.add_argument('--triplet-margin', type=float, default=0.2)
+    ap.add_argument('--val', type=float, default=0.1, help='share of families held out for the retrieval check')
+    ap.add_argument('--threads', type=int, default=2)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--device', choices=['auto', 'cpu', 'cuda'], default='auto')
+    a = ap.parse_args()
+    dev = torch.device('cuda' if a.device == 'cuda' or (a.device == 'auto' and torch.cuda.is_available()) else 'cpu')
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rnd = random.Random(a.seed)
+    hw = (a.height, a.width)
+
+    manifest, manifest_sha = load_manifest(a.data)
+    train, held = split_families(manifest['identities'], a.val, rnd)
+    labels = sorted({it['label'] for it in train})
+    index = {l: k for k, l in enumerate(labels)}
+
+    model = Embedder(FloatMobileNet(a.base), a.dim)
+    model.backbone.freeze_first(a.freeze)
+    model.to(dev)
+    head = SubCenterArcFace(a.dim, len(labels), a.subcenters, a.scale, a.margin).to(dev)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW([{'params': params, 'lr': a.lr}, {'params': head.parameters(), 'lr': a.lr * 10}], weight_decay=1e-4)
+    per_epoch = sum(1 for _ in batches(train, a.ids_per_batch, a.views_per_id, random.Random(0)))
+    steps = max(1, a.epochs * per_epoch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[a.lr, a.lr * 10], total_steps=steps, pct_start=0.15)
+    losses, t0 = [], time.time()
+    for epoch in range(a.epochs):
+        model.train()
+        total, seen = 0.0, 0
+        for ids in batches(train, a.ids_per_batch, a.views_per_id, rnd):
+            xs, ys = [], []
+            for k in ids:
+                it = train[k]
+                views = it['views'] if len(it['views']) <= a.views_per_id else rnd.sample(it['views'], a.views_per_id)
+                for v in views:
+                    xs.append(augment(Image.open(os.path.join(a.data, v['file'])).convert('RGB'), hw, rnd))
+                    ys.append(index[it['label']])
+            x, y = torch.stack(xs).to(dev), torch.tensor(ys).to(dev)
+            emb = model(x)
+            loss = head(emb, y) + a.triplet * batch_hard(emb, y, a.triplet_margin)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if sched.last_epoch + 1 < steps:
+                sched.step()
+            total += loss.item() * len(ys)
+            seen += len(ys)
+        losses.append(round(total / max(1, seen), 4))
+        print(json.dumps({'epoch': epoch + 1, 'loss': losses[-1], 's': round(time.time() - t0, 1)}), file=sys.stderr, flush=True)
+    t_train = time.time() - t0
+
+    top1 = retrieval(model, a.data, held, hw, dev)
+    model.eval()
+    model.cpu()
+    # Newer torch defaults to its dynamo exporter, which needs onnxscript; the classic one does not.
+    legacy = {'dynamo': False} if 'dynamo' in inspect.signature(torch.onnx.export).parameters else {}
+    torch.onnx.export(model, torch.zeros(1, 3, *hw), a.out, input_names=['image'], output_names=['embedding'],
+                      dynamic_axes={'image': {0: 'N'}, 'embedding': {0: 'N'}}, opset_version=13, **legacy)
+    report = {
+        'recipe': RECIPE, 'input': [3, *hw], 'dim': a.dim, 'out': a.out, 'device': dev.type, 'torch': torch.__version__,
+        'data': {'dir': os.path.abspath(a.data), 'manifest_sha256': manifest_sha, 'generator': manifest.get('generator'),
+                 'seed': manifest.get('seed'), 'kinds': manifest.get('kinds'), 'identities': len(manifest['identities']),
+                 'sibling_groups': len(manifest.get('sibling_groups', [])), 'train_identities': len(labels),
+                 'held_out_identities': len(held)},
+        'settings': {k: v for k, v in vars(a).items() if k not in ('data', 'out')},
+        'base': os.path.relpath(a.base, ROOT) if a.base.startswith(ROOT) else a.base,
+        'licence': 'ours: trained only on images generated by training/synth; starts from mobilenetv2-12-int8 (Apache-2.0 over BSD-3-Clause weights, models/licenses/mobilenetv2-NOTICE)',
+        'losses': losses, 'train_s': round(t_train, 1), 'held_out_top1': top1,
+    }
+    with open(a.out + '.json', 'w') as f:
+        json.dump(report, f, indent=1)
+    print(json.dumps(report))
+
+
+if __name__ == '__main__':
+    main()
