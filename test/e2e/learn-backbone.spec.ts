@@ -152,6 +152,18 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     expect((await identify(other.token, 1)).learned ?? null).toBeNull();
   }, 300_000);
 
+  it('judges a served model retrained on every photo only on held-out photos enrolled after it', async () => {
+    const engine = await engineOnce();
+    const served = (await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))!;
+    expect(served.report.trained_on_all).toBe(true);
+    const out = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', backbone: tiny });
+    // Four animals, each one's last photo held out; the served model trained on three of them
+    // (enrolled before it), so the gate asks only the late animal's.
+    expect(out.report).toMatchObject({ enrolled_photos: 12, held_out: 4, gate_held_out: 1, current_version: served.version });
+    expect((out.report.served_gate as { served: { closed: number } }).served.closed).toBe(1);
+    expect(out.status).toBe('rejected');
+  }, 300_000);
+
   it('rolls back to the previous adopted version with one call', async () => {
     const engine = await engineOnce();
     const cur = (await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))!;

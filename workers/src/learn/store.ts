@@ -74,6 +74,19 @@ export async function versionForJob(db: Queryable, ownerId: string, kind: Kind, 
   return r.rows[0] ? fromRow(r.rows[0]) : null;
 }
 
+/**
+ * Of `imageIds`, the photos enrolled after the version was stored. A version trained on every
+ * photo (report.trained_on_all) has seen all the others, so only these can judge it fairly.
+ */
+export async function enrolledAfter(db: Queryable, v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>, imageIds: readonly string[]): Promise<Set<string>> {
+  const r = await db.query<{ id: string }>(
+    `select i.id from images i where i.id = any($1::uuid[])
+        and i.created_at > (select created_at from learned_models where owner_id = $2 and kind = $3 and version = $4)`,
+    [imageIds, v.ownerId, v.kind, v.version],
+  );
+  return new Set(r.rows.map((x) => x.id));
+}
+
 /** All versions, newest first (for the CLI's listing). */
 export async function listVersions(db: Queryable, ownerId: string, kind: Kind) {
   const r = await db.query<Omit<Row, 'params'>>(

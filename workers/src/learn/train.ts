@@ -15,7 +15,7 @@ import { trainMetric, type Labelled, type LinearMetric, type TrainOptions } from
 import { canTrainBackbone, type BackboneOptions } from './backbone.js';
 import { fineTuneOwner, type CropSample } from './backbone-train.js';
 import { storeLearnedEmbedding } from './backbone-gallery.js';
-import { adoptedVersion, BACKBONE_RECIPE, LEARNED_MODEL_NAME, saveVersion, versionForJob, type LearnedVersion } from './store.js';
+import { adoptedVersion, BACKBONE_RECIPE, enrolledAfter, LEARNED_MODEL_NAME, saveVersion, versionForJob, type LearnedVersion } from './store.js';
 import { compareServed } from './served-compare.js';
 import { keepLearned } from './keep-learned.js';
 import type { GateOptions } from './served-gate.js';
@@ -146,7 +146,10 @@ async function trainOwnerBackbone(
     // The decision is the served pipeline's, not the global stage's (which only shortlists).
     const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
     const sizes = { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate };
-    const gate = await compareServed(c, engine, kind, run.samples, j.test,
+    // A served model retrained on every photo has seen every held-out photo enrolled before it, and
+    // its top-1 on them flatters it against a candidate that never did: it is judged on the others only.
+    const judgedOn = current?.backbone && current.report.trained_on_all === true ? await unseenBy(c, current, run.samples, j.test) : j.test;
+    const gate = await compareServed(c, engine, kind, run.samples, judgedOn,
       { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
       { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
       sizes, j.strangers);
@@ -165,6 +168,8 @@ async function trainOwnerBackbone(
       enrolled_photos: run.enrolled,
       verdict_photos: run.samples.length - run.enrolled,
       held_out: j.evaluated,
+      // The held-out photos the gate asked: fewer than held_out when the served model had seen some.
+      gate_held_out: judgedOn.size,
       // What the served model never trained on: after adoption the owner's calibration is fitted on
       // these alone. The retrained model trained on every photo, so only photos enrolled after it count.
       held_out_images: retrained ? [] : [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
@@ -189,6 +194,13 @@ async function trainOwnerBackbone(
     if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, retrained?.vectors ?? j.vectors);
     return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
   });
+}
+
+/** The held-out samples enrolled after `served` was stored (the only ones a model trained on every photo has not seen). */
+async function unseenBy(c: Container, served: LearnedVersion, samples: readonly CropSample[], test: ReadonlySet<number>): Promise<Set<number>> {
+  const ids = [...test].flatMap((i) => (samples[i]?.imageId ? [samples[i]!.imageId!] : []));
+  const after = await enrolledAfter(c.db, served, ids);
+  return new Set([...test].filter((i) => after.has(samples[i]?.imageId ?? '')));
 }
 
 /**
