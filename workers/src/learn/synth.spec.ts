@@ -2,7 +2,8 @@
  * The synthetic-individuals generator (training/synth) and the re-identification trainer
  * (training/reid.py) on a tiny run, through the same wrapper as `npm run synth` and
  * `npm run train:reid` (scripts/train-python.mjs). The ONNX it writes is loaded by the service's
- * own loader for trained backbones (OwnerBackbone), so the layout is the one the engine runs.
+ * own loaders, as a trained backbone (OwnerBackbone) and as a global embedding from MODELS_DIR
+ * (the registry and Embedder), so both layouts are the ones the engine runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../vision/intake.js';
+import { Embedder } from '../vision/embed.js';
+import { loadRegistry } from '../vision/registry.js';
 import { OwnerBackbone } from './backbone.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
@@ -164,10 +167,10 @@ describe.skipIf(!canTrain)('synthetic individuals: generate twice, train one epo
     expect(within / nWithin).toBeLessThan(between / nBetween);
   });
 
-  it('trains one epoch and writes an ONNX the service loads, with embeddings of the asked size', async () => {
+  it('trains one epoch and writes ONNX the service loads (a trained backbone and a global embedding), embedding to the asked size', async () => {
     const out = join(dir, 'reid.onnx');
-    const r = await run([
-      'training/reid.py',
+    const registry = join(dir, 'registry');
+    const train = [
       '--data',
       a,
       '--out',
@@ -184,7 +187,8 @@ describe.skipIf(!canTrain)('synthetic individuals: generate twice, train one epo
       '1',
       '--val',
       '0',
-    ]);
+    ];
+    const r = await run(['training/reid.py', ...train, '--registry', registry, '--side', '64']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
       input: number[];
@@ -205,5 +209,13 @@ describe.skipIf(!canTrain)('synthetic individuals: generate twice, train one epo
       expect(v).toHaveLength(32);
       expect(Math.hypot(...v)).toBeCloseTo(1, 3);
     }
+    // The same network as a global embedding: the registry takes it from MODELS_DIR for animals.
+    const entry = loadRegistry({ operatorDir: registry }).pick('global-embedding', 'animal')!;
+    expect(entry).toMatchObject({ name: 'markless-synth-reid', origin: 'operator', kinds: ['animal'] });
+    const global = await Embedder.load(entry, { provider: 'cpu' });
+    expect(global.side).toBe(64);
+    const [g] = await global.embed([photos[0]!]);
+    expect(g).toHaveLength(32);
+    expect(Math.hypot(...g!)).toBeCloseTo(1, 3);
   }, 60_000);
 });
