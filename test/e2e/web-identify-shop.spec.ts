@@ -83,7 +83,8 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
         /** Waits for the n-th answer on screen; the photo names of every query sent so far. */
         const answered = async (n: number) => {
           await expect.poll(() => asked, { timeout: 30_000 }).toBe(n);
-          await page.locator('section.another-angle').waitFor();
+          // Asking replaced the last answer with "working": candidates on screen are this answer's.
+          await page.locator('form[name=identify] ~ div .candidates').waitFor();
           return sentFiles(page);
         };
         const input = 'form[name=identify] input[type=file]';
@@ -93,19 +94,20 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
         await page.click('form[name=identify] button[type=submit]');
         expect((await answered(1))[0]).toEqual(['a-query.jpg']);
         expect(await page.locator(`.candidate[data-id="${ids.a}"]`).count()).toBe(1);
-        // The answer leaves the picker empty: nothing of tree A waits to be sent with the next photo.
-        expect(await page.locator('form[name=identify] .thumbs img').count()).toBe(0);
         await page.screenshot({ path: screenshotPath(`${size}-39-identify-first.png`), fullPage: true });
 
-        // The second subject: tree B, asked alone.
+        // The second subject: tree B, asked alone, with nothing of tree A sent along.
         await page.setInputFiles(input, [jpeg('b-query.jpg', surfaces.b![2]!)]);
         await page.click('form[name=identify] button[type=submit]');
         expect((await answered(2))[1]).toEqual(['b-query.jpg']);
+        // The answer leaves the picker empty: nothing of tree B waits to be sent with the next photo.
+        expect(await page.locator('form[name=identify] .thumbs img').count()).toBe(0);
         const second = await app.container.db.query<{ image_cids: string[]; result: { candidates: { individual_id: string }[] } }>(
           'select image_cids, result from identify_queries where owner_id = $1 order by created_at desc limit 1', [farmer.id],
         );
         expect(second.rows[0]!.image_cids).toHaveLength(1);
         expect(await page.locator(`.candidate[data-id="${ids.b}"]`).count()).toBe(1);
+        await page.locator('section.another-angle').waitFor();
         expect(await page.locator('.query-count').textContent()).toContain('1 ảnh');
 
         // Another angle of this one: the same subject, sent with the photo already asked.
