@@ -89,14 +89,16 @@ def sheet(manifest, out, path, rows_per_kind=4, cols=6, cell=96):
     label_w = 120
     img = Image.new('RGB', (label_w + cols * cell, len(rows) * cell), (255, 255, 255))
     draw = ImageDraw.Draw(img)
+    in_group = {label for g in manifest['sibling_groups'] for label in g}
     for r, it in enumerate(rows):
-        sib = f" sib {it['member']}" if it['family'] != it['label'] or it['member'] else ''
+        sib = f" sibling {it['member'] + 1}" if it['label'] in in_group else ''
         draw.text((4, r * cell + 4), f"{it['label']}\n{it['surface']}{sib}", fill=(0, 0, 0))
         for c, view in enumerate(it['views'][:cols]):
             tile = Image.open(os.path.join(out, view['file'])).convert('RGB')
             tile.thumbnail((cell - 4, cell - 4), Image.LANCZOS)
             img.paste(tile, (label_w + c * cell + (cell - tile.width) // 2, r * cell + (cell - tile.height) // 2))
-    img.save(path, optimize=True)
+    # A 256-colour palette keeps the committed sheet small; the photos themselves stay JPEG.
+    img.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(path, optimize=True)
 
 
 def main(argv=None):
