@@ -6,8 +6,8 @@ Synthetic individuals for re-identification training (issue 40).
         --seed S --out DIR [--size 256] [--siblings 0.25] [--surfaces zebra,nyala] [--jobs 1] [--sheet FILE.png]
 
 Writes DIR/<kind>/<identity>/<n>.jpg and DIR/manifest.json. Identity i of a kind under a seed is
-the same individual whatever N, V, --size or --jobs are, and the same command twice writes
-byte-identical files. Siblings are near-identical individuals (the family's surface with one
+the same individual whatever N, V or --jobs are (at another --size its pattern stays; fine grain
+such as hair and pores is drawn anew), and the same command twice writes byte-identical files. Siblings are near-identical individuals (the family's surface with one
 region redrawn) listed in the manifest's sibling groups: the hard negatives.
 """
 import argparse
