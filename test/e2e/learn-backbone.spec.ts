@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { engineOnce } from '../../workers/src/handlers/index.js';
 import { trainHandler } from '../../workers/src/handlers/train.handler.js';
@@ -174,5 +177,40 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const out = await identify(owner.token, 0);
     expect(out.learned).toEqual(back.adopted === null ? null : { name: 'owner-metric', version: String(back.adopted) });
     expect(out.candidates[0]?.animal_did).toBe(dids[0]);
+  }, 300_000);
+
+  it('keeps the judged model serving, with the reason, when the retrain on every photo fails', async () => {
+    const engine = await engineOnce();
+    // The trainer fails only for the run that holds nothing out (the retrain), as a killed trainer would.
+    const dir = await mkdtemp(join(tmpdir(), 'markless-trainer-'));
+    const wrapper = join(dir, 'python3');
+    await writeFile(wrapper, [
+      '#!/bin/sh',
+      'prev=""; data=""',
+      'for a in "$@"; do [ "$prev" = "--data" ] && data="$a"; prev="$a"; done',
+      'if [ -n "$data" ] && grep -q \'"eval":\\[\\]\' "$data"; then echo "trainer killed" >&2; exit 9; fi',
+      `exec ${process.env.TRAIN_PYTHON ?? '/usr/bin/python3'} "$@"`,
+    ].join('\n'));
+    await chmod(wrapper, 0o755);
+    const before = process.env.TRAIN_PYTHON;
+    process.env.TRAIN_PYTHON = wrapper;
+    try {
+      const v = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', forceAdopt: true, backbone: tiny });
+      expect(v.status).toBe('adopted');
+      const report = v.report as Record<string, unknown>;
+      // Twelve photos of four animals, each one's last held out: the judged model trained on 8 and serves.
+      expect(report.retrain).toMatchObject({
+        served: 'judged', retrained: null, error: expect.stringContaining('trainer killed'),
+        judged: { trained_on: 8, closed: 4 }, message: { code: 'learn_retrain_failed', params: { photos: 12 } },
+      });
+      expect(report).toMatchObject({ trained_on_all: false, trainer: { items: 8, eval: 4 } });
+      // It never saw its held-out photos: they may calibrate it.
+      expect(report.held_out_images).toHaveLength(4);
+      expect((await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))?.version).toBe(v.version);
+    } finally {
+      if (before === undefined) delete process.env.TRAIN_PYTHON;
+      else process.env.TRAIN_PYTHON = before;
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 300_000);
 });
