@@ -148,8 +148,8 @@ async function trainOwnerBackbone(
     const sizes = { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate };
     // A served model retrained on every photo has seen every held-out photo enrolled before it, and
     // its top-1 on them flatters it against a candidate that never did: it is judged on the others only.
-    const judgedOn = current?.backbone && current.report.trained_on_all === true ? await unseenBy(c, current, run.samples, j.test) : j.test;
-    const gate = await compareServed(c, engine, kind, run.samples, judgedOn,
+    const gateTest = current?.backbone && current.report.trained_on_all === true ? await unseenBy(c, current, run.samples, j.test) : j.test;
+    const gate = await compareServed(c, engine, kind, run.samples, gateTest,
       { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
       { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
       sizes, j.strangers);
@@ -169,7 +169,7 @@ async function trainOwnerBackbone(
       verdict_photos: run.samples.length - run.enrolled,
       held_out: j.evaluated,
       // The held-out photos the gate asked: fewer than held_out when the served model had seen some.
-      gate_held_out: judgedOn.size,
+      gate_held_out: gateTest.size,
       // What the served model never trained on: after adoption the owner's calibration is fitted on
       // these alone. The retrained model trained on every photo, so only photos enrolled after it count.
       held_out_images: retrained ? [] : [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
