@@ -37,6 +37,17 @@ export interface PublicAnswer {
 
 interface RankedRaw { fruit_id: string; probability: number; confidence?: PublicConfidence; image_ids: string[] }
 
+/**
+ * The verdict over the candidates still public at answer time: one that vouched for a fruit
+ * unpublished meanwhile says no more than what is left (a `match` gone is never passed to the
+ * next fruit down, and an `uncertain` with none of its list left is a `no_match`).
+ */
+export function answerFor<C extends { confidence: PublicConfidence }>(verdict: PublicVerdict | undefined, live: C[]): { verdict: PublicVerdict; candidates: C[] } {
+  if (verdict === 'match' && live[0]?.confidence === 'match') return { verdict, candidates: live };
+  const candidates = live.map((c) => (c.confidence === 'match' ? { ...c, confidence: 'unlikely' as const } : c));
+  return { verdict: verdict !== 'no_match' && candidates.some((c) => c.confidence === 'possible') ? 'uncertain' : 'no_match', candidates };
+}
+
 const photoUrl = (cid: string) => `/api/blobs/${cid}`;
 const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
 
@@ -111,17 +122,6 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
       out.push({ fruit_id: f.id, probability: x.probability, confidence, species: f.species, name: f.name, photos: await photosOf(f.id, x.image_ids, CANDIDATE_PHOTOS), tree: treeOf(f) });
     }
     return { ...answerFor(raw.verdict, out), not_fruit: raw.not_fruit === true, seen: raw.not_fruit ? (raw.seen ?? null) : null, match_vouched: raw.match_vouched === true };
-  }
-
-  /**
-   * The verdict over the candidates still public at answer time: one that vouched for a fruit
-   * unpublished meanwhile says no more than what is left (a `match` gone is never passed to
-   * the next fruit down).
-   */
-  function answerFor(verdict: PublicVerdict | undefined, out: PublicCandidate[]): Pick<PublicAnswer, 'verdict' | 'candidates'> {
-    if (verdict === 'match' && out[0]?.confidence === 'match') return { verdict, candidates: out };
-    const candidates = out.map((c) => (c.confidence === 'match' ? { ...c, confidence: 'unlikely' as const } : c));
-    return { verdict: candidates.some((c) => c.confidence === 'possible') ? 'uncertain' : 'no_match', candidates };
   }
 
   /** The public provenance of one fruit: what its owner chose to show, nothing about the owner. */
