@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /*
@@ -25,16 +27,11 @@ const MEDIUM = [
   'workers/src/vision/match-lines.spec.ts',
   'workers/src/vision/registry.spec.ts',
 ];
-/** The files that drive Chromium (playwright-core). */
-const BROWSER = [
-  'test/e2e/animal-pages.spec.ts',
-  'test/e2e/field-lists.spec.ts',
-  'test/e2e/field-review.spec.ts',
-  'test/e2e/review-page.spec.ts',
-  'test/e2e/survey-page.spec.ts',
-  'test/e2e/web-app.spec.ts',
-  'test/e2e/web-identify-shop.spec.ts',
-];
+/** The e2e files that drive Chromium: those importing playwright-core. */
+const E2E = 'test/e2e';
+const BROWSER = readdirSync(path.join(import.meta.dirname, E2E))
+  .filter((f) => f.endsWith('.spec.ts') && readFileSync(path.join(import.meta.dirname, E2E, f), 'utf8').includes("from 'playwright-core'"))
+  .map((f) => `${E2E}/${f}`);
 
 export default defineConfig({
   test: {
