@@ -40,7 +40,7 @@ export const fruitMessages = {
     en: 'None of the {views} photos of fruit "{fruit}" could be used; each photo carries its own reason.',
   },
   batch_row_error: {
-    vi: 'Không xử lý được ảnh "{filename}" sau nhiều lần thử; các ảnh khác trong lô vẫn được xử lý.',
-    en: 'Photo "{filename}" could not be processed after several attempts; the other photos of the batch go on.',
+    vi: 'Không xử lý được "{filename}" sau nhiều lần thử; các quả khác trong lô vẫn được xử lý.',
+    en: '"{filename}" could not be processed after several attempts; the other fruit of the batch go on.',
   },
 } as const satisfies Record<string, { vi: string; en: string }>;
