@@ -38,9 +38,15 @@ const dir = args.get('dir') ?? 'benchmarks/results';
 const out = args.get('out') ?? join(dir, 'ablation.md');
 const files = [
   ...['nyala-dev.json', 'holstein-dev.json'].map((f) => join(dir, f)),
-  ...(existsSync(join(dir, 'ablation')) ? readdirSync(join(dir, 'ablation')).filter((f) => f.endsWith('.json')).map((f) => join(dir, 'ablation', f)) : []),
+  ...(existsSync(join(dir, 'ablation'))
+    ? readdirSync(join(dir, 'ablation'))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => join(dir, 'ablation', f))
+    : []),
 ].filter((f) => existsSync(f));
-const learned = readdirSync(dir).filter((f) => /^(learned|backbone)-.*\.json$/.test(f) && !f.includes('embed')).map((f) => join(dir, f));
+const learned = readdirSync(dir)
+  .filter((f) => /^(learned|backbone)-.*\.json$/.test(f) && !f.includes('embed'))
+  .map((f) => join(dir, f));
 const rows = [
   ...files.map((f) => ({ f, r: JSON.parse(readFileSync(f, 'utf8')) as Result })),
   ...learned.map((f) => ({ f, r: (JSON.parse(readFileSync(f, 'utf8')) as { learned_from_gallery: Result }).learned_from_gallery })),
@@ -48,7 +54,11 @@ const rows = [
 const animal = settingsFor('animal');
 /** The row run with the animal kind's current settings. */
 const isService = (r: Result): boolean =>
-  !!r.settings && r.settings.local === animal.local && r.settings.subject === animal.subject && r.settings.shortlist === animal.shortlist && !/main|learned|fine-tuned/.test(r.variant ?? '');
+  !!r.settings &&
+  r.settings.local === animal.local &&
+  r.settings.subject === animal.subject &&
+  r.settings.shortlist === animal.shortlist &&
+  !/main|learned|fine-tuned/.test(r.variant ?? '');
 const pct = (x: number | undefined): string => (x === undefined ? '–' : `${(x * 100).toFixed(1)}%`);
 const lines = [
   '| set | variant | queries | top-1 | top-5 | AUC | accept @FMR≤1% | false match @service | uncertain | in shortlist | p95 ms | load avg | file |',
@@ -68,7 +78,10 @@ const lines = [
       r.descriptor_cache?.includes('--cache-queries') ? 'n/a (cached queries)' : Math.round(r.ms_query_p95).toString(),
       String(r.machine.load_average_1m_at_end),
       f.replace(/^.*benchmarks\/results\//, ''),
-    ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+    ]
+      .join(' | ')
+      .replace(/^/, '| ')
+      .replace(/$/, ' |'),
   ),
 ];
 const lnbnn = rows.filter(({ r }) => r.shortlist_variants);
@@ -77,7 +90,9 @@ if (lnbnn.length) {
   lines.push('| set | shortlist | K=1 | K=5 | K=15 | K=24 | K=48 |', '|---|---|---|---|---|---|---|');
   for (const { r } of lnbnn) {
     for (const [name, rec] of Object.entries(r.shortlist_variants!)) {
-      lines.push(`| ${r.dataset} | ${name === 'global' ? 'global embedding (HNSW)' : 'LNBNN over XFeat descriptors'} | ${[1, 5, 15, 24, 48].map((k) => pct(rec[`recall_at_${k}`])).join(' | ')} |`);
+      lines.push(
+        `| ${r.dataset} | ${name === 'global' ? 'global embedding (HNSW)' : 'LNBNN over XFeat descriptors'} | ${[1, 5, 15, 24, 48].map((k) => pct(rec[`recall_at_${k}`])).join(' | ')} |`,
+      );
     }
   }
 }

@@ -84,13 +84,20 @@ if (args.has('crop')) overrides.subject = args.get('crop') === 'on' ? 'crop' : '
 if (args.has('shortlist')) overrides.shortlist = Number(args.get('shortlist'));
 if (args.has('per-individual')) overrides.perIndividual = Number(args.get('per-individual'));
 const settings = settingsFor(kind, overrides);
-const variant = args.get('variant') ?? `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` + (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '') + (args.has('per-side') ? ', per side' : '') + (args.has('train-per-side') ? ', trained per flank' : '');
+const variant =
+  args.get('variant') ??
+  `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` +
+    (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '') +
+    (args.has('per-side') ? ', per side' : '') +
+    (args.has('train-per-side') ? ', trained per flank' : '');
 /** Cached descriptors are only valid for the same extraction settings (shortlist sizes do not change them). */
 const CACHE_SALT = JSON.stringify({ settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0 }, keypointsFormat: 'v2' });
 
 async function describeCached(path: string): Promise<{ d: Descriptor; ms: number }> {
   const bytes = readFileSync(join(root, path));
-  const key = cacheDir ? join(cacheDir, createHash('sha256').update(bytes).update(engine.model.version).update(CACHE_SALT).digest('hex')) : '';
+  const key = cacheDir
+    ? join(cacheDir, createHash('sha256').update(bytes).update(engine.model.version).update(CACHE_SALT).digest('hex'))
+    : '';
   if (cacheDir && existsSync(key + '.json')) {
     const c = JSON.parse(readFileSync(key + '.json', 'utf8'));
     return { d: { ...c, global: Float32Array.from(c.global), local: new Uint8Array(readFileSync(key + '.bin')) }, ms: c.ms };
@@ -127,9 +134,16 @@ const backbone = args.has('learned-pass') && args.get('recipe') === 'backbone';
 const learning = !args.has('learned-pass')
   ? null
   : backbone
-    ? await backboneIndex(rows, (id) => new Uint8Array(readFileSync(join(root, id))), `${index.dir}-backbone`, engine.model.version, log, cacheDir,
-      // --train-per-side: each flank trains as a class of its own (a nyala's two flanks differ).
-      args.has('train-per-side') ? (r) => `${r.individualId}${sideOf.get(r.id) ? `:${sideOf.get(r.id)}` : ''}` : undefined)
+    ? await backboneIndex(
+        rows,
+        (id) => new Uint8Array(readFileSync(join(root, id))),
+        `${index.dir}-backbone`,
+        engine.model.version,
+        log,
+        cacheDir,
+        // --train-per-side: each flank trains as a class of its own (a nyala's two flanks differ).
+        args.has('train-per-side') ? (r) => `${r.individualId}${sideOf.get(r.id) ? `:${sideOf.get(r.id)}` : ''}` : undefined,
+      )
     : await learnedIndex(rows, `${index.dir}-learned`, engine.model.version, log, cacheDir);
 if (learning) index = learning.index;
 else index.rebuild(rows);
@@ -141,23 +155,29 @@ const perSide = args.has('per-side');
 const bySide = new Map<string, IndexedGallery>();
 function sideGallery(side: string | undefined): IndexedGallery {
   if (!perSide || !side) return gallery;
-  if (!bySide.has(side)) bySide.set(side, gallery.narrowed({ exclude: proto.gallery.filter((g) => g.side && g.side !== side).map((g) => g.path) }));
+  if (!bySide.has(side))
+    bySide.set(side, gallery.narrowed({ exclude: proto.gallery.filter((g) => g.side && g.side !== side).map((g) => g.path) }));
   return bySide.get(side)!;
 }
 
 // Calibrate from the gallery only (leave-one-out plus hidden-individual open set).
 // 200 photos give about 400 queries (photo hidden; individual hidden): enough for a 1% bound (299).
 const nCalib = Number(args.get('calib-samples') ?? 200);
-const hashed = (list: Protocol['gallery']) => list
-  .map((g) => ({ g, h: createHash('sha256').update(g.path).digest('hex') }))
-  .sort((a, b) => (a.h < b.h ? -1 : 1))
-  .map((x) => x.g);
+const hashed = (list: Protocol['gallery']) =>
+  list
+    .map((g) => ({ g, h: createHash('sha256').update(g.path).digest('hex') }))
+    .sort((a, b) => (a.h < b.h ? -1 : 1))
+    .map((x) => x.g);
 // A fine-tuned backbone calibrates on the gallery photos held out of its training only, its
 // strangers' photos first (half the picks at most): as the service picks (owner-calibration.ts),
 // since only they can be asked hidden.
 const eligible = proto.gallery.filter((g) => !(learning && 'calibrateOn' in learning) || learning.calibrateOn.has(g.path));
-const strangerPicks = learning && 'strangers' in learning ? hashed(eligible.filter((g) => learning.strangers.has(g.id))).slice(0, Math.ceil(nCalib / 2)) : [];
-const calibPicks = [...strangerPicks, ...hashed(eligible.filter((g) => !strangerPicks.includes(g))).slice(0, nCalib - strangerPicks.length)];
+const strangerPicks =
+  learning && 'strangers' in learning ? hashed(eligible.filter((g) => learning.strangers.has(g.id))).slice(0, Math.ceil(nCalib / 2)) : [];
+const calibPicks = [
+  ...strangerPicks,
+  ...hashed(eligible.filter((g) => !strangerPicks.includes(g))).slice(0, nCalib - strangerPicks.length),
+];
 // As the service fits an owner (workers/src/recognition/owner-calibration.ts): each picked photo
 // is identified with itself hidden, then with its whole individual hidden (the open set), and
 // the fused calibration's match threshold must hold the 1% false-match bound (Clopper–Pearson).
@@ -168,12 +188,23 @@ for (const [i, g] of calibPicks.entries()) {
   const { d } = await describeCached(g.path);
   const others = photosOf.get(g.id)!.filter((p) => p !== g.path);
   if (others.length) {
-    const top = (await engine.identify({ kind, queries: [d], gallery: sideGallery(g.side).narrowed({ exclude: [g.path] }), settings: overrides })).ranked[0];
+    const top = (
+      await engine.identify({ kind, queries: [d], gallery: sideGallery(g.side).narrowed({ exclude: [g.path] }), settings: overrides })
+    ).ranked[0];
     if (top) samples.push({ evidence: top.evidence, same: top.individualId === g.id, group: g.id });
   }
   // A fine-tuned backbone knows every individual it trained on: only its strangers stand for the open set.
   const askOpen = !(learning && 'strangers' in learning) || learning.strangers.has(g.id);
-  const open = askOpen ? (await engine.identify({ kind, queries: [d], gallery: sideGallery(g.side).narrowed({ exclude: [g.path, ...others] }), settings: overrides })).ranked[0] : undefined;
+  const open = askOpen
+    ? (
+        await engine.identify({
+          kind,
+          queries: [d],
+          gallery: sideGallery(g.side).narrowed({ exclude: [g.path, ...others] }),
+          settings: overrides,
+        })
+      ).ranked[0]
+    : undefined;
   if (open) samples.push({ evidence: open.evidence, same: false, group: g.id, openSet: true });
   if (i % 20 === 0) log(`calibrate ${i}/${calibPicks.length}`);
 }
@@ -188,7 +219,13 @@ const pool = speciesArg === 'none' ? {} : { species: speciesArg ?? null, individ
 const kindDefault = engine.calibrationFor(kind, pool);
 if (fused.params) engine.setCalibration(kind, fused.params);
 else engine.setCalibration(kind, backbone ? { ...kindDefault, matchThreshold: MATCH_WITHHELD } : kindDefault);
-const fit = { ...fused, params: undefined, source: fused.params ? 'owner (fused, fitted on the gallery)' : `kind_default (${kindDefault.source})${backbone ? ', matches withheld behind the backbone' : ''}: ${fused.reason}` };
+const fit = {
+  ...fused,
+  params: undefined,
+  source: fused.params
+    ? 'owner (fused, fitted on the gallery)'
+    : `kind_default (${kindDefault.source})${backbone ? ', matches withheld behind the backbone' : ''}: ${fused.reason}`,
+};
 log(`calibration: ${JSON.stringify(fit)}`);
 
 // Identify.
@@ -198,9 +235,14 @@ const sampleN = Number(args.get('sample-queries') ?? 0);
 const stride = sampleN > 0 ? Math.max(1, Math.ceil(proto.queries.length / sampleN)) : 1;
 const limit = Number(args.get('limit-queries') ?? proto.queries.length);
 const queries = proto.queries.filter((_, i) => i % stride === 0).slice(0, limit);
-const lnbnn = args.has('lnbnn') && settings.local === 'xfeat'
-  ? new LnbnnIndex(proto.gallery.filter((g) => isXFeat(local.get(g.path)!)).map((g) => ({ individualId: g.id, features: unpackXFeat(local.get(g.path)!) })))
-  : null;
+const lnbnn =
+  args.has('lnbnn') && settings.local === 'xfeat'
+    ? new LnbnnIndex(
+        proto.gallery
+          .filter((g) => isXFeat(local.get(g.path)!))
+          .map((g) => ({ individualId: g.id, features: unpackXFeat(local.get(g.path)!) })),
+      )
+    : null;
 if (lnbnn) log(`lnbnn index: ${lnbnn.size} descriptors`);
 const RECALL_K = [1, 5, 15, 24, 48];
 const shortlistRanks: { global: number; lnbnn: number }[] = [];
@@ -221,7 +263,11 @@ const orderings: { probability: number; learned: number; fused: number }[] = [];
 function orderingsOf(ranked: readonly Candidate[], perQuery: readonly { individualId: string; learned?: number }[][], expect: string) {
   const byP = [...ranked].sort((a, b) => b.probability - a.probability);
   const rank = (l: readonly Candidate[]) => l.findIndex((c) => c.individualId === expect);
-  return { probability: rank(byP), learned: rank(orderByLearned(byP, perQuery, 'learned')), fused: rank(orderByLearned(byP, perQuery, 'both')) };
+  return {
+    probability: rank(byP),
+    learned: rank(orderByLearned(byP, perQuery, 'learned')),
+    fused: rank(orderByLearned(byP, perQuery, 'both')),
+  };
 }
 const rate = (ranks: readonly number[], k: number) => ranks.filter((r) => r >= 0 && r < k).length / Math.max(1, ranks.length);
 const cacheQueries = args.has('cache-queries');
@@ -230,16 +276,31 @@ for (const [i, q] of queries.entries()) {
   const t = performance.now();
   // Queries are described afresh (never from the cache) so their timing is real, unless an
   // ablation asks for --cache-queries (its latency figures are then not query latency).
-  const d = cacheQueries ? (await describeCached(q.path)).d : await engine.describe(readFileSync(join(root, q.path)), { kind, enforceQuality: false, settings: overrides });
+  const d = cacheQueries
+    ? (await describeCached(q.path)).d
+    : await engine.describe(readFileSync(join(root, q.path)), { kind, enforceQuality: false, settings: overrides });
   if (learning && 'embedQuery' in learning) await learning.embedQuery(new Uint8Array(readFileSync(join(root, q.path))), d.global);
   const res = await engine.identify({ kind, queries: [d], gallery: sideGallery(q.side), settings: overrides });
   queryMs.push(performance.now() - t);
   if (lnbnn && q.expect !== null) {
     const globalIds = index.search(d.global, 400, { kind }).map((h) => h.individualId);
-    shortlistRanks.push({ global: rankOf(globalIds, q.expect), lnbnn: rankOf(lnbnn.rank(unpackXFeat(d.local)).map((c) => c.individualId), q.expect) });
+    shortlistRanks.push({
+      global: rankOf(globalIds, q.expect),
+      lnbnn: rankOf(
+        lnbnn.rank(unpackXFeat(d.local)).map((c) => c.individualId),
+        q.expect,
+      ),
+    });
   }
   outcomes.push({ expect: q.expect, ranked: res.ranked, verdict: res.verdict });
-  if (learning && 'embedQuery' in learning && q.expect !== null) orderings.push(orderingsOf(res.ranked, [learning.index.learnedHits(d.global, 400, { kind }).map((h) => ({ individualId: h.individualId, learned: h.similarity }))], q.expect));
+  if (learning && 'embedQuery' in learning && q.expect !== null)
+    orderings.push(
+      orderingsOf(
+        res.ranked,
+        [learning.index.learnedHits(d.global, 400, { kind }).map((h) => ({ individualId: h.individualId, learned: h.similarity }))],
+        q.expect,
+      ),
+    );
   // The global stage alone (base, learned metric or backbone space): its nearest individual.
   if (q.expect !== null) globalTop.push(index.search(d.global, 1, { kind })[0]?.individualId === q.expect);
   if (i % 50 === 0) log(`query ${i}/${queries.length}`);
@@ -252,21 +313,39 @@ let fusedUnvouched: Record<string, unknown> | null = null;
 if (!fused.params && samples.some((x) => x.same) && samples.some((x) => !x.same)) {
   const model = fitFusion(samples).model;
   const rescored = outcomes.map((o) => {
-    const ranked = o.ranked.map((c) => ({ ...c, probability: fusedProbability(model, c.evidence) })).sort((a, b) => b.probability - a.probability);
+    const ranked = o.ranked
+      .map((c) => ({ ...c, probability: fusedProbability(model, c.evidence) }))
+      .sort((a, b) => b.probability - a.probability);
     return { ...o, ranked, verdict: 'uncertain' };
   });
   const f = summarise(rescored);
-  fusedUnvouched = { note: 'fused probability fitted on the gallery without enough queries to vouch for 1%; not what the service serves', top1: f.top1, auc: f.auc, accept_at_far1: f.accept_at_far1 };
+  fusedUnvouched = {
+    note: 'fused probability fitted on the gallery without enough queries to vouch for 1%; not what the service serves',
+    top1: f.top1,
+    auc: f.auc,
+    accept_at_far1: f.accept_at_far1,
+  };
 }
 const cal = engine.calibrationFor(kind);
 const result = {
   dataset: proto.name,
   variant,
-  settings: { local: settings.local, subject: settings.subject, shortlist: settings.shortlist, perIndividual: settings.perIndividual, tailShortlist: settings.tailShortlist },
+  settings: {
+    local: settings.local,
+    subject: settings.subject,
+    shortlist: settings.shortlist,
+    perIndividual: settings.perIndividual,
+    tailShortlist: settings.tailShortlist,
+  },
   ...(lnbnn
     ? {
         shortlist_variants: Object.fromEntries(
-          (['global', 'lnbnn'] as const).map((v) => [v, Object.fromEntries(RECALL_K.map((k) => [`recall_at_${k}`, shortlistRanks.filter((r) => r[v] <= k).length / Math.max(1, shortlistRanks.length)]))]),
+          (['global', 'lnbnn'] as const).map((v) => [
+            v,
+            Object.fromEntries(
+              RECALL_K.map((k) => [`recall_at_${k}`, shortlistRanks.filter((r) => r[v] <= k).length / Math.max(1, shortlistRanks.length)]),
+            ),
+          ]),
         ),
       }
     : {}),
@@ -282,9 +361,36 @@ const result = {
   global_stage_top1: globalTop.filter(Boolean).length / Math.max(1, globalTop.length),
   ...(orderings.length
     ? {
-        ordered_by_probability: { top1: rate(orderings.map((o) => o.probability), 1), top5: rate(orderings.map((o) => o.probability), 5) },
-        ordered_by_backbone: { top1: rate(orderings.map((o) => o.learned), 1), top5: rate(orderings.map((o) => o.learned), 5) },
-        ordered_by_both_ranks: { top1: rate(orderings.map((o) => o.fused), 1), top5: rate(orderings.map((o) => o.fused), 5) },
+        ordered_by_probability: {
+          top1: rate(
+            orderings.map((o) => o.probability),
+            1,
+          ),
+          top5: rate(
+            orderings.map((o) => o.probability),
+            5,
+          ),
+        },
+        ordered_by_backbone: {
+          top1: rate(
+            orderings.map((o) => o.learned),
+            1,
+          ),
+          top5: rate(
+            orderings.map((o) => o.learned),
+            5,
+          ),
+        },
+        ordered_by_both_ranks: {
+          top1: rate(
+            orderings.map((o) => o.fused),
+            1,
+          ),
+          top5: rate(
+            orderings.map((o) => o.fused),
+            5,
+          ),
+        },
       }
     : {}),
   auc: m.auc,
@@ -317,7 +423,13 @@ const result = {
 };
 const plots = args.get('plots');
 if (plots) {
-  const files = writePlots(plots, `${proto.name}-${variant.replace(/[^A-Za-z0-9]+/g, '-')}`, result.per_query, cal, `${proto.name}: ${variant}`);
+  const files = writePlots(
+    plots,
+    `${proto.name}-${variant.replace(/[^A-Za-z0-9]+/g, '-')}`,
+    result.per_query,
+    cal,
+    `${proto.name}: ${variant}`,
+  );
   (result as Record<string, unknown>).plots = files;
 }
 const out = args.get('out');

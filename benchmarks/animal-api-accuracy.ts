@@ -60,7 +60,8 @@ async function chooseSubset(): Promise<Protocol> {
     const ok: string[] = [];
     for (const p of byId.get(id)!) if (ok.length < num('per-id', 4) && (await passes(p, true))) ok.push(p);
     const qs: string[] = [];
-    for (const q of proto.queries.filter((x) => x.expect === id)) if (qs.length < num('queries-per-id', 2) && (await passes(q.path, false))) qs.push(q.path);
+    for (const q of proto.queries.filter((x) => x.expect === id))
+      if (qs.length < num('queries-per-id', 2) && (await passes(q.path, false))) qs.push(q.path);
     if (ok.length < 3 || !qs.length) continue;
     chosen++;
     gallery.push(...ok.map((path) => ({ id, path })));
@@ -83,7 +84,22 @@ writeFileSync(join(dir, 'protocol.json'), JSON.stringify(subset));
 log('engine benchmark (benchmarks/accuracy.ts) on the subset');
 const engineOut = join(dir, 'engine.json');
 // The engine pass is told the species the API enrols, so both answer with the same kind's defaults.
-execFileSync('npx', ['tsx', 'benchmarks/accuracy.ts', '--protocol', join(dir, 'protocol.json'), '--calib-samples', String(subset.gallery.length), '--species', species, '--out', engineOut], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(
+  'npx',
+  [
+    'tsx',
+    'benchmarks/accuracy.ts',
+    '--protocol',
+    join(dir, 'protocol.json'),
+    '--calib-samples',
+    String(subset.gallery.length),
+    '--species',
+    species,
+    '--out',
+    engineOut,
+  ],
+  { stdio: ['ignore', 'ignore', 'inherit'] },
+);
 const eng = JSON.parse(readFileSync(engineOut, 'utf8'));
 
 // 3. The service, with the calibration the benchmark fitted (handlers read it at start).
@@ -92,7 +108,12 @@ mkdirSync(dataDir);
 let app = await startTestApp({ mode: 'embedded', dataDir });
 // A subset too small for a fit of its own leaves no params: the benchmark then decided with the
 // kind's defaults, and so does the service when nothing is stored.
-if (eng.calibration.params) await app.container.db.query('insert into calibrations (kind, params, report) values ($1, $2, $3)', ['animal', eng.calibration.params, { source: 'benchmarks/animal-api-accuracy.ts' }]);
+if (eng.calibration.params)
+  await app.container.db.query('insert into calibrations (kind, params, report) values ($1, $2, $3)', [
+    'animal',
+    eng.calibration.params,
+    { source: 'benchmarks/animal-api-accuracy.ts' },
+  ]);
 await app.stop();
 app = await startTestApp({ mode: 'embedded', dataDir, env: { JOB_WAIT_MS: '600000' } });
 const owner = await signup(app.url, 'bench');
@@ -104,7 +125,13 @@ const form = (paths: string[], fields: Record<string, string>) => {
 };
 const individualOf = new Map<string, string>();
 for (const id of [...new Set(subset.gallery.map((g) => g.id))]) {
-  const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: form(subset.gallery.filter((g) => g.id === id).map((g) => g.path), { species, farm_id: 'bench' }) });
+  const r = await api(app.url, 'POST', '/api/animal/enroll', {
+    token: owner.token,
+    body: form(
+      subset.gallery.filter((g) => g.id === id).map((g) => g.path),
+      { species, farm_id: 'bench' },
+    ),
+  });
   if (r.status !== 200) throw new Error(`enrol ${id}: ${r.status} ${r.text}`);
   individualOf.set(r.json.individual_id, id);
 }
@@ -112,7 +139,11 @@ const answers: { expect: string | null; verdict: string; top: string | null }[] 
 for (const q of subset.queries) {
   const r = await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: form([q.path], {}) });
   if (r.status !== 200) throw new Error(`identify ${q.path}: ${r.status} ${r.text}`);
-  answers.push({ expect: q.expect, verdict: r.json.verdict, top: r.json.candidates[0] ? individualOf.get(r.json.candidates[0].individual_id)! : null });
+  answers.push({
+    expect: q.expect,
+    verdict: r.json.verdict,
+    top: r.json.candidates[0] ? individualOf.get(r.json.candidates[0].individual_id)! : null,
+  });
 }
 await app.stop();
 

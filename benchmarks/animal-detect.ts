@@ -29,7 +29,8 @@ const animals = catalog.species.filter((s) => s.kind === 'animal');
 const me = animals.find((s) => s.id === species);
 if (!me) throw new Error('usage: --species <catalogue animal id>');
 const groups = catalog.confusable_groups.map((g) => g.species);
-const farmOf = (ids: string[]): FarmSpecies[] => ids.map((id) => ({ id, detector_class: animals.find((s) => s.id === id)?.detector_class ?? null }));
+const farmOf = (ids: string[]): FarmSpecies[] =>
+  ids.map((id) => ({ id, detector_class: animals.find((s) => s.id === id)?.detector_class ?? null }));
 // Two-species farms holding the true species: unconfusable partners, a confusable one, and one the detector cannot see.
 const partners = ['horse', 'sheep', 'cattle', 'zebu', 'pig', 'nyala'].filter((p) => p !== species);
 
@@ -44,8 +45,12 @@ const ms: number[] = [];
 let found = 0;
 let right = 0;
 let rightConfident = 0;
-const farms = new Map<string, { proceeded_right: number; confirm_with_right_in_list: number; proceeded_wrong: number; confirm_without_right: number }>();
-for (const p of partners) farms.set(`${species}+${p}`, { proceeded_right: 0, confirm_with_right_in_list: 0, proceeded_wrong: 0, confirm_without_right: 0 });
+const farms = new Map<
+  string,
+  { proceeded_right: number; confirm_with_right_in_list: number; proceeded_wrong: number; confirm_without_right: number }
+>();
+for (const p of partners)
+  farms.set(`${species}+${p}`, { proceeded_right: 0, confirm_with_right_in_list: 0, proceeded_wrong: 0, confirm_without_right: 0 });
 for (const path of paths) {
   const t = performance.now();
   const dets = await detector.detect(new Uint8Array(readFileSync(join(dirname(protocolPath), path))));
@@ -78,7 +83,9 @@ const result = {
   top_label_right_rate: me.detector_class ? rate(right) : null,
   top_label_right_confident_rate: me.detector_class ? rate(rightConfident) : null,
   top_labels: Object.fromEntries([...labels.entries()].sort((a, b) => b[1] - a[1])),
-  rule3_two_species_farms: Object.fromEntries([...farms.entries()].map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, rate(b)]))])),
+  rule3_two_species_farms: Object.fromEntries(
+    [...farms.entries()].map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([a, b]) => [a, rate(b)]))]),
+  ),
   ms_per_photo_p50: Math.round(percentile(ms, 50)),
   ms_per_photo_p95: Math.round(percentile(ms, 95)),
   machine: { ...machineInfo((await loadDetector()).provider), ...(args.has('note') ? { note: args.get('note') } : {}) },

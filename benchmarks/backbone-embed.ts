@@ -38,7 +38,10 @@ const result = {
   ms_detect_and_crop_p50: percentile(crop, 50),
   ms_embed_p50: percentile(embed, 50),
   ms_embed_p95: percentile(embed, 95),
-  ms_total_p50: percentile(crop.map((c, i) => c + embed[i]!), 50),
+  ms_total_p50: percentile(
+    crop.map((c, i) => c + embed[i]!),
+    50,
+  ),
   threads: Number(process.env.MARKLESS_ORT_THREADS ?? 1),
   machine: machineInfo('cpu'),
   date: new Date().toISOString(),

@@ -29,7 +29,12 @@ const args = parseArgs(process.argv.slice(2));
 const nPhotos = Number(args.get('photos') ?? 200);
 const nSurfaces = Number(args.get('surfaces') ?? 8);
 const configs = (args.get('configs') ?? 'embedded,distributed-1,distributed-2').split(',');
-const extraEnv = Object.fromEntries((args.get('env') ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const extraEnv = Object.fromEntries(
+  (args.get('env') ?? '')
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 let provider = 'unknown';
 const out = args.get('out') ?? `benchmarks/results/batch-${new Date().toISOString().slice(0, 10)}.json`;
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
@@ -43,7 +48,10 @@ async function runOne(name: string): Promise<Record<string, unknown>> {
     const peels = await Promise.all(Array.from({ length: nSurfaces }, (_, i) => surface(7000 + i)));
     const ids: string[] = [];
     for (const peel of peels) {
-      const r = await api(stack.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: photoForm([await otherView(peel, 1), await otherView(peel, 2)]) });
+      const r = await api(stack.url, 'POST', '/api/fruit/enroll', {
+        token: owner.token,
+        body: photoForm([await otherView(peel, 1), await otherView(peel, 2)]),
+      });
       if (r.status !== 200) throw new Error(`enrol failed: ${r.status} ${r.text}`);
       ids.push(r.json.fruit_id);
     }
@@ -54,19 +62,30 @@ async function runOne(name: string): Promise<Record<string, unknown>> {
     if (sent.status !== 202) throw new Error(`batch refused: ${sent.status} ${sent.text}`);
     const acceptedS = (performance.now() - t0) / 1000;
     let shown = -1;
-    const batch = await until(async () => {
-      const b = await api(stack.url, 'GET', `/api/fruit/batch/${sent.json.batch_id}`, { token: owner.token });
-      if (b.json.done >= shown + 20) log(`${name}: ${(shown = b.json.done)}/${b.json.total}`);
-      return b.json.status === 'done' ? b.json : null;
-    }, 3_600_000, 250);
+    const batch = await until(
+      async () => {
+        const b = await api(stack.url, 'GET', `/api/fruit/batch/${sent.json.batch_id}`, { token: owner.token });
+        if (b.json.done >= shown + 20) log(`${name}: ${(shown = b.json.done)}/${b.json.total}`);
+        return b.json.status === 'done' ? b.json : null;
+      },
+      3_600_000,
+      250,
+    );
     const wallS = (performance.now() - t0) / 1000;
-    const work = (await stack.db.query('select work_ms from fruit_batch_rows where batch_id = $1 and work_ms is not null', [sent.json.batch_id])).rows.map((r) => Number(r.work_ms));
+    const work = (
+      await stack.db.query('select work_ms from fruit_batch_rows where batch_id = $1 and work_ms is not null', [sent.json.batch_id])
+    ).rows.map((r) => Number(r.work_ms));
     const right = batch.rows.filter((r: any, i: number) => r.fruit_id === ids[i % nSurfaces]).length;
     const res = {
-      config: name, photos: nPhotos, failed: batch.failed, wall_s: round(wallS), accepted_s: round(acceptedS),
+      config: name,
+      photos: nPhotos,
+      failed: batch.failed,
+      wall_s: round(wallS),
+      accepted_s: round(acceptedS),
       throughput_photos_per_s: round(nPhotos / wallS, 3),
       per_photo_ms: { p50: percentile(work, 50), p95: percentile(work, 95), max: Math.max(...work) },
-      top1_right: round(right / nPhotos, 3), load_average_1m: round(os.loadavg()[0]!, 1),
+      top1_right: round(right / nPhotos, 3),
+      load_average_1m: round(os.loadavg()[0]!, 1),
     };
     log(JSON.stringify(res));
     return res;
@@ -79,13 +98,23 @@ const results: Record<string, unknown>[] = [];
 const loadAtStart = round(os.loadavg()[0]!, 1);
 for (const c of configs) results.push(await runOne(c));
 const byName = new Map(results.map((r) => [r.config, r.throughput_photos_per_s as number]));
-const scaling = byName.has('distributed-1') && byName.has('distributed-2') ? round(byName.get('distributed-2')! / byName.get('distributed-1')!, 2) : null;
+const scaling =
+  byName.has('distributed-1') && byName.has('distributed-2') ? round(byName.get('distributed-2')! / byName.get('distributed-1')!, 2) : null;
 const doc = {
   benchmark: 'fruit batch identification (POST /api/fruit/batch), end to end',
   date: new Date().toISOString(),
   machine: { ...machineInfo(provider), load_average_1m_at_start: loadAtStart },
-  note: args.get('note') ?? 'Shared machine: about 8 engineers ran builds and tests on these 2 cores at the same time; read every figure with the load averages recorded.',
-  settings: { photos: nPhotos, pool_fruit: nSurfaces, photo_px: 160, embedded_worker_concurrency: Number(extraEnv.WORKER_CONCURRENCY ?? 2), distributed_worker_concurrency_each: 1, env: extraEnv },
+  note:
+    args.get('note') ??
+    'Shared machine: about 8 engineers ran builds and tests on these 2 cores at the same time; read every figure with the load averages recorded.',
+  settings: {
+    photos: nPhotos,
+    pool_fruit: nSurfaces,
+    photo_px: 160,
+    embedded_worker_concurrency: Number(extraEnv.WORKER_CONCURRENCY ?? 2),
+    distributed_worker_concurrency_each: 1,
+    env: extraEnv,
+  },
   results,
   scaling_1_to_2_workers: scaling,
 };

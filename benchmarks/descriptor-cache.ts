@@ -9,7 +9,10 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Descriptor, RecognitionEngine } from '../workers/src/vision/engine.js';
 
-export function descriptorCache(engine: RecognitionEngine, dataset: string): {
+export function descriptorCache(
+  engine: RecognitionEngine,
+  dataset: string,
+): {
   get(file: string, describe: () => Promise<Descriptor>): Promise<Descriptor>;
   save(): void;
 } {

@@ -34,7 +34,8 @@ try {
     form.append('species', 'cattle');
     form.append('farm_id', 'bench');
     form.append('name', id);
-    for (const p of photos) form.append('files', new Blob([readFileSync(path.join(root, p.path))], { type: 'image/jpeg' }), path.basename(p.path));
+    for (const p of photos)
+      form.append('files', new Blob([readFileSync(path.join(root, p.path))], { type: 'image/jpeg' }), path.basename(p.path));
     const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: form });
     sent += photos.length;
     if (r.status === 200) accepted += r.json.images.length;
@@ -47,8 +48,14 @@ try {
   await app.stop();
 }
 const result = {
-  set, cows: cows.length, photos_sent: sent, photos_accepted: accepted, accepted_share: Math.round((accepted / Math.max(1, sent)) * 10000) / 10000,
-  refusals_by_reason: reasons, seconds: Math.round((Date.now() - started) / 1000), machine: machineInfo('cpu'),
+  set,
+  cows: cows.length,
+  photos_sent: sent,
+  photos_accepted: accepted,
+  accepted_share: Math.round((accepted / Math.max(1, sent)) * 10000) / 10000,
+  refusals_by_reason: reasons,
+  seconds: Math.round((Date.now() - started) / 1000),
+  machine: machineInfo('cpu'),
 };
 console.log(JSON.stringify(result, null, 2));
 saveResult(args.get('out'), result);

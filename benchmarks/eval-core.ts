@@ -28,11 +28,18 @@ export function readLabels(path: string): LabelSet {
   const p = resolve(path);
   if (!existsSync(p)) throw new Error(`--labels ${path}: no such folder or zip`);
   if (statSync(p).isDirectory()) {
-    const rows = readFileSync(join(p, 'manifest.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ExportRow);
+    const rows = readFileSync(join(p, 'manifest.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as ExportRow);
     return { rows, bytes: (f) => readFileSync(join(p, f)) };
   }
   const files = unzipSync(readFileSync(p));
-  const rows = new TextDecoder().decode(files['manifest.jsonl']!).split('\n').filter(Boolean).map((l) => JSON.parse(l) as ExportRow);
+  const rows = new TextDecoder()
+    .decode(files['manifest.jsonl']!)
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ExportRow);
   return { rows, bytes: (f) => files[f] ?? new Uint8Array() };
 }
 
@@ -59,7 +66,12 @@ export function labelledQueries(rows: readonly ExportRow[], kind: string): Label
   for (const r of rows) {
     if (r.split !== 'query' || r.kind !== kind || !r.label) continue;
     if (r.label !== 'unknown_ok' && !r.identity) continue; // "wrong" without the right id: truth unknown
-    const q = by.get(r.query_id) ?? { query_id: r.query_id, expect: r.label === 'unknown_ok' ? null : r.identity, paths: [], answer_top1: r.answer_top1 };
+    const q = by.get(r.query_id) ?? {
+      query_id: r.query_id,
+      expect: r.label === 'unknown_ok' ? null : r.identity,
+      paths: [],
+      answer_top1: r.answer_top1,
+    };
     q.paths.push(r.path);
     by.set(r.query_id, q);
   }
@@ -94,7 +106,12 @@ export async function evaluate(engine: RecognitionEngine, labels: LabelSet, kind
     models: engine.models,
     n_gallery: gallery.length,
     ...m,
-    per_query: m.per_query.map((p, i) => ({ ...p, query_id: outcomes[i]!.query_id, top1: outcomes[i]!.ranked[0]?.individualId ?? null, answered_top1: outcomes[i]!.answer_top1 || null })),
+    per_query: m.per_query.map((p, i) => ({
+      ...p,
+      query_id: outcomes[i]!.query_id,
+      top1: outcomes[i]!.ranked[0]?.individualId ?? null,
+      answered_top1: outcomes[i]!.answer_top1 || null,
+    })),
     calibration: engine.calibrationFor(kind),
   };
 }

@@ -18,7 +18,8 @@ import { candidateEngine, evaluate, readLabels } from './eval-core.js';
 const args = parseArgs(process.argv.slice(2));
 const modelDir = args.get('model');
 const labelsPath = args.get('labels');
-if (!modelDir || !labelsPath) throw new Error('usage: npm run eval -- --model <dir> --labels <export folder or zip> [--kind tree] [--out file] [--plots dir]');
+if (!modelDir || !labelsPath)
+  throw new Error('usage: npm run eval -- --model <dir> --labels <export folder or zip> [--kind tree] [--out file] [--plots dir]');
 const labels = readLabels(labelsPath);
 const kind = (args.get('kind') ?? labels.rows.find((r) => r.split === 'gallery')?.kind ?? 'tree') as Kind;
 const servingEngine = await RecognitionEngine.create({ calibration: {} });
@@ -26,12 +27,31 @@ const serving = await evaluate(servingEngine, labels, kind);
 const candidate = await evaluate(await candidateEngine(modelDir), labels, kind);
 const plotsDir = args.get('plots');
 const plots = plotsDir
-  ? Object.fromEntries(([['serving', serving], ['candidate', candidate]] as const).map(([name, r]) => [
-    name,
-    writePlots(plotsDir, `eval-${name}-${r.model.version.split('+')[0]}`, r.per_query, r.calibration, `${name} ${r.model.name}@${r.model.version.split('+')[0]}`),
-  ]))
+  ? Object.fromEntries(
+      (
+        [
+          ['serving', serving],
+          ['candidate', candidate],
+        ] as const
+      ).map(([name, r]) => [
+        name,
+        writePlots(
+          plotsDir,
+          `eval-${name}-${r.model.version.split('+')[0]}`,
+          r.per_query,
+          r.calibration,
+          `${name} ${r.model.name}@${r.model.version.split('+')[0]}`,
+        ),
+      ]),
+    )
   : undefined;
-const pick = (r: typeof serving) => ({ top1: r.top1, top5: r.top5, auc: r.auc, accept_at_far1: r.accept_at_far1, false_match_rate: r.false_match_rate });
+const pick = (r: typeof serving) => ({
+  top1: r.top1,
+  top5: r.top5,
+  auc: r.auc,
+  accept_at_far1: r.accept_at_far1,
+  false_match_rate: r.false_match_rate,
+});
 const result = {
   labels: resolve(labelsPath),
   kind,

@@ -22,7 +22,11 @@ import { batchForm, untilDone } from '../test/support/fruit-batch.js';
 import { embedded } from './stacks.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
 
-interface Protocol { name: string; gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[] }
+interface Protocol {
+  name: string;
+  gallery: { id: string; path: string }[];
+  queries: { path: string; expect: string | null }[];
+}
 
 const args = parseArgs(process.argv.slice(2));
 const protocolPath = path.resolve(args.get('protocol') ?? '../shared/datasets/apple-dev/protocol.json');
@@ -39,10 +43,34 @@ const groupOf = (p: string) => {
   return { key: `${folder}-${file!.slice(0, 10)}`, camera: file!.slice(11) };
 };
 
-interface Tally { rows: number; enrolled_rows: number; open_set_rows: number; correct_match: number; false_match: number; uncertain: number; no_match: number; failed: number; top1: number }
+interface Tally {
+  rows: number;
+  enrolled_rows: number;
+  open_set_rows: number;
+  correct_match: number;
+  false_match: number;
+  uncertain: number;
+  no_match: number;
+  failed: number;
+  top1: number;
+}
 
-function tally(rows: { verdict?: string; fruit_id?: string; status: string }[], expected: (string | null)[], fruitOf: Map<string, string>): Tally {
-  const t: Tally = { rows: rows.length, enrolled_rows: 0, open_set_rows: 0, correct_match: 0, false_match: 0, uncertain: 0, no_match: 0, failed: 0, top1: 0 };
+function tally(
+  rows: { verdict?: string; fruit_id?: string; status: string }[],
+  expected: (string | null)[],
+  fruitOf: Map<string, string>,
+): Tally {
+  const t: Tally = {
+    rows: rows.length,
+    enrolled_rows: 0,
+    open_set_rows: 0,
+    correct_match: 0,
+    false_match: 0,
+    uncertain: 0,
+    no_match: 0,
+    failed: 0,
+    top1: 0,
+  };
   rows.forEach((r, i) => {
     const want = expected[i] == null ? null : fruitOf.get(expected[i]!)!;
     if (want) t.enrolled_rows++;
@@ -64,7 +92,11 @@ function tally(rows: { verdict?: string; fruit_id?: string; status: string }[], 
  * apart the fused scores are; a threshold at that point is fitted on the very rows it is judged
  * on and, from this few rows, vouches for nothing.
  */
-function separation(rows: { probability?: number | null; fruit_id?: string; status: string }[], expected: (string | null)[], fruitOf: Map<string, string>) {
+function separation(
+  rows: { probability?: number | null; fruit_id?: string; status: string }[],
+  expected: (string | null)[],
+  fruitOf: Map<string, string>,
+) {
   let wrong = 0;
   const right: number[] = [];
   rows.forEach((r, i) => {
@@ -91,7 +123,9 @@ try {
   log(`enrolled ${ids.length} fruit from ${proto.gallery.length} photos`);
 
   // Single photos: one `files` part each, names that name no fruit.
-  const singles = await Promise.all(proto.queries.map(async (q, i) => ({ name: `q${String(i).padStart(3, '0')}.jpg`, bytes: await bytes(q.path) })));
+  const singles = await Promise.all(
+    proto.queries.map(async (q, i) => ({ name: `q${String(i).padStart(3, '0')}.jpg`, bytes: await bytes(q.path) })),
+  );
   const s = await api(stack.url, 'POST', '/api/fruit/batch', { token: owner.token, body: batchForm(singles) });
   if (s.status !== 202) throw new Error(`single batch: ${s.status} ${s.text}`);
   const single = await untilDone(stack, owner.token, s.json.batch_id, 1_800_000);
@@ -123,18 +157,33 @@ try {
     machine: machineInfo((await api(stack.url, 'GET', '/api/health')).json.recognition?.provider ?? 'unknown'),
     enrolled: { fruit: ids.length, photos: proto.gallery.length },
     grouping: 'the camera positions of one apple on one day (images/<id>/<day>_<camera>.jpg) as one fruit: a folder per fruit in the zip',
-    calibration: 'as served: fruit has no shipped kind calibration and this owner no fitted one, so the default (match at 0.9) decides one photo; with no threshold vouched for several photos, a fruit of several views is a match only when the fused ranking and every view alone say match to the same fruit (workers/src/vision/decide.ts, decideSeveral)',
+    calibration:
+      'as served: fruit has no shipped kind calibration and this owner no fitted one, so the default (match at 0.9) decides one photo; with no threshold vouched for several photos, a fruit of several views is a match only when the fused ranking and every view alone say match to the same fruit (workers/src/vision/decide.ts, decideSeveral)',
     single_photos: { ...tally(single.rows, singleExpect, fruitOf), separation: separation(single.rows, singleExpect, fruitOf) },
     grouped_views: {
       ...tally(grouped.rows, groupedExpect, fruitOf),
       separation: separation(grouped.rows, groupedExpect, fruitOf),
-      views_per_fruit: Object.fromEntries([...groups.values()].reduce((m, g) => m.set(g.files.length, (m.get(g.files.length) ?? 0) + 1), new Map<number, number>())),
+      views_per_fruit: Object.fromEntries(
+        [...groups.values()].reduce((m, g) => m.set(g.files.length, (m.get(g.files.length) ?? 0) + 1), new Map<number, number>()),
+      ),
     },
     rows: {
-      single: single.rows.map((r: any, i: number) => ({ query: proto.queries[i]!.path, expect: proto.queries[i]!.expect, verdict: r.verdict ?? null, right: r.fruit_id != null && r.fruit_id === fruitOf.get(proto.queries[i]!.expect ?? ''), probability: r.probability ?? null, status: r.status })),
+      single: single.rows.map((r: any, i: number) => ({
+        query: proto.queries[i]!.path,
+        expect: proto.queries[i]!.expect,
+        verdict: r.verdict ?? null,
+        right: r.fruit_id != null && r.fruit_id === fruitOf.get(proto.queries[i]!.expect ?? ''),
+        probability: r.probability ?? null,
+        status: r.status,
+      })),
       grouped: grouped.rows.map((r: any) => ({
-        fruit: r.file_name, expect: groupExpect.get(r.file_name) ?? null, views: r.views.map((x: { file_name: string; status: string }) => `${x.file_name}:${x.status}`),
-        verdict: r.verdict ?? null, right: r.fruit_id != null && r.fruit_id === fruitOf.get(groupExpect.get(r.file_name) ?? ''), probability: r.probability ?? null, status: r.status,
+        fruit: r.file_name,
+        expect: groupExpect.get(r.file_name) ?? null,
+        views: r.views.map((x: { file_name: string; status: string }) => `${x.file_name}:${x.status}`),
+        verdict: r.verdict ?? null,
+        right: r.fruit_id != null && r.fruit_id === fruitOf.get(groupExpect.get(r.file_name) ?? ''),
+        probability: r.probability ?? null,
+        status: r.status,
       })),
     },
   };

@@ -43,11 +43,13 @@ if (expect !== undefined && expect !== 'cuda' && expect !== 'cpu') throw new Err
 
 function gpuNames(): string[] {
   try {
-    return execFileSync('nvidia-smi', ['-L'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      // The board's serial number says nothing about performance; keep results free of it.
-      .map((l) => l.replace(/ \(UUID: [^)]*\)/, ''));
+    return (
+      execFileSync('nvidia-smi', ['-L'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        // The board's serial number says nothing about performance; keep results free of it.
+        .map((l) => l.replace(/ \(UUID: [^)]*\)/, ''))
+    );
   } catch {
     return [];
   }
@@ -77,7 +79,11 @@ if (expect !== undefined && auto.provider !== expect) {
 if (auto.provider !== 'cuda') cudaSession = undefined;
 
 const maxBatch = Math.max(...batches);
-const images: DecodedImage[] = Array.from({ length: maxBatch }, (_, i) => ({ rgb: barkPixels(40_000 + i, size), width: size, height: size }));
+const images: DecodedImage[] = Array.from({ length: maxBatch }, (_, i) => ({
+  rgb: barkPixels(40_000 + i, size),
+  width: size,
+  height: size,
+}));
 
 async function time(fn: () => Promise<unknown>): Promise<{ ms_p50: number; ms_p95: number }> {
   for (let i = 0; i < warmup; i++) await fn();
@@ -161,7 +167,9 @@ const speedup = results
 const fmt = (v: number): string => v.toFixed(2).padStart(9);
 log('\npath   provider threads batch    p50 ms    p95 ms  p50/img');
 for (const r of results) {
-  log(`${r.path.padEnd(6)} ${r.provider.padEnd(8)} ${String(r.cpu_threads ?? '-').padStart(7)} ${String(r.batch).padStart(5)} ${fmt(r.ms_p50)} ${fmt(r.ms_p95)} ${fmt(r.ms_per_image_p50)}`);
+  log(
+    `${r.path.padEnd(6)} ${r.provider.padEnd(8)} ${String(r.cpu_threads ?? '-').padStart(7)} ${String(r.batch).padStart(5)} ${fmt(r.ms_p50)} ${fmt(r.ms_p95)} ${fmt(r.ms_per_image_p50)}`,
+  );
 }
 for (const x of speedup) log(`speed-up ${x.path} batch ${x.batch} (cpu ${x.cpu_threads} thread(s)): ${x.cpu_over_cuda_p50.toFixed(2)}x`);
 

@@ -34,7 +34,11 @@ import { api, signup, startTestApp } from '../test/support/app.js';
 import { datasetForm } from '../test/support/datasets.js';
 import { machineInfo, parseArgs, percentile, saveResult } from './machine.js';
 
-interface Protocol { name: string; gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[] }
+interface Protocol {
+  name: string;
+  gallery: { id: string; path: string }[];
+  queries: { path: string; expect: string | null }[];
+}
 
 const args = parseArgs(process.argv.slice(2));
 const protocolPath = resolve(args.get('protocol') ?? '../shared/datasets/holstein-dev/protocol.json');
@@ -68,7 +72,10 @@ try {
     sent += files.length;
     for (;;) {
       if (!files.length) return null;
-      const r = await api(app.url, 'POST', path, { token: owner.token, body: datasetForm(root, files, { ...fields, accept_warnings: 'true' }) });
+      const r = await api(app.url, 'POST', path, {
+        token: owner.token,
+        body: datasetForm(root, files, { ...fields, accept_warnings: 'true' }),
+      });
       if (r.status === 200) {
         accepted += r.json.images.length;
         return r.json;
@@ -84,7 +91,8 @@ try {
     const first = await send('/api/animal/enroll', photos.slice(0, 20), { species, farm_id: 'bench-herd' });
     if (!first) throw new Error(`enrol ${id}: every photo refused`);
     individualOf.set(first.individual_id, id);
-    for (let i = 20; i < photos.length; i += 20) await send(`/api/animal/${encodeURIComponent(first.animal_did)}/photos`, photos.slice(i, i + 20), {});
+    for (let i = 20; i < photos.length; i += 20)
+      await send(`/api/animal/${encodeURIComponent(first.animal_did)}/photos`, photos.slice(i, i + 20), {});
     log(`enrolled ${id}: ${photos.length} photos sent`);
   }
 
@@ -102,31 +110,57 @@ try {
     for (const group of k === 1 ? queries.map((q) => [q]) : groupsOf(k)) {
       const q = group[0]!;
       const t = performance.now();
-      const r = await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: datasetForm(root, group.map((x) => x.path)) });
+      const r = await api(app.url, 'POST', '/api/animal/identify', {
+        token: owner.token,
+        body: datasetForm(
+          root,
+          group.map((x) => x.path),
+        ),
+      });
       if (r.status !== 200) throw new Error(`identify ${q.path}: ${r.status} ${r.text}`);
       // The ranking's first: the first candidate, or on `no_match` the first of the review's closest.
       const top = r.json.candidates?.[0] ?? r.json.closest?.[0];
-      answers.push({ expect: q.expect, verdict: r.json.verdict, top: top ? individualOf.get(top.individual_id) ?? null : null, p: r.json.candidates?.[0]?.probability ?? null, ms: performance.now() - t });
+      answers.push({
+        expect: q.expect,
+        verdict: r.json.verdict,
+        top: top ? (individualOf.get(top.individual_id) ?? null) : null,
+        p: r.json.candidates?.[0]?.probability ?? null,
+        ms: performance.now() - t,
+      });
     }
     const enrolled = answers.filter((a) => a.expect !== null);
     const right = (a: (typeof answers)[number]) => a.expect !== null && a.top === a.expect;
     const share = (v: string) => answers.filter((a) => a.verdict === v).length / answers.length;
     const figures = {
-      pass: name, photos_per_query: k, queries: answers.length, queries_never_enrolled: answers.length - enrolled.length,
+      pass: name,
+      photos_per_query: k,
+      queries: answers.length,
+      queries_never_enrolled: answers.length - enrolled.length,
       top1: enrolled.filter(right).length / enrolled.length,
       correct_match_rate: answers.filter((a) => a.verdict === 'match' && right(a)).length / enrolled.length,
       false_matches: answers.filter((a) => a.verdict === 'match' && !right(a)).length,
       false_match_rate: answers.filter((a) => a.verdict === 'match' && !right(a)).length / answers.length,
       verdict_shares: { match: share('match'), uncertain: share('uncertain'), no_match: share('no_match') },
-      ms_identify_p50: percentile(answers.map((a) => a.ms), 50),
-      ms_identify_p95: percentile(answers.map((a) => a.ms), 95),
+      ms_identify_p50: percentile(
+        answers.map((a) => a.ms),
+        50,
+      ),
+      ms_identify_p95: percentile(
+        answers.map((a) => a.ms),
+        95,
+      ),
     };
     log(`${name}: ${JSON.stringify(figures)}`);
     return figures;
   };
 
   // 2. The base pipeline with the owner's own calibration: what serves when no model is adopted.
-  const deps = { c: app.container, engine, pools: createPools(app.container, engine), learned: createLearnedGalleries(app.container, engine) };
+  const deps = {
+    c: app.container,
+    engine,
+    pools: createPools(app.container, engine),
+    learned: createLearnedGalleries(app.container, engine),
+  };
   const zeroCal = await fitOwnerCalibration(deps, owner.id, 'animal', 'all');
   const zeroShot = await pass('zero-shot');
   const groups = groupSizes.filter((x) => x > 1);
@@ -136,16 +170,48 @@ try {
     return out;
   };
   const zeroShotGroups = await groupPasses('zero-shot');
-  const zeroCalInfo = (await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: datasetForm(root, [queries[0]!.path]) })).json.calibration;
+  const zeroCalInfo = (
+    await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: datasetForm(root, [queries[0]!.path]) })
+  ).json.calibration;
   const common = {
-    benchmark: 'herd-learning', dataset: `${proto.name}, first ${herd.length} individuals by id`,
-    n_gallery_sent: sent, n_gallery_accepted: accepted, refused, n_queries: queries.length, n_queries_open_set: queries.filter((q) => q.expect === null).length,
-    zero_shot_calibration: { pipeline: zeroCal.pipeline, fitted: zeroCal.report.params !== null, n: zeroCal.report.n, auc: zeroCal.report.auc, threshold: zeroCal.report.threshold, fmr_upper: zeroCal.report.fmr_upper, reason: zeroCal.report.reason, served: zeroCalInfo },
+    benchmark: 'herd-learning',
+    dataset: `${proto.name}, first ${herd.length} individuals by id`,
+    n_gallery_sent: sent,
+    n_gallery_accepted: accepted,
+    refused,
+    n_queries: queries.length,
+    n_queries_open_set: queries.filter((q) => q.expect === null).length,
+    zero_shot_calibration: {
+      pipeline: zeroCal.pipeline,
+      fitted: zeroCal.report.params !== null,
+      n: zeroCal.report.n,
+      auc: zeroCal.report.auc,
+      threshold: zeroCal.report.threshold,
+      fmr_upper: zeroCal.report.fmr_upper,
+      reason: zeroCal.report.reason,
+      served: zeroCalInfo,
+    },
   };
   if (!learn) {
-    const result = { ...common, learning: 'skipped (--no-learning)', passes: [zeroShot, ...zeroShotGroups], machine: machineInfo(engine.provider), date: new Date().toISOString() };
+    const result = {
+      ...common,
+      learning: 'skipped (--no-learning)',
+      passes: [zeroShot, ...zeroShotGroups],
+      machine: machineInfo(engine.provider),
+      date: new Date().toISOString(),
+    };
     saveResult(args.get('out'), result);
-    console.log(JSON.stringify({ passes: result.passes.map((p) => ({ k: p.photos_per_query, top1: p.top1, correct_match: p.correct_match_rate, false_matches: p.false_matches, queries: p.queries })) }));
+    console.log(
+      JSON.stringify({
+        passes: result.passes.map((p) => ({
+          k: p.photos_per_query,
+          top1: p.top1,
+          correct_match: p.correct_match_rate,
+          false_matches: p.false_matches,
+          queries: p.queries,
+        })),
+      }),
+    );
     await app.stop();
     process.exit(0);
   }
@@ -167,15 +233,30 @@ try {
   const learned = await pass('after the learning run');
   const learnedGroups = await groupPasses('after the learning run');
   const result = {
-    ...common, recipe,
-    learning_run: { status: run.status, reason: run.reason, adopted: learning.adopted, gate: run.decision?.report?.gate ?? run.decision?.report ?? null, calibration: run.decision?.calibration ?? null, wall_ms: Math.round(trainMs) },
+    ...common,
+    recipe,
+    learning_run: {
+      status: run.status,
+      reason: run.reason,
+      adopted: learning.adopted,
+      gate: run.decision?.report?.gate ?? run.decision?.report ?? null,
+      calibration: run.decision?.calibration ?? null,
+      wall_ms: Math.round(trainMs),
+    },
     passes: [zeroShot, learned, ...zeroShotGroups, ...learnedGroups],
     top1_change_points: Math.round((learned.top1 - zeroShot.top1) * 1000) / 10,
     machine: machineInfo(engine.provider),
     date: new Date().toISOString(),
   };
   saveResult(args.get('out'), result);
-  console.log(JSON.stringify({ top1: [zeroShot.top1, learned.top1], correct_match: [zeroShot.correct_match_rate, learned.correct_match_rate], false_matches: [zeroShot.false_matches, learned.false_matches], run: run.status }));
+  console.log(
+    JSON.stringify({
+      top1: [zeroShot.top1, learned.top1],
+      correct_match: [zeroShot.correct_match_rate, learned.correct_match_rate],
+      false_matches: [zeroShot.false_matches, learned.false_matches],
+      run: run.status,
+    }),
+  );
 } finally {
   await app.stop();
 }

@@ -57,7 +57,11 @@ async function main() {
     const bombBody = await deflatedZeros(2_000_000_000);
     const cases: Array<[string, string, () => FormData]> = [
       ['98-byte zip64 (0xFFFFFFFF entries)', '/api/fruit/batch', () => batchForm([], {}, zip64EntryCountBomb())],
-      [`ratio bomb (declares 1,000 B, inflates to 2 GB; ${(bombBody.length / 1e6).toFixed(1)} MB)`, '/api/fruit/batch', () => batchForm([], {}, lyingZip(bombBody, 1_000))],
+      [
+        `ratio bomb (declares 1,000 B, inflates to 2 GB; ${(bombBody.length / 1e6).toFixed(1)} MB)`,
+        '/api/fruit/batch',
+        () => batchForm([], {}, lyingZip(bombBody, 1_000)),
+      ],
       ['16000×16000 PNG to OCR', '/api/care/match', () => photoForm([pngBomb(16_000)])],
     ];
     for (const [name, route, form] of cases) {
@@ -90,7 +94,9 @@ async function main() {
         worst.push(Math.max(...health));
         probes.push(health.length);
       }
-      console.log(`${mode} | ${name} | ${status} ${code} | refused in ${median(took).toFixed(0)} ms (median of ${runs}) | /api/health worst ${median(worst).toFixed(0)} ms over ${median(probes)} probes`);
+      console.log(
+        `${mode} | ${name} | ${status} ${code} | refused in ${median(took).toFixed(0)} ms (median of ${runs}) | /api/health worst ${median(worst).toFixed(0)} ms over ${median(probes)} probes`,
+      );
     }
   } finally {
     await app.stop();

@@ -36,7 +36,13 @@ import { RecognitionEngine, rerank, type Candidate } from '../workers/src/vision
 import { fitFusion } from '../workers/src/vision/fusion.js';
 import { hiding } from '../workers/src/vision/open-set.js';
 import { chooseThreshold, clopperPearsonUpper, safeThreshold } from '../workers/src/vision/threshold.js';
-import { SMALL_HERD_BELOW, saveKindCalibration, type Band, type BandThreshold, type KindCalibrationFile } from '../workers/src/vision/kind-calibration.js';
+import {
+  SMALL_HERD_BELOW,
+  saveKindCalibration,
+  type Band,
+  type BandThreshold,
+  type KindCalibrationFile,
+} from '../workers/src/vision/kind-calibration.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
 import { enrolHerd as enrol, herdsOf, loadDataset, slim, spread, stage as cachedStage, type Dataset, type Photo } from './kind-herds.js';
 
@@ -68,7 +74,14 @@ const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
 const top = (ranked: readonly Candidate[]): Candidate | undefined => ranked[0];
 
-interface Sample { evidence: Candidate['evidence']; same: boolean; group: string; openSet: boolean; dataset: string; herd: number }
+interface Sample {
+  evidence: Candidate['evidence'];
+  same: boolean;
+  group: string;
+  openSet: boolean;
+  dataset: string;
+  herd: number;
+}
 
 async function fitSamples(ds: Dataset): Promise<Sample[]> {
   const out: Sample[] = [];
@@ -77,10 +90,28 @@ async function fitSamples(ds: Dataset): Promise<Sample[]> {
   for (const [h, herd] of herdsOf(ds.fitIds, fitHerds).entries()) {
     const members = new Set(herd);
     const { gallery } = await enrol(ds, members);
-    const ask = async (p: string, hidden: Set<string>) => top((await engine.identify({ kind, queries: [await ds.describe(p)], gallery: hiding(gallery, hidden), calibration: DEFAULT_CALIBRATION })).ranked);
+    const ask = async (p: string, hidden: Set<string>) =>
+      top(
+        (
+          await engine.identify({
+            kind,
+            queries: [await ds.describe(p)],
+            gallery: hiding(gallery, hidden),
+            calibration: DEFAULT_CALIBRATION,
+          })
+        ).ranked,
+      );
     const before = out.length;
     const push = (t: Candidate | undefined, id: string, openSet: boolean) => {
-      if (t) out.push({ evidence: t.evidence, same: !openSet && t.individualId === id, group: `${ds.name}:${id}`, openSet, dataset: ds.name, herd: herd.length });
+      if (t)
+        out.push({
+          evidence: t.evidence,
+          same: !openSet && t.individualId === id,
+          group: `${ds.name}:${id}`,
+          openSet,
+          dataset: ds.name,
+          herd: herd.length,
+        });
     };
     for (const id of herd) {
       const photos = byId.get(id) ?? [];
@@ -99,16 +130,37 @@ async function fitSamples(ds: Dataset): Promise<Sample[]> {
   return out;
 }
 
-interface Tally { queries: number; members: number; false_matches: number; stranger_matches: number; correct_match: number; top1: number; unseen: number; unseen_matches: number }
-const empty = (): Tally => ({ queries: 0, members: 0, false_matches: 0, stranger_matches: 0, correct_match: 0, top1: 0, unseen: 0, unseen_matches: 0 });
+interface Tally {
+  queries: number;
+  members: number;
+  false_matches: number;
+  stranger_matches: number;
+  correct_match: number;
+  top1: number;
+  unseen: number;
+  unseen_matches: number;
+}
+const empty = (): Tally => ({
+  queries: 0,
+  members: 0,
+  false_matches: 0,
+  stranger_matches: 0,
+  correct_match: 0,
+  top1: 0,
+  unseen: 0,
+  unseen_matches: 0,
+});
 const summary = (t: Tally) => ({
   ...t,
-  false_match_rate: round(t.false_matches / Math.max(1, t.queries)), false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
+  false_match_rate: round(t.false_matches / Math.max(1, t.queries)),
+  false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
   stranger_false_rate: round(t.stranger_matches / Math.max(1, t.queries - t.members)),
   member_false_rate: round((t.false_matches - t.stranger_matches) / Math.max(1, t.members)),
   // Strangers the fit never saw at all (the protocol's never-enrolled individuals).
-  unseen_stranger_false_rate: round(t.unseen_matches / Math.max(1, t.unseen)), unseen_stranger_upper_95: round(clopperPearsonUpper(t.unseen_matches, t.unseen)),
-  correct_match_rate: round(t.correct_match / Math.max(1, t.members)), top1_rate: round(t.top1 / Math.max(1, t.members)),
+  unseen_stranger_false_rate: round(t.unseen_matches / Math.max(1, t.unseen)),
+  unseen_stranger_upper_95: round(clopperPearsonUpper(t.unseen_matches, t.unseen)),
+  correct_match_rate: round(t.correct_match / Math.max(1, t.members)),
+  top1_rate: round(t.top1 / Math.max(1, t.members)),
 });
 
 function count(t: Tally, ranked: readonly Candidate[], cal: CalibrationParams, truth: string, member: boolean): void {
@@ -126,7 +178,12 @@ function count(t: Tally, ranked: readonly Candidate[], cal: CalibrationParams, t
   if (member && first?.individualId === truth) t.top1++;
 }
 
-interface Asked { herd: string; individuals: number; gallery_photos: number; queries: { truth: string; member: boolean; ranked: Candidate[] }[] }
+interface Asked {
+  herd: string;
+  individuals: number;
+  gallery_photos: number;
+  queries: { truth: string; member: boolean; ranked: Candidate[] }[];
+}
 
 /** Real query photos of each evaluation herd, identified once; any calibration re-scores them (`score`). */
 async function ask(ds: Dataset): Promise<Asked[]> {
@@ -157,10 +214,11 @@ async function ask(ds: Dataset): Promise<Asked[]> {
 /** Herds scored in parts (each band by its own thresholds) as one result: rows in order, totals added. */
 function mergeScores(parts: ReturnType<typeof score>[]) {
   const totals: Record<string, Tally> = {};
-  for (const p of parts) for (const [k, t] of Object.entries(p.raw)) {
-    const acc = (totals[k] ??= empty());
-    for (const f of Object.keys(acc) as (keyof Tally)[]) acc[f] += t[f];
-  }
+  for (const p of parts)
+    for (const [k, t] of Object.entries(p.raw)) {
+      const acc = (totals[k] ??= empty());
+      for (const f of Object.keys(acc) as (keyof Tally)[]) acc[f] += t[f];
+    }
   return { herds: parts.flatMap((p) => p.herds), total: Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, summary(t)])) };
 }
 
@@ -175,7 +233,12 @@ function score(herds: readonly Asked[], cals: Record<string, CalibrationParams>)
         count(totals[name]!, ranked, cal, q.truth, q.member);
       }
     }
-    return { herd: h.herd, individuals: h.individuals, gallery_photos: h.gallery_photos, ...Object.fromEntries(Object.entries(tallies).map(([k, t]) => [k, summary(t)])) };
+    return {
+      herd: h.herd,
+      individuals: h.individuals,
+      gallery_photos: h.gallery_photos,
+      ...Object.fromEntries(Object.entries(tallies).map(([k, t]) => [k, summary(t)])),
+    };
   });
   return { herds: rows, total: Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, summary(t)])), raw: totals };
 }
@@ -183,9 +246,17 @@ function score(herds: readonly Asked[], cals: Record<string, CalibrationParams>)
 const loaded: Dataset[] = [];
 for (const name of datasets) loaded.push(await loadDataset(engine, name, split));
 const samples: Sample[] = [];
-for (const ds of loaded) samples.push(...(await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
+for (const ds of loaded)
+  samples.push(...(await stage(`fit-${ds.name}`, { split, fitHerds, perMember, perStranger }, () => fitSamples(ds))));
 const { model, outOfFold } = fitFusion(samples);
-const scored = samples.map((s, i) => ({ p: outOfFold[i]!, right: s.same, group: s.group, openSet: s.openSet, dataset: s.dataset, herd: s.herd }));
+const scored = samples.map((s, i) => ({
+  p: outOfFold[i]!,
+  right: s.same,
+  group: s.group,
+  openSet: s.openSet,
+  dataset: s.dataset,
+  herd: s.herd,
+}));
 const bandOf = (herd: number): Band => (herd >= SMALL_HERD_BELOW ? 'large' : 'small');
 
 /**
@@ -198,34 +269,67 @@ function bandThreshold(ds: string, band: Band) {
   const c = chooseThreshold(mine);
   const safe = safeThreshold(mine);
   return {
-    queries: mine.length, open_set: mine.filter((x) => x.openSet).length, right: mine.filter((x) => x.right).length,
-    auc: round(rocAuc(mine.map((x) => x.p), mine.map((x) => x.right))), threshold: safe?.threshold ?? null, fmr_upper: round(safe?.fmrUpper ?? c.fmrUpper),
-    effective_n: c.tightest.effectiveN, design_effect: round(c.tightest.deff, 2), false_matches: safe?.falseMatches ?? 0, correct_match_rate: round(safe?.correctMatchRate ?? 0),
+    queries: mine.length,
+    open_set: mine.filter((x) => x.openSet).length,
+    right: mine.filter((x) => x.right).length,
+    auc: round(
+      rocAuc(
+        mine.map((x) => x.p),
+        mine.map((x) => x.right),
+      ),
+    ),
+    threshold: safe?.threshold ?? null,
+    fmr_upper: round(safe?.fmrUpper ?? c.fmrUpper),
+    effective_n: c.tightest.effectiveN,
+    design_effect: round(c.tightest.deff, 2),
+    false_matches: safe?.falseMatches ?? 0,
+    correct_match_rate: round(safe?.correctMatchRate ?? 0),
     individuals: new Set(mine.map((x) => x.group)).size,
   };
 }
 const BANDS: Band[] = ['small', 'large'];
 const perDataset = Object.fromEntries(loaded.map((ds) => [ds.name, Object.fromEntries(BANDS.map((b) => [b, bandThreshold(ds.name, b)]))]));
 const asThreshold = (t: number | null, fmrUpper: number, individuals: number, queries: number): BandThreshold => ({
-  matchThreshold: t ?? 1.01, uncertainThreshold: Math.min(0.1, (t ?? 0.2) / 2), ...(t === null ? {} : { vouched: { fmrUpper, individuals, queries } }),
+  matchThreshold: t ?? 1.01,
+  uncertainThreshold: Math.min(0.1, (t ?? 0.2) / 2),
+  ...(t === null ? {} : { vouched: { fmrUpper, individuals, queries } }),
 });
 // Any species: each band's threshold must keep the bound on every dataset on its own (the largest);
 // a dataset that cannot vouch at all withholds matches for that band.
-const anySpecies = Object.fromEntries(BANDS.map((b) => {
-  const rows = loaded.map((ds) => perDataset[ds.name]![b]!);
-  const t = rows.some((r) => r.threshold === null) ? null : Math.max(...rows.map((r) => r.threshold!));
-  return [b, asThreshold(t, Math.max(...rows.map((r) => r.fmr_upper)), rows.reduce((a, r) => a + r.individuals, 0), rows.reduce((a, r) => a + r.queries, 0))];
-})) as Record<Band, BandThreshold>;
+const anySpecies = Object.fromEntries(
+  BANDS.map((b) => {
+    const rows = loaded.map((ds) => perDataset[ds.name]![b]!);
+    const t = rows.some((r) => r.threshold === null) ? null : Math.max(...rows.map((r) => r.threshold!));
+    return [
+      b,
+      asThreshold(
+        t,
+        Math.max(...rows.map((r) => r.fmr_upper)),
+        rows.reduce((a, r) => a + r.individuals, 0),
+        rows.reduce((a, r) => a + r.queries, 0),
+      ),
+    ];
+  }),
+) as Record<Band, BandThreshold>;
 // `*` is kept for the record only: the runtime serves species thresholds alone (kind-calibration.ts).
 const thresholds: KindCalibrationFile['thresholds'] = { '*': anySpecies };
 for (const ds of loaded) {
   const sp = SPECIES[ds.name];
-  if (sp) thresholds[sp] = Object.fromEntries(BANDS.map((b) => { const r = perDataset[ds.name]![b]!; return [b, asThreshold(r.threshold, r.fmr_upper, r.individuals, r.queries)]; }));
+  if (sp)
+    thresholds[sp] = Object.fromEntries(
+      BANDS.map((b) => {
+        const r = perDataset[ds.name]![b]!;
+        return [b, asThreshold(r.threshold, r.fmr_upper, r.individuals, r.queries)];
+      }),
+    );
 }
 log(`fit: ${samples.length} queries; ${JSON.stringify(perDataset)}; thresholds ${JSON.stringify(thresholds)}`);
 // The params alone (no pool facts): the strictest, any species in a small herd.
 const fitted: CalibrationParams = { intercept: 0, coef: [], source: 'kind:shipped', fusion: model, ...anySpecies.small };
-const served = (species: string | null, band: Band): CalibrationParams => ({ ...fitted, ...((species && thresholds[species]?.[band]) || anySpecies[band]) });
+const served = (species: string | null, band: Band): CalibrationParams => ({
+  ...fitted,
+  ...((species && thresholds[species]?.[band]) || anySpecies[band]),
+});
 
 const evaluation: Record<string, ReturnType<typeof mergeScores>> = {};
 for (const ds of loaded) {
@@ -233,20 +337,56 @@ for (const ds of loaded) {
   const sp = SPECIES[ds.name] ?? null;
   // Each herd decided as identify would decide it: by its species (when catalogued) and size.
   const byBand = (b: Band) => asked.filter((h) => bandOf(h.individuals) === b);
-  const parts = BANDS.map((b) => score(byBand(b), { hand_set: DEFAULT_CALIBRATION, any_species: served(null, b), ...(sp ? { served: served(sp, b) } : {}) }));
+  const parts = BANDS.map((b) =>
+    score(byBand(b), { hand_set: DEFAULT_CALIBRATION, any_species: served(null, b), ...(sp ? { served: served(sp, b) } : {}) }),
+  );
   evaluation[ds.name] = mergeScores(parts);
 }
 const fitReport = {
-  datasets, split, fit_herds: fitHerds, per_member: perMember, per_stranger: perStranger, queries: samples.length, small_herd_below: SMALL_HERD_BELOW,
-  individuals: new Set(samples.map((s) => s.group)).size, per_dataset: perDataset, thresholds, species: SPECIES,
+  datasets,
+  split,
+  fit_herds: fitHerds,
+  per_member: perMember,
+  per_stranger: perStranger,
+  queries: samples.length,
+  small_herd_below: SMALL_HERD_BELOW,
+  individuals: new Set(samples.map((s) => s.group)).size,
+  per_dataset: perDataset,
+  thresholds,
+  species: SPECIES,
   // Out-of-fold fused probability against the evidence the hand-set default sees.
-  auc_fused: round(rocAuc(outOfFold, samples.map((s) => s.same))),
-  auc_hand_set: round(rocAuc(samples.map((s) => probability(s.evidence, DEFAULT_CALIBRATION)), samples.map((s) => s.same))),
+  auc_fused: round(
+    rocAuc(
+      outOfFold,
+      samples.map((s) => s.same),
+    ),
+  ),
+  auc_hand_set: round(
+    rocAuc(
+      samples.map((s) => probability(s.evidence, DEFAULT_CALIBRATION)),
+      samples.map((s) => s.same),
+    ),
+  ),
 };
-const result = { benchmark: 'kind-calibration', date: new Date().toISOString(), engine: engine.model, fit: fitReport, evaluation, machine: machineInfo(engine.provider) };
+const result = {
+  benchmark: 'kind-calibration',
+  date: new Date().toISOString(),
+  engine: engine.model,
+  fit: fitReport,
+  evaluation,
+  machine: machineInfo(engine.provider),
+};
 saveResult(out, result);
 if (args.has('write')) {
-  const file: KindCalibrationFile = { kind, engine_version: engine.model.version, fitted_at: result.date, params: fitted, thresholds, fit: fitReport, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) };
+  const file: KindCalibrationFile = {
+    kind,
+    engine_version: engine.model.version,
+    fitted_at: result.date,
+    params: fitted,
+    thresholds,
+    fit: fitReport,
+    evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])),
+  };
   log(`wrote ${saveKindCalibration(file)}`);
 }
 console.log(JSON.stringify({ thresholds, evaluation: Object.fromEntries(Object.entries(evaluation).map(([k, v]) => [k, v.total])) }));

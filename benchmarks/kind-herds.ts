@@ -12,11 +12,20 @@ import type { Candidate, Descriptor, GalleryLookup, RecognitionEngine } from '..
 import { descriptorCache } from './descriptor-cache.js';
 import { memoryGallery, type GalleryEntry } from './owner-fit.js';
 
-export interface Photo { path: string; id: string; session: string }
+export interface Photo {
+  path: string;
+  id: string;
+  session: string;
+}
 export interface Dataset {
-  name: string; root: string; fitIds: string[]; evalIds: string[]; gallery: Photo[];
+  name: string;
+  root: string;
+  fitIds: string[];
+  evalIds: string[];
+  gallery: Photo[];
   queries: { path: string; truth: string; enrolled: boolean; session: string }[];
-  describe(p: string): Promise<Descriptor>; save(): void;
+  describe(p: string): Promise<Descriptor>;
+  save(): void;
 }
 
 /** The capture session a file name carries (holstein-dev: `<video start>_<video end>_<frame>_…`), else the photo alone. */
@@ -29,18 +38,30 @@ export const sessionOf = (p: string): string => /^(\d{14})_\d{14}_/.exec(path.ba
 export async function loadDataset(engine: RecognitionEngine, name: string, split: string): Promise<Dataset> {
   const protoPath = path.resolve(`../shared/datasets/${name}/protocol.json`);
   const root = path.dirname(protoPath);
-  const proto = JSON.parse(await readFile(protoPath, 'utf8')) as { gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[] };
+  const proto = JSON.parse(await readFile(protoPath, 'utf8')) as {
+    gallery: { id: string; path: string }[];
+    queries: { path: string; expect: string | null }[];
+  };
   const ids = [...new Set(proto.gallery.map((g) => g.id))].sort();
   const cache = descriptorCache(engine, name);
   return {
-    name, root,
-    fitIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 0), evalIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 1),
-    gallery: proto.gallery.map((g) => ({ path: g.path, id: g.id, session: `${g.id}/${sessionOf(g.path)}` })).sort((a, b) => (a.path < b.path ? -1 : 1)),
-    queries: proto.queries.map((q) => {
-      const truth = q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`;
-      return { path: q.path, truth, enrolled: q.expect !== null, session: `${truth}/${sessionOf(q.path)}` };
-    }).sort((a, b) => (a.path < b.path ? -1 : 1)),
-    describe: (p) => cache.get(p, async () => engine.describe(new Uint8Array(await readFile(path.join(root, p))), { kind: 'animal', enforceQuality: false })),
+    name,
+    root,
+    fitIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 0),
+    evalIds: split === 'none' ? ids : ids.filter((_, i) => i % 2 === 1),
+    gallery: proto.gallery
+      .map((g) => ({ path: g.path, id: g.id, session: `${g.id}/${sessionOf(g.path)}` }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1)),
+    queries: proto.queries
+      .map((q) => {
+        const truth = q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`;
+        return { path: q.path, truth, enrolled: q.expect !== null, session: `${truth}/${sessionOf(q.path)}` };
+      })
+      .sort((a, b) => (a.path < b.path ? -1 : 1)),
+    describe: (p) =>
+      cache.get(p, async () =>
+        engine.describe(new Uint8Array(await readFile(path.join(root, p))), { kind: 'animal', enforceQuality: false }),
+      ),
     save: () => cache.save(),
   };
 }
@@ -57,7 +78,8 @@ export function herdsOf(ids: readonly string[], herdSizes: readonly number[]): s
 }
 
 /** Every n-th of a list, spread over it (at most `max`). */
-export const spread = <T>(list: readonly T[], max: number): T[] => (list.length <= max ? [...list] : Array.from({ length: max }, (_, i) => list[Math.floor((i * list.length) / max)]!));
+export const spread = <T>(list: readonly T[], max: number): T[] =>
+  list.length <= max ? [...list] : Array.from({ length: max }, (_, i) => list[Math.floor((i * list.length) / max)]!);
 
 /** A list grouped by a key, in first-seen order. */
 export function groupBy<T>(list: readonly T[], key: (x: T) => string): Map<string, T[]> {
@@ -69,7 +91,8 @@ export function groupBy<T>(list: readonly T[], key: (x: T) => string): Map<strin
 /** A herd enrolled in memory: every gallery photo of its members. */
 export async function enrolHerd(ds: Dataset, members: ReadonlySet<string>): Promise<{ gallery: GalleryLookup; photos: number }> {
   const entries: GalleryEntry[] = [];
-  for (const g of ds.gallery.filter((x) => members.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
+  for (const g of ds.gallery.filter((x) => members.has(x.id)))
+    entries.push({ id: g.path, individualId: g.id, d: await ds.describe(g.path) });
   return { gallery: memoryGallery(entries), photos: entries.length };
 }
 
@@ -79,7 +102,13 @@ export async function enrolHerd(ds: Dataset, members: ReadonlySet<string>): Prom
  */
 export async function stage<T>(engine: RecognitionEngine, name: string, key: unknown, compute: () => Promise<T>): Promise<T> {
   const dir = path.join(os.tmpdir(), 'markless-kind-calibration');
-  const file = path.join(dir, `${name}-${createHash('sha256').update(JSON.stringify([engine.model.version, key])).digest('hex').slice(0, 16)}.json`);
+  const file = path.join(
+    dir,
+    `${name}-${createHash('sha256')
+      .update(JSON.stringify([engine.model.version, key]))
+      .digest('hex')
+      .slice(0, 16)}.json`,
+  );
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
   const value = await compute();
   mkdirSync(dir, { recursive: true });
@@ -88,4 +117,5 @@ export async function stage<T>(engine: RecognitionEngine, name: string, key: unk
 }
 
 /** Candidates as stored between runs: evidence only, margins recomputed by `rerank`. */
-export const slim = (ranked: readonly Candidate[]): Candidate[] => ranked.map((c) => ({ individualId: c.individualId, probability: c.probability, evidence: c.evidence, imageIds: [] }));
+export const slim = (ranked: readonly Candidate[]): Candidate[] =>
+  ranked.map((c) => ({ individualId: c.individualId, probability: c.probability, evidence: c.evidence, imageIds: [] }));

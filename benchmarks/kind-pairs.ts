@@ -54,7 +54,10 @@ const kind = 'animal' as const;
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 const engine = await RecognitionEngine.create();
 const file = JSON.parse(readFileSync(path.join(BUNDLED_MODELS_DIR, 'calibration', `${kind}.json`), 'utf8')) as KindCalibrationFile;
-if (file.engine_version !== engine.model.version) throw new Error(`The shipped calibration was fitted on ${file.engine_version}, not ${engine.model.version}: run bench:kind-calibration first.`);
+if (file.engine_version !== engine.model.version)
+  throw new Error(
+    `The shipped calibration was fitted on ${file.engine_version}, not ${engine.model.version}: run bench:kind-calibration first.`,
+  );
 const bandOf = (herd: number): Band => (herd >= SMALL_HERD_BELOW ? 'large' : 'small');
 const BANDS: Band[] = ['small', 'large'];
 /** The one-photo calibration a herd of this band is served, before any pairs' threshold. */
@@ -73,7 +76,12 @@ function pairsOf<T extends { path: string; session: string }>(photos: readonly T
   return Array.from({ length: Math.min(n, half) }, (_, i) => [mid(picked[i]!), mid(picked[i + half]!)]);
 }
 
-interface PairSample { truth: string; openSet: boolean; herd: number; ranked: Candidate[] }
+interface PairSample {
+  truth: string;
+  openSet: boolean;
+  herd: number;
+  ranked: Candidate[];
+}
 
 async function fitSamples(ds: Dataset): Promise<PairSample[]> {
   const samples: PairSample[] = [];
@@ -82,7 +90,16 @@ async function fitSamples(ds: Dataset): Promise<PairSample[]> {
     const members = new Set(herd);
     const { gallery } = await enrolHerd(ds, members);
     const ask = async (pair: readonly Photo[], hidden: Set<string>) =>
-      slim((await engine.identify({ kind, queries: await Promise.all(pair.map((p) => ds.describe(p.path))), gallery: hiding(gallery, hidden), calibration: single(bandOf(herd.length)) })).ranked);
+      slim(
+        (
+          await engine.identify({
+            kind,
+            queries: await Promise.all(pair.map((p) => ds.describe(p.path))),
+            gallery: hiding(gallery, hidden),
+            calibration: single(bandOf(herd.length)),
+          })
+        ).ranked,
+      );
     const before = samples.length;
     for (const id of herd) {
       const photos = byId.get(id) ?? [];
@@ -90,11 +107,13 @@ async function fitSamples(ds: Dataset): Promise<PairSample[]> {
         const sessions = new Set(pair.map((p) => p.session));
         const hidden = new Set(photos.filter((x) => sessions.has(x.session)).map((x) => x.path));
         if (photos.length > hidden.size) samples.push({ truth: id, openSet: false, herd: herd.length, ranked: await ask(pair, hidden) });
-        if (herd.length > 1) samples.push({ truth: id, openSet: true, herd: herd.length, ranked: await ask(pair, new Set(photos.map((x) => x.path))) });
+        if (herd.length > 1)
+          samples.push({ truth: id, openSet: true, herd: herd.length, ranked: await ask(pair, new Set(photos.map((x) => x.path))) });
       }
     }
     for (const id of ds.fitIds.filter((x) => !members.has(x))) {
-      for (const pair of pairsOf(byId.get(id) ?? [], perStranger)) samples.push({ truth: id, openSet: true, herd: herd.length, ranked: await ask(pair, new Set()) });
+      for (const pair of pairsOf(byId.get(id) ?? [], perStranger))
+        samples.push({ truth: id, openSet: true, herd: herd.length, ranked: await ask(pair, new Set()) });
     }
     ds.save();
     log(`${ds.name} pairs fit herd ${h + 1} (${herd.length}): ${samples.length - before} pairs`);
@@ -105,24 +124,46 @@ async function fitSamples(ds: Dataset): Promise<PairSample[]> {
 /** A band's pairs' threshold: strangers asked of that band's herds, enrolled pairs of every herd (as for one photo). */
 function bandScope(samples: readonly PairSample[], band: Band) {
   const cal = single(band);
-  const mine = samples.filter((s) => !s.openSet || bandOf(s.herd) === band).flatMap((s) => {
-    const t = rerank(s.ranked, cal)[0];
-    return t ? [{ p: t.probability, right: !s.openSet && t.individualId === s.truth, group: `${name}:${s.truth}`, openSet: s.openSet }] : [];
-  });
+  const mine = samples
+    .filter((s) => !s.openSet || bandOf(s.herd) === band)
+    .flatMap((s) => {
+      const t = rerank(s.ranked, cal)[0];
+      return t
+        ? [{ p: t.probability, right: !s.openSet && t.individualId === s.truth, group: `${name}:${s.truth}`, openSet: s.openSet }]
+        : [];
+    });
   const safe = safeThreshold(mine);
   const c = chooseThreshold(mine);
-  const scope: SeveralScope = { matchThreshold: safe?.threshold ?? 1.01, groupSize: 2, queries: mine.length, falseMatches: safe?.falseMatches ?? 0, fmrUpper: round(safe?.fmrUpper ?? c.fmrUpper) };
+  const scope: SeveralScope = {
+    matchThreshold: safe?.threshold ?? 1.01,
+    groupSize: 2,
+    queries: mine.length,
+    falseMatches: safe?.falseMatches ?? 0,
+    fmrUpper: round(safe?.fmrUpper ?? c.fmrUpper),
+  };
   return {
     scope,
     report: {
-      queries: mine.length, open_set: mine.filter((x) => x.openSet).length, right: mine.filter((x) => x.right).length, threshold: safe?.threshold ?? null,
-      one_photo_threshold: cal.matchThreshold, fmr_upper: scope.fmrUpper, effective_n: c.tightest.effectiveN, design_effect: round(c.tightest.deff, 2),
-      false_matches: scope.falseMatches, correct_match_rate: round(safe?.correctMatchRate ?? 0), individuals: new Set(mine.map((x) => x.group)).size,
+      queries: mine.length,
+      open_set: mine.filter((x) => x.openSet).length,
+      right: mine.filter((x) => x.right).length,
+      threshold: safe?.threshold ?? null,
+      one_photo_threshold: cal.matchThreshold,
+      fmr_upper: scope.fmrUpper,
+      effective_n: c.tightest.effectiveN,
+      design_effect: round(c.tightest.deff, 2),
+      false_matches: scope.falseMatches,
+      correct_match_rate: round(safe?.correctMatchRate ?? 0),
+      individuals: new Set(mine.map((x) => x.group)).size,
     },
   };
 }
 
-interface Asked { herd: string; individuals: number; queries: { truth: string; member: boolean; pair: Candidate[]; alone: Candidate[][] }[] }
+interface Asked {
+  herd: string;
+  individuals: number;
+  queries: { truth: string; member: boolean; pair: Candidate[]; alone: Candidate[][] }[];
+}
 
 /** Real query photos of each evaluation herd asked as pairs, and each photo alone; any calibration re-scores them. */
 async function ask(ds: Dataset): Promise<Asked[]> {
@@ -133,7 +174,17 @@ async function ask(ds: Dataset): Promise<Asked[]> {
     const members = new Set(herd);
     const { gallery } = await enrolHerd(ds, members);
     const row: Asked = { herd: `${herd.length}#${h + 1}`, individuals: herd.length, queries: [] };
-    const id = async (paths: readonly string[]) => slim((await engine.identify({ kind, queries: await Promise.all(paths.map((p) => ds.describe(p))), gallery, calibration: single(bandOf(herd.length)) })).ranked);
+    const id = async (paths: readonly string[]) =>
+      slim(
+        (
+          await engine.identify({
+            kind,
+            queries: await Promise.all(paths.map((p) => ds.describe(p))),
+            gallery,
+            calibration: single(bandOf(herd.length)),
+          })
+        ).ranked,
+      );
     for (const [truth, list] of queriesOf) {
       const member = members.has(truth);
       if (!member && !evalSet.has(truth) && !truth.startsWith('stranger:')) continue;
@@ -149,11 +200,22 @@ async function ask(ds: Dataset): Promise<Asked[]> {
   return asked;
 }
 
-interface Tally { queries: number; members: number; false_matches: number; correct_match: number; uncertain: number; unseen: number; unseen_matches: number }
+interface Tally {
+  queries: number;
+  members: number;
+  false_matches: number;
+  correct_match: number;
+  uncertain: number;
+  unseen: number;
+  unseen_matches: number;
+}
 const empty = (): Tally => ({ queries: 0, members: 0, false_matches: 0, correct_match: 0, uncertain: 0, unseen: 0, unseen_matches: 0 });
 const summary = (t: Tally) => ({
-  ...t, false_match_rate: round(t.false_matches / Math.max(1, t.queries)), false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
-  correct_match_rate: round(t.correct_match / Math.max(1, t.members)), unseen_upper_95: round(clopperPearsonUpper(t.unseen_matches, t.unseen)),
+  ...t,
+  false_match_rate: round(t.false_matches / Math.max(1, t.queries)),
+  false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
+  correct_match_rate: round(t.correct_match / Math.max(1, t.members)),
+  unseen_upper_95: round(clopperPearsonUpper(t.unseen_matches, t.unseen)),
 });
 function count(t: Tally, v: { verdict: Verdict; shown: readonly Candidate[] }, truth: string, member: boolean): void {
   const named = v.verdict === 'match' ? v.shown[0]!.individualId : null;
@@ -181,7 +243,11 @@ function score(herds: readonly Asked[], scopes: Record<Band, SeveralScope>) {
       const verdicts = {
         first_photo_alone: decide(alone[0]!, without),
         pair_every_photo_rule: decideSeveral(rerank(q.pair, without), alone, without),
-        pair_threshold: decideSeveral(rerank(q.pair, withPairs), q.alone.map((r) => rerank(r, withPairs)), withPairs),
+        pair_threshold: decideSeveral(
+          rerank(q.pair, withPairs),
+          q.alone.map((r) => rerank(r, withPairs)),
+          withPairs,
+        ),
       };
       for (const w of ways) {
         count(mine[w], verdicts[w], q.truth, q.member);
@@ -200,8 +266,25 @@ log(`pairs fit: ${samples.length} pairs; ${JSON.stringify(Object.fromEntries(BAN
 const scopes = Object.fromEntries(BANDS.map((b) => [b, fitted[b].scope])) as Record<Band, SeveralScope>;
 const asked = await stage(engine, `pairs-eval-${name}`, { evalHerds, evalPerMember, evalPerStranger }, () => ask(ds));
 const evaluation = score(asked, scopes);
-const fitReport = { dataset: name, species, fit_herds: fitHerds, per_member: perMember, per_stranger: perStranger, pairs: samples.length, small_herd_below: SMALL_HERD_BELOW, bands: Object.fromEntries(BANDS.map((b) => [b, fitted[b].report])) };
-const result = { benchmark: 'kind-pairs', date: new Date().toISOString(), engine: engine.model, calibration_fitted_at: file.fitted_at, fit: fitReport, evaluation, machine: machineInfo(engine.provider) };
+const fitReport = {
+  dataset: name,
+  species,
+  fit_herds: fitHerds,
+  per_member: perMember,
+  per_stranger: perStranger,
+  pairs: samples.length,
+  small_herd_below: SMALL_HERD_BELOW,
+  bands: Object.fromEntries(BANDS.map((b) => [b, fitted[b].report])),
+};
+const result = {
+  benchmark: 'kind-pairs',
+  date: new Date().toISOString(),
+  engine: engine.model,
+  calibration_fitted_at: file.fitted_at,
+  fit: fitReport,
+  evaluation,
+  machine: machineInfo(engine.provider),
+};
 saveResult(out, result);
 if (args.has('write')) {
   for (const b of BANDS) file.thresholds[species]![b] = { ...file.thresholds[species]![b]!, several: [scopes[b]] };

@@ -20,7 +20,14 @@ import { cosine } from '../workers/src/vision/embed.js';
 import { OwnerIndex, type IndexFilter, type IndexHit, type IndexRow } from '../workers/src/index/owner-index.js';
 import type { LinearMetric } from '../workers/src/learn/metric.js';
 import { BACKBONE_RECIPE, backboneDefaultsFor, OwnerBackbone, trainerDevice, writeCrop } from '../workers/src/learn/backbone.js';
-import { embedFiles, HELD_OUT_PER_INDIVIDUAL, judgeBackbone, subjectCrop, type BackboneJudgement, type CropSample } from '../workers/src/learn/backbone-train.js';
+import {
+  embedFiles,
+  HELD_OUT_PER_INDIVIDUAL,
+  judgeBackbone,
+  subjectCrop,
+  type BackboneJudgement,
+  type CropSample,
+} from '../workers/src/learn/backbone-train.js';
 import { decodeImage } from '../workers/src/vision/intake.js';
 import { saveResult } from './machine.js';
 
@@ -29,7 +36,12 @@ import { saveResult } from './machine.js';
  * the learned space picks and orders the hits, the similarity reported is the base cosine.
  */
 class ProjectedOwnerIndex extends OwnerIndex {
-  constructor(dir: string, modelVersion: string, private readonly metric: LinearMetric, private readonly base: ReadonlyMap<string, Float32Array>) {
+  constructor(
+    dir: string,
+    modelVersion: string,
+    private readonly metric: LinearMetric,
+    private readonly base: ReadonlyMap<string, Float32Array>,
+  ) {
     super(dir, modelVersion, metric.dimOut);
   }
   override search(vector: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
@@ -39,7 +51,9 @@ class ProjectedOwnerIndex extends OwnerIndex {
 
 /** Training is the slow part: keep the metric and its report, keyed by the exact training data and recipe. */
 async function judgeCached(samples: Labelled[], cacheDir: string | undefined) {
-  const h = createHash('sha256').update(RECIPE).update(JSON.stringify(defaultsFor(samples.length)));
+  const h = createHash('sha256')
+    .update(RECIPE)
+    .update(JSON.stringify(defaultsFor(samples.length)));
   for (const s of samples) h.update(s.label).update(new Uint8Array(s.vector.buffer, s.vector.byteOffset, s.vector.byteLength));
   const file = cacheDir ? join(cacheDir, `metric-${h.digest('hex')}`) : '';
   if (file && existsSync(file + '.json')) {
@@ -60,7 +74,13 @@ async function judgeCached(samples: Labelled[], cacheDir: string | undefined) {
  * trained metric, with the training report. The metric is used whether or not the adoption
  * rule would adopt it, so the figures show what it does; `adopted` says what the service would do.
  */
-export async function learnedIndex(rows: readonly IndexRow[], dir: string, modelVersion: string, log: (m: string) => void, cacheDir?: string) {
+export async function learnedIndex(
+  rows: readonly IndexRow[],
+  dir: string,
+  modelVersion: string,
+  log: (m: string) => void,
+  cacheDir?: string,
+) {
   const samples = rows.map((r) => ({ label: r.individualId, vector: r.vector }));
   const j = await judgeCached(samples, cacheDir);
   const report = {
@@ -78,7 +98,20 @@ export async function learnedIndex(rows: readonly IndexRow[], dir: string, model
   return { index, report };
 }
 
-const FIGURES = ['top1', 'top5', 'global_stage_top1', 'auc', 'accept_at_far1', 'false_match_rate', 'match_rate', 'uncertain_rate', 'no_match_rate', 'shortlist_recall', 'ms_query_p50', 'ms_query_p95'] as const;
+const FIGURES = [
+  'top1',
+  'top5',
+  'global_stage_top1',
+  'auc',
+  'accept_at_far1',
+  'false_match_rate',
+  'match_rate',
+  'uncertain_rate',
+  'no_match_rate',
+  'shortlist_recall',
+  'ms_query_p50',
+  'ms_query_p95',
+] as const;
 
 /** Runs the zero-shot and the learned pass and writes both, side by side, to `--out`. */
 export function sideBySide(argv: readonly string[]): void {
@@ -87,16 +120,28 @@ export function sideBySide(argv: readonly string[]): void {
   const out = at >= 0 ? argv[at + 1] : undefined;
   const base = argv.filter((a, i) => a !== '--learn-from-gallery' && i !== at && i !== at + 1);
   const run = (extra: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...base, ...extra], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...base, ...extra], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
     if (r.status !== 0) throw new Error(`accuracy pass ${extra.join(' ') || 'zero-shot'} failed with ${r.status}`);
     return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
   };
   const zeroShot = run([]);
   const learned = run(['--learned-pass']);
   const table = FIGURES.map((f) => ({ figure: f, zero_shot: zeroShot[f], learned_from_gallery: learned[f] }));
-  const result = { dataset: zeroShot.dataset, side_by_side: table, learned_metric: learned.learned_metric, zero_shot: zeroShot, learned_from_gallery: learned };
+  const result = {
+    dataset: zeroShot.dataset,
+    side_by_side: table,
+    learned_metric: learned.learned_metric,
+    zero_shot: zeroShot,
+    learned_from_gallery: learned,
+  };
   saveResult(out, result);
-  console.error(table.map((r) => `${r.figure.padEnd(18)} ${fmt(r.zero_shot).padStart(8)} ${fmt(r.learned_from_gallery).padStart(8)}`).join('\n'));
+  console.error(
+    table.map((r) => `${r.figure.padEnd(18)} ${fmt(r.zero_shot).padStart(8)} ${fmt(r.learned_from_gallery).padStart(8)}`).join('\n'),
+  );
   console.log(JSON.stringify({ dataset: result.dataset, side_by_side: table, learned_metric: result.learned_metric }));
 }
 
@@ -110,14 +155,23 @@ const fmt = (v: unknown): string => (typeof v === 'number' ? (Math.abs(v) < 2 ? 
  */
 class BackboneOwnerIndex extends OwnerIndex {
   private readonly queries = new Map<string, Float32Array>();
-  constructor(dir: string, modelVersion: string, dim: number, private readonly base: ReadonlyMap<string, Float32Array>) {
+  constructor(
+    dir: string,
+    modelVersion: string,
+    dim: number,
+    private readonly base: ReadonlyMap<string, Float32Array>,
+  ) {
     super(dir, modelVersion, dim);
   }
   register(global: Float32Array, vector: Float32Array): void {
     this.queries.set(keyOf(global), vector);
   }
   override search(vector: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
-    return this.learnedHits(vector, k, filter).map((h) => ({ ...h, similarity: cosine(vector, this.base.get(h.id)!), learned: h.similarity }));
+    return this.learnedHits(vector, k, filter).map((h) => ({
+      ...h,
+      similarity: cosine(vector, this.base.get(h.id)!),
+      learned: h.similarity,
+    }));
   }
   /** Hits with the backbone's own cosine (what the serving index orders by). */
   learnedHits(global: Float32Array, k: number, filter: IndexFilter): IndexHit[] {
@@ -127,7 +181,10 @@ class BackboneOwnerIndex extends OwnerIndex {
   }
 }
 
-const keyOf = (v: Float32Array): string => createHash('sha1').update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).digest('hex');
+const keyOf = (v: Float32Array): string =>
+  createHash('sha1')
+    .update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength))
+    .digest('hex');
 
 /**
  * `--recipe backbone`: fine-tunes the backbone on the gallery crops exactly as the `train_metric`
@@ -136,7 +193,12 @@ const keyOf = (v: Float32Array): string => createHash('sha1').update(new Uint8Ar
  * `embedQuery` to run before each identify (its time belongs to the query's latency).
  */
 export async function backboneIndex(
-  rows: readonly IndexRow[], bytesOf: (id: string) => Uint8Array, dir: string, modelVersion: string, log: (m: string) => void, cacheDir?: string,
+  rows: readonly IndexRow[],
+  bytesOf: (id: string) => Uint8Array,
+  dir: string,
+  modelVersion: string,
+  log: (m: string) => void,
+  cacheDir?: string,
   /** The class a photo trains as (default its individual; per flank: individual and side). */
   classOf: (r: IndexRow) => string = (r) => r.individualId,
 ) {
@@ -144,7 +206,11 @@ export async function backboneIndex(
   try {
     const samples: CropSample[] = [];
     for (const [i, r] of rows.entries()) {
-      samples.push({ label: classOf(r), base: r.vector, file: await writeCrop(scratch, `g${i}`, await subjectCrop(await decodeImage(bytesOf(r.id)), 'animal', null)) });
+      samples.push({
+        label: classOf(r),
+        base: r.vector,
+        file: await writeCrop(scratch, `g${i}`, await subjectCrop(await decodeImage(bytesOf(r.id)), 'animal', null)),
+      });
       if (i % 200 === 0) log(`crops ${i}/${rows.length}`);
     }
     // The settings the trainer will use here (they follow its device), so a GPU run is cached apart.
@@ -181,7 +247,10 @@ export async function backboneIndex(
     };
     log(`fine-tuned backbone: ${JSON.stringify(report)}`);
     const model = await OwnerBackbone.fromBytes(j.onnx, j.shape);
-    const vectors = await embedFiles(model, samples.map((s) => s.file));
+    const vectors = await embedFiles(
+      model,
+      samples.map((s) => s.file),
+    );
     const index = new BackboneOwnerIndex(dir, `${modelVersion}+backbone`, j.shape.dim, new Map(rows.map((r) => [r.id, r.vector])));
     index.rebuild(rows.map((r, i) => ({ ...r, vector: vectors[i]! })));
     // Gallery photos identified during calibration reuse their own vectors.
@@ -195,7 +264,13 @@ export async function backboneIndex(
     // Strangers are classes; an individual stands for the open set when any of its classes is one
     // (per flank, a query only meets its own flank's photos, whose class was never trained).
     const strangerClasses = new Set(j.strangers);
-    return { index, report, embedQuery, calibrateOn, strangers: new Set(rows.filter((r) => strangerClasses.has(classOf(r))).map((r) => r.individualId)) };
+    return {
+      index,
+      report,
+      embedQuery,
+      calibrateOn,
+      strangers: new Set(rows.filter((r) => strangerClasses.has(classOf(r))).map((r) => r.individualId)),
+    };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

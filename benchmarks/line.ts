@@ -82,7 +82,9 @@ async function floor(photos: Buffer[]) {
   const timings: StageTimings = {};
   const batch = photos.slice(0, 8).map((bytes) => ({ bytes, opts: { kind: 'fruit' as const, enforceQuality: false } }));
   const describeBatched = (await time(3, () => engine.describeMany(batch, timings))) / batch.length;
-  const perPhotoStage = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, round(((v as number) * 1000) / (4 * batch.length), 2)]));
+  const perPhotoStage = Object.fromEntries(
+    Object.entries(timings).map(([k, v]) => [k, round(((v as number) * 1000) / (4 * batch.length), 2)]),
+  );
   return {
     global_embedding_session_ms: { one_photo: round(one, 2), per_photo_in_batch_of_8: round(eight, 2) },
     engine_describe_ms: { unbatched: round(describeOne, 2), per_photo_in_batch_of_8: round(describeBatched, 2) },
@@ -118,7 +120,13 @@ function pollHealth(stack: Stack): { samples: number[]; stop: () => Promise<void
       await sleep(100);
     }
   })();
-  return { samples, stop: async () => { running = false; await loop; } };
+  return {
+    samples,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
 }
 
 async function stream(stack: Stack, token: string, photos: Buffer[], rate: number) {
@@ -136,10 +144,13 @@ async function stream(stack: Stack, token: string, photos: Buffer[], rate: numbe
     if (wait > 0) await sleep(wait);
     const s = performance.now();
     sent.push(
-      Promise.race([answered(stack, token, photos[i % photos.length]!), sleep(120_000).then(() => false)]).then((ok) => {
-        if (ok) lat.push(performance.now() - s);
-        else failed++;
-      }, () => void failed++),
+      Promise.race([answered(stack, token, photos[i % photos.length]!), sleep(120_000).then(() => false)]).then(
+        (ok) => {
+          if (ok) lat.push(performance.now() - s);
+          else failed++;
+        },
+        () => void failed++,
+      ),
     );
   }
   await Promise.all(sent);
@@ -147,19 +158,30 @@ async function stream(stack: Stack, token: string, photos: Buffer[], rate: numbe
   const cpu = cpuSeconds(stack.pids) - cpu0;
   await probe.stop();
   return {
-    offered_per_s: rate, sent: n, done: lat.length, failed, wall_s: round(wall),
+    offered_per_s: rate,
+    sent: n,
+    done: lat.length,
+    failed,
+    wall_s: round(wall),
     done_per_s: round(lat.length / wall, 2),
     latency_ms: { p50: round(percentile(lat, 50)), p95: round(percentile(lat, 95)), p99: round(percentile(lat, 99)) },
     health_ms: { p50: round(percentile(health, 50)), p99: round(percentile(health, 99)), samples: health.length },
-    cpu_cores_busy: round(cpu / wall, 2), load_average_1m: round(os.loadavg()[0]!),
+    cpu_cores_busy: round(cpu / wall, 2),
+    load_average_1m: round(os.loadavg()[0]!),
   };
 }
 
 /** One fruit batch of `n` photos of `side` px (the issue's table): photos/s to its last row, and /api/health meanwhile. */
 async function batchRun(stack: Stack, token: string, peels: Buffer[], n: number, side: number) {
-  const photos = await Promise.all(Array.from({ length: n }, async (_, i) => ({
-    name: `b-${i}.jpg`, bytes: await sharp(await otherView(peels[i % peels.length]!, 70_000 + i)).resize(side, side).jpeg({ quality: 85 }).toBuffer(),
-  })));
+  const photos = await Promise.all(
+    Array.from({ length: n }, async (_, i) => ({
+      name: `b-${i}.jpg`,
+      bytes: await sharp(await otherView(peels[i % peels.length]!, 70_000 + i))
+        .resize(side, side)
+        .jpeg({ quality: 85 })
+        .toBuffer(),
+    })),
+  );
   const probe = pollHealth(stack);
   const health = probe.samples;
   const cpu0 = cpuSeconds(stack.pids);
@@ -175,9 +197,13 @@ async function batchRun(stack: Stack, token: string, peels: Buffer[], n: number,
   const cpu = cpuSeconds(stack.pids) - cpu0;
   await probe.stop();
   return {
-    photos: n, photo_px: side, wall_s: round(wall), photos_per_s: round(n / wall, 2),
+    photos: n,
+    photo_px: side,
+    wall_s: round(wall),
+    photos_per_s: round(n / wall, 2),
     health_ms: { p50: round(percentile(health, 50)), p99: round(percentile(health, 99)), samples: health.length },
-    cpu_cores_busy: round(cpu / wall, 2), load_average_1m: round(os.loadavg()[0]!),
+    cpu_cores_busy: round(cpu / wall, 2),
+    load_average_1m: round(os.loadavg()[0]!),
   };
 }
 
@@ -205,15 +231,22 @@ async function runConfig(name: string, photos: Buffer[], peels: Buffer[]) {
   const line = { WORKER_CONCURRENCY: '4', ACCOUNT_INFLIGHT_CAP: '8', RATE_LIMIT_PER_MIN: '100000' };
   // Distributed workers share this machine: each gets its share of the cores as pool threads, as an operator would set it.
   const share = String(Math.max(1, Math.floor(os.availableParallelism() / Math.max(1, workers))));
-  const stack = workers ? await distributed(workers, { ...line, ENGINE_POOL_SIZE: share }) : await embedded({ ...line, METRICS_ACCESS: 'public' });
+  const stack = workers
+    ? await distributed(workers, { ...line, ENGINE_POOL_SIZE: share })
+    : await embedded({ ...line, METRICS_ACCESS: 'public' });
   try {
     const owner = await signup(stack.url, 'line');
     for (const peel of peels) {
-      const r = await api(stack.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: photoForm([await otherView(peel, 1), await otherView(peel, 2)]) });
+      const r = await api(stack.url, 'POST', '/api/fruit/enroll', {
+        token: owner.token,
+        body: photoForm([await otherView(peel, 1), await otherView(peel, 2)]),
+      });
       if (r.status !== 200) throw new Error(`enrol failed: ${r.status} ${r.text}`);
     }
     // Warm the pool threads (sessions load on first use) before measuring.
-    await Promise.all(photos.slice(0, 4).map((p) => api(stack.url, 'POST', '/api/fruit/identify', { token: owner.token, body: photoForm([p]) })));
+    await Promise.all(
+      photos.slice(0, 4).map((p) => api(stack.url, 'POST', '/api/fruit/identify', { token: owner.token, body: photoForm([p]) })),
+    );
     const runs = [];
     for (const rate of rates) {
       const r = await stream(stack, owner.token, photos, rate);
@@ -233,9 +266,16 @@ async function runConfig(name: string, photos: Buffer[], peels: Buffer[]) {
 }
 
 const peels = await Promise.all(Array.from({ length: 8 }, (_, i) => surface(9100 + i)));
-const photos = await Promise.all(Array.from({ length: 40 }, async (_, i) => sharp(await otherView(peels[i % peels.length]!, 60_000 + i)).resize(px, px).jpeg({ quality: 85 }).toBuffer()));
+const photos = await Promise.all(
+  Array.from({ length: 40 }, async (_, i) =>
+    sharp(await otherView(peels[i % peels.length]!, 60_000 + i))
+      .resize(px, px)
+      .jpeg({ quality: 85 })
+      .toBuffer(),
+  ),
+);
 const loadAtStart = round(os.loadavg()[0]!);
-log('measuring the models\' own floor');
+log("measuring the models' own floor");
 const models = await floor(photos);
 log(JSON.stringify(models));
 const results = [];
@@ -243,9 +283,25 @@ for (const c of configs) results.push(await runConfig(c, photos, peels));
 const doc = {
   benchmark: 'packing line: steady stream of single fruit photos, POST /api/fruit/identify',
   date: new Date().toISOString(),
-  machine: { ...machineInfo('cpu (onnxruntime-node CPU provider; no GPU lent, the CUDA path is not measured)'), load_average_1m_at_start: loadAtStart },
+  machine: {
+    ...machineInfo('cpu (onnxruntime-node CPU provider; no GPU lent, the CUDA path is not measured)'),
+    load_average_1m_at_start: loadAtStart,
+  },
   note: 'Shared machine: other engineers ran builds, tests and benchmarks on these cores during the run (see the load averages); figures are lower bounds, to be re-run on a quiet machine.',
-  settings: { photo_px: px, batch_photos: batchPhotos, batch_px: batchPx, batch_configs: batchConfigs, distributed_pool_threads_per_worker: 'cores / workers (at least 1)', seconds_per_rate: seconds, rates, pool_fruit: peels.length, worker_concurrency: 4, account_inflight_cap: 8, rate_limit_per_min: 100000, engine: 'ENGINE_POOL_SIZE, ENGINE_BATCH_SIZE, ENGINE_LINGER_MS at their defaults' },
+  settings: {
+    photo_px: px,
+    batch_photos: batchPhotos,
+    batch_px: batchPx,
+    batch_configs: batchConfigs,
+    distributed_pool_threads_per_worker: 'cores / workers (at least 1)',
+    seconds_per_rate: seconds,
+    rates,
+    pool_fruit: peels.length,
+    worker_concurrency: 4,
+    account_inflight_cap: 8,
+    rate_limit_per_min: 100000,
+    engine: 'ENGINE_POOL_SIZE, ENGINE_BATCH_SIZE, ENGINE_LINGER_MS at their defaults',
+  },
   models_floor: models,
   results,
 };

@@ -35,6 +35,11 @@ export function summarise(outcomes: readonly Outcome[]) {
     no_match_rate: outcomes.filter((o) => o.verdict === 'no_match').length / nQ,
     shortlist_recall: enrolled.filter((o) => o.ranked.some((c) => c.individualId === o.expect)).length / nE,
     /** Per query: top-1 probability, whether it was right, verdict (for plots and re-analysis). */
-    per_query: outcomes.map((o, i) => ({ p: Math.round(scores[i]! * 1e4) / 1e4, correct: labels[i]!, open_set: o.expect === null, verdict: o.verdict })),
+    per_query: outcomes.map((o, i) => ({
+      p: Math.round(scores[i]! * 1e4) / 1e4,
+      correct: labels[i]!,
+      open_set: o.expect === null,
+      verdict: o.verdict,
+    })),
   };
 }

@@ -28,9 +28,13 @@ const SETTINGS: Array<{ name: string; env: Record<string, string> }> = [
 async function hugeLabel(): Promise<Buffer> {
   const bars = Array.from({ length: 12 }, (_, i) => ({
     input: { create: { width: Math.round(SIDE * 0.6), height: Math.round(SIDE * 0.01), channels: 3 as const, background: '#111111' } },
-    top: Math.round(SIDE * (0.2 + i * 0.05)), left: Math.round(SIDE * 0.2),
+    top: Math.round(SIDE * (0.2 + i * 0.05)),
+    left: Math.round(SIDE * 0.2),
   }));
-  return sharp({ create: { width: SIDE, height: SIDE, channels: 3, background: '#ffffff' } }).composite(bars).png({ compressionLevel: 9 }).toBuffer();
+  return sharp({ create: { width: SIDE, height: SIDE, channels: 3, background: '#ffffff' } })
+    .composite(bars)
+    .png({ compressionLevel: 9 })
+    .toBuffer();
 }
 
 async function peakRssMb(pid: number): Promise<number> {
@@ -43,12 +47,24 @@ async function runOne(setting: (typeof SETTINGS)[number], photo: Buffer) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-bench-ocr-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawnEntry('api/src/main.ts', { MODE: 'embedded', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', COMMIT: 'bench', ...setting.env });
+  const child = spawnEntry('api/src/main.ts', {
+    MODE: 'embedded',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    COMMIT: 'bench',
+    ...setting.env,
+  });
   try {
     await until(async () => (await fetch(`${base}/api/health`).catch(() => null))?.ok, 120_000, 200);
     const tokens: string[] = [];
     for (let i = 0; i < PHOTOS; i++) {
-      const r = await fetch(`${base}/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: `ocr_${i}_${Date.now()}`, password: 'Bark-and-peel-42' }) });
+      const r = await fetch(`${base}/api/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: `ocr_${i}_${Date.now()}`, password: 'Bark-and-peel-42' }),
+      });
       tokens.push(((await r.json()) as { token: string }).token);
     }
     const health: number[] = [];
@@ -66,18 +82,34 @@ async function runOne(setting: (typeof SETTINGS)[number], photo: Buffer) {
       const form = new FormData();
       form.append('files', new Blob([new Uint8Array(photo)], { type: 'image/png' }), 'label.png');
       const t = performance.now();
-      const r = await fetch(`${base}/api/care/match`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' }, body: form });
+      const r = await fetch(`${base}/api/care/match`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' },
+        body: form,
+      });
       const body = (await r.json()) as { code?: string };
-      return { status: r.status, code: body.code ?? null, retry_after: r.headers.get('retry-after'), seconds: Math.round((performance.now() - t) / 100) / 10 };
+      return {
+        status: r.status,
+        code: body.code ?? null,
+        retry_after: r.headers.get('retry-after'),
+        seconds: Math.round((performance.now() - t) / 100) / 10,
+      };
     };
     // Four at once, then a fifth a moment later from a fifth account.
     const answers = await Promise.all(tokens.map((tk, i) => send(tk, i < 4 ? 0 : 300)));
     probing = false;
     await prober;
     return {
-      setting: setting.name, env: setting.env,
-      health_ms: { probes: health.length, p50: Math.round(percentile(health, 50)), p99: Math.round(percentile(health, 99)), max: Math.round(Math.max(...health)) },
-      photos: answers, api_peak_rss_mb: await peakRssMb(child.proc.pid!),
+      setting: setting.name,
+      env: setting.env,
+      health_ms: {
+        probes: health.length,
+        p50: Math.round(percentile(health, 50)),
+        p99: Math.round(percentile(health, 99)),
+        max: Math.round(Math.max(...health)),
+      },
+      photos: answers,
+      api_peak_rss_mb: await peakRssMb(child.proc.pid!),
     };
   } finally {
     child.proc.kill('SIGTERM');
@@ -89,6 +121,12 @@ async function runOne(setting: (typeof SETTINGS)[number], photo: Buffer) {
 const photo = await hugeLabel();
 const runs = [];
 for (const s of SETTINGS) runs.push(await runOne(s, photo));
-const result = { benchmark: 'ocr-flood', date: new Date().toISOString(), photo: { side: SIDE, bytes: photo.length }, machine: machineInfo('local'), runs };
+const result = {
+  benchmark: 'ocr-flood',
+  date: new Date().toISOString(),
+  photo: { side: SIDE, bytes: photo.length },
+  machine: machineInfo('local'),
+  runs,
+};
 console.log(JSON.stringify(result, null, 2));
 saveResult(args.get('out'), result);

@@ -19,12 +19,28 @@ const n = Number(args.get('n') ?? 60);
 const out = args.get('out') ?? 'benchmarks/results/ocr-labels.json';
 const catalogue = await loadCatalogue(path.resolve('shared/data/care/banned.json'));
 if (!catalogue) throw new Error('catalogue missing');
-const ocr = createTesseractOcr({ bin: process.env.TESSERACT_BIN ?? 'tesseract', langs: 'vie+eng', timeoutMs: 120_000, maxSide: loadConfig({}).OCR_MAX_SIDE });
+const ocr = createTesseractOcr({
+  bin: process.env.TESSERACT_BIN ?? 'tesseract',
+  langs: 'vie+eng',
+  timeoutMs: 120_000,
+  maxSide: loadConfig({}).OCR_MAX_SIDE,
+});
 
 /** The catalogue id the printed ingredient stands for (looked up from the clean printed text). */
 const expectedId = (ingredient: string) => catalogue.lookup(ingredient)[0]?.id;
 
-interface Row { i: number; lang: string; ingredient: string; expected: string | undefined; angle: number; blur: number; noise: number; hit: boolean; found: string[]; ms: number }
+interface Row {
+  i: number;
+  lang: string;
+  ingredient: string;
+  expected: string | undefined;
+  angle: number;
+  blur: number;
+  noise: number;
+  hit: boolean;
+  found: string[];
+  ms: number;
+}
 const rows: Row[] = [];
 for (let i = 0; i < n; i++) {
   const spec = labelSpec(i);
@@ -35,17 +51,38 @@ for (let i = 0; i < n; i++) {
   const ms = Math.round(performance.now() - t0);
   const found = read.state === 'read' ? catalogue.lookup(read.text).map((h) => h.id) : [];
   const hit = want !== undefined && found.includes(want);
-  rows.push({ i, lang: spec.lang, ingredient: spec.ingredient, expected: want, angle: spec.angle, blur: spec.blur, noise: spec.noise, hit, found, ms });
-  console.log(`${String(i).padStart(3)} ${spec.lang} ${hit ? 'HIT ' : 'MISS'} ${spec.ingredient.padEnd(20)} angle ${String(spec.angle).padStart(5)} blur ${spec.blur} noise ${spec.noise} ${ms} ms`);
+  rows.push({
+    i,
+    lang: spec.lang,
+    ingredient: spec.ingredient,
+    expected: want,
+    angle: spec.angle,
+    blur: spec.blur,
+    noise: spec.noise,
+    hit,
+    found,
+    ms,
+  });
+  console.log(
+    `${String(i).padStart(3)} ${spec.lang} ${hit ? 'HIT ' : 'MISS'} ${spec.ingredient.padEnd(20)} angle ${String(spec.angle).padStart(5)} blur ${spec.blur} noise ${spec.noise} ${ms} ms`,
+  );
 }
 const hits = rows.filter((r) => r.hit).length;
 const byLang = (l: string) => {
   const rs = rows.filter((r) => r.lang === l);
-  return { labels: rs.length, hits: rs.filter((r) => r.hit).length, hit_rate: Math.round((rs.filter((r) => r.hit).length / rs.length) * 1000) / 1000 };
+  return {
+    labels: rs.length,
+    hits: rs.filter((r) => r.hit).length,
+    hit_rate: Math.round((rs.filter((r) => r.hit).length / rs.length) * 1000) / 1000,
+  };
 };
 const ms = rows.map((r) => r.ms);
 const summary = {
-  benchmark: 'ocr-labels', date: new Date().toISOString(), labels: n, hits, hit_rate: Math.round((hits / n) * 1000) / 1000,
+  benchmark: 'ocr-labels',
+  date: new Date().toISOString(),
+  labels: n,
+  hits,
+  hit_rate: Math.round((hits / n) * 1000) / 1000,
   by_language: { vi: byLang('vi'), en: byLang('en') },
   ocr_ms: { p50: percentile(ms, 50), p95: percentile(ms, 95), max: Math.max(...ms) },
   false_alarms: rows.filter((r) => r.found.some((id) => id !== r.expected)).map((r) => ({ i: r.i, found: r.found })),
@@ -54,4 +91,6 @@ const summary = {
 };
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(summary, null, 2) + '\n');
-console.log(`hit rate ${hits}/${n} = ${summary.hit_rate} (vi ${summary.by_language.vi.hit_rate}, en ${summary.by_language.en.hit_rate}); OCR p50 ${summary.ocr_ms.p50} ms; saved ${out}`);
+console.log(
+  `hit rate ${hits}/${n} = ${summary.hit_rate} (vi ${summary.by_language.vi.hit_rate}, en ${summary.by_language.en.hit_rate}); OCR p50 ${summary.ocr_ms.p50} ms; saved ${out}`,
+);

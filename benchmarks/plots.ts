@@ -53,14 +53,29 @@ export function histogramSvg(qs: readonly ScoredQuery[], thresholds: { match: nu
   const top = Math.max(0.05, ...t, ...f);
   const bw = (W - M.l - M.r) / bins;
   const bars = (h: number[], colour: string, dx: number): string =>
-    h.map((v, i) => `<rect x="${px(i / bins) + dx}" y="${py(v / top)}" width="${bw / 2 - 1}" height="${py(0) - py(v / top)}" fill="${colour}"/>`).join('');
+    h
+      .map(
+        (v, i) =>
+          `<rect x="${px(i / bins) + dx}" y="${py(v / top)}" width="${bw / 2 - 1}" height="${py(0) - py(v / top)}" fill="${colour}"/>`,
+      )
+      .join('');
   const line = (x: number, colour: string, label: string): string =>
     `<line x1="${px(x)}" y1="${M.t}" x2="${px(x)}" y2="${H - M.b}" stroke="${colour}" stroke-dasharray="5 3" stroke-width="2"/><text x="${px(x) - 4}" y="${M.t + 12}" text-anchor="end" fill="${colour}">${label} ${x.toFixed(2)}</text>`;
   const nT = qs.filter((q) => q.correct).length;
   const ly = M.t + 24;
   const legend = `<rect x="${W - 230}" y="${ly}" width="10" height="10" fill="#2a7"/><text x="${W - 216}" y="${ly + 9}">right top-1 (n=${nT})</text>
 <rect x="${W - 230}" y="${ly + 16}" width="10" height="10" fill="#d44"/><text x="${W - 216}" y="${ly + 25}">wrong or open set (n=${qs.length - nT})</text>`;
-  return frame(title, 'top-1 probability', 'share of answers', bars(t, '#2a7', 0) + bars(f, '#d44', bw / 2) + line(thresholds.match, '#000', 'match') + line(thresholds.uncertain, '#888', 'uncertain') + legend + ticks());
+  return frame(
+    title,
+    'top-1 probability',
+    'share of answers',
+    bars(t, '#2a7', 0) +
+      bars(f, '#d44', bw / 2) +
+      line(thresholds.match, '#000', 'match') +
+      line(thresholds.uncertain, '#888', 'uncertain') +
+      legend +
+      ticks(),
+  );
 }
 
 /** ROC curve of the top-1 score: right answers against wrong or open-set ones. */
@@ -91,7 +106,13 @@ function rocAucOf(qs: readonly ScoredQuery[]): number {
 }
 
 /** Writes `<stem>-hist.svg` and `<stem>-roc.svg` under `dir`; returns their paths. */
-export function writePlots(dir: string, stem: string, qs: readonly ScoredQuery[], cal: { matchThreshold: number; uncertainThreshold: number }, title: string): string[] {
+export function writePlots(
+  dir: string,
+  stem: string,
+  qs: readonly ScoredQuery[],
+  cal: { matchThreshold: number; uncertainThreshold: number },
+  title: string,
+): string[] {
   mkdirSync(dir, { recursive: true });
   const hist = join(dir, `${stem}-hist.svg`);
   const roc = join(dir, `${stem}-roc.svg`);
@@ -109,9 +130,15 @@ async function main(argv: string[]): Promise<void> {
   const at = argv.indexOf('--dir');
   const dir = at >= 0 ? argv[at + 1]! : 'benchmarks/results/plots';
   for (const file of argv.filter((a, i) => a.endsWith('.json') && !(at >= 0 && i === at + 1))) {
-    const r = JSON.parse(readFileSync(file, 'utf8')) as { dataset: string; variant: string; per_query: ScoredQuery[]; calibration: { params: { matchThreshold: number; uncertainThreshold: number } } };
+    const r = JSON.parse(readFileSync(file, 'utf8')) as {
+      dataset: string;
+      variant: string;
+      per_query: ScoredQuery[];
+      calibration: { params: { matchThreshold: number; uncertainThreshold: number } };
+    };
     const stem = `${r.dataset}-${r.variant.replace(/[^A-Za-z0-9]+/g, '-')}`;
     console.log(writePlots(dir, stem, r.per_query, r.calibration.params, `${r.dataset}: ${r.variant}`).join('\n'));
   }
 }
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/benchmarks\//, '/benchmarks/'))) await main(process.argv.slice(2));
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/benchmarks\//, '/benchmarks/')))
+  await main(process.argv.slice(2));

@@ -25,7 +25,13 @@ const provider = (await loadEmbedder()).provider;
 const peels = await Promise.all(Array.from({ length: 8 }, (_, i) => surface(7000 + i)));
 const photos = await smallFruitPhotos(n, peels);
 const stages: Record<string, number> = {};
-const pool = createEnginePool({ observer: { batch: (_size, t) => { for (const [k, v] of Object.entries(t)) stages[k] = (stages[k] ?? 0) + (v ?? 0); } } });
+const pool = createEnginePool({
+  observer: {
+    batch: (_size, t) => {
+      for (const [k, v] of Object.entries(t)) stages[k] = (stages[k] ?? 0) + (v ?? 0);
+    },
+  },
+});
 const results: Record<string, unknown>[] = [];
 for (let r = 0; r < rounds; r++) {
   for (const k of Object.keys(stages)) delete stages[k];
@@ -34,11 +40,23 @@ for (let r = 0; r < rounds; r++) {
   const got = await pool.describeMany(photos.map((p) => ({ bytes: new Uint8Array(p.bytes), opts: { kind: 'fruit' as const } })));
   const ms = performance.now() - t0;
   const row = {
-    round: r === 0 ? 'cold' : `warm ${r}`, photos_per_s: Math.round((n * 10_000) / ms) / 10, failed: got.filter((x) => x instanceof Error).length,
-    batches: pool.stats().batches - before, stage_seconds_summed: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(v * 100) / 100])),
+    round: r === 0 ? 'cold' : `warm ${r}`,
+    photos_per_s: Math.round((n * 10_000) / ms) / 10,
+    failed: got.filter((x) => x instanceof Error).length,
+    batches: pool.stats().batches - before,
+    stage_seconds_summed: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(v * 100) / 100])),
   };
   results.push(row);
   console.log(JSON.stringify(row));
 }
 await pool.close();
-saveResult(out, { benchmark: 'pool-describe', date: new Date().toISOString(), photos: n, photo_px: 160, kind: 'fruit', pool: pool.settings, machine: machineInfo(provider), results });
+saveResult(out, {
+  benchmark: 'pool-describe',
+  date: new Date().toISOString(),
+  photos: n,
+  photo_px: 160,
+  kind: 'fruit',
+  pool: pool.settings,
+  machine: machineInfo(provider),
+  results,
+});

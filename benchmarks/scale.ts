@@ -35,7 +35,9 @@ const kind = (args.get('kind') ?? 'tree') as 'tree' | 'animal';
 const enrolImage = (s: number): Promise<Buffer> =>
   kind === 'animal' ? animalScene({ coat: 20_000 + s }) : barkView(20_000 + s, { left: 0, top: 0, size: 320 });
 const queryImage = (s: number): Promise<Buffer> =>
-  kind === 'animal' ? animalScene({ coat: 20_000 + s, shot: 5, dx: 25 }) : barkView(20_000 + s, { left: 120, top: 100, size: 300, rotate: 20, brightness: 1.1 });
+  kind === 'animal'
+    ? animalScene({ coat: 20_000 + s, shot: 5, dx: 25 })
+    : barkView(20_000 + s, { left: 120, top: 100, size: 300, rotate: 20, brightness: 1.1 });
 const base: { global: Float32Array; local: Uint8Array }[] = [];
 for (let s = 0; s < nBase; s++) {
   const d = await engine.describe(await enrolImage(s), { kind, enforceQuality: false });
@@ -57,7 +59,12 @@ function jittered(i: number): Float32Array {
 const results = [];
 const root = join(tmpdir(), `markless-scale-${process.pid}`);
 for (const n of sizes) {
-  const rows: IndexRow[] = Array.from({ length: n }, (_, i) => ({ id: `img-${i}`, individualId: `ind-${Math.floor(i / 5)}`, kind, vector: jittered(i) }));
+  const rows: IndexRow[] = Array.from({ length: n }, (_, i) => ({
+    id: `img-${i}`,
+    individualId: `ind-${Math.floor(i / 5)}`,
+    kind,
+    vector: jittered(i),
+  }));
   const t0 = performance.now();
   const index = new OwnerIndex(join(root, String(n)), engine.model.version, engine.dim);
   index.rebuild(rows);
@@ -66,7 +73,8 @@ for (const n of sizes) {
   const gallery = new IndexedGallery(index, { kind }, (ids) => new Map(ids.map((id) => [id, localOf(id)])));
   const ms: number[] = [];
   // Warm-up (JIT, WASM, index pages) so the first N is not charged for it.
-  for (const q of queries.slice(0, 3)) await engine.identify({ kind, queries: [await engine.describe(q, { kind, enforceQuality: false })], gallery });
+  for (const q of queries.slice(0, 3))
+    await engine.identify({ kind, queries: [await engine.describe(q, { kind, enforceQuality: false })], gallery });
   const describeMs: number[] = [];
   const searchMs: number[] = [];
   for (const q of queries) {

@@ -39,7 +39,9 @@ const nInd = Number(args.get('individuals') ?? 24);
 const perStranger = Number(args.get('per-stranger') ?? 6);
 const groupSizes = (args.get('groups') ?? '2,3,4').split(',').map(Number);
 const proto = JSON.parse(await readFile(protoPath, 'utf8')) as {
-  kind?: string; gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[];
+  kind?: string;
+  gallery: { id: string; path: string }[];
+  queries: { path: string; expect: string | null }[];
 };
 const dataset = path.basename(root);
 const out = args.get('out') ?? `benchmarks/results/several-photos-${dataset}-${new Date().toISOString().slice(0, 10)}.json`;
@@ -51,7 +53,8 @@ const describe = async (p: string): Promise<Descriptor> =>
 const enrolled = [...new Set(proto.gallery.map((g) => g.id))].sort().slice(0, nInd);
 const enrolledSet = new Set(enrolled);
 const entries: GalleryEntry[] = [];
-for (const g of proto.gallery.filter((x) => enrolledSet.has(x.id))) entries.push({ id: g.path, individualId: g.id, d: await describe(g.path) });
+for (const g of proto.gallery.filter((x) => enrolledSet.has(x.id)))
+  entries.push({ id: g.path, individualId: g.id, d: await describe(g.path) });
 log(`gallery: ${entries.length} photos of ${enrolled.length} individuals`);
 const gallery = memoryGallery(entries);
 
@@ -62,8 +65,15 @@ if (!fit.params) log(`the owner fit vouches for nothing here (${fit.reason}); th
 const calibration = fit.params ?? engine.calibrationFor('animal');
 const several = severalScopes(calibration);
 const pairs = severalScopeFor(calibration, 2);
-log(`owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%; several photos: ` +
-  several.map((s) => `${s.groupSize} photos: ${s.queries} queries, threshold ${s.matchThreshold.toFixed(3)}, bound ${(s.fmrUpper * 100).toFixed(2)}%`).join('; '));
+log(
+  `owner calibration: ${fit.n} queries, threshold ${fit.threshold?.toFixed(3)}, bound ${(fit.fmr_upper * 100).toFixed(2)}%; several photos: ` +
+    several
+      .map(
+        (s) =>
+          `${s.groupSize} photos: ${s.queries} queries, threshold ${s.matchThreshold.toFixed(3)}, bound ${(s.fmrUpper * 100).toFixed(2)}%`,
+      )
+      .join('; '),
+);
 
 // Query photos: the closed set, and up to `perStranger` of each individual never enrolled (in path order).
 const individualOf = (q: { path: string; expect: string | null }) => q.expect ?? `stranger:${path.basename(path.dirname(q.path))}`;
@@ -76,9 +86,15 @@ for (const q of [...proto.queries].sort((a, b) => (a.path < b.path ? -1 : 1))) {
 }
 const described = new Map<string, Descriptor>();
 for (const list of byInd.values()) for (const p of list) described.set(p, await describe(p));
-log(`queries: ${described.size} photos of ${byInd.size} individuals (${[...byInd.keys()].filter((id) => enrolledSet.has(id)).length} enrolled)`);
+log(
+  `queries: ${described.size} photos of ${byInd.size} individuals (${[...byInd.keys()].filter((id) => enrolledSet.has(id)).length} enrolled)`,
+);
 
-interface Answer { verdict: string; top: string | null; rankedTop: string | null }
+interface Answer {
+  verdict: string;
+  top: string | null;
+  rankedTop: string | null;
+}
 /** As served; with the pairs' threshold whatever the size; with the one-photo threshold: the fused top at each. */
 async function ask(paths: readonly string[]): Promise<{ served: Answer; pairThreshold: Answer; oneThreshold: Answer }> {
   const r = await engine.identify({ kind: 'animal', queries: paths.map((p) => described.get(p)!), gallery, calibration });
@@ -89,11 +105,20 @@ async function ask(paths: readonly string[]): Promise<{ served: Answer; pairThre
   };
   return {
     served: { verdict: r.verdict, top: r.verdict === 'match' ? r.candidates[0]!.individualId : null, rankedTop },
-    pairThreshold: at(pairs?.matchThreshold), oneThreshold: at(calibration.matchThreshold),
+    pairThreshold: at(pairs?.matchThreshold),
+    oneThreshold: at(calibration.matchThreshold),
   };
 }
 
-interface Tally { queries: number; closed: number; false_matches: number; correct_match: number; top1: number; strangers: number; stranger_matches: number }
+interface Tally {
+  queries: number;
+  closed: number;
+  false_matches: number;
+  correct_match: number;
+  top1: number;
+  strangers: number;
+  stranger_matches: number;
+}
 const empty = (): Tally => ({ queries: 0, closed: 0, false_matches: 0, correct_match: 0, top1: 0, strangers: 0, stranger_matches: 0 });
 function count(t: Tally, truth: string, a: Answer): void {
   t.queries++;
@@ -108,11 +133,12 @@ function count(t: Tally, truth: string, a: Answer): void {
 
 const single = new Map<string, Answer>();
 const tallies: Record<string, Tally> = { single: empty() };
-for (const [id, list] of byInd) for (const p of list) {
-  const a = (await ask([p])).served;
-  single.set(p, a);
-  count(tallies.single!, id, a);
-}
+for (const [id, list] of byInd)
+  for (const p of list) {
+    const a = (await ask([p])).served;
+    single.set(p, a);
+    count(tallies.single!, id, a);
+  }
 for (const k of groupSizes) {
   const served = (tallies[`group_${k}_served`] = empty());
   const pairThreshold = (tallies[`group_${k}_pair_threshold`] = empty());
@@ -135,18 +161,54 @@ for (const k of groupSizes) {
 }
 
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
-const rows = Object.fromEntries(Object.entries(tallies).map(([name, t]) => [name, {
-  ...t, false_match_rate: round(t.false_matches / Math.max(1, t.queries)), false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
-  correct_match_rate: round(t.correct_match / Math.max(1, t.closed)), top1_rate: round(t.top1 / Math.max(1, t.closed)),
-}]));
+const rows = Object.fromEntries(
+  Object.entries(tallies).map(([name, t]) => [
+    name,
+    {
+      ...t,
+      false_match_rate: round(t.false_matches / Math.max(1, t.queries)),
+      false_match_upper_95: round(clopperPearsonUpper(t.false_matches, t.queries)),
+      correct_match_rate: round(t.correct_match / Math.max(1, t.closed)),
+      top1_rate: round(t.top1 / Math.max(1, t.closed)),
+    },
+  ]),
+);
 for (const [name, r] of Object.entries(rows)) {
-  log(`${name.padEnd(22)} ${String(r.queries).padStart(4)} queries (${r.strangers} never enrolled): false matches ${r.false_matches} ` +
-    `(${(r.false_match_rate * 100).toFixed(2)}%, bound ${(r.false_match_upper_95 * 100).toFixed(2)}%), correct match ${(r.correct_match_rate * 100).toFixed(1)}%, top-1 ${(r.top1_rate * 100).toFixed(1)}%`);
+  log(
+    `${name.padEnd(22)} ${String(r.queries).padStart(4)} queries (${r.strangers} never enrolled): false matches ${r.false_matches} ` +
+      `(${(r.false_match_rate * 100).toFixed(2)}%, bound ${(r.false_match_upper_95 * 100).toFixed(2)}%), correct match ${(r.correct_match_rate * 100).toFixed(1)}%, top-1 ${(r.top1_rate * 100).toFixed(1)}%`,
+  );
 }
 const result = {
-  benchmark: 'several-photos', date: new Date().toISOString(), dataset, individuals: enrolled.length, gallery_photos: entries.length,
-  calibration: { source: fit.params ? 'owner' : 'kind_default', reason: fit.reason, n: fit.n, effective_n: fit.effective_n, threshold: fit.threshold, fmr_upper: fit.fmr_upper, auc: fit.auc, several },
-  query_photos: described.size, per_stranger: perStranger, machine: machineInfo(engine.provider), results: rows,
+  benchmark: 'several-photos',
+  date: new Date().toISOString(),
+  dataset,
+  individuals: enrolled.length,
+  gallery_photos: entries.length,
+  calibration: {
+    source: fit.params ? 'owner' : 'kind_default',
+    reason: fit.reason,
+    n: fit.n,
+    effective_n: fit.effective_n,
+    threshold: fit.threshold,
+    fmr_upper: fit.fmr_upper,
+    auc: fit.auc,
+    several,
+  },
+  query_photos: described.size,
+  per_stranger: perStranger,
+  machine: machineInfo(engine.provider),
+  results: rows,
 };
 saveResult(out, result);
-console.log(JSON.stringify({ dataset, results: Object.fromEntries(Object.entries(rows).map(([k, r]) => [k, { queries: r.queries, false_matches: r.false_matches, correct_match_rate: r.correct_match_rate }])) }));
+console.log(
+  JSON.stringify({
+    dataset,
+    results: Object.fromEntries(
+      Object.entries(rows).map(([k, r]) => [
+        k,
+        { queries: r.queries, false_matches: r.false_matches, correct_match_rate: r.correct_match_rate },
+      ]),
+    ),
+  }),
+);

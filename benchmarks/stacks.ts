@@ -22,9 +22,21 @@ export interface Stack {
 
 export async function embedded(extra: Record<string, string> = {}): Promise<Stack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-bench-'));
-  const app = await start({ MODE: 'embedded', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent', COMMIT: 'bench', ...extra });
+  const app = await start({
+    MODE: 'embedded',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    COMMIT: 'bench',
+    ...extra,
+  });
   const { port } = app.server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, db: app.container.db, stop: async () => (await app.stop(), await rm(dir, { recursive: true, force: true })) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db: app.container.db,
+    stop: async () => (await app.stop(), await rm(dir, { recursive: true, force: true })),
+  };
 }
 
 export async function distributed(workers: number, extra: Record<string, string> = {}): Promise<Stack> {
@@ -32,16 +44,29 @@ export async function distributed(workers: number, extra: Record<string, string>
   const db = await createTestDatabase();
   const dirs = await Promise.all(Array.from({ length: workers + 1 }, () => mkdtemp(path.join(os.tmpdir(), 'markless-bench-'))));
   const env = {
-    MODE: 'distributed', HOST: '127.0.0.1', LOG_LEVEL: 'info', COMMIT: 'bench', DATABASE_URL: db.url, REDIS_URL,
-    S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: uniqueName('bench-'),
-    QUEUE_NAME: uniqueName('bq'), REDIS_PREFIX: uniqueName('b'), WORKER_CONCURRENCY: '1', ...extra,
+    MODE: 'distributed',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    COMMIT: 'bench',
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    S3_ENDPOINT: s3.endpoint,
+    S3_ACCESS_KEY: s3.accessKey,
+    S3_SECRET_KEY: s3.secretKey,
+    S3_BUCKET: uniqueName('bench-'),
+    QUEUE_NAME: uniqueName('bq'),
+    REDIS_PREFIX: uniqueName('b'),
+    WORKER_CONCURRENCY: '1',
+    ...extra,
   };
   const app = await start({ ...env, PORT: '0', DATA_DIR: dirs[0]!, LOG_LEVEL: 'silent' });
   const children: Child[] = dirs.slice(1).map((d) => spawnEntry('workers/src/main.ts', { ...env, DATA_DIR: d }));
   for (const w of children) await until(async () => w.output().includes('worker ready'), 120_000, 200);
   const { port } = app.server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`, db: app.container.db, pids: children.map((w) => w.proc.pid!),
+    url: `http://127.0.0.1:${port}`,
+    db: app.container.db,
+    pids: children.map((w) => w.proc.pid!),
     async stop() {
       for (const w of children) w.proc.kill('SIGTERM');
       await Promise.all(children.map((w) => w.exited));
@@ -52,4 +77,3 @@ export async function distributed(workers: number, extra: Record<string, string>
     },
   };
 }
-

@@ -50,22 +50,39 @@ try {
   await surveyVideo(file, { kind: 'fruit', fps: FPS, maxSide, views }, survey);
   for (let i = 0; i < runs; i++) {
     const pass = await surveyVideo(file, { kind: 'fruit', fps: FPS, maxSide, views }, survey);
-    perRun.push({ frames: pass.frames, ms: Math.round(pass.ms), frames_per_second: round((pass.frames * 1000) / pass.ms), tracks: pass.tracks.length });
-    process.stderr.write(`run ${i + 1}: ${perRun.at(-1)!.frames_per_second} frames/s over ${pass.frames} frames, ${pass.tracks.length} tracks\n`);
+    perRun.push({
+      frames: pass.frames,
+      ms: Math.round(pass.ms),
+      frames_per_second: round((pass.frames * 1000) / pass.ms),
+      tracks: pass.tracks.length,
+    });
+    process.stderr.write(
+      `run ${i + 1}: ${perRun.at(-1)!.frames_per_second} frames/s over ${pass.frames} frames, ${pass.tracks.length} tracks\n`,
+    );
   }
 } finally {
   await pool.close();
   await rm(dir, { recursive: true, force: true });
 }
 
-const median = percentile(perRun.map((r) => r.frames_per_second), 50);
+const median = percentile(
+  perRun.map((r) => r.frames_per_second),
+  50,
+);
 const result = {
-  benchmark: 'survey-speed', date: new Date().toISOString(),
-  clip: { width: 1280, height: 720, fps: FPS, seconds, decoded_max_side: maxSide, every_frame: true }, looks,
-  pool: pool.settings, machine: machineInfo(provider), runs: perRun,
-  frames_per_second_median: round(median), real_time_factor: round(median / FPS, 2),
+  benchmark: 'survey-speed',
+  date: new Date().toISOString(),
+  clip: { width: 1280, height: 720, fps: FPS, seconds, decoded_max_side: maxSide, every_frame: true },
+  looks,
+  pool: pool.settings,
+  machine: machineInfo(provider),
+  runs: perRun,
+  frames_per_second_median: round(median),
+  real_time_factor: round(median / FPS, 2),
 };
 saveResult(out, result);
-console.log(`survey of a 1280x720 clip at ${FPS} frames/s, every frame, provider ${provider}, ${looks === 'all' ? 'four looks' : 'one look'} a frame, pool ${pool.settings.size} threads: ` +
-  `median ${round(median)} frames/s (${round(median / FPS, 2)}x real time) over ${runs} runs`);
+console.log(
+  `survey of a 1280x720 clip at ${FPS} frames/s, every frame, provider ${provider}, ${looks === 'all' ? 'four looks' : 'one look'} a frame, pool ${pool.settings.size} threads: ` +
+    `median ${round(median)} frames/s (${round(median / FPS, 2)}x real time) over ${runs} runs`,
+);
 console.log(JSON.stringify({ provider, looks, frames_per_second_median: round(median), real_time_factor: round(median / FPS, 2) }));

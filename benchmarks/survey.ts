@@ -53,7 +53,8 @@ const sourceScale = Number(args.get('source-scale') ?? 1);
 const cropSide = args.get('crop-side') ? Number(args.get('crop-side')) : undefined;
 const out = args.get('out') ?? `benchmarks/results/survey-${new Date().toISOString().slice(0, 10)}.json`;
 const proto = JSON.parse(await readFile(path.join(root, 'protocol.json'), 'utf8')) as {
-  gallery: { id: string; path: string }[]; queries: { path: string; expect: string | null }[];
+  gallery: { id: string; path: string }[];
+  queries: { path: string; expect: string | null }[];
 };
 
 const detector = await loadDetector();
@@ -68,8 +69,12 @@ async function spriteOf(file: string): Promise<{ png: Buffer; aspect: number } |
   const best = [...dets].sort((a, b) => b.box.w * b.box.h - a.box.w * a.box.h)[0];
   if (!best || best.box.h < 80 || best.box.w < 80) return null;
   const b = best.box;
-  const png = await sharp(bytes).rotate().resize(1280, 1280, { fit: 'inside', withoutEnlargement: true })
-    .extract({ left: Math.round(b.x), top: Math.round(b.y), width: Math.round(b.w), height: Math.round(b.h) }).png().toBuffer();
+  const png = await sharp(bytes)
+    .rotate()
+    .resize(1280, 1280, { fit: 'inside', withoutEnlargement: true })
+    .extract({ left: Math.round(b.x), top: Math.round(b.y), width: Math.round(b.w), height: Math.round(b.h) })
+    .png()
+    .toBuffer();
   return (await detectableAt(png, b.w / b.h, DRONE_HEIGHT)) ? { png, aspect: b.w / b.h } : null;
 }
 
@@ -88,7 +93,10 @@ async function detectableAt(png: Buffer, aspect: number, h: number): Promise<boo
   probeField ??= await field(960, 540, 99);
   const w = Math.round(h * aspect);
   const small = await sharp(png).resize(w, h, { fit: 'fill' }).png().toBuffer();
-  const frame = await sharp(probeField).composite([{ input: small, left: 400, top: 220 }]).jpeg().toBuffer();
+  const frame = await sharp(probeField)
+    .composite([{ input: small, left: 400, top: 220 }])
+    .jpeg()
+    .toBuffer();
   const dets = mergeClasses(await detector.detect(new Uint8Array(frame), { classes: COCO_ANIMAL_IDS, minScore: 0.05 }));
   return dets.some((d) => d.score >= 0.45 && iou(d.box, { x: 400, y: 220, w, h }) >= 0.5);
 }
@@ -134,7 +142,17 @@ const calibration = await fitOwnerAsServed(engine, 'animal', entries, gallery);
 // Without an owner fit the kind's defaults decide, as identify picks them: the shipped calibration
 // of the herd's species and size (holstein-dev: cattle), else the hand-set ones.
 const kindDefault = engine.calibrationFor('animal', { species: /holstein/i.test(root) ? 'cattle' : null, individuals: enrolledIds.length });
-console.error(`owner calibration: ${calibration.params ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%; several photos: ${severalScopes(calibration.params).map((s) => `${s.groupSize}: threshold ${s.matchThreshold.toFixed(3)} on ${s.queries} queries`).join(', ')}` : `kind defaults (${calibration.reason})`}`);
+console.error(
+  `owner calibration: ${
+    calibration.params
+      ? `fitted on ${calibration.n} queries, threshold ${calibration.threshold?.toFixed(3)}, bound ${(calibration.fmr_upper * 100).toFixed(2)}%; several photos: ${severalScopes(
+          calibration.params,
+        )
+          .map((s) => `${s.groupSize}: threshold ${s.matchThreshold.toFixed(3)} on ${s.queries} queries`)
+          .join(', ')}`
+      : `kind defaults (${calibration.reason})`
+  }`,
+);
 
 /** The first of the whole ranking per track, whatever the verdict: how often the matcher points the right way. */
 const rankedTop = new Map<SurveyTrack, string | null>();
@@ -148,7 +166,8 @@ async function decide(t: SurveyTrack): Promise<DecidedTrack> {
   const top = r.candidates[0];
   rankedTop.set(t, r.ranked[0]?.individualId ?? null);
   const best = async (qs: Descriptor[]) => (await engine.identify({ kind: 'animal', queries: qs, gallery, calibration: cal })).ranked[0];
-  const fmt = (c: { individualId: string; probability: number } | undefined) => (c ? `${c.individualId.slice(-6)} ${c.probability.toFixed(3)}` : '-');
+  const fmt = (c: { individualId: string; probability: number } | undefined) =>
+    c ? `${c.individualId.slice(-6)} ${c.probability.toFixed(3)}` : '-';
   const sizes = [];
   for (const c of t.crops) {
     const m = await sharp(c.jpeg).metadata();
@@ -156,20 +175,45 @@ async function decide(t: SurveyTrack): Promise<DecidedTrack> {
   }
   const alone = [];
   for (const q of queries) alone.push(fmt(await best([q])));
-  trackScores.set(t, `crops ${sizes.join(' ')}; alone: ${alone.join(', ')}; first pair: ${queries.length >= 2 ? fmt(await best(queries.slice(0, 2))) : '-'}; all ${queries.length}: ${fmt(r.ranked[0])}; verdict ${r.verdict}`);
+  trackScores.set(
+    t,
+    `crops ${sizes.join(' ')}; alone: ${alone.join(', ')}; first pair: ${queries.length >= 2 ? fmt(await best(queries.slice(0, 2))) : '-'}; all ${queries.length}: ${fmt(r.ranked[0])}; verdict ${r.verdict}`,
+  );
   return {
-    track_no: t.id, verdict: r.verdict, individual_id: r.verdict === 'match' ? top!.individualId : null, name: null,
+    track_no: t.id,
+    verdict: r.verdict,
+    individual_id: r.verdict === 'match' ? top!.individualId : null,
+    name: null,
     candidates: r.candidates.map((x) => ({ individual_id: x.individualId, name: null, probability: x.probability })),
-    frame_cids: [], first_s: t.first_s, last_s: t.last_s, label: t.label,
+    frame_cids: [],
+    first_s: t.first_s,
+    last_s: t.last_s,
+    label: t.label,
   };
 }
 
 interface ClipReport {
-  name: string; kind: 'animal' | 'fruit'; frames: number; true_count: number; count: number; count_error: number;
-  mota: number; idf1: number; id_switches: number; fp: number; fn: number; gt_boxes: number; tracks: number;
+  name: string;
+  kind: 'animal' | 'fruit';
+  frames: number;
+  true_count: number;
+  count: number;
+  count_error: number;
+  mota: number;
+  idf1: number;
+  id_switches: number;
+  fp: number;
+  fn: number;
+  gt_boxes: number;
+  tracks: number;
   /** Predicted boxes on animals less than half visible: left out of the scores (render.ts). */
   ignored_predictions: number;
-  identified_correct?: number; ranked_top1_correct?: number; enrolled_tracks?: number; strangers_kept_unknown?: number; strangers?: number; false_matches?: number;
+  identified_correct?: number;
+  ranked_top1_correct?: number;
+  enrolled_tracks?: number;
+  strangers_kept_unknown?: number;
+  strangers?: number;
+  false_matches?: number;
   frames_per_second: number;
   /** The same pass with detection on this thread, one frame at a time (before the pool): side by side. */
   frames_per_second_one_thread: number;
@@ -182,7 +226,16 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     const file = path.join(dir, 'clip.mp4');
     await writeFile(file, video);
     if (args.get('keep-clips')) await writeFile(`${args.get('keep-clips')}/${name}.mp4`, video);
-    const pass = await surveyVideo(file, { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) }, { detector: { detect: pool.detect, detectLooks: pool.detectLooks }, motion: pool.motion, ahead: pool.settings.size, keepFrames: true });
+    const pass = await surveyVideo(
+      file,
+      { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) },
+      {
+        detector: { detect: pool.detect, detectLooks: pool.detectLooks },
+        motion: pool.motion,
+        ahead: pool.settings.size,
+        keepFrames: true,
+      },
+    );
     const alone = await surveyVideo(file, { kind, fps: scene.fps, ...(cropSide ? { cropSide } : {}) }, { detector });
     const counted = new Set(pass.tracks.map((t) => t.id));
     const pred = pass.perFrame!.map((p) => {
@@ -192,17 +245,33 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     const m = motScores(gt.slice(0, pred.length), pred);
     if (args.get('debug')) {
       for (let f = 0; f < pred.length; f++) {
-        const fmt = (ids: (string | number)[], boxes: { x: number; y: number; w: number; h: number }[]) => ids.map((id, i) => `${String(id).slice(-4)}@${Math.round(boxes[i]!.x)},${Math.round(boxes[i]!.y)}`).join(' ');
+        const fmt = (ids: (string | number)[], boxes: { x: number; y: number; w: number; h: number }[]) =>
+          ids.map((id, i) => `${String(id).slice(-4)}@${Math.round(boxes[i]!.x)},${Math.round(boxes[i]!.y)}`).join(' ');
         const e = m.frames[f]!;
-        const ign = (gt[f]!.ignored ?? []).map((b) => `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.w)}x${Math.round(b.h)}`).join(' ');
-        console.error(`${name} f${f} GT ${fmt(gt[f]!.ids, gt[f]!.boxes)}${ign ? ` ignored ${ign}` : ''} | PR ${fmt(pred[f]!.ids, pred[f]!.boxes)} | FP ${e.fp} FN ${e.fn} IDSW ${e.idsw} ignored ${e.ignored}`);
+        const ign = (gt[f]!.ignored ?? [])
+          .map((b) => `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.w)}x${Math.round(b.h)}`)
+          .join(' ');
+        console.error(
+          `${name} f${f} GT ${fmt(gt[f]!.ids, gt[f]!.boxes)}${ign ? ` ignored ${ign}` : ''} | PR ${fmt(pred[f]!.ids, pred[f]!.boxes)} | FP ${e.fp} FN ${e.fn} IDSW ${e.idsw} ignored ${e.ignored}`,
+        );
       }
       console.error(name, [...m.mapping.entries()]);
     }
     const trueIds = new Set(gt.flatMap((g) => g.ids.map(String)));
     const base = {
-      name, kind, frames: pass.frames, true_count: trueIds.size, mota: round(m.mota), idf1: round(m.idf1), id_switches: m.id_switches,
-      fp: m.fp, fn: m.fn, gt_boxes: m.gt, ignored_predictions: m.ignored, tracks: pass.tracks.length, frames_per_second: round((pass.frames * 1000) / pass.ms),
+      name,
+      kind,
+      frames: pass.frames,
+      true_count: trueIds.size,
+      mota: round(m.mota),
+      idf1: round(m.idf1),
+      id_switches: m.id_switches,
+      fp: m.fp,
+      fn: m.fn,
+      gt_boxes: m.gt,
+      ignored_predictions: m.ignored,
+      tracks: pass.tracks.length,
+      frames_per_second: round((pass.frames * 1000) / pass.ms),
       frames_per_second_one_thread: round((alone.frames * 1000) / alone.ms),
     };
     if (kind === 'fruit') return { ...base, count: pass.tracks.length, count_error: Math.abs(pass.tracks.length - trueIds.size) };
@@ -221,7 +290,9 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
     let top1 = 0;
     for (const [i, d] of decided.entries()) {
       const g = truthOf.get(d.track_no);
-      console.error(`${name} track ${d.track_no} (${g === undefined ? 'no truth' : enrolled.has(g) ? `enrolled ${g.slice(-6)}` : 'stranger'}): ${trackScores.get(pass.tracks[i]!)}`);
+      console.error(
+        `${name} track ${d.track_no} (${g === undefined ? 'no truth' : enrolled.has(g) ? `enrolled ${g.slice(-6)}` : 'stranger'}): ${trackScores.get(pass.tracks[i]!)}`,
+      );
       if (g !== undefined && enrolled.has(g) && rankedTop.get(pass.tracks[i]!) === g) top1++;
       const isEnrolled = g !== undefined && enrolled.has(g);
       if (d.verdict === 'match' && d.individual_id !== g) falseMatches++;
@@ -234,8 +305,15 @@ async function runClip(name: string, kind: 'animal' | 'fruit', scene: Scene, enr
       }
     }
     return {
-      ...base, count: summary.count, count_error: Math.abs(summary.count - trueIds.size),
-      identified_correct: correct, ranked_top1_correct: top1, enrolled_tracks: enrolledTracks, strangers_kept_unknown: strangersUnknown, strangers: strangerTracks, false_matches: falseMatches,
+      ...base,
+      count: summary.count,
+      count_error: Math.abs(summary.count - trueIds.size),
+      identified_correct: correct,
+      ranked_top1_correct: top1,
+      enrolled_tracks: enrolledTracks,
+      strangers_kept_unknown: strangersUnknown,
+      strangers: strangerTracks,
+      false_matches: falseMatches,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -259,33 +337,71 @@ async function speed720p(scene: Scene): Promise<{ frames: number; frames_per_sec
   try {
     const file = path.join(dir, 'clip720.mp4');
     await writeFile(file, video);
-    const pass = await surveyVideo(file, { kind: 'animal', fps: scene.fps }, { detector: { detect: pool.detect, detectLooks: pool.detectLooks }, motion: pool.motion, ahead: pool.settings.size });
+    const pass = await surveyVideo(
+      file,
+      { kind: 'animal', fps: scene.fps },
+      { detector: { detect: pool.detect, detectLooks: pool.detectLooks }, motion: pool.motion, ahead: pool.settings.size },
+    );
     return { frames: pass.frames, frames_per_second: round((pass.frames * 1000) / pass.ms) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 const source720p = await speed720p(await phoneScene(phoneCast, frames));
-console.log(`phone clip from a 1280x720 source: ${source720p.frames_per_second} frames/s over ${source720p.frames} frames (every frame detected)`);
+console.log(
+  `phone clip from a 1280x720 source: ${source720p.frames_per_second} frames/s over ${source720p.frames} frames (every frame detected)`,
+);
 for (const c of clips) {
-  console.log(`${c.name.padEnd(24)} count ${c.count}/${c.true_count} (error ${c.count_error})  MOTA ${c.mota}  IDF1 ${c.idf1}  IDsw ${c.id_switches}  ` +
-    (c.kind === 'animal' ? `identified ${c.identified_correct}/${c.enrolled_tracks} (ranked first ${c.ranked_top1_correct})  strangers kept unknown ${c.strangers_kept_unknown}/${c.strangers}  false matches ${c.false_matches}  ` : '') +
-    `${c.frames_per_second} frames/s (${c.frames_per_second_one_thread} detecting on one thread)`);
+  console.log(
+    `${c.name.padEnd(24)} count ${c.count}/${c.true_count} (error ${c.count_error})  MOTA ${c.mota}  IDF1 ${c.idf1}  IDsw ${c.id_switches}  ` +
+      (c.kind === 'animal'
+        ? `identified ${c.identified_correct}/${c.enrolled_tracks} (ranked first ${c.ranked_top1_correct})  strangers kept unknown ${c.strangers_kept_unknown}/${c.strangers}  false matches ${c.false_matches}  `
+        : '') +
+      `${c.frames_per_second} frames/s (${c.frames_per_second_one_thread} detecting on one thread)`,
+  );
 }
 const animalClips = clips.filter((c) => c.kind === 'animal');
 const enrolledTracks = animalClips.reduce((s, c) => s + (c.enrolled_tracks ?? 0), 0);
 const summary = {
-  clips: clips.map((c) => ({ name: c.name, count_error: c.count_error, mota: c.mota, idf1: c.idf1, id_switches: c.id_switches, frames_per_second: c.frames_per_second, frames_per_second_one_thread: c.frames_per_second_one_thread })),
+  clips: clips.map((c) => ({
+    name: c.name,
+    count_error: c.count_error,
+    mota: c.mota,
+    idf1: c.idf1,
+    id_switches: c.id_switches,
+    frames_per_second: c.frames_per_second,
+    frames_per_second_one_thread: c.frames_per_second_one_thread,
+  })),
   identified_correct_rate: enrolledTracks ? round(animalClips.reduce((s, c) => s + (c.identified_correct ?? 0), 0) / enrolledTracks) : null,
   false_matches: animalClips.reduce((s, c) => s + (c.false_matches ?? 0), 0),
 };
 saveResult(out, {
-  benchmark: 'survey', date: new Date().toISOString(), dataset: path.basename(root), frames_per_clip: frames, fps_sampled: 10, frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)', source_scale: sourceScale,
-  source_size: `${960 * sourceScale}x${540 * sourceScale}`, crop_side: cropSide ?? CROP_SIDE, source_720p: source720p,
+  benchmark: 'survey',
+  date: new Date().toISOString(),
+  dataset: path.basename(root),
+  frames_per_clip: frames,
+  fps_sampled: 10,
+  frame_size: '960x540 (a 720p video is decoded at this size too: maxSide 960)',
+  source_scale: sourceScale,
+  source_size: `${960 * sourceScale}x${540 * sourceScale}`,
+  crop_side: cropSide ?? CROP_SIDE,
+  source_720p: source720p,
   gallery: { individuals: enrolledIds.length, photos: entries.length },
-  calibration: { source: calibration.params ? 'owner fit on the gallery (held-out photos, hidden individuals)' : `kind defaults (${kindDefault.source}, threshold ${kindDefault.matchThreshold.toFixed(3)}): ${calibration.reason}`, n: calibration.n, auc: calibration.auc, threshold: calibration.threshold, fmr_upper: calibration.fmr_upper, several: (calibration.params ?? kindDefault).several ?? null },
-  engine: engine.model, detector: detector.model,
-  machine: machineInfo(engine.provider), clips, summary,
+  calibration: {
+    source: calibration.params
+      ? 'owner fit on the gallery (held-out photos, hidden individuals)'
+      : `kind defaults (${kindDefault.source}, threshold ${kindDefault.matchThreshold.toFixed(3)}): ${calibration.reason}`,
+    n: calibration.n,
+    auc: calibration.auc,
+    threshold: calibration.threshold,
+    fmr_upper: calibration.fmr_upper,
+    several: (calibration.params ?? kindDefault).several ?? null,
+  },
+  engine: engine.model,
+  detector: detector.model,
+  machine: machineInfo(engine.provider),
+  clips,
+  summary,
 });
 console.log(JSON.stringify(summary));
 await pool.close();

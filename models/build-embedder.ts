@@ -74,7 +74,8 @@ function gaborBank(): Float32Array {
 function node(op: string, inputs: string[], output: string, attribute: Attr[] = []): onnxProto.onnx.INodeProto {
   return { opType: op, input: inputs, output: [output], name: output, attribute };
 }
-const avgPool = (x: string, k: number, out: string) => node('AveragePool', [x], out, [ints('kernel_shape', [k, k]), ints('strides', [k, k])]);
+const avgPool = (x: string, k: number, out: string) =>
+  node('AveragePool', [x], out, [ints('kernel_shape', [k, k]), ints('strides', [k, k])]);
 const l2 = (x: string, out: string) => node('LpNormalization', [x], out, [int('axis', 1), int('p', 2)]);
 
 /** Mean-removed, L2-normalised flattening of a pooled map. */
@@ -92,9 +93,10 @@ export function buildModel(weights: Record<keyof typeof BLOCK_WEIGHTS, number> =
   const nodes: onnxProto.onnx.INodeProto[] = [
     node('Conv', ['image', 'w_luma'], 'luma'),
     avgPool('luma', 2, 'luma2'),
-    ...[['luma', 'f1'], ['luma2', 'f2']].map(([x, y]) =>
-      node('Conv', [x!, 'w_gabor'], y!, [ints('pads', [5, 5, 5, 5]), ints('kernel_shape', [KSIZE, KSIZE])]),
-    ),
+    ...[
+      ['luma', 'f1'],
+      ['luma2', 'f2'],
+    ].map(([x, y]) => node('Conv', [x!, 'w_gabor'], y!, [ints('pads', [5, 5, 5, 5]), ints('kernel_shape', [KSIZE, KSIZE])])),
     node('Abs', ['f1'], 'a1'),
     node('Abs', ['f2'], 'a2'),
     avgPool('a1', SIZE / 4, 'p1'),
@@ -157,7 +159,13 @@ export function manifestEntry(bytes: Uint8Array) {
     },
     inputs: [{ name: 'image', shape: ['N', 3, SIZE, SIZE], dtype: 'float32' }],
     outputs: [{ name: 'embedding', shape: ['N', EMBEDDING_DIM], dtype: 'float32' }],
-    preprocessing: { layout: 'NCHW', colour: 'RGB', range: [0, 1], resize: 'fill (stretch) with sharp, lanczos3', output: 'L2-normalised, compared by cosine' },
+    preprocessing: {
+      layout: 'NCHW',
+      colour: 'RGB',
+      range: [0, 1],
+      resize: 'fill (stretch) with sharp, lanczos3',
+      output: 'L2-normalised, compared by cosine',
+    },
     kinds: ['tree', 'fruit', 'animal'],
     block_weights: BLOCK_WEIGHTS,
     opset: 13,
@@ -171,7 +179,9 @@ function main(): void {
   const sha256 = entry.sha256;
   // The manifest is the registry of every model: replace this model's entry, keep the others.
   const path = join(here, 'manifest.json');
-  const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { schema: number; models: { name: string }[] }) : { schema: 2, models: [] };
+  const manifest = existsSync(path)
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { schema: number; models: { name: string }[] })
+    : { schema: 2, models: [] };
   const at = manifest.models.findIndex((m) => m.name === MODEL_NAME);
   if (at >= 0) manifest.models[at] = entry;
   else manifest.models.unshift(entry);

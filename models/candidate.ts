@@ -25,7 +25,11 @@ export function writeCandidateModel(dir: string, opts: { version?: string; weigh
     version,
     file,
     block_weights: weights,
-    source: { repository: 'markless (this repository)', path: 'models/candidate.ts', note: `build-embedder.ts graph with block weights ${JSON.stringify(weights)}` },
+    source: {
+      repository: 'markless (this repository)',
+      path: 'models/candidate.ts',
+      note: `build-embedder.ts graph with block weights ${JSON.stringify(weights)}`,
+    },
   };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: 2, models: [entry] }, null, 2) + '\n');
   return entry;

@@ -39,7 +39,17 @@ try {
     const report = path.join(dir, `${tier}.json`);
     const start = Date.now();
     console.log(`\n── ${tier} ──`);
-    const r = await run(npx, ['vitest', 'run', '--project', tier, '--passWithNoTests', '--reporter=default', '--reporter=json', `--outputFile=${report}`, ...args]);
+    const r = await run(npx, [
+      'vitest',
+      'run',
+      '--project',
+      tier,
+      '--passWithNoTests',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile=${report}`,
+      ...args,
+    ]);
     const ms = Date.now() - start;
     let json;
     try {
@@ -50,7 +60,9 @@ try {
     const counts = { passed: json.numPassedTests, failed: json.numFailedTests, skipped: json.numPendingTests + json.numTodoTests };
     for (const k of Object.keys(totals)) totals[k] += counts[k];
     for (const f of json.testResults) files.push({ name: path.relative(process.cwd(), f.name), ms: f.endTime - f.startTime });
-    lines.push(`${tier.padEnd(8)} ${seconds(ms).padStart(9)}   ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+    lines.push(
+      `${tier.padEnd(8)} ${seconds(ms).padStart(9)}   ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+    );
     if (tier === TIERS[0]) {
       // The typecheck ran beside the build and this tier; a type error stops the run here.
       const tc = await typecheck;

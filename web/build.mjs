@@ -17,5 +17,9 @@ execFileSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.json')], { 
 for (const f of readdirSync(src)) if (/\.(html|css|svg|webmanifest)$/.test(f)) copyFileSync(path.join(src, f), path.join(dist, f));
 // The installable app's icons, drawn from the one SVG (a manifest needs PNG sizes for every platform).
 const sharp = createRequire(import.meta.url)('sharp');
-for (const size of [192, 512]) await sharp(path.join(src, 'icon.svg')).resize(size, size).png().toFile(path.join(dist, `icon-${size}.png`));
+for (const size of [192, 512])
+  await sharp(path.join(src, 'icon.svg'))
+    .resize(size, size)
+    .png()
+    .toFile(path.join(dist, `icon-${size}.png`));
 console.log(`web app built into ${path.relative(process.cwd(), dist) || dist}`);

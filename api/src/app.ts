@@ -32,7 +32,10 @@ export function createApp(container: Container, services: Services): App {
   // mid-download is routine, the rest is the server's to look at.
   koa.on('error', (err: NodeJS.ErrnoException, ctx?: Koa.Context) => {
     const clientGone = err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE';
-    container.logger[clientGone ? 'debug' : 'error']({ err, path: ctx?.path }, clientGone ? 'client closed the connection mid-answer' : 'error after the answer started');
+    container.logger[clientGone ? 'debug' : 'error'](
+      { err, path: ctx?.path },
+      clientGone ? 'client closed the connection mid-answer' : 'error after the answer started',
+    );
   });
   koa.use(requestContext(container.logger));
   koa.use(httpMetrics(container.metrics));

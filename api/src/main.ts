@@ -16,7 +16,9 @@ import { applyConfiguredAdmins } from '../../shared/src/access/admins.js';
  * own with its engine pool (shared/src/jobs/thread-host.ts), never on this event loop; distributed
  * mode only enqueues, and `npm run worker` processes run the jobs. This file imports no worker code.
  */
-export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ server: Server; container: Container; stop: () => Promise<void> }> {
+export async function start(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ server: Server; container: Container; stop: () => Promise<void> }> {
   const config = loadConfig(env);
   const container = await createContainer(config);
   await applyConfiguredAdmins(container.db, config.ADMIN_USERS, container.logger);
@@ -36,7 +38,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<{ ser
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   let stopping: Promise<void> | null = null;
   // Optional unauthenticated /metrics and /ready for Prometheus and probes, on its own port.
-  const probe = config.METRICS_PORT !== undefined ? await startMetricsServer(config.METRICS_PORT, config.HOST, container.metrics, () => !stopping) : null;
+  const probe =
+    config.METRICS_PORT !== undefined
+      ? await startMetricsServer(config.METRICS_PORT, config.HOST, container.metrics, () => !stopping)
+      : null;
   container.logger.info({ port: config.PORT, mode: config.MODE, metricsPort: config.METRICS_PORT }, 'listening');
   const stop = () =>
     (stopping ??= (async () => {

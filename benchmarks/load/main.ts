@@ -47,12 +47,20 @@ async function asBody(form: FormData) {
 
 async function prepare(stack: Stack) {
   const username = `load_${Date.now().toString(36)}`;
-  const s = await fetch(`${stack.url}/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'Bark-and-peel-42' }) });
+  const s = await fetch(`${stack.url}/api/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password: 'Bark-and-peel-42' }),
+  });
   const token = ((await s.json()) as { token: string }).token;
   const auth = { authorization: `Bearer ${token}` };
   for (let i = 0; i < GALLERY; i++) {
     const photos = await Promise.all([0, 1].map((v) => textureImage(9000 + i * 10 + v, 384)));
-    const r = await fetch(`${stack.url}/api/enroll`, { method: 'POST', headers: auth, body: photoForm(photos, { species: 'durian', farm_id: 'bench' }) });
+    const r = await fetch(`${stack.url}/api/enroll`, {
+      method: 'POST',
+      headers: auth,
+      body: photoForm(photos, { species: 'durian', farm_id: 'bench' }),
+    });
     if (r.status !== 200 && r.status !== 202) throw new Error(`enrol failed: ${r.status} ${await r.text()}`);
     await r.arrayBuffer();
   }
@@ -68,8 +76,12 @@ function runStep(url: string, req: { headers: Record<string, string>; body: Buff
   return new Promise((resolve, reject) => {
     const inst = autocannon(
       {
-        url: `${url}/api/identify`, method: 'POST', headers: req.headers, body: req.body,
-        overallRate: rate, duration: STEP_S,
+        url: `${url}/api/identify`,
+        method: 'POST',
+        headers: req.headers,
+        body: req.body,
+        overallRate: rate,
+        duration: STEP_S,
         // Enough connections that waiting requests never throttle the offered rate (open loop).
         connections: Math.min(64, Math.ceil(rate * (WAIT_MS / 1000 + 2))),
         timeout: Math.ceil(WAIT_MS / 1000) + 20,
@@ -78,9 +90,15 @@ function runStep(url: string, req: { headers: Record<string, string>; body: Buff
         if (err) return reject(err);
         const sent = codes.ok + codes.accepted + codes.other;
         resolve({
-          offered_rps: rate, sent, ok_200: codes.ok, accepted_202: codes.accepted, other: codes.other,
+          offered_rps: rate,
+          sent,
+          ok_200: codes.ok,
+          accepted_202: codes.accepted,
+          other: codes.other,
           throughput_rps: +(codes.ok / STEP_S).toFixed(3),
-          p50_ms: Math.round(percentile(times, 50)), p95_ms: Math.round(percentile(times, 95)), p99_ms: Math.round(percentile(times, 99)),
+          p50_ms: Math.round(percentile(times, 50)),
+          p95_ms: Math.round(percentile(times, 95)),
+          p99_ms: Math.round(percentile(times, 99)),
           p95_ms_200_only: Math.round(percentile(times200, 95)),
           load_average_1m: +os.loadavg()[0]!.toFixed(1),
         });
@@ -103,9 +121,12 @@ async function main() {
     return save(saved.runs, saved);
   }
   const env = {
-    JOB_WAIT_MS: String(WAIT_MS), WORKER_CONCURRENCY: '1', RATE_LIMIT_PER_MIN: '1000000',
+    JOB_WAIT_MS: String(WAIT_MS),
+    WORKER_CONCURRENCY: '1',
+    RATE_LIMIT_PER_MIN: '1000000',
     // One account drives all the load: per-account fairness and quota would cap it, so both are off here.
-    ACCOUNT_INFLIGHT_CAP: '0', ACCOUNT_QUEUED_QUOTA: '0',
+    ACCOUNT_INFLIGHT_CAP: '0',
+    ACCOUNT_QUEUED_QUOTA: '0',
   };
   const runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[] = [];
   for (const m of MODES) {
@@ -114,12 +135,15 @@ async function main() {
       console.log(`\n${stack.label}: enrolling ${GALLERY} individuals (2 photos each)`);
       const req = await prepare(stack);
       // Warm-up, not recorded: the first identify of a process loads the owner's index.
-      for (let i = 0; i < 2; i++) await (await fetch(`${stack.url}/api/identify`, { method: 'POST', headers: req.headers, body: req.body })).arrayBuffer();
+      for (let i = 0; i < 2; i++)
+        await (await fetch(`${stack.url}/api/identify`, { method: 'POST', headers: req.headers, body: req.body })).arrayBuffer();
       const steps: Step[] = [];
       for (const rate of RATES) {
         const s = await runStep(stack.url, req, rate);
         steps.push(s);
-        console.log(`  offered ${rate}/s: ${s.throughput_rps}/s done (200), ${s.accepted_202} × 202, p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, p99 ${s.p99_ms} ms, load ${s.load_average_1m}`);
+        console.log(
+          `  offered ${rate}/s: ${s.throughput_rps}/s done (200), ${s.accepted_202} × 202, p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, p99 ${s.p99_ms} ms, load ${s.load_average_1m}`,
+        );
       }
       const knee = steps.find((s) => s.accepted_202 > 0)?.offered_rps ?? null;
       runs.push({ mode: stack.label, steps, knee_rps: knee, max_throughput_rps: Math.max(...steps.map((s) => s.throughput_rps)) });
@@ -130,43 +154,88 @@ async function main() {
   await save(runs);
 }
 
-async function save(runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[], saved?: { ran_at: string; machine: { cores: number; load_average_1m_at_end: number } }) {
+async function save(
+  runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[],
+  saved?: { ran_at: string; machine: { cores: number; load_average_1m_at_end: number } },
+) {
   await mkdir(OUT, { recursive: true });
   const cores = saved?.machine.cores ?? os.cpus().length;
   const la = saved?.machine.load_average_1m_at_end ?? +os.loadavg()[0]!.toFixed(1);
   const note = `${cores} cores shared with other engineers; load average at end ${la}`;
   const result = saved ?? {
-    benchmark: 'bench:load (identify, loopback)', ran_at: new Date().toISOString(), machine: machineInfo('cpu'),
-    settings: { gallery_individuals: GALLERY, photos_per_individual: 2, step_s: STEP_S, rates: RATES, job_wait_ms: WAIT_MS, worker_concurrency: 1 },
+    benchmark: 'bench:load (identify, loopback)',
+    ran_at: new Date().toISOString(),
+    machine: machineInfo('cpu'),
+    settings: {
+      gallery_individuals: GALLERY,
+      photos_per_individual: 2,
+      step_s: STEP_S,
+      rates: RATES,
+      job_wait_ms: WAIT_MS,
+      worker_concurrency: 1,
+    },
     runs,
   };
   if (!saved) await writeFile(path.join(OUT, 'load.json'), JSON.stringify(result, null, 2) + '\n');
-  for (const [key, label] of [['p50_ms', 'p50'], ['p95_ms', 'p95'], ['p99_ms', 'p99']] as const) {
-    await writeFile(path.join(OUT, `load-latency-${label}.svg`), lineChart({
-      title: `identify ${label} latency vs offered load (gallery ${GALLERY})`, x: 'offered load (requests/s)', y: `${label} latency (ms)`,
-      series: runs.map((r) => ({ name: r.mode, points: r.steps.map((s) => [s.offered_rps, s[key]] as [number, number]) })), note,
-    }));
+  for (const [key, label] of [
+    ['p50_ms', 'p50'],
+    ['p95_ms', 'p95'],
+    ['p99_ms', 'p99'],
+  ] as const) {
+    await writeFile(
+      path.join(OUT, `load-latency-${label}.svg`),
+      lineChart({
+        title: `identify ${label} latency vs offered load (gallery ${GALLERY})`,
+        x: 'offered load (requests/s)',
+        y: `${label} latency (ms)`,
+        series: runs.map((r) => ({ name: r.mode, points: r.steps.map((s) => [s.offered_rps, s[key]] as [number, number]) })),
+        note,
+      }),
+    );
   }
-  await writeFile(path.join(OUT, 'load-throughput.svg'), lineChart({
-    title: 'identify throughput (answers 200/s) vs offered load', x: 'offered load (requests/s)', y: 'completed within JOB_WAIT_MS (req/s)',
-    series: runs.map((r) => ({ name: r.mode, points: r.steps.map((s) => [s.offered_rps, s.throughput_rps] as [number, number]) })), note,
-  }));
+  await writeFile(
+    path.join(OUT, 'load-throughput.svg'),
+    lineChart({
+      title: 'identify throughput (answers 200/s) vs offered load',
+      x: 'offered load (requests/s)',
+      y: 'completed within JOB_WAIT_MS (req/s)',
+      series: runs.map((r) => ({ name: r.mode, points: r.steps.map((s) => [s.offered_rps, s.throughput_rps] as [number, number]) })),
+      note,
+    }),
+  );
   await writeFile(path.join(OUT, 'load.md'), table(result.ran_at, note, runs));
   console.log(`\nsaved ${path.join(OUT, 'load.json')}, load.md and load-*.svg (${note})`);
 }
 
-function table(ranAt: string, note: string, runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[]): string {
-  const rows = runs.flatMap((r) => r.steps.map((s) =>
-    `| ${r.mode} | ${s.offered_rps} | ${s.throughput_rps} | ${s.ok_200} | ${s.accepted_202} | ${s.other} | ${s.p50_ms} | ${s.p95_ms} | ${s.p99_ms} | ${s.load_average_1m} |`));
+function table(
+  ranAt: string,
+  note: string,
+  runs: { mode: string; steps: Step[]; knee_rps: number | null; max_throughput_rps: number }[],
+): string {
+  const rows = runs.flatMap((r) =>
+    r.steps.map(
+      (s) =>
+        `| ${r.mode} | ${s.offered_rps} | ${s.throughput_rps} | ${s.ok_200} | ${s.accepted_202} | ${s.other} | ${s.p50_ms} | ${s.p95_ms} | ${s.p99_ms} | ${s.load_average_1m} |`,
+    ),
+  );
   const summary = runs.map((r) => `| ${r.mode} | ${r.max_throughput_rps} | ${r.knee_rps ?? `none up to ${RATES.at(-1)}`} |`);
   return [
-    `# bench:load — identify under load (${ranAt})`, '',
+    `# bench:load — identify under load (${ranAt})`,
+    '',
     `Gallery ${GALLERY} individuals × 2 photos, one account, one query photo; ${STEP_S} s per offered rate (autocannon, open loop, loopback);`,
     `JOB_WAIT_MS ${WAIT_MS}; worker concurrency 1 per process; fairness cap and quota off (one account drives all load). ${note}.`,
-    'Latency counts every answer received within the step (200 and 202); throughput counts answers 200 per second.', '',
-    '| deployment | max throughput (200/s) | knee: first offered rate with 202s |', '|---|---|---|', ...summary, '',
-    '| deployment | offered/s | done/s | 200 | 202 | other | p50 ms | p95 ms | p99 ms | load 1m |', '|---|---|---|---|---|---|---|---|---|---|', ...rows, '',
-    'Plots: load-latency-p50.svg, load-latency-p95.svg, load-latency-p99.svg, load-throughput.svg.', '',
+    'Latency counts every answer received within the step (200 and 202); throughput counts answers 200 per second.',
+    '',
+    '| deployment | max throughput (200/s) | knee: first offered rate with 202s |',
+    '|---|---|---|',
+    ...summary,
+    '',
+    '| deployment | offered/s | done/s | 200 | 202 | other | p50 ms | p95 ms | p99 ms | load 1m |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    'Plots: load-latency-p50.svg, load-latency-p95.svg, load-latency-p99.svg, load-throughput.svg.',
+    '',
   ].join('\n');
 }
 

@@ -23,7 +23,13 @@ export async function startStack(mode: 'embedded' | 'distributed', workers: numb
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-load-'));
   const [port, metricsPort] = [await freePort(), await freePort()];
   const env: Record<string, string> = {
-    MODE: mode, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', COMMIT: 'bench',
+    MODE: mode,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    COMMIT: 'bench',
     ...extra,
   };
   let s3: TestS3 | undefined;
@@ -33,8 +39,14 @@ export async function startStack(mode: 'embedded' | 'distributed', workers: numb
     const db = await createTestDatabase();
     drop = db.drop;
     Object.assign(env, {
-      DATABASE_URL: db.url, REDIS_URL, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: uniqueName('bench-'), QUEUE_NAME: uniqueName('load'), REDIS_PREFIX: uniqueName('bench'),
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      S3_BUCKET: uniqueName('bench-'),
+      QUEUE_NAME: uniqueName('load'),
+      REDIS_PREFIX: uniqueName('bench'),
     });
   }
   const children: Child[] = [spawnEntry('api/src/main.ts', env)];

@@ -14,7 +14,12 @@ function ticks(max: number, n = 5): number[] {
 }
 
 export function lineChart(o: { title: string; x: string; y: string; series: Series[]; note?: string }): string {
-  const W = 720, H = 420, L = 70, R = 170, T = 50, B = 70;
+  const W = 720,
+    H = 420,
+    L = 70,
+    R = 170,
+    T = 50,
+    B = 70;
   const all = o.series.flatMap((s) => s.points).filter(([, y]) => Number.isFinite(y));
   const xMax = Math.max(1, ...all.map(([x]) => x)) * 1.05;
   const yMax = Math.max(0.001, ...all.map(([, y]) => y)) * 1.1;
@@ -37,9 +42,13 @@ export function lineChart(o: { title: string; x: string; y: string; series: Seri
   o.series.forEach((s, i) => {
     const c = COLORS[i % COLORS.length];
     const pts = s.points.filter(([, y]) => Number.isFinite(y));
-    out.push(`<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ')}"/>`);
+    out.push(
+      `<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ')}"/>`,
+    );
     for (const [x, y] of pts) out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${c}"/>`);
-    out.push(`<rect x="${W - R + 12}" y="${T + i * 20}" width="12" height="3" fill="${c}"/><text x="${W - R + 30}" y="${T + i * 20 + 5}">${esc(s.name)}</text>`);
+    out.push(
+      `<rect x="${W - R + 12}" y="${T + i * 20}" width="12" height="3" fill="${c}"/><text x="${W - R + 30}" y="${T + i * 20 + 5}">${esc(s.name)}</text>`,
+    );
   });
   if (o.note) out.push(`<text x="${L}" y="${H - 10}" font-size="10" fill="#555">${esc(o.note)}</text>`);
   out.push('</svg>');

@@ -24,10 +24,22 @@ export interface FrameBoxes {
 }
 
 /** One frame's errors, and the predictions dropped on ignored animals. */
-export interface FrameErrors { fp: number; fn: number; idsw: number; ignored: number }
+export interface FrameErrors {
+  fp: number;
+  fn: number;
+  idsw: number;
+  ignored: number;
+}
 
 export interface MotScores {
-  gt: number; fp: number; fn: number; id_switches: number; mota: number; idtp: number; idf1: number; mapping: Map<string, string>;
+  gt: number;
+  fp: number;
+  fn: number;
+  id_switches: number;
+  mota: number;
+  idtp: number;
+  idf1: number;
+  mapping: Map<string, string>;
   /** Predicted boxes dropped because they matched an ignored animal. */
   ignored: number;
   frames: FrameErrors[];
@@ -73,7 +85,10 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
     }
     const gRest = G.ids.map((_, i) => i).filter((i) => !usedG.has(i));
     const pRest = P.ids.map((_, i) => i).filter((i) => !usedP.has(i));
-    for (const [a, b] of hungarian(gRest.map((i) => G.boxes[i]!), pRest.map((i) => P.boxes[i]!))) {
+    for (const [a, b] of hungarian(
+      gRest.map((i) => G.boxes[i]!),
+      pRest.map((i) => P.boxes[i]!),
+    )) {
       const gi = gRest[a]!;
       const pi = pRest[b]!;
       const prev = last.get(String(G.ids[gi]));
@@ -102,9 +117,16 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
     }
   }
   return {
-    gt: nGt, fp, fn, id_switches: idsw,
+    gt: nGt,
+    fp,
+    fn,
+    id_switches: idsw,
     mota: nGt ? 1 - (fn + fp + idsw) / nGt : 0,
-    idtp, idf1: nGt + nPred ? (2 * idtp) / (nGt + nPred) : 0, mapping, ignored, frames,
+    idtp,
+    idf1: nGt + nPred ? (2 * idtp) / (nGt + nPred) : 0,
+    mapping,
+    ignored,
+    frames,
   };
 }
 
@@ -112,7 +134,11 @@ export function motScores(gt: FrameBoxes[], pred: FrameBoxes[]): MotScores {
 function withoutIgnored(G: FrameBoxes, P: FrameBoxes): FrameBoxes {
   const ign = G.ignored ?? [];
   if (!ign.length || !P.ids.length) return P;
-  const drop = new Set(hungarian([...G.boxes, ...ign], P.boxes).filter(([g]) => g >= G.boxes.length).map(([, p]) => p));
+  const drop = new Set(
+    hungarian([...G.boxes, ...ign], P.boxes)
+      .filter(([g]) => g >= G.boxes.length)
+      .map(([, p]) => p),
+  );
   const keep = P.ids.map((_, i) => i).filter((i) => !drop.has(i));
   return { ids: keep.map((i) => P.ids[i]!), boxes: keep.map((i) => P.boxes[i]!) };
 }

@@ -22,7 +22,10 @@ const at = 30;
 // The drone scene of the benchmark, cast with generated animals instead of dataset crops.
 const sprites = [];
 for (const coat of [831, 832, 833, 834, 839]) {
-  const png = await sharp(await animalScene({ coat, format: 'png' })).extract({ left: ANIMAL_BOUNDS.x, top: ANIMAL_BOUNDS.y, width: ANIMAL_BOUNDS.w, height: ANIMAL_BOUNDS.h }).png().toBuffer();
+  const png = await sharp(await animalScene({ coat, format: 'png' }))
+    .extract({ left: ANIMAL_BOUNDS.x, top: ANIMAL_BOUNDS.y, width: ANIMAL_BOUNDS.w, height: ANIMAL_BOUNDS.h })
+    .png()
+    .toBuffer();
   sprites.push({ id: `coat-${coat}`, png, aspect: ANIMAL_BOUNDS.w / ANIMAL_BOUNDS.h });
 }
 const { video: clip } = await renderClip(await droneScene(sprites, 40));
@@ -37,17 +40,27 @@ try {
   const shapes: string[] = [];
   for (const t of pass.tracks) {
     const c = colours[(t.id - 1) % colours.length];
-    const pts = t.boxes.filter((b) => b.at * 10 <= at).map((b) => `${(b.box.x + b.box.w / 2).toFixed(0)},${(b.box.y + b.box.h).toFixed(0)}`);
-    if (pts.length > 1) shapes.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${c}" stroke-width="3" stroke-dasharray="6 4"/>`);
+    const pts = t.boxes
+      .filter((b) => b.at * 10 <= at)
+      .map((b) => `${(b.box.x + b.box.w / 2).toFixed(0)},${(b.box.y + b.box.h).toFixed(0)}`);
+    if (pts.length > 1)
+      shapes.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${c}" stroke-width="3" stroke-dasharray="6 4"/>`);
     const now = pass.perFrame![at]!.tracks.find((x) => x.id === t.id);
     if (!now) continue;
     const b = now.box;
     shapes.push(`<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" fill="none" stroke="${c}" stroke-width="3"/>`);
-    shapes.push(`<rect x="${b.x}" y="${b.y - 22}" width="92" height="22" fill="${c}"/><text x="${b.x + 5}" y="${b.y - 5}" font-family="sans-serif" font-size="16" font-weight="bold" fill="#000">track ${t.id}</text>`);
+    shapes.push(
+      `<rect x="${b.x}" y="${b.y - 22}" width="92" height="22" fill="${c}"/><text x="${b.x + 5}" y="${b.y - 5}" font-family="sans-serif" font-size="16" font-weight="bold" fill="#000">track ${t.id}</text>`,
+    );
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${pass.width}" height="${pass.height}">${shapes.join('')}</svg>`;
-  await sharp(png).composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 82 }).toFile(out);
-  console.log(`${out}: frame ${at}, ${pass.tracks.length} tracks (${pass.tracks.map((t) => `${t.id}: ${t.boxes.length} boxes, ${t.relinks} re-link(s)`).join('; ')})`);
+  await sharp(png)
+    .composite([{ input: Buffer.from(svg) }])
+    .jpeg({ quality: 82 })
+    .toFile(out);
+  console.log(
+    `${out}: frame ${at}, ${pass.tracks.length} tracks (${pass.tracks.map((t) => `${t.id}: ${t.boxes.length} boxes, ${t.relinks} re-link(s)`).join('; ')})`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -25,7 +25,9 @@ describe('ground truth of a frame', () => {
     world: { width: 200, height: 100, png: Buffer.alloc(0) },
     actors: [{ id: 'a', sprite: Buffer.alloc(0), w: 40, h: 20, at: () => ({ x: 10, y: 10 }), z: 0 }],
     occluders: [{ x: 0, y: 0, w: 10 + bushW, h: 100, png: Buffer.alloc(0) }],
-    view: { width: 100, height: 100, at: () => ({ x: 0, y: 0 }) }, frames: 1, fps: 10,
+    view: { width: 100, height: 100, at: () => ({ x: 0, y: 0 }) },
+    frames: 1,
+    fps: 10,
   });
 
   it('scores an animal at least half visible with its visible box', () => {

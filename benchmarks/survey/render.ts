@@ -30,7 +30,13 @@ export interface Actor {
   z: number;
 }
 
-export interface Occluder { x: number; y: number; w: number; h: number; png: Buffer }
+export interface Occluder {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  png: Buffer;
+}
 
 export interface Scene {
   world: { width: number; height: number; png: Buffer };
@@ -57,19 +63,33 @@ export function visiblePart(b: Box, win: Box, covers: Box[]): { area: number; bo
   const x1 = Math.min(b.x + b.w, win.x + win.w);
   const y1 = Math.min(b.y + b.h, win.y + win.h);
   if (x1 <= x0 || y1 <= y0) return { area: 0, box: null };
-  const cuts = (lo: number, hi: number, edges: number[]) => [...new Set([lo, hi, ...edges.filter((e) => e > lo && e < hi)])].sort((a, c) => a - c);
-  const xs = cuts(x0, x1, covers.flatMap((c) => [c.x, c.x + c.w]));
-  const ys = cuts(y0, y1, covers.flatMap((c) => [c.y, c.y + c.h]));
+  const cuts = (lo: number, hi: number, edges: number[]) =>
+    [...new Set([lo, hi, ...edges.filter((e) => e > lo && e < hi)])].sort((a, c) => a - c);
+  const xs = cuts(
+    x0,
+    x1,
+    covers.flatMap((c) => [c.x, c.x + c.w]),
+  );
+  const ys = cuts(
+    y0,
+    y1,
+    covers.flatMap((c) => [c.y, c.y + c.h]),
+  );
   let area = 0;
-  let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
+  let bx0 = Infinity,
+    by0 = Infinity,
+    bx1 = -Infinity,
+    by1 = -Infinity;
   for (let i = 0; i + 1 < xs.length; i++) {
     for (let j = 0; j + 1 < ys.length; j++) {
       const cx = (xs[i]! + xs[i + 1]!) / 2;
       const cy = (ys[j]! + ys[j + 1]!) / 2;
       if (covers.some((c) => inside(c, cx, cy))) continue;
       area += (xs[i + 1]! - xs[i]!) * (ys[j + 1]! - ys[j]!);
-      bx0 = Math.min(bx0, xs[i]!); bx1 = Math.max(bx1, xs[i + 1]!);
-      by0 = Math.min(by0, ys[j]!); by1 = Math.max(by1, ys[j + 1]!);
+      bx0 = Math.min(bx0, xs[i]!);
+      bx1 = Math.max(bx1, xs[i + 1]!);
+      by0 = Math.min(by0, ys[j]!);
+      by1 = Math.max(by1, ys[j + 1]!);
     }
   }
   return { area, box: area > 0 ? { x: bx0, y: by0, w: bx1 - bx0, h: by1 - by0 } : null };
@@ -102,12 +122,37 @@ export function truth(s: Scene, f: number): FrameBoxes {
  * video whose animals are drawn from their photos at twice the pixels, not enlarged frames);
  * the ground truth stays in view pixels, which are the survey's detection frames at maxSide 960.
  */
-export async function renderClip(s: Scene, encodeAs?: { width: number; height: number }, scale = 1): Promise<{ video: Buffer; gt: FrameBoxes[] }> {
+export async function renderClip(
+  s: Scene,
+  encodeAs?: { width: number; height: number },
+  scale = 1,
+): Promise<{ video: Buffer; gt: FrameBoxes[] }> {
   const k = scale;
   const sprites = new Map<Actor, Buffer>();
-  for (const a of s.actors) sprites.set(a, await sharp(a.sprite).resize(Math.round(a.w * k), Math.round(a.h * k), { fit: 'fill' }).png().toBuffer());
-  const occ = await Promise.all(s.occluders.map(async (o) => ({ o, png: await sharp(o.png).resize(Math.round(o.w * k), Math.round(o.h * k), { fit: 'fill' }).png().toBuffer() })));
-  const worldPng = k === 1 ? s.world.png : await sharp(s.world.png).resize(Math.round(s.world.width * k), Math.round(s.world.height * k), { fit: 'fill' }).png().toBuffer();
+  for (const a of s.actors)
+    sprites.set(
+      a,
+      await sharp(a.sprite)
+        .resize(Math.round(a.w * k), Math.round(a.h * k), { fit: 'fill' })
+        .png()
+        .toBuffer(),
+    );
+  const occ = await Promise.all(
+    s.occluders.map(async (o) => ({
+      o,
+      png: await sharp(o.png)
+        .resize(Math.round(o.w * k), Math.round(o.h * k), { fit: 'fill' })
+        .png()
+        .toBuffer(),
+    })),
+  );
+  const worldPng =
+    k === 1
+      ? s.world.png
+      : await sharp(s.world.png)
+          .resize(Math.round(s.world.width * k), Math.round(s.world.height * k), { fit: 'fill' })
+          .png()
+          .toBuffer();
   const width = Math.round(s.view.width * k);
   const height = Math.round(s.view.height * k);
   const enc = mp4Encoder(encodeAs?.width ?? width, encodeAs?.height ?? height, s.fps, 18);
@@ -121,8 +166,18 @@ export async function renderClip(s: Scene, encodeAs?: { width: number; height: n
     ].filter((c) => c.left >= 0 && c.top >= 0);
     const world = await sharp(worldPng).composite(comps).raw().toBuffer({ resolveWithObject: true });
     const rgb = await sharp(world.data, { raw: { width: world.info.width, height: world.info.height, channels: world.info.channels } })
-      .extract({ left: Math.round(v.x * k), top: Math.round(v.y * k), width, height }).removeAlpha().raw().toBuffer();
-    await enc.write(encodeAs ? await sharp(rgb, { raw: { width, height, channels: 3 } }).resize(encodeAs.width, encodeAs.height, { fit: 'fill' }).raw().toBuffer() : rgb);
+      .extract({ left: Math.round(v.x * k), top: Math.round(v.y * k), width, height })
+      .removeAlpha()
+      .raw()
+      .toBuffer();
+    await enc.write(
+      encodeAs
+        ? await sharp(rgb, { raw: { width, height, channels: 3 } })
+            .resize(encodeAs.width, encodeAs.height, { fit: 'fill' })
+            .raw()
+            .toBuffer()
+        : rgb,
+    );
     gt.push(truth(s, f));
   }
   return { video: await enc.finish(), gt };

@@ -15,9 +15,14 @@ export async function field(width: number, height: number, seed: number): Promis
   for (let i = 0; i < (width * height) / 900; i++) {
     const x = r() * width;
     const y = r() * height;
-    shapes.push(`<ellipse cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" rx="${(2 + r() * 9).toFixed(1)}" ry="${(1 + r() * 4).toFixed(1)}" fill="${greens[Math.floor(r() * greens.length)]}" transform="rotate(${Math.round(r() * 180)} ${x.toFixed(1)} ${y.toFixed(1)})"/>`);
+    shapes.push(
+      `<ellipse cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" rx="${(2 + r() * 9).toFixed(1)}" ry="${(1 + r() * 4).toFixed(1)}" fill="${greens[Math.floor(r() * greens.length)]}" transform="rotate(${Math.round(r() * 180)} ${x.toFixed(1)} ${y.toFixed(1)})"/>`,
+    );
   }
-  for (let i = 0; i < (width * height) / 20000; i++) shapes.push(`<circle cx="${(r() * width).toFixed(1)}" cy="${(r() * height).toFixed(1)}" r="${(3 + r() * 6).toFixed(1)}" fill="#9a9488"/>`);
+  for (let i = 0; i < (width * height) / 20000; i++)
+    shapes.push(
+      `<circle cx="${(r() * width).toFixed(1)}" cy="${(r() * height).toFixed(1)}" r="${(3 + r() * 6).toFixed(1)}" fill="#9a9488"/>`,
+    );
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="#66873a"/>${shapes.join('')}</svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
@@ -30,7 +35,13 @@ export async function bush(seed: number): Promise<Buffer> {
     const y = 10 + r() * 380;
     return `<ellipse cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" rx="${(8 + r() * 10).toFixed(1)}" ry="${(4 + r() * 5).toFixed(1)}" fill="${['#2f6b22', '#3a7d2a', '#275a1c', '#4a8a33'][Math.floor(r() * 4)]}" transform="rotate(${Math.round(r() * 180)} ${x.toFixed(1)} ${y.toFixed(1)})"/>`;
   }).join('');
-  return sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="200" height="400"><rect x="20" y="20" width="160" height="360" rx="60" fill="#2f6222"/>${leaves}</svg>`)).png().toBuffer();
+  return sharp(
+    Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="400"><rect x="20" y="20" width="160" height="360" rx="60" fill="#2f6222"/>${leaves}</svg>`,
+    ),
+  )
+    .png()
+    .toBuffer();
 }
 
 const lin = (x0: number, y0: number, vx: number, vy: number) => (f: number) => ({ x: x0 + vx * f, y: y0 + vy * f });
@@ -46,8 +57,11 @@ export async function droneScene(sprites: { id: string; png: Buffer; aspect: num
   const actors: Actor[] = sprites.slice(0, 5).map((s, i) => ({ id: s.id, sprite: s.png, w: h * s.aspect, h, at: at[i]!, z: i }));
   return {
     world: { width: 1800, height: 540, png: await field(1800, 540, 11) },
-    actors, occluders: [],
-    view: { width: 960, height: 540, at: (f) => ({ x: Math.min(840, 17.5 * f), y: 0 }) }, frames, fps: 10,
+    actors,
+    occluders: [],
+    view: { width: 960, height: 540, at: (f) => ({ x: Math.min(840, 17.5 * f), y: 0 }) },
+    frames,
+    fps: 10,
   };
 }
 
@@ -62,8 +76,11 @@ export async function phoneScene(sprites: { id: string; png: Buffer; aspect: num
   ];
   return {
     world: { width: 1300, height: 540, png: await field(1300, 540, 12) },
-    actors, occluders: [{ x: 900, y: 0, w: 150, h: 260, png: await bush(3) }],
-    view: { width: 960, height: 540, at: (f) => ({ x: Math.min(340, 5 * f), y: 0 }) }, frames, fps: 10,
+    actors,
+    occluders: [{ x: 900, y: 0, w: 150, h: 260, png: await bush(3) }],
+    view: { width: 960, height: 540, at: (f) => ({ x: Math.min(340, 5 * f), y: 0 }) },
+    frames,
+    fps: 10,
   };
 }
 
@@ -86,15 +103,36 @@ export async function fruitScene(frames = 40): Promise<Scene> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="540"><rect width="${W}" height="540" fill="#9cc3e6"/><rect y="420" width="${W}" height="120" fill="#6b8f3a"/>
   <rect x="380" y="300" width="50" height="240" fill="#5a3a1e"/><rect x="1080" y="300" width="50" height="240" fill="#5a3a1e"/>
   <rect x="20" y="20" width="${W - 40}" height="410" rx="180" fill="#336e25"/>${leaves}</svg>`;
-  const spots = [[120, 110], [300, 260], [470, 130], [640, 300], [800, 150], [980, 270], [1150, 120], [1320, 280]];
+  const spots = [
+    [120, 110],
+    [300, 260],
+    [470, 130],
+    [640, 300],
+    [800, 150],
+    [980, 270],
+    [1150, 120],
+    [1320, 280],
+  ];
   const actors: Actor[] = [];
   for (const [i, [x, y]] of spots.entries()) {
     const rad = 44 + (i % 3) * 2;
-    actors.push({ id: `apple-${i + 1}`, sprite: await sharp(Buffer.from(appleSvg(rad, i))).png().toBuffer(), w: 2 * rad + 4, h: 2 * rad + 4, at: () => ({ x: x!, y: y! }), z: 1 });
+    actors.push({
+      id: `apple-${i + 1}`,
+      sprite: await sharp(Buffer.from(appleSvg(rad, i)))
+        .png()
+        .toBuffer(),
+      w: 2 * rad + 4,
+      h: 2 * rad + 4,
+      at: () => ({ x: x!, y: y! }),
+      z: 1,
+    });
   }
   return {
     world: { width: W, height: 540, png: await sharp(Buffer.from(svg)).png().toBuffer() },
-    actors, occluders: [],
-    view: { width: 960, height: 540, at: (f) => ({ x: Math.min(540, 13.5 * f), y: 0 }) }, frames, fps: 10,
+    actors,
+    occluders: [],
+    view: { width: 960, height: 540, at: (f) => ({ x: Math.min(540, 13.5 * f), y: 0 }) },
+    frames,
+    fps: 10,
   };
 }

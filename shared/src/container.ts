@@ -91,28 +91,56 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
   const metrics = opts.metrics ?? createMetrics();
   // One queue per job kind; this process serves WORKER_QUEUES, each with its own concurrency.
   const queueOpts = {
-    concurrency: config.WORKER_CONCURRENCY, queueConcurrency: config.queueConcurrency, workerQueues: config.workerQueues,
-    attempts: config.JOB_ATTEMPTS, hooks: jobHooks(logger, metrics),
-    onError: (err: unknown, where: string) => logger.error({ err, where }, 'the job queue could not reach its database; it tries again at the next poll'),
+    concurrency: config.WORKER_CONCURRENCY,
+    queueConcurrency: config.queueConcurrency,
+    workerQueues: config.workerQueues,
+    attempts: config.JOB_ATTEMPTS,
+    hooks: jobHooks(logger, metrics),
+    onError: (err: unknown, where: string) =>
+      logger.error({ err, where }, 'the job queue could not reach its database; it tries again at the next poll'),
     fairness: { inflightCap: config.ACCOUNT_INFLIGHT_CAP, queuedQuota: config.ACCOUNT_QUEUED_QUOTA },
   };
-  const queue = opts.queue ?? (
-    distributed && config.REDIS_URL
-      ? createBullQueue({ ...queueOpts, redisUrl: config.REDIS_URL, name: config.QUEUE_NAME, prefix: config.REDIS_PREFIX, stalledMs: config.JOB_STALLED_MS })
+  const queue =
+    opts.queue ??
+    (distributed && config.REDIS_URL
+      ? createBullQueue({
+          ...queueOpts,
+          redisUrl: config.REDIS_URL,
+          name: config.QUEUE_NAME,
+          prefix: config.REDIS_PREFIX,
+          stalledMs: config.JOB_STALLED_MS,
+        })
       : createInProcessQueue(db, queueOpts));
   metrics.watchQueue(queue.admin);
   const rateLimits =
-    distributed && config.REDIS_URL ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`) : createMemoryRateLimitStore();
+    distributed && config.REDIS_URL
+      ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`)
+      : createMemoryRateLimitStore();
   const anchor = await createAnchorBackend(config, db);
-  const ocr = config.OCR_ENGINE === 'tesseract'
-    ? createTesseractOcr({ bin: config.TESSERACT_BIN, langs: config.TESSERACT_LANGS, timeoutMs: config.OCR_TIMEOUT_MS, maxSide: config.OCR_MAX_SIDE })
-    : noOcr;
+  const ocr =
+    config.OCR_ENGINE === 'tesseract'
+      ? createTesseractOcr({
+          bin: config.TESSERACT_BIN,
+          langs: config.TESSERACT_LANGS,
+          timeoutMs: config.OCR_TIMEOUT_MS,
+          maxSide: config.OCR_MAX_SIDE,
+        })
+      : noOcr;
   const residueStore = config.RESIDUE_STORE_URL ? createHttpResidueStore(config.RESIDUE_STORE_URL, config.RESIDUE_STORE_TIMEOUT_MS) : null;
   const closers: (() => Promise<void>)[] = [];
   logger.info({ db: db.kind, blobs: blobs.kind, queue: queue.kind, rateLimits: rateLimits.kind, anchor: anchor.kind }, 'adapters chosen');
   return {
-    config, logger, db, blobs, queue, rateLimits, anchor, metrics, pinner: config.KUBO_API_URL ? createKuboPinner(config.KUBO_API_URL) : null,
-    ocr, residueStore,
+    config,
+    logger,
+    db,
+    blobs,
+    queue,
+    rateLimits,
+    anchor,
+    metrics,
+    pinner: config.KUBO_API_URL ? createKuboPinner(config.KUBO_API_URL) : null,
+    ocr,
+    residueStore,
     onClose: (fn) => void closers.push(fn),
     async close() {
       await queue.close();

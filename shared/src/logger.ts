@@ -10,7 +10,9 @@ export type Logger = pino.Logger;
  */
 export function createLogger(level: string, name = 'markless'): Logger {
   return pino({
-    name, level, redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
+    name,
+    level,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'],
     mixin() {
       const t = currentTrace();
       return t.jobId ? { jobId: t.jobId, reqId: t.requestId } : {};

@@ -176,7 +176,10 @@ describe('accounts (embedded)', () => {
     expect(Number(n)).toBeGreaterThanOrEqual(2 ** 15);
     const N = Number(n);
     const derived = scryptSync(GOOD_PW, Buffer.from(salt!, 'base64'), Buffer.from(key!, 'base64').length, {
-      N, r: Number(r), p: Number(p), maxmem: 256 * N * Number(r),
+      N,
+      r: Number(r),
+      p: Number(p),
+      maxmem: 256 * N * Number(r),
     });
     expect(derived.toString('base64')).toBe(key);
   });

@@ -55,8 +55,12 @@ describe('administrators are made by an operator, never by signing up (distribut
     // The token issued before the grant is now an administrator's.
     expect((await queues(user.token)).status).toBe(200);
     expect((await api(app.url, 'GET', '/api/me', { token: user.token })).json.account.is_admin).toBe(true);
-    const row = (await app.container.db.query<{ granted_by: string; granted_at: Date; revoked_at: Date | null }>(
-      'select granted_by, granted_at, revoked_at from admin_grants where account_id = $1', [user.id])).rows[0]!;
+    const row = (
+      await app.container.db.query<{ granted_by: string; granted_at: Date; revoked_at: Date | null }>(
+        'select granted_by, granted_at, revoked_at from admin_grants where account_id = $1',
+        [user.id],
+      )
+    ).rows[0]!;
     expect(row.granted_by).toBe('ops-on-call');
     expect(Date.now() - new Date(row.granted_at).getTime()).toBeLessThan(120_000);
     expect(row.revoked_at).toBeNull();
@@ -72,12 +76,18 @@ describe('administrators are made by an operator, never by signing up (distribut
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain('"revoked"');
     expect((await queues(user.token)).status).toBe(403);
-    const after = (await app.container.db.query<{ revoked_by: string; revoked_at: Date | null }>(
-      'select revoked_by, revoked_at from admin_grants where account_id = $1', [user.id])).rows[0]!;
+    const after = (
+      await app.container.db.query<{ revoked_by: string; revoked_at: Date | null }>(
+        'select revoked_by, revoked_at from admin_grants where account_id = $1',
+        [user.id],
+      )
+    ).rows[0]!;
     expect(after.revoked_by).toBe('ops-on-call');
     expect(after.revoked_at).not.toBeNull();
     const audit = await app.container.db.query<{ action: string }>(
-      `select action from activity_events where owner_id = $1 and action like 'admin.%' order by id`, [user.id]);
+      `select action from activity_events where owner_id = $1 and action like 'admin.%' order by id`,
+      [user.id],
+    );
     expect(audit.rows.map((x) => x.action)).toEqual(['admin.granted', 'admin.revoked']);
     expect(JSON.parse((await adminCli(app, 'list')).out.trim().split('\n').at(-1)!)).toEqual([]);
   });
@@ -86,7 +96,13 @@ describe('administrators are made by an operator, never by signing up (distribut
     const ghost = await adminCli(app, 'grant', uniqueName('ghost_'));
     expect(ghost.code).toBe(1);
     expect(ghost.out).toMatch(/No account is named/);
-    expect((await app.container.db.query('select 1 from admin_grants g join accounts a on a.id = g.account_id where a.username like $1', ['ghost_%'])).rows).toHaveLength(0);
+    expect(
+      (
+        await app.container.db.query('select 1 from admin_grants g join accounts a on a.id = g.account_id where a.username like $1', [
+          'ghost_%',
+        ])
+      ).rows,
+    ).toHaveLength(0);
     expect((await adminCli(app, 'promote')).code).toBe(2);
   });
 
@@ -119,7 +135,9 @@ describe('administrators are made by an operator, never by signing up (distribut
       expect((await api(base, 'GET', '/api/admin/feedback', { token: l.json.token })).status).toBe(403);
       expect(log()).toMatch(/ADMIN_USERS entry pins no account id; nothing granted/);
     });
-    const rows = await app.container.db.query('select 1 from admin_grants g join accounts a on a.id = g.account_id where a.username = $1', [listed]);
+    const rows = await app.container.db.query('select 1 from admin_grants g join accounts a on a.id = g.account_id where a.username = $1', [
+      listed,
+    ]);
     expect(rows.rows).toHaveLength(0);
   });
 

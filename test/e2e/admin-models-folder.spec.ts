@@ -30,15 +30,21 @@ describe('model registration reads only the models folder (embedded)', () => {
     await rm(outside, { recursive: true, force: true });
   });
 
-  const register = (dir: string) => api(app.url, 'POST', '/api/admin/models', { token: admin, json: { dir }, headers: { 'accept-language': 'en' } });
+  const register = (dir: string) =>
+    api(app.url, 'POST', '/api/admin/models', { token: admin, json: { dir }, headers: { 'accept-language': 'en' } });
 
   it('answers one and the same 422 for any folder outside it, existing or not', async () => {
     const probes = [
       outside, // exists, and even holds a valid candidate
-      '/etc', '/', os.tmpdir(), // exist
-      '/no/such/folder/anywhere', path.join(outside, 'missing'), // do not exist
-      '../../../../etc', `../${path.basename(outside)}`, // relative escapes
-      'sneaky', path.join(root, 'sneaky'), // inside by name, outside once the link is followed
+      '/etc',
+      '/',
+      os.tmpdir(), // exist
+      '/no/such/folder/anywhere',
+      path.join(outside, 'missing'), // do not exist
+      '../../../../etc',
+      `../${path.basename(outside)}`, // relative escapes
+      'sneaky',
+      path.join(root, 'sneaky'), // inside by name, outside once the link is followed
       'not-there', // inside, but missing
     ];
     const answers = await Promise.all(probes.map(register));

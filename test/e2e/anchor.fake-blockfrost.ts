@@ -25,9 +25,21 @@ export interface FakeBlockfrost {
   close(): Promise<void>;
 }
 
-const PARAMS = { min_fee_a: 44, min_fee_b: 155381, coins_per_utxo_size: '4310', max_tx_size: 16384, max_val_size: '5000', key_deposit: '2000000', pool_deposit: '500000000' };
+const PARAMS = {
+  min_fee_a: 44,
+  min_fee_b: 155381,
+  coins_per_utxo_size: '4310',
+  max_tx_size: 16384,
+  max_val_size: '5000',
+  key_deposit: '2000000',
+  pool_deposit: '500000000',
+};
 
-interface Utxo { tx_hash: string; output_index: number; lovelace: bigint }
+interface Utxo {
+  tx_hash: string;
+  output_index: number;
+  lovelace: bigint;
+}
 
 export async function startFakeBlockfrost(opts: { funds?: number } = {}): Promise<FakeBlockfrost> {
   let tip = 1000;
@@ -40,9 +52,15 @@ export async function startFakeBlockfrost(opts: { funds?: number } = {}): Promis
     utxos.set(key(u), u);
   }
   // Inputs held by the mempool: submitted, not yet in a block, not yet past their TTL.
-  const held = () => new Set(fake.submitted.filter((t) => !inBlock.has(t.tx_hash) && (t.ttl_slot === null || t.ttl_slot >= slot())).flatMap((t) => t.inputs));
+  const held = () =>
+    new Set(
+      fake.submitted.filter((t) => !inBlock.has(t.tx_hash) && (t.ttl_slot === null || t.ttl_slot >= slot())).flatMap((t) => t.inputs),
+    );
   const fake: Omit<FakeBlockfrost, 'url' | 'close'> = {
-    submitted: [], refused: [], refuseWith: null, slot,
+    submitted: [],
+    refused: [],
+    refuseWith: null,
+    slot,
     mine: () => {
       tip += 1;
       for (const s of fake.submitted) {
@@ -50,11 +68,16 @@ export async function startFakeBlockfrost(opts: { funds?: number } = {}): Promis
         inBlock.set(s.tx_hash, tip);
         // The spent inputs leave the address; the change (inputs - fee) comes back as output 0.
         let sum = 0n;
-        for (const i of s.inputs) { sum += utxos.get(i)?.lovelace ?? 0n; utxos.delete(i); }
+        for (const i of s.inputs) {
+          sum += utxos.get(i)?.lovelace ?? 0n;
+          utxos.delete(i);
+        }
         utxos.set(`${s.tx_hash}#0`, { tx_hash: s.tx_hash, output_index: 0, lovelace: sum - BigInt(s.fee_lovelace) });
       }
     },
-    advance: (n) => { tip += n; },
+    advance: (n) => {
+      tip += n;
+    },
   };
   /** Why a node would refuse `tx`, or null. */
   const refusal = (tx: DecodedAnchorTx): string | null => {
@@ -68,11 +91,21 @@ export async function startFakeBlockfrost(opts: { funds?: number } = {}): Promis
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const send = (status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
       const url = req.url ?? '';
       if (req.method === 'GET' && url === '/epochs/latest/parameters') return send(200, PARAMS);
       if (req.method === 'GET' && /^\/addresses\/addr_test1\w+\/utxos$/.test(url)) {
-        return send(200, [...utxos.values()].map((u) => ({ tx_hash: u.tx_hash, output_index: u.output_index, amount: [{ unit: 'lovelace', quantity: String(u.lovelace) }] })));
+        return send(
+          200,
+          [...utxos.values()].map((u) => ({
+            tx_hash: u.tx_hash,
+            output_index: u.output_index,
+            amount: [{ unit: 'lovelace', quantity: String(u.lovelace) }],
+          })),
+        );
       }
       if (req.method === 'POST' && url === '/tx/submit') {
         if (fake.refuseWith) return send(fake.refuseWith, { error: 'Bad Request', message: 'refused by test' });

@@ -46,7 +46,11 @@ describe('anchoring, local backend (embedded default)', () => {
     // The checkpoint is signed by the key /api/anchor/status publishes.
     const status = await api(app.url, 'GET', '/api/anchor/status', { token: owner.token });
     expect(status.json).toMatchObject({ ok: true, backend: 'local', healthy: true, detail: { log_ok: true } });
-    const cp = (await app.container.db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log where seq = $1', [r.json.anchor.checkpoint_seq])).rows[0]!.checkpoint;
+    const cp = (
+      await app.container.db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log where seq = $1', [
+        r.json.anchor.checkpoint_seq,
+      ])
+    ).rows[0]!.checkpoint;
     // The public log names a commitment that opens to this tree, never the tree id.
     const { salt } = await commitmentFor(app.container.db, 'tree', tree, 2, before.json.root_hex);
     expect(cp).toMatchObject({ entity: entityCommitment(`tree/${tree}`, salt), size: 2, root_hex: before.json.root_hex });
@@ -56,7 +60,9 @@ describe('anchoring, local backend (embedded default)', () => {
     expect(again.json.anchor.anchor_id).toBe(r.json.anchor.anchor_id);
     await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, json: { type: 'note' } });
     expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token })).json.anchor).toBeNull();
-    expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}?size=2`, { token: owner.token })).json.anchor).toMatchObject({ status: 'confirmed' });
+    expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}?size=2`, { token: owner.token })).json.anchor).toMatchObject({
+      status: 'confirmed',
+    });
   });
 
   it('lets only the owner anchor, and requires a token for the status', async () => {
@@ -70,7 +76,9 @@ describe('anchoring, local backend (embedded default)', () => {
 
   it('answers 404 for an event that is not in the chain', async () => {
     const { owner, tree } = await setup(app);
-    expect((await api(app.url, 'POST', `/api/tree/${tree}/event/00000000-0000-4000-8000-000000000000/anchor`, { token: owner.token })).status).toBe(404);
+    expect(
+      (await api(app.url, 'POST', `/api/tree/${tree}/event/00000000-0000-4000-8000-000000000000/anchor`, { token: owner.token })).status,
+    ).toBe(404);
   });
 });
 
@@ -83,7 +91,16 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     kubo = await startFakeKubo();
     app = await startTestApp({
       mode: 'embedded',
-      env: { KUBO_API_URL: kubo.url, ANCHOR_BACKEND: 'cardano', CARDANO_API_URL: chain.url, CARDANO_SIGNING_KEY: randomBytes(32).toString('hex'), CARDANO_CONFIRMATIONS: '3', CARDANO_POLL_S: '0', CARDANO_NETWORK: 'preprod', CARDANO_TX_TIMEOUT_S: '60' },
+      env: {
+        KUBO_API_URL: kubo.url,
+        ANCHOR_BACKEND: 'cardano',
+        CARDANO_API_URL: chain.url,
+        CARDANO_SIGNING_KEY: randomBytes(32).toString('hex'),
+        CARDANO_CONFIRMATIONS: '3',
+        CARDANO_POLL_S: '0',
+        CARDANO_NETWORK: 'preprod',
+        CARDANO_TX_TIMEOUT_S: '60',
+      },
     });
   });
   afterAll(async () => {
@@ -92,7 +109,7 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     await kubo?.close();
   });
 
-  it('pins the record\'s photos and the record itself to Kubo under the same CIDs once the tree is published', async () => {
+  it("pins the record's photos and the record itself to Kubo under the same CIDs once the tree is published", async () => {
     const owner = await signup(app.url, 'pinner');
     const enrolled = await enrollTree(app.url, owner.token, 25);
     const p = await api(app.url, 'GET', `/api/provenance/${enrolled.tree_id}`, { token: owner.token });
@@ -112,7 +129,16 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     expect(r.json.anchor.explorer_url).toBe(`https://preprod.cardanoscan.io/transaction/${r.json.anchor.tx_hash}`);
     const sent = chain.submitted.at(-1)!;
     const { commitment } = await commitmentFor(app.container.db, 'tree', tree, 2, proof.json.root_hex);
-    expect(sent).toMatchObject({ label: 1455, root_hex: proof.json.root_hex, size: 2, entity: commitment, tx_hash: r.json.anchor.tx_hash, signatures_ok: true, metadata_bound: true, content_type: 'application/cbor' });
+    expect(sent).toMatchObject({
+      label: 1455,
+      root_hex: proof.json.root_hex,
+      size: 2,
+      entity: commitment,
+      tx_hash: r.json.anchor.tx_hash,
+      signatures_ok: true,
+      metadata_bound: true,
+      content_type: 'application/cbor',
+    });
     const read = async () => (await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}`, { token: owner.token })).json.anchor;
     expect(await read()).toMatchObject({ status: 'submitted', confirmations: 0 });
     chain.mine();
@@ -130,9 +156,13 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     // Offline, the verifier cannot know the transaction was ever submitted, and says so.
     const offline: string[] = [];
     expect(await runVerify([path.join(dir, 'tree.json')], (l) => offline.push(l))).toBe(1);
-    expect(offline.filter((l) => l.startsWith('FAIL'))).toEqual([expect.stringMatching(/^FAIL anchor\.trust checked offline: .*NOT checked: that it was ever submitted/)]);
+    expect(offline.filter((l) => l.startsWith('FAIL'))).toEqual([
+      expect.stringMatching(/^FAIL anchor\.trust checked offline: .*NOT checked: that it was ever submitted/),
+    ]);
     const lines: string[] = [];
-    const code = await runVerify([path.join(dir, 'tree.json'), '--online', chain.url, '--confirmations', '3', '--expect', tree], (l) => lines.push(l));
+    const code = await runVerify([path.join(dir, 'tree.json'), '--online', chain.url, '--confirmations', '3', '--expect', tree], (l) =>
+      lines.push(l),
+    );
     await rm(dir, { recursive: true, force: true });
     expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
     expect(code).toBe(0);
@@ -153,7 +183,11 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     expect(await read()).toMatchObject({ status: 'submitted' });
     chain.advance(1);
     expect(await read()).toBeNull(); // failed anchors are not shown as a proof's anchor
-    const row = (await app.container.db.query<{ status: string; error: string }>('select status, error from anchors where tx_hash = $1', [sent.tx_hash])).rows[0]!;
+    const row = (
+      await app.container.db.query<{ status: string; error: string }>('select status, error from anchors where tx_hash = $1', [
+        sent.tx_hash,
+      ])
+    ).rows[0]!;
     expect(row).toMatchObject({ status: 'failed', error: expect.stringMatching(/TTL slot \d+: it can never land/) });
     chain.mine();
     expect((await api(app.url, 'GET', `/api/tree/${tree}/proof/${event}?size=2`, { token: owner.token })).json.anchor).toBeNull();
@@ -164,7 +198,9 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     const a = await setup(app);
     const b = await setup(app);
     const refusedBefore = chain.refused.length;
-    const [ra, rb] = await Promise.all([a, b].map((x) => api(app.url, 'POST', `/api/tree/${x.tree}/event/${x.event}/anchor`, { token: x.owner.token })));
+    const [ra, rb] = await Promise.all(
+      [a, b].map((x) => api(app.url, 'POST', `/api/tree/${x.tree}/event/${x.event}/anchor`, { token: x.owner.token })),
+    );
     expect(chain.refused.slice(refusedBefore)).toEqual([]);
     expect([ra!.json.anchor.status, rb!.json.anchor.status]).toEqual(['submitted', 'submitted']);
     const txa = chain.submitted.find((t) => t.tx_hash === ra!.json.anchor.tx_hash)!;

@@ -18,7 +18,10 @@ beforeAll(async () => {
   query = shots[3]!;
   confident = (await detectableShots(705, 1, { minScore: 0.6, label: 'elephant' }))[0]!.photo;
   const other = (await detectableShots(703, 3)).map((s) => s.photo);
-  for (const [key, photos, species] of [['a', shots.slice(0, 3), 'elephant'], ['b', other, 'horse']] as const) {
+  for (const [key, photos, species] of [
+    ['a', shots.slice(0, 3), 'elephant'],
+    ['b', other, 'horse'],
+  ] as const) {
     const r = await api(app.url, 'POST', '/animal/enroll', { token, body: photoForm([...photos], { species, farm_id: 'd' }) });
     expect(r.status, r.text).toBe(200);
     did[key] = r.json.animal_did;
@@ -40,8 +43,14 @@ describe('animals in distributed mode', () => {
     expect(s.json.candidates[0]?.animal_did).toBe(did.a);
     expect(s.json.verdict).toBe(s.json.candidates[0].probability >= s.json.calibration.match_threshold ? 'match' : 'uncertain');
     const v = await api(app.url, 'POST', '/api/animal/verify', { token, body: photoForm([query], { animal_did: did.a! }) });
-    const clears = v.json.probability >= shippedCalibration('animal', v.json.model.version, { species: 'elephant', individuals: 1 })!.matchThreshold;
-    expect(v.json).toMatchObject({ verdict: clears ? 'match' : 'uncertain', same: clears ? true : null, animal_did: did.a, candidate: { animal_did: did.a } });
+    const clears =
+      v.json.probability >= shippedCalibration('animal', v.json.model.version, { species: 'elephant', individuals: 1 })!.matchThreshold;
+    expect(v.json).toMatchObject({
+      verdict: clears ? 'match' : 'uncertain',
+      same: clears ? true : null,
+      animal_did: did.a,
+      candidate: { animal_did: did.a },
+    });
     const del = await api(app.url, 'DELETE', `/animal/${did.a}`, { token });
     expect(del.status, del.text).toBe(200);
     const after = await api(app.url, 'POST', '/api/animal/identify', { token, body: photoForm([query]) });
@@ -52,10 +61,14 @@ describe('animals in distributed mode', () => {
     const one = query;
     const form = new FormData();
     for (const [k, v] of Object.entries({ species: 'elephant', farm_id: 'd' })) form.append(k, v);
-    for (const name of ['x.jpg', 'x-again.jpg', 'x-third.jpg']) form.append('files', new Blob([new Uint8Array(one)], { type: 'image/jpeg' }), name);
+    for (const name of ['x.jpg', 'x-again.jpg', 'x-third.jpg'])
+      form.append('files', new Blob([new Uint8Array(one)], { type: 'image/jpeg' }), name);
     const bad = await api(app.url, 'POST', '/animal/enroll', { token, body: form });
     expect(bad.status).toBe(422);
-    expect(bad.json.refused.map((r: { index: number; filename: string }) => [r.index, r.filename])).toEqual([[1, 'x-again.jpg'], [2, 'x-third.jpg']]);
+    expect(bad.json.refused.map((r: { index: number; filename: string }) => [r.index, r.filename])).toEqual([
+      [1, 'x-again.jpg'],
+      [2, 'x-third.jpg'],
+    ]);
     const r = await api(app.url, 'POST', '/api/animal/identify', { token, body: photoForm([query]) });
     expect(r.status).toBe(200);
     // `a` was deleted above: `b` is the one animal left, shown with its photos whatever the verdict.

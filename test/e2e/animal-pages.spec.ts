@@ -67,7 +67,9 @@ describe('animal HTML pages', () => {
     expect(await card.textContent()).toContain('Voi Bông');
     // The candidate's enrolled photos load from /api/blobs with the session cookie.
     const img = card.locator('img').first();
-    await expect.poll(() => img.evaluate((e) => (e as unknown as { complete: boolean; naturalWidth: number }).naturalWidth), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => img.evaluate((e) => (e as unknown as { complete: boolean; naturalWidth: number }).naturalWidth), { timeout: 20_000 })
+      .toBeGreaterThan(0);
     await page.click('[data-act=list]');
     await expect.poll(out, { timeout: 30_000 }).toContain('"total": 1');
     expect(errors, errors.join('\n')).toEqual([]);

@@ -10,7 +10,8 @@ import { photoForm } from '../support/images.js';
 import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
 
 const post = (app: TestApp, path: string, token: string, form: FormData) => api(app.url, 'POST', path, { token, body: form });
-const shots = (coat: number, from: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) => animalScene({ coat, shot: from + i, dx: (i - 1) * 25 })));
+const shots = (coat: number, from: number, n: number) =>
+  Promise.all(Array.from({ length: n }, (_, i) => animalScene({ coat, shot: from + i, dx: (i - 1) * 25 })));
 const types = (t: { events: { body: { type?: string } }[] }) => t.events.map((e) => e.body.type);
 
 describe('animal review, timeline and identity hygiene (embedded)', () => {
@@ -22,7 +23,12 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     app = await startTestApp();
     owner = await signup(app.url, 'herdrev');
     for (const coat of [7, 21, 35]) {
-      const r = await post(app, '/api/animal/enroll', owner.token, photoForm(await shots(coat, 1, 3), { species: 'cattle', farm_id: 'barn', name: `cow-${coat}` }));
+      const r = await post(
+        app,
+        '/api/animal/enroll',
+        owner.token,
+        photoForm(await shots(coat, 1, 3), { species: 'cattle', farm_id: 'barn', name: `cow-${coat}` }),
+      );
       expect(r.status, JSON.stringify(r.json)).toBe(200);
       did[coat] = r.json.animal_did;
     }
@@ -31,7 +37,7 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     await app?.stop();
   });
 
-  it('records the enrolment in the animal\'s chain', async () => {
+  it("records the enrolment in the animal's chain", async () => {
     const t = await api(app.url, 'GET', `/api/animal/${encodeURIComponent(did[7]!)}/timeline`, { token: owner.token });
     expect(t.status).toBe(200);
     expect(t.json.chain_ok).toBe(true);
@@ -69,7 +75,10 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     const t = await api(app.url, 'GET', `/api/animal/${encodeURIComponent(did[7]!)}/timeline`, { token: owner.token });
     expect(types(t.json)).toEqual(['enroll', 'identification_confirmed']);
     expect(t.json.events[1].body).toMatchObject({ query_id: r.json.query_id, source: 'confirm' });
-    const label = await app.container.db.query<{ verdict: string; correct_id: string }>('select verdict, correct_id from identify_verdicts where query_id = $1', [r.json.query_id]);
+    const label = await app.container.db.query<{ verdict: string; correct_id: string }>(
+      'select verdict, correct_id from identify_verdicts where query_id = $1',
+      [r.json.query_id],
+    );
     expect(label.rows[0]).toMatchObject({ verdict: 'correct' });
     // Confirming twice adds nothing.
     await post(app, '/api/animal/confirm', owner.token, form);
@@ -85,9 +94,13 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     const e = await post(app, '/api/animal/enroll', owner.token, form);
     expect(e.status, JSON.stringify(e.json)).toBe(200);
     expect(e.json.images).toHaveLength(3);
-    const queryRow = await app.container.db.query<{ image_cids: string[] }>('select image_cids from identify_queries where id = $1', [r.json.query_id]);
+    const queryRow = await app.container.db.query<{ image_cids: string[] }>('select image_cids from identify_queries where id = $1', [
+      r.json.query_id,
+    ]);
     expect(e.json.images.map((i: { cid: string }) => i.cid)).toContain(queryRow.rows[0]!.image_cids[0]);
-    const label = await app.container.db.query<{ correct_id: string }>('select correct_id from identify_verdicts where query_id = $1', [r.json.query_id]);
+    const label = await app.container.db.query<{ correct_id: string }>('select correct_id from identify_verdicts where query_id = $1', [
+      r.json.query_id,
+    ]);
     expect(label.rows[0]!.correct_id).toBe(e.json.individual_id);
   }, 120_000);
 
@@ -107,12 +120,15 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     const warn = await post(app, '/api/animal/enroll', owner.token, photoForm(again, { species: 'cattle', farm_id: 'barn' }));
     expect(warn.status).toBe(422);
     expect(warn.json).toMatchObject({ code: 'already_enrolled', overridable: true, existing: { animal_did: did[35] } });
-    const before = (await app.container.db.query<{ n: number }>(`select count(*)::int as n from individuals where deleted_at is null`)).rows[0]!.n;
+    const before = (await app.container.db.query<{ n: number }>(`select count(*)::int as n from individuals where deleted_at is null`))
+      .rows[0]!.n;
     // Other views of the same animal, enrolled anyway: a second record of one cow.
     const dup = photoForm(await shots(35, 5, 3), { species: 'cattle', farm_id: 'barn', accept_warnings: 'true' });
     const second = await post(app, '/api/animal/enroll', owner.token, dup);
     expect(second.status, JSON.stringify(second.json)).toBe(200);
-    expect((await app.container.db.query<{ n: number }>(`select count(*)::int as n from individuals where deleted_at is null`)).rows[0]!.n).toBe(before + 1);
+    expect(
+      (await app.container.db.query<{ n: number }>(`select count(*)::int as n from individuals where deleted_at is null`)).rows[0]!.n,
+    ).toBe(before + 1);
 
     const form = new FormData();
     form.append('into', did[35]!);
@@ -122,11 +138,17 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     expect(m.json.photos_moved).toBe(3);
     const a = await api(app.url, 'GET', `/api/animal/${encodeURIComponent(did[35]!)}`, { token: owner.token });
     expect(a.json.image_count).toBe(6);
-    expect((await api(app.url, 'GET', `/api/animal/${encodeURIComponent(second.json.animal_did)}`, { token: owner.token })).status).toBe(404);
+    expect((await api(app.url, 'GET', `/api/animal/${encodeURIComponent(second.json.animal_did)}`, { token: owner.token })).status).toBe(
+      404,
+    );
     const t = await api(app.url, 'GET', `/api/animal/${encodeURIComponent(did[35]!)}/timeline`, { token: owner.token });
     expect(t.json.chain_ok).toBe(true);
     expect(types(t.json)).toEqual(['enroll', 'merged']);
-    expect(t.json.events[1].body).toMatchObject({ from: second.json.animal_did, photos_moved: 3, from_events: [{ seq: 0, type: 'enroll' }] });
+    expect(t.json.events[1].body).toMatchObject({
+      from: second.json.animal_did,
+      photos_moved: 3,
+      from_events: [{ seq: 0, type: 'enroll' }],
+    });
     // The merged photos identify as the kept animal.
     const [q] = await shots(35, 7, 1);
     const id = await post(app, '/api/animal/identify', owner.token, photoForm([q!]));
@@ -134,9 +156,12 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     expect(id.json.closest.map((c: { animal_did: string }) => c.animal_did)).not.toContain(second.json.animal_did);
   }, 240_000);
 
-  it('owners add care events (vaccination, calving, treatment) to an animal\'s chain', async () => {
+  it("owners add care events (vaccination, calving, treatment) to an animal's chain", async () => {
     for (const type of ['vaccination', 'calving', 'treatment']) {
-      const r = await api(app.url, 'POST', `/api/animal/${encodeURIComponent(did[21]!)}/event`, { token: owner.token, json: { type, note: `${type} note` } });
+      const r = await api(app.url, 'POST', `/api/animal/${encodeURIComponent(did[21]!)}/event`, {
+        token: owner.token,
+        json: { type, note: `${type} note` },
+      });
       expect(r.status, JSON.stringify(r.json)).toBe(200);
     }
     // A retry with the same Idempotency-Key (a lost answer, the app's offline queue) is not a second event.
@@ -148,7 +173,11 @@ describe('animal review, timeline and identity hygiene (embedded)', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotency-replayed')).toBe('true');
     expect(again.json).toEqual(first.json);
-    const elsewhere = await api(app.url, 'POST', `/api/animal/${encodeURIComponent(did[7]!)}/event`, { token: owner.token, json: { type: 'weighing' }, headers });
+    const elsewhere = await api(app.url, 'POST', `/api/animal/${encodeURIComponent(did[7]!)}/event`, {
+      token: owner.token,
+      json: { type: 'weighing' },
+      headers,
+    });
     expect(elsewhere.status).toBe(422);
     const t = await api(app.url, 'GET', `/api/animal/${encodeURIComponent(did[21]!)}/timeline`, { token: owner.token });
     expect(types(t.json)).toEqual(['enroll', 'photos_added', 'vaccination', 'calving', 'treatment', 'weighing']);

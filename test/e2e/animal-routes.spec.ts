@@ -16,7 +16,10 @@ const MISSING = 'did:markless:animal:00000000-0000-4000-8000-000000000000';
 const GENERIC = '/api/{entity_type}/';
 
 /** The /api path a mirror route stands for: its own /api/animal twin, or the generic timeline route. */
-const apiTwinPaths = (mirror: string) => [mirror.replace(/^\/animal\//, '/api/animal/'), mirror.replace(/^\/animal\/\{entity_id\}\//, `${GENERIC}{entity_id}/`)];
+const apiTwinPaths = (mirror: string) => [
+  mirror.replace(/^\/animal\//, '/api/animal/'),
+  mirror.replace(/^\/animal\/\{entity_id\}\//, `${GENERIC}{entity_id}/`),
+];
 
 let app: TestApp;
 let routes: RouteDef[];
@@ -29,7 +32,10 @@ beforeAll(async () => {
   routes = buildRoutes(app.container, createServices(app.container));
   owner = await signup(app.url, 'mirror');
   const shots = (await detectableShots(703, 3)).map((s) => s.photo);
-  const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: photoForm(shots, { species: 'elephant', farm_id: 'm' }) });
+  const r = await api(app.url, 'POST', '/api/animal/enroll', {
+    token: owner.token,
+    body: photoForm(shots, { species: 'elephant', farm_id: 'm' }),
+  });
   expect(r.status, r.text).toBe(200);
   did = r.json.animal_did;
   const ev = await api(app.url, 'POST', `/api/animal/${did}/event`, { token: owner.token, json: { type: 'note' } });
@@ -47,16 +53,37 @@ describe('the /animal mirror of every animal route', () => {
       const twin = routes.find((m) => m.method === r.method && m.path === r.path.replace(/^\/api\/animal\//, '/animal/'));
       expect(twin, `${r.method} ${r.path}`).toBeDefined();
       expect(twin!.hidden, r.path).toBe(true);
-      for (const k of ['handler', 'body', 'query', 'params', 'upload', 'access', 'bodyType'] as const) expect(twin![k], `${r.path} ${k}`).toBe(r[k]);
+      for (const k of ['handler', 'body', 'query', 'params', 'upload', 'access', 'bodyType'] as const)
+        expect(twin![k], `${r.path} ${k}`).toBe(r[k]);
     }
     // The spec's animal table, each present on both prefixes.
     const spec = [
-      'post enroll', 'post identify', 'post scan', 'post detect', 'post verify', 'post identify_verdict', 'get list', 'get {animal_did}', 'delete {animal_did}',
-      'get {animal_did}/model3d', 'post rename', 'get drift/report', 'get demo', 'get field', 'get fee/estimate', 'get trust/tiers', 'post trust/verify-inclusion', 'get provenance/demo',
+      'post enroll',
+      'post identify',
+      'post scan',
+      'post detect',
+      'post verify',
+      'post identify_verdict',
+      'get list',
+      'get {animal_did}',
+      'delete {animal_did}',
+      'get {animal_did}/model3d',
+      'post rename',
+      'get drift/report',
+      'get demo',
+      'get field',
+      'get fee/estimate',
+      'get trust/tiers',
+      'post trust/verify-inclusion',
+      'get provenance/demo',
     ];
     for (const row of spec) {
       const [method, rest] = row.split(' ');
-      for (const prefix of ['/api/animal/', '/animal/']) expect(routes.some((r) => r.method === method && r.path === prefix + rest), `${row} under ${prefix}`).toBe(true);
+      for (const prefix of ['/api/animal/', '/animal/'])
+        expect(
+          routes.some((r) => r.method === method && r.path === prefix + rest),
+          `${row} under ${prefix}`,
+        ).toBe(true);
     }
   });
 
@@ -70,7 +97,8 @@ describe('the /animal mirror of every animal route', () => {
   });
 
   it('answers the same requests identically under both prefixes', async () => {
-    const fill = (p: string, id: string) => p.replace('{animal_did}', id).replace('{entity_id}', id).replace('{event_id}', eventId).replace('{entity_type}', 'animal');
+    const fill = (p: string, id: string) =>
+      p.replace('{animal_did}', id).replace('{entity_id}', id).replace('{event_id}', eventId).replace('{entity_type}', 'animal');
     const mirrors = routes.filter((r) => r.path.startsWith('/animal/'));
     let compared = 0;
     for (const m of mirrors) {
@@ -78,7 +106,10 @@ describe('the /animal mirror of every animal route', () => {
       const id = m.method === 'get' ? did : MISSING;
       const suffix = m.method === 'get' ? '?farm_id=m&describe=true' : '';
       const send = (path: string, token?: string) =>
-        api(app.url, m.method.toUpperCase(), fill(path, id) + suffix, { token, ...(m.method === 'get' ? {} : { body: photoForm([], {}) }) });
+        api(app.url, m.method.toUpperCase(), fill(path, id) + suffix, {
+          token,
+          ...(m.method === 'get' ? {} : { body: photoForm([], {}) }),
+        });
       const apiPath = `/api${m.path}`;
       for (const token of [owner.token, undefined]) {
         const [a, b] = [await send(apiPath, token), await send(m.path, token)];

@@ -24,7 +24,11 @@ let empty: Buffer;
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp({ mode: 'embedded' });
-  for (const [coat, n] of [[702, 8], [703, 5], [704, 5]] as const) {
+  for (const [coat, n] of [
+    [702, 8],
+    [703, 5],
+    [704, 5],
+  ] as const) {
     const shots = (await detectableShots(coat, n)).map((x) => x.photo);
     coats[coat] = { enrol: shots.slice(0, 3), query: shots[3]!, query2: shots[4]!, more: shots.slice(5) };
   }
@@ -88,7 +92,13 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     expect(noPhoto.json).toMatchObject({ detail: 'files', code: 'animal_detect_photo_needed' });
     const sure = await post('/detect', owner.token, photoForm([confident.photo], { farm_id: farm }));
     expect(sure.status, sure.text).toBe(200);
-    expect(sure.json).toMatchObject({ ok: true, rule: 'detector', species: 'elephant', need_confirm: false, detector: { name: 'yolox-nano-coco' } });
+    expect(sure.json).toMatchObject({
+      ok: true,
+      rule: 'detector',
+      species: 'elephant',
+      need_confirm: false,
+      detector: { name: 'yolox-nano-coco' },
+    });
     expect(sure.json.detections[0]).toMatchObject({ label: 'elephant' });
     expect(sure.json.detections[0].score).toBeGreaterThanOrEqual(0.5);
     // No animal in the photo: nothing confident, so the person confirms among the farm's species.
@@ -122,7 +132,15 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
   it('gets metadata by animal_did or uuid, never embeddings; describe adds features_vi', async () => {
     const r = await get(`/${encodeURIComponent(did.a!)}`, owner.token);
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ ok: true, animal_did: did.a, species: 'elephant', farm_id: farm, name: 'Bông', image_count: 3, count: 3 });
+    expect(r.json).toMatchObject({
+      ok: true,
+      animal_did: did.a,
+      species: 'elephant',
+      farm_id: farm,
+      name: 'Bông',
+      image_count: 3,
+      count: 3,
+    });
     expect(r.text).not.toMatch(/"(global|local|embedding|descriptor)s?"/);
     expect(r.json.features_vi).toBeUndefined();
     const byUuid = await get(`/${did.a!.split(':').pop()}`, owner.token);
@@ -173,9 +191,15 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     const foreign = await label({ query_id: r.json.query_id, verdict: 'wrong', correct_did: strangerDid });
     expect(foreign.status).toBe(200);
     expect(foreign.json).toEqual({ ok: true, correct_did: null });
-    const stored = await db().query<{ verdict: string; correct_id: string | null }>('select verdict, correct_id from identify_verdicts where query_id = $1', [r.json.query_id]);
+    const stored = await db().query<{ verdict: string; correct_id: string | null }>(
+      'select verdict, correct_id from identify_verdicts where query_id = $1',
+      [r.json.query_id],
+    );
     expect(stored.rows).toEqual([{ verdict: 'wrong', correct_id: null }]);
-    const notMine = await api(app.url, 'POST', `${P}/identify_verdict`, { token: stranger.token, form: { query_id: r.json.query_id, verdict: 'correct' } });
+    const notMine = await api(app.url, 'POST', `${P}/identify_verdict`, {
+      token: stranger.token,
+      form: { query_id: r.json.query_id, verdict: 'correct' },
+    });
     expect(notMine.status).toBe(404);
   });
 
@@ -205,13 +229,19 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     for (const photo of [q.a!, q.a2!]) await post('/identify', owner.token, photoForm([photo]));
     did.twin = t.json.animal_did;
     // Answers for C: whole views first, then views showing less and less of the coat, so its recent answers weaken.
-    for (const photo of [q.c!, q.c2!, q.c!]) expect((await post('/identify', owner.token, photoForm([photo]))).json.candidates[0]?.animal_did).toBe(did.c);
-    const crop = (p: Buffer, side: number) => sharp(p).extract({ left: 100, top: 100, width: side, height: side }).resize(480, 480).jpeg().toBuffer();
-    for (const photo of [await crop(q.c!, 240), await crop(q.c2!, 200), await crop(q.c!, 170)]) await post('/identify', owner.token, photoForm([photo]));
+    for (const photo of [q.c!, q.c2!, q.c!])
+      expect((await post('/identify', owner.token, photoForm([photo]))).json.candidates[0]?.animal_did).toBe(did.c);
+    const crop = (p: Buffer, side: number) =>
+      sharp(p).extract({ left: 100, top: 100, width: side, height: side }).resize(480, 480).jpeg().toBuffer();
+    for (const photo of [await crop(q.c!, 240), await crop(q.c2!, 200), await crop(q.c!, 170)])
+      await post('/identify', owner.token, photoForm([photo]));
     const r = await get(`/drift/report?farm_id=${farm}`, owner.token);
     expect(r.status, r.text).toBe(200);
     expect(r.json.individuals_considered).toBe(4);
-    const pair = r.json.confusable_pairs.find((p: { a: { animal_did: string }; b: { animal_did: string } }) => [p.a.animal_did, p.b.animal_did].sort().join() === [did.a, did.twin].sort().join());
+    const pair = r.json.confusable_pairs.find(
+      (p: { a: { animal_did: string }; b: { animal_did: string } }) =>
+        [p.a.animal_did, p.b.animal_did].sort().join() === [did.a, did.twin].sort().join(),
+    );
     expect(pair, JSON.stringify(r.json.confusable_pairs)).toBeDefined();
     expect(pair.channels).toEqual(['face', 'bio']);
     // Distinct coats are not reported as look-alikes.
@@ -229,10 +259,20 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     expect(never.json).toMatchObject({ ok: true, available: false, status: 'not_built' });
     expect(never.json.meta.reason_code).toMatch(/^not_yet_built/);
     const id = (d: string) => d.split(':').pop();
-    await db().query(`insert into animal_models3d (individual_id, owner_id, status, reason_code, gate) values ($1, $2, 'failed', 'gate_too_few_views', $3)`, [id(did.b!), owner.id, { views: 3, needed: 12 }]);
-    await db().query(`insert into animal_models3d (individual_id, owner_id, status, trust, model_cid) values ($1, $2, 'built', $3, 'bafkreitest')`, [id(did.c!), owner.id, { on_animal: 0.8, sparse: false }]);
+    await db().query(
+      `insert into animal_models3d (individual_id, owner_id, status, reason_code, gate) values ($1, $2, 'failed', 'gate_too_few_views', $3)`,
+      [id(did.b!), owner.id, { views: 3, needed: 12 }],
+    );
+    await db().query(
+      `insert into animal_models3d (individual_id, owner_id, status, trust, model_cid) values ($1, $2, 'built', $3, 'bafkreitest')`,
+      [id(did.c!), owner.id, { on_animal: 0.8, sparse: false }],
+    );
     const failed = await get(`/${did.b}/model3d`, owner.token);
-    expect(failed.json).toMatchObject({ available: false, status: 'failed', meta: { reason_code: 'gate_too_few_views', gate: { views: 3, needed: 12 } } });
+    expect(failed.json).toMatchObject({
+      available: false,
+      status: 'failed',
+      meta: { reason_code: 'gate_too_few_views', gate: { views: 3, needed: 12 } },
+    });
     const built = await get(`/${did.c}/model3d`, owner.token);
     expect(built.json).toMatchObject({ available: true, status: 'built', meta: { trust: { on_animal: 0.8, sparse: false } } });
   });
@@ -259,7 +299,10 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
 
   it('deletes: gone from lists, lookups and matching; the chain keeps a deletion event and an audit row stays', async () => {
     const uuid = did.twin!.split(':').pop()!;
-    const before = await db().query<{ n: number }>('select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1', [uuid]);
+    const before = await db().query<{ n: number }>(
+      'select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1',
+      [uuid],
+    );
     expect(before.rows[0]!.n).toBe(3);
     const r = await api(app.url, 'DELETE', `${P}/${did.twin}`, { token: owner.token });
     expect(r.status, r.text).toBe(200);
@@ -267,17 +310,26 @@ describe.each(['/api/animal', '/animal'])('animals under %s', (P) => {
     expect((await get(`/${did.twin}`, owner.token)).status).toBe(404);
     expect((await api(app.url, 'DELETE', `${P}/${did.twin}`, { token: owner.token })).status).toBe(404);
     expect((await get(`/list?farm_id=${farm}`, owner.token)).json.total).toBe(3);
-    const left = await db().query<{ n: number }>('select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1', [uuid]);
+    const left = await db().query<{ n: number }>(
+      'select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1',
+      [uuid],
+    );
     expect(left.rows[0]!.n).toBe(0);
     // The twin's coat now matches only the original animal.
     const again = await post('/identify', owner.token, photoForm([q.a!]));
     expect(again.json.candidates.map((x: { animal_did: string }) => x.animal_did)).not.toContain(did.twin);
     expect(again.json.candidates[0]?.animal_did).toBe(did.a);
-    const chain = await db().query<{ body: { type: string } }>(`select body from timeline_events where entity_type = 'animal' and entity_id = $1 order by seq`, [uuid]);
+    const chain = await db().query<{ body: { type: string } }>(
+      `select body from timeline_events where entity_type = 'animal' and entity_id = $1 order by seq`,
+      [uuid],
+    );
     // The chain keeps the animal's whole history: its enrolment (issue 24), then its deletion.
     expect(chain.rows.map((x) => x.body.type)).toEqual(['enroll', 'deleted']);
     expect(chain.rows[1]!.body).toMatchObject({ animal_did: did.twin, images_removed: 3 });
-    const audit = await db().query<{ detail: { animal_did: string; event_id: string } }>(`select detail from activity_events where action = 'animal.delete' and owner_id = $1`, [owner.id]);
+    const audit = await db().query<{ detail: { animal_did: string; event_id: string } }>(
+      `select detail from activity_events where action = 'animal.delete' and owner_id = $1`,
+      [owner.id],
+    );
     expect(audit.rows.map((x) => x.detail.animal_did)).toContain(did.twin);
   });
 

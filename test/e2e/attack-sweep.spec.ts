@@ -14,7 +14,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../shared/src/domain/limits.js';
 import { signup, type Mode } from '../support/app.js';
 import { operations, type FilePart, type Operation } from '../support/sweep/openapi.js';
-import { hasSlot, inFlight, malformedBodyArb, streamedFiles, materialize, send, shapedFill, templateArb, victimFill, type Answer, type Built, type Template } from '../support/sweep/requests.js';
+import {
+  hasSlot,
+  inFlight,
+  malformedBodyArb,
+  streamedFiles,
+  materialize,
+  send,
+  shapedFill,
+  templateArb,
+  victimFill,
+  type Answer,
+  type Built,
+  type Template,
+} from '../support/sweep/requests.js';
 import { startSweepService, type SweepService } from '../support/sweep/service.js';
 import { probeHealth, stateReader, type HealthProbe, type StateReader } from '../support/sweep/state.js';
 import { createVictim, privateIds, tinyJpeg, type Victim } from '../support/sweep/victim.js';
@@ -48,7 +61,8 @@ const opSeed = (op: Operation, salt: number) => {
   for (const c of `${op.method} ${op.path}`) h = Math.imul(h ^ c.charCodeAt(0), 16_777_619) >>> 0;
   return h;
 };
-const sample = <T>(arb: fc.Arbitrary<T>, op: Operation, salt: number, n: number): T[] => fc.sample(arb, { seed: opSeed(op, salt), numRuns: n * SCALE });
+const sample = <T>(arb: fc.Arbitrary<T>, op: Operation, salt: number, n: number): T[] =>
+  fc.sample(arb, { seed: opSeed(op, salt), numRuns: n * SCALE });
 const mulberry = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) | 0;
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
@@ -59,9 +73,11 @@ const mulberry = (seed: number) => () => {
 /** Run `fn` over `items`, `width` at a time. */
 async function pool<T>(items: T[], width: number, fn: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 const broken = (a: Answer) => a.status === 0 || a.status >= 500;
@@ -78,7 +94,12 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
 
   beforeAll(async () => {
     // Rate limits would turn the sweep into a test of the limiter; quotas stay as they are.
-    app = await startSweepService(mode, { RATE_LIMIT_PER_MIN: '1000000', FRUIT_PUBLIC_PER_MIN: '1000000', SIGNUP_SOURCE_FAILURES: '1000000', ADMIN_USERS: ADMIN_NAME });
+    app = await startSweepService(mode, {
+      RATE_LIMIT_PER_MIN: '1000000',
+      FRUIT_PUBLIC_PER_MIN: '1000000',
+      SIGNUP_SOURCE_FAILURES: '1000000',
+      ADMIN_USERS: ADMIN_NAME,
+    });
     state = await stateReader(app);
     ops = operations(await (await fetch(`${app.url}/openapi.json`)).json());
     victim = await createVictim(app, (sql) => state.rows(sql));
@@ -111,15 +132,20 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
     const blobs = await state.blobs();
     const reqs: Array<{ b: Built; op: Operation; hostile?: boolean }> = [];
     for (const op of ops.filter((o) => !WRITERS.has(o.path))) {
-      for (const t of sample(templateArb(op, files), op, 1, op.isPublic ? 6 : 2)) reqs.push({ op, b: materialize(app.url, t, victimFill(victim)) });
+      for (const t of sample(templateArb(op, files), op, 1, op.isPublic ? 6 : 2))
+        reqs.push({ op, b: materialize(app.url, t, victimFill(victim)) });
       // Bad ids without a token too: the 401 (or public 4xx) must come before any parsing breaks.
-      if (op.params.some((p) => p.in !== 'header')) for (const t of sample(templateArb(op, files, 'hostile'), op, 2, 1)) reqs.push({ op, hostile: true, b: materialize(app.url, t, victimFill(victim)) });
+      if (op.params.some((p) => p.in !== 'header'))
+        for (const t of sample(templateArb(op, files, 'hostile'), op, 2, 1))
+          reqs.push({ op, hostile: true, b: materialize(app.url, t, victimFill(victim)) });
     }
     const secrets = privateIds(victim);
     const leaks: string[] = [];
     const check = (b: Built, a: Answer, op: Operation, hostile?: boolean) => {
       // A private id in an answer to a request that did not carry it: the public surface tells it.
-      for (const [what, id] of secrets) if (a.text.includes(id) && !b.url.includes(encodeURIComponent(id)) && !b.describe.includes(id)) leaks.push(`the victim's ${what} in ${show(b, a)}`);
+      for (const [what, id] of secrets)
+        if (a.text.includes(id) && !b.url.includes(encodeURIComponent(id)) && !b.describe.includes(id))
+          leaks.push(`the victim's ${what} in ${show(b, a)}`);
       // A hostile id that leaves no route to match (an empty segment) is the router's 404; a ".."
       // the client itself resolves sends the request to another route, which answers as that one.
       const moved = hostile && new URL(b.url).pathname.split('/').length !== op.path.split('/').length;
@@ -137,36 +163,57 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
       if (lost.length) blobEffects.push(`${b.describe} removed ${lost.join(', ')}`);
       before = now;
     }
-    await pool(reqs.filter((r) => !publicWrites.includes(r)), 3, async ({ b, op, hostile }) => check(b, await send(b), op, hostile));
+    await pool(
+      reqs.filter((r) => !publicWrites.includes(r)),
+      3,
+      async ({ b, op, hostile }) => check(b, await send(b), op, hostile),
+    );
     const countsAfter = await state.counts();
-    const changed = Object.keys({ ...counts, ...countsAfter }).filter((t) => !PUBLIC_WRITES.has(t) && counts[t] !== countsAfter[t]).map((t) => `${t}: ${counts[t]} -> ${countsAfter[t]}`);
+    const changed = Object.keys({ ...counts, ...countsAfter })
+      .filter((t) => !PUBLIC_WRITES.has(t) && counts[t] !== countsAfter[t])
+      .map((t) => `${t}: ${counts[t]} -> ${countsAfter[t]}`);
     const blobsAfter = await state.blobs();
     const gone = blobs.filter((x) => !blobsAfter.includes(x));
     const added = blobsAfter.filter((x) => !blobs.includes(x));
     // Soft: the writing routes below are still swept when this part fails.
-    expect.soft({ requests: reqs.length, bad, leaks, changed, blobsGone: gone, blobsAdded: added, blobEffects }, replay)
+    expect
+      .soft({ requests: reqs.length, bad, leaks, changed, blobsGone: gone, blobsAdded: added, blobEffects }, replay)
       .toEqual({ requests: reqs.length, bad: [], leaks: [], changed: [], blobsGone: [], blobsAdded: [], blobEffects: [] });
 
     probe.phase('writing routes');
     // The writing routes: never a 5xx, and nothing written outside their own tables.
-    const cred: Built[] = ops.filter((o) => WRITERS.has(o.path)).flatMap((op) => sample(templateArb(op, files), op, 3, 8).map((t) => materialize(app.url, t, victimFill(victim))));
+    const cred: Built[] = ops
+      .filter((o) => WRITERS.has(o.path))
+      .flatMap((op) => sample(templateArb(op, files), op, 3, 8).map((t) => materialize(app.url, t, victimFill(victim))));
     const credBad: string[] = [];
     await pool(cred, 3, async (b) => {
       const a = await send(b);
       if (broken(a)) credBad.push(show(b, a));
     });
     // A stranger who signs up under a name the operator listed in ADMIN_USERS gains nothing.
-    const squatter = await send({ method: 'POST', url: `${app.url}/api/signup`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN_NAME, password: 'Bark-and-peel-42' }), describe: `POST /api/signup ${ADMIN_NAME}` });
+    const squatter = await send({
+      method: 'POST',
+      url: `${app.url}/api/signup`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: ADMIN_NAME, password: 'Bark-and-peel-42' }),
+      describe: `POST /api/signup ${ADMIN_NAME}`,
+    });
     if (squatter.status === 200) {
-      const queues = await send({ method: 'GET', url: `${app.url}/api/admin/queues`, headers: {}, describe: 'GET /api/admin/queues' }, JSON.parse(squatter.text).token);
-      if (queues.status !== 403) credBad.push(`signing up as ADMIN_USERS' ${ADMIN_NAME} made an admin: GET /api/admin/queues answered ${queues.status}`);
+      const queues = await send(
+        { method: 'GET', url: `${app.url}/api/admin/queues`, headers: {}, describe: 'GET /api/admin/queues' },
+        JSON.parse(squatter.text).token,
+      );
+      if (queues.status !== 403)
+        credBad.push(`signing up as ADMIN_USERS' ${ADMIN_NAME} made an admin: GET /api/admin/queues answered ${queues.status}`);
     }
     const countsWriters = await state.counts();
-    const outside = Object.keys(countsWriters).filter((t) => !WRITER_TABLES.has(t) && !PUBLIC_WRITES.has(t) && countsWriters[t] !== countsAfter[t]).map((t) => `${t}: ${countsAfter[t]} -> ${countsWriters[t]}`);
+    const outside = Object.keys(countsWriters)
+      .filter((t) => !WRITER_TABLES.has(t) && !PUBLIC_WRITES.has(t) && countsWriters[t] !== countsAfter[t])
+      .map((t) => `${t}: ${countsAfter[t]} -> ${countsWriters[t]}`);
     expect({ bad: credBad, outside, blobs: await state.blobs() }, replay).toEqual({ bad: [], outside: [], blobs: blobsAfter });
   }, 180_000);
 
-  it('with another account\'s token, the victim\'s ids answer byte for byte like random ids of the same shape', async () => {
+  it("with another account's token, the victim's ids answer byte for byte like random ids of the same shape", async () => {
     probe.phase('victim ids with another token');
     const bad: string[] = [];
     let pairs = 0;
@@ -195,9 +242,11 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
     const reqs: Array<{ b: Built; small?: boolean }> = [];
     for (const op of ops.filter((o) => !SESSION_ENDERS.has(o.path))) {
       const fill = victimFill(victim);
-      if (op.params.some((p) => p.in !== 'header')) for (const t of sample(templateArb(op, files, 'hostile'), op, 5, 3)) reqs.push({ b: materialize(app.url, t, fill) });
+      if (op.params.some((p) => p.in !== 'header'))
+        for (const t of sample(templateArb(op, files, 'hostile'), op, 5, 3)) reqs.push({ b: materialize(app.url, t, fill) });
       // Paging cursors get more tries: a cursor that decodes but holds wrong values is its own attack.
-      if (op.params.some((p) => p.name === 'cursor')) for (const t of sample(templateArb(op, files), op, 9, 24)) reqs.push({ b: materialize(app.url, t, fill) });
+      if (op.params.some((p) => p.name === 'cursor'))
+        for (const t of sample(templateArb(op, files), op, 9, 24)) reqs.push({ b: materialize(app.url, t, fill) });
       if (!op.bodies.length) continue;
       for (const body of sample(malformedBodyArb(op), op, 6, 3)) {
         const [t] = sample(templateArb(op, files), op, 7, 1) as [Template];
@@ -223,11 +272,29 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
   it('one file just over 20 MB and a photo batch just over 64 MB are refused with 413', async () => {
     probe.phase('20 MB / 64 MB');
     const single = streamedFiles([{ field: 'photo', name: 'big.jpg', size: LIMITS.fileBytes + 1 }]);
-    const one = await send({ method: 'POST', url: `${app.url}/api/care/match`, headers: { 'content-type': single.type }, body: single.body, describe: 'POST /api/care/match (20 MB + 1)' }, attacker.token);
+    const one = await send(
+      {
+        method: 'POST',
+        url: `${app.url}/api/care/match`,
+        headers: { 'content-type': single.type },
+        body: single.body,
+        describe: 'POST /api/care/match (20 MB + 1)',
+      },
+      attacker.token,
+    );
     expect(one.status, one.text).toBe(413);
     const part = Math.ceil(LIMITS.imageBatchBytes / 4) + 1;
     const batch = streamedFiles(Array.from({ length: 4 }, (_, i) => ({ field: 'files', name: `p${i}.jpg`, size: part })));
-    const many = await send({ method: 'POST', url: `${app.url}/api/enroll`, headers: { 'content-type': batch.type }, body: batch.body, describe: 'POST /api/enroll (64 MB + 4)' }, attacker.token);
+    const many = await send(
+      {
+        method: 'POST',
+        url: `${app.url}/api/enroll`,
+        headers: { 'content-type': batch.type },
+        body: batch.body,
+        describe: 'POST /api/enroll (64 MB + 4)',
+      },
+      attacker.token,
+    );
     expect(many.status, many.text).toBe(413);
   }, 120_000);
 
@@ -248,7 +315,9 @@ describe.each<Mode>(['embedded', 'distributed'])('attack sweep (%s)', (mode) => 
     expect(app.alive()).toBe(true);
     expect(probe.samples.length).toBeGreaterThan(20);
     const sorted = [...probe.samples].sort((a, b) => a - b);
-    console.info(`attack sweep (${mode}): ${sorted.length} health probes, median ${Math.round(sorted[sorted.length >> 1]!)} ms, worst ${Math.round(sorted.at(-1)!)} ms less the API's CPU wait (${Math.round(Math.max(...probe.walls))} ms wall)`);
+    console.info(
+      `attack sweep (${mode}): ${sorted.length} health probes, median ${Math.round(sorted[sorted.length >> 1]!)} ms, worst ${Math.round(sorted.at(-1)!)} ms less the API's CPU wait (${Math.round(Math.max(...probe.walls))} ms wall)`,
+    );
     expect({ failures: probe.failures }, replay).toEqual({ failures: [] });
   });
 });

@@ -27,7 +27,9 @@ describe.each<Mode>(['embedded', 'distributed'])('blob references (%s)', (mode) 
   let careCid: string;
 
   const fetchBlob = async (cid: string, token?: string) => {
-    const res = await fetch(`${app.url}/api/blobs/${cid}`, { headers: { 'x-request-id': 'test-request-id', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    const res = await fetch(`${app.url}/api/blobs/${cid}`, {
+      headers: { 'x-request-id': 'test-request-id', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
     return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
   };
   const lookup = (bytes: Buffer) => {
@@ -44,7 +46,10 @@ describe.each<Mode>(['embedded', 'distributed'])('blob references (%s)', (mode) 
   };
   /** The owner's photos are all still there: row, bytes, served to the owner, and exported. */
   const expectIntact = async () => {
-    for (const [cid, bytes] of [[identifyCid, identifyPhoto], [careCid, carePhoto]] as const) {
+    for (const [cid, bytes] of [
+      [identifyCid, identifyPhoto],
+      [careCid, carePhoto],
+    ] as const) {
       const row = await app.container.db.query('select 1 from blobs where cid = $1', [cid]);
       expect(row.rows.length, cid).toBe(1);
       expect(Buffer.from((await app.container.blobs.get(cid))!).equals(bytes)).toBe(true);
@@ -62,14 +67,18 @@ describe.each<Mode>(['embedded', 'distributed'])('blob references (%s)', (mode) 
     identifyPhoto = await otherView(await textureImage(611, 256), 7);
     const q = await api(app.url, 'POST', '/api/identify', { token: owner.token, body: photoForm([identifyPhoto]) });
     expect(q.status, q.text).toBe(200);
-    identifyCid = (await app.container.db.query<{ cid: string }>('select image_cids[1] as cid from identify_queries where owner_id = $1', [owner.id])).rows[0]!.cid;
+    identifyCid = (
+      await app.container.db.query<{ cid: string }>('select image_cids[1] as cid from identify_queries where owner_id = $1', [owner.id])
+    ).rows[0]!.cid;
     carePhoto = await labelImage(labelSpec(3));
     const form = new FormData();
-    for (const [k, v] of Object.entries({ target_type: 'tree', target_id: tree, action: 'spray', product_name: 'Dithane M-45' })) form.append(k, v);
+    for (const [k, v] of Object.entries({ target_type: 'tree', target_id: tree, action: 'spray', product_name: 'Dithane M-45' }))
+      form.append(k, v);
     form.append('photo', new Blob([new Uint8Array(carePhoto)], { type: 'image/jpeg' }), 'pack.jpg');
     const c = await api(app.url, 'POST', '/api/care/log', { token: owner.token, body: form });
     expect(c.status, c.text).toBe(200);
-    careCid = (await app.container.db.query<{ cid: string }>('select photo_cid as cid from care_entries where id = $1', [c.json.entry.id])).rows[0]!.cid;
+    careCid = (await app.container.db.query<{ cid: string }>('select photo_cid as cid from care_entries where id = $1', [c.json.entry.id]))
+      .rows[0]!.cid;
     expect(careCid).toMatch(/^b/);
   }, 240_000);
   afterAll(async () => {
@@ -99,7 +108,11 @@ describe.each<Mode>(['embedded', 'distributed'])('blob references (%s)', (mode) 
 
   it('another account’s batch of those bytes, then its DELETE, deletes nothing of the owner’s', async () => {
     const b = await api(app.url, 'POST', '/api/fruit/batch', {
-      token: stranger.token, body: batchForm([{ name: 'a.jpg', bytes: identifyPhoto }, { name: 'b.jpg', bytes: carePhoto }]),
+      token: stranger.token,
+      body: batchForm([
+        { name: 'a.jpg', bytes: identifyPhoto },
+        { name: 'b.jpg', bytes: carePhoto },
+      ]),
     });
     expect(b.status, b.text).toBe(202);
     await untilDone(app, stranger.token, b.json.batch_id);
@@ -119,13 +132,15 @@ describe.each<Mode>(['embedded', 'distributed'])('blob references (%s)', (mode) 
   it('deleting a care entry releases its photo only when nothing else names it', async () => {
     const logWith = async (photo: Buffer) => {
       const form = new FormData();
-      for (const [k, v] of Object.entries({ target_type: 'tree', target_id: tree, action: 'spray', product_name: 'Sevin' })) form.append(k, v);
+      for (const [k, v] of Object.entries({ target_type: 'tree', target_id: tree, action: 'spray', product_name: 'Sevin' }))
+        form.append(k, v);
       form.append('photo', new Blob([new Uint8Array(photo)], { type: 'image/jpeg' }), 'pack.jpg');
       const r = await api(app.url, 'POST', '/api/care/log', { token: owner.token, body: form });
       expect(r.status, r.text).toBe(200);
       return r.json.entry as { id: string; photo_cid: string };
     };
-    const hasBlob = async (cid: string) => (await app.container.db.query('select 1 from blobs where cid = $1', [cid])).rows.length === 1 && (await app.container.blobs.has(cid));
+    const hasBlob = async (cid: string) =>
+      (await app.container.db.query('select 1 from blobs where cid = $1', [cid])).rows.length === 1 && (await app.container.blobs.has(cid));
     // A second entry with the same packaging photo as the first: deleting it keeps the photo.
     const twin = await logWith(carePhoto);
     expect(twin.photo_cid).toBe(careCid);
@@ -145,7 +160,9 @@ describe.each<Mode>(['embedded', 'distributed'])('blob references (%s)', (mode) 
         where table_schema = current_schema() and (column_name = 'cid' or column_name like '%\\_cid' or column_name like '%\\_cids')`,
     );
     const known = new Set([...BLOB_REFERENCES.map((r) => `${r.table}.${r.column}`), ...NOT_BLOB_COLUMNS]);
-    const unknown = cols.rows.map((r) => `${r.t}.${r.c}`).filter((x) => !known.has(x) && !x.startsWith('blobs.') && !x.startsWith('upload_staging.'));
+    const unknown = cols.rows
+      .map((r) => `${r.t}.${r.c}`)
+      .filter((x) => !known.has(x) && !x.startsWith('blobs.') && !x.startsWith('upload_staging.'));
     expect(unknown).toEqual([]);
     // And the model names only columns that exist.
     const present = new Set(cols.rows.map((r) => `${r.t}.${r.c}`));

@@ -45,23 +45,43 @@ describe('identify_verdict labels re-fit the calibration (embedded)', () => {
       const r = await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: q, verdict: 'correct' } });
       expect(r.status).toBe(200);
     }
-    const strangerTree = (await post(app, '/api/enroll', other.token, photoForm([await textureImage(66, 384), await textureImage(67, 384)]))).json.tree_id;
+    const strangerTree = (
+      await post(app, '/api/enroll', other.token, photoForm([await textureImage(66, 384), await textureImage(67, 384)]))
+    ).json.tree_id;
     const dropped = await api(app.url, 'POST', '/api/identify_verdict', {
-      token: owner.token, form: { query_id: queries[4]!, verdict: 'other', correct_id: strangerTree },
+      token: owner.token,
+      form: { query_id: queries[4]!, verdict: 'other', correct_id: strangerTree },
     });
     expect(dropped.json).toEqual({ ok: true, correct_id: null });
-    const relabel = await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: queries[4]!, verdict: 'unknown_ok' } });
+    const relabel = await api(app.url, 'POST', '/api/identify_verdict', {
+      token: owner.token,
+      form: { query_id: queries[4]!, verdict: 'unknown_ok' },
+    });
     expect(relabel.status).toBe(200);
-    const rows = await app.container.db.query<{ verdict: string; n: number }>('select verdict, count(*)::int as n from identify_verdicts group by 1 order by 1');
-    expect(rows.rows).toEqual([{ verdict: 'correct', n: 4 }, { verdict: 'unknown_ok', n: 1 }]);
+    const rows = await app.container.db.query<{ verdict: string; n: number }>(
+      'select verdict, count(*)::int as n from identify_verdicts group by 1 order by 1',
+    );
+    expect(rows.rows).toEqual([
+      { verdict: 'correct', n: 4 },
+      { verdict: 'unknown_ok', n: 1 },
+    ]);
   });
 
   it('refuses a label for someone else’s query with the same 404 as a missing one', async () => {
-    const foreign = await api(app.url, 'POST', '/api/identify_verdict', { token: other.token, form: { query_id: queries[0]!, verdict: 'wrong' } });
-    const missing = await api(app.url, 'POST', '/api/identify_verdict', { token: other.token, form: { query_id: '00000000-0000-4000-8000-000000000000', verdict: 'wrong' } });
+    const foreign = await api(app.url, 'POST', '/api/identify_verdict', {
+      token: other.token,
+      form: { query_id: queries[0]!, verdict: 'wrong' },
+    });
+    const missing = await api(app.url, 'POST', '/api/identify_verdict', {
+      token: other.token,
+      form: { query_id: '00000000-0000-4000-8000-000000000000', verdict: 'wrong' },
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.text).toBe(missing.text);
-    const bad = await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: queries[0]!, verdict: 'maybe' } });
+    const bad = await api(app.url, 'POST', '/api/identify_verdict', {
+      token: owner.token,
+      form: { query_id: queries[0]!, verdict: 'maybe' },
+    });
     expect(bad.status).toBe(422);
     expect(bad.json.detail).toBe('verdict');
   });

@@ -52,11 +52,20 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
   it('logs a spray on a tree with its packaging photo stored by CID; the pre-harvest interval comes from the product store with its source', async () => {
     const photo = await labelImage(labelSpec(5));
     const applied = new Date(Date.now() - DAY).toISOString();
-    const r = await log(owner.token, { target_type: 'tree', target_id: tree, action: 'spray', product_id: 'dithane_m45', dose: '2 g/L', applied_at: applied }, photo);
+    const r = await log(
+      owner.token,
+      { target_type: 'tree', target_id: tree, action: 'spray', product_id: 'dithane_m45', dose: '2 g/L', applied_at: applied },
+      photo,
+    );
     expect(r.status, r.text).toBe(200);
     const e = r.json.entry;
     expect(e).toMatchObject({ target_type: 'tree', target_id: tree, author_role: 'owner', product_id: 'dithane_m45', banned: [] });
-    expect(e.withdrawal).toMatchObject({ kind: 'pre_harvest', target: 'tomato', interval_days: 5, source: { title: expect.stringMatching(/EPA Reg\. No\. 62719-387/) } });
+    expect(e.withdrawal).toMatchObject({
+      kind: 'pre_harvest',
+      target: 'tomato',
+      interval_days: 5,
+      source: { title: expect.stringMatching(/EPA Reg\. No\. 62719-387/) },
+    });
     expect(e.withdrawal_until).toBe(new Date(Date.parse(applied) + 5 * DAY).toISOString());
     expect(r.json.banned_check).toBe('ok');
     expect(e.photo_cid).toMatch(/^b[a-z2-7]+$/);
@@ -70,9 +79,19 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
     expect(w.status).toBe(200);
     expect(w.json.blocked).toBe(true);
     expect(w.json.blocking).toHaveLength(1);
-    expect(w.json.blocking[0]).toMatchObject({ product_id: 'dithane_m45', product_name: 'Dithane M-45 (mancozeb)', interval_days: 5, source: { url: expect.stringMatching(/^https:/) } });
+    expect(w.json.blocking[0]).toMatchObject({
+      product_id: 'dithane_m45',
+      product_name: 'Dithane M-45 (mancozeb)',
+      interval_days: 5,
+      source: { url: expect.stringMatching(/^https:/) },
+    });
     expect(w.json.until).toBe(w.json.blocking[0].until);
-    const old = await log(owner.token, { target_type: 'tree', target_id: tree, product_name: 'Sevin XLR Plus', applied_at: new Date(Date.now() - 30 * DAY).toISOString() });
+    const old = await log(owner.token, {
+      target_type: 'tree',
+      target_id: tree,
+      product_name: 'Sevin XLR Plus',
+      applied_at: new Date(Date.now() - 30 * DAY).toISOString(),
+    });
     // No interval names durian, so the longest applies (citrus, 5 days): when unsure, block longer.
     expect(old.json.entry.withdrawal).toMatchObject({ product_id: 'sevin_xlr', target: 'citrus', interval_days: 5 });
     const again = await get(`/api/care/withdrawal?target_type=tree&target_id=${tree}`, owner.token);
@@ -83,7 +102,12 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
     const r = await log(owner.token, { target_type: 'animal', target_id: animalDid, action: 'treat', product_id: 'draxxin' });
     expect(r.status, r.text).toBe(200);
     expect(r.json.entry.withdrawal).toMatchObject({ kind: 'withdrawal', target: 'cattle', use: 'meat', interval_days: 18 });
-    const bad = await log(owner.token, { target_type: 'animal', target_id: animalDid, product_name: 'thuốc Cloramphenicol', interval_days: '30' });
+    const bad = await log(owner.token, {
+      target_type: 'animal',
+      target_id: animalDid,
+      product_name: 'thuốc Cloramphenicol',
+      interval_days: '30',
+    });
     expect(bad.json.entry.banned.map((b: any) => b.id)).toEqual(['chloramphenicol']);
     expect(bad.json.entry.withdrawal).toMatchObject({ interval_days: 30, source: { url: null } });
     const w = await get(`/api/care/withdrawal?target_type=animal&target_id=${encodeURIComponent(animalDid)}`, owner.token);
@@ -106,7 +130,10 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
       expect(r.json.ok).toBe(false);
     }
     // A JSON body where multipart is expected is the client's mistake too (415 naming the type), not a server error.
-    const json = await api(app.url, 'POST', '/api/care/log', { token: owner.token, json: { target_type: 'tree', target_id: tree, product_name: 'x' } });
+    const json = await api(app.url, 'POST', '/api/care/log', {
+      token: owner.token,
+      json: { target_type: 'tree', target_id: tree, product_name: 'x' },
+    });
     expect(json.status).toBe(415);
     expect(await count()).toBe(rows);
     expect(await blobs()).toBe(nBlobs);
@@ -148,7 +175,7 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
     expect((await get(`/api/care/events?target_type=tree`, owner.token)).status).toBe(422);
   });
 
-  it('care entries are inherited events of the tree\'s timeline: inherited_from, no hashes; guests do not see them', async () => {
+  it("care entries are inherited events of the tree's timeline: inherited_from, no hashes; guests do not see them", async () => {
     const t = await get(`/api/tree/${tree}/timeline`, owner.token);
     expect(t.status).toBe(200);
     expect(t.json.chain_ok).toBe(true);
@@ -170,7 +197,7 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
     expect((await api(app.url, 'POST', `/api/tree/${tree}/unpublish`, { token: owner.token })).status).toBe(200);
   });
 
-  it('POST /api/care/delete removes the caller\'s own entry; the timeline keeps a deletion event', async () => {
+  it("POST /api/care/delete removes the caller's own entry; the timeline keeps a deletion event", async () => {
     const events = (await get(`/api/care/events?target_type=tree&target_id=${tree}`, owner.token)).json.events;
     const target = events.find((e: any) => e.product_id === 'dithane_m45');
     expect((await api(app.url, 'POST', '/api/care/delete', { token: stranger.token, form: { id: target.id } })).status).toBe(404);
@@ -181,7 +208,11 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
     expect((await api(app.url, 'POST', '/api/care/delete', { token: owner.token, form: { id: target.id } })).status).toBe(404);
     const after = await get(`/api/care/events?target_type=tree&target_id=${tree}`, owner.token);
     expect(after.json.events.map((e: any) => e.id)).not.toContain(target.id);
-    expect((await get(`/api/care/withdrawal?target_type=tree&target_id=${tree}`, owner.token)).json).toMatchObject({ blocked: false, until: null, blocking: [] });
+    expect((await get(`/api/care/withdrawal?target_type=tree&target_id=${tree}`, owner.token)).json).toMatchObject({
+      blocked: false,
+      until: null,
+      blocking: [],
+    });
     const t = await get(`/api/tree/${tree}/timeline`, owner.token);
     const mine = t.json.events.filter((e: any) => e.inherited_from?.entity_id === target.id);
     expect(mine).toHaveLength(1);

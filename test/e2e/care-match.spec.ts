@@ -34,7 +34,11 @@ describe('care match', () => {
   let tokenNoCat: string;
 
   const match = async (base: string, tok: string, fields: Record<string, string>, photos: Buffer[] = [], lang = 'en') => {
-    const r = await fetch(`${base}/api/care/match`, { method: 'POST', headers: { authorization: `Bearer ${tok}`, 'accept-language': lang }, body: photoForm(photos, fields) });
+    const r = await fetch(`${base}/api/care/match`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tok}`, 'accept-language': lang },
+      body: photoForm(photos, fields),
+    });
     const json = (await r.json()) as any;
     expect(r.status).toBe(200);
     checkInvariants(json);
@@ -107,7 +111,9 @@ describe('care match', () => {
     expect(b.banned_check).toBe('ok');
     expect(b.banned.map((x: any) => x.id)).toEqual(['carbofuran']);
     expect(b.banned[0].sources.map((s: any) => s.id)).toEqual(['vn_pp_10_2020', 'rotterdam_iii']);
-    expect(b.message).toBe('DANGER: it contains banned ingredients (Carbofuran) and must not be used; this product is not in the store of registered products.');
+    expect(b.message).toBe(
+      'DANGER: it contains banned ingredients (Carbofuran) and must not be used; this product is not in the store of registered products.',
+    );
   });
 
   it('rule 2 reverse: banned non-empty with no reason is normal (a registered product with a restricted ingredient)', async () => {
@@ -132,7 +138,9 @@ describe('care match', () => {
     const ok = await match(noCatalogue.url, tokenNoCat, { text: 'Draxxin' });
     expect(ok).toMatchObject({ banned: [], banned_check: 'unavailable' });
     expect(ok.candidates.map((c: any) => c.id)).toEqual(['draxxin']);
-    expect(ok.message).toBe('The banned-ingredient list could not be checked right now, so it is not known whether the product contains one; the matching product is Draxxin (tulathromycin injection).');
+    expect(ok.message).toBe(
+      'The banned-ingredient list could not be checked right now, so it is not known whether the product contains one; the matching product is Draxxin (tulathromycin injection).',
+    );
     const none = await match(noCatalogue.url, tokenNoCat, { text: 'carbofuran' });
     expect(none).toMatchObject({ candidates: [], reason: 'no_match', banned: [], banned_check: 'unavailable' });
     const list = await api(noCatalogue.url, 'GET', '/api/care/banned');
@@ -149,11 +157,15 @@ describe('care match', () => {
 
   it('message: Vietnamese by default, one sentence, every true condition, most dangerous first', async () => {
     const restricted = await match(app.url, token, { text: 'phenylbutazone' });
-    expect(restricted.message).toBe('DANGER: it contains restricted ingredients (Phenylbutazone in female dairy cattle 20 months of age or older) and must not be used; this product is not in the store of registered products.');
+    expect(restricted.message).toBe(
+      'DANGER: it contains restricted ingredients (Phenylbutazone in female dairy cattle 20 months of age or older) and must not be used; this product is not in the store of registered products.',
+    );
     const b = await match(app.url, token, { text: 'Dithane M-45 mancozeb; paraquat; Baytril' }, [], 'vi');
     expect(b.banned.map((x: any) => x.id).sort()).toEqual(['fluoroquinolones', 'paraquat']);
     expect(b.reason).toBe('ambiguous');
-    expect(b.message).toBe('NGUY HIỂM: có hoạt chất bị cấm (Paraquat, Fluoroquinolones (extralabel use)), không được dùng; có nhiều sản phẩm phù hợp nên thứ tự chưa chắc chắn, hãy đối chiếu tên trên bao bì.');
+    expect(b.message).toBe(
+      'NGUY HIỂM: có hoạt chất bị cấm (Paraquat, Fluoroquinolones (extralabel use)), không được dùng; có nhiều sản phẩm phù hợp nên thứ tự chưa chắc chắn, hãy đối chiếu tên trên bao bì.',
+    );
   });
 
   it('typed text is matched directly; the photo is then not read', async () => {
@@ -171,8 +183,16 @@ describe('care match', () => {
   });
 
   it('GET /api/care/banned: q runs the same lookup as match (synonyms, trade names, CAS, Vietnamese with or without diacritics)', async () => {
-    for (const [q, id] of [['Gramoxone', 'paraquat'], ['1563-66-2', 'carbofuran'], ['xanh malachite', 'malachite_green'], ['Xanh Malachít', 'malachite_green'],
-      ['hop chat thuy ngan', 'mercury'], ['Hợp chất thủy ngân', 'mercury'], ['Dipterex', 'trichlorfon'], ['analgin', 'dipyrone']] as const) {
+    for (const [q, id] of [
+      ['Gramoxone', 'paraquat'],
+      ['1563-66-2', 'carbofuran'],
+      ['xanh malachite', 'malachite_green'],
+      ['Xanh Malachít', 'malachite_green'],
+      ['hop chat thuy ngan', 'mercury'],
+      ['Hợp chất thủy ngân', 'mercury'],
+      ['Dipterex', 'trichlorfon'],
+      ['analgin', 'dipyrone'],
+    ] as const) {
       const r = await api(app.url, 'GET', `/api/care/banned?q=${encodeURIComponent(q)}`);
       expect(r.status).toBe(200);
       expect(r.json.substances.map((s: any) => s.id)).toContain(id);
@@ -187,7 +207,15 @@ describe('care match', () => {
     expect(all.json.count).toBeGreaterThan(80);
     for (const s of all.json.substances) {
       expect(s.sources.length).toBeGreaterThan(0);
-      for (const src of s.sources) expect(src).toEqual(expect.objectContaining({ title: expect.any(String), article: expect.any(String), date: expect.any(String), url: expect.stringMatching(/^https:\/\//) }));
+      for (const src of s.sources)
+        expect(src).toEqual(
+          expect.objectContaining({
+            title: expect.any(String),
+            article: expect.any(String),
+            date: expect.any(String),
+            url: expect.stringMatching(/^https:\/\//),
+          }),
+        );
     }
     const aqua = await api(app.url, 'GET', '/api/care/banned?scope=aquaculture&severity=restricted');
     expect(aqua.json.count).toBeGreaterThan(0);

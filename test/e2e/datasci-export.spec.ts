@@ -26,9 +26,21 @@ function parseCsv(text: string): Record<(typeof EXPORT_COLUMNS)[number], string>
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (ch === '"') quoted = false; else cell += ch;
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(cell); cell = ''; } else if (ch === '\n') { row.push(cell); lines.push(row); row = []; cell = ''; } else cell += ch;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\n') {
+      row.push(cell);
+      lines.push(row);
+      row = [];
+      cell = '';
+    } else cell += ch;
   }
   const [head, ...rest] = lines;
   return rest.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i] ?? ''])) as Record<(typeof EXPORT_COLUMNS)[number], string>);
@@ -56,15 +68,24 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
       trees.push((await post(app, '/api/enroll', owner.token, photoForm(enrol, { species: 'durian' }))).json.tree_id);
       queries.push((await post(app, '/api/identify', owner.token, photoForm([await otherView(surface, seed * 10 + 7)]))).json.query_id);
     }
-    queries.push((await post(app, '/api/identify', owner.token, photoForm([await otherView(await textureImage(79, 384), 3)]))).json.query_id);
-    for (const q of queries.slice(0, 2)) await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: q, verdict: 'correct' } });
-    await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: queries[2]!, verdict: 'other', correct_id: trees[2]! } });
+    queries.push(
+      (await post(app, '/api/identify', owner.token, photoForm([await otherView(await textureImage(79, 384), 3)]))).json.query_id,
+    );
+    for (const q of queries.slice(0, 2))
+      await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: q, verdict: 'correct' } });
+    await api(app.url, 'POST', '/api/identify_verdict', {
+      token: owner.token,
+      form: { query_id: queries[2]!, verdict: 'other', correct_id: trees[2]! },
+    });
     await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: queries[3]!, verdict: 'unknown_ok' } });
     // Another account with its own tree and query: none of it may reach the owner's export.
     const foreign = await Promise.all([1, 2].map(async (k) => otherView(await textureImage(90, 384), 900 + k)));
     await post(app, '/api/enroll', other.token, photoForm(foreign));
     await post(app, '/api/identify', other.token, photoForm([await otherView(await textureImage(90, 384), 907)]));
-    const cids = await app.container.db.query<{ cid: string }>('select cid from images where owner_id = $1 union select unnest(image_cids) from identify_queries where owner_id = $1', [other.id]);
+    const cids = await app.container.db.query<{ cid: string }>(
+      'select cid from images where owner_id = $1 union select unnest(image_cids) from identify_queries where owner_id = $1',
+      [other.id],
+    );
     otherCids.push(...cids.rows.map((r) => r.cid));
   }, 240_000);
   afterAll(async () => {
@@ -80,7 +101,11 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
     expect(res.headers.get('x-export-next-cursor')).toBeNull();
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
     const rows = parseCsv(new TextDecoder().decode(files['manifest.csv']!));
-    const jsonl = new TextDecoder().decode(files['manifest.jsonl']!).trim().split('\n').map((l) => JSON.parse(l));
+    const jsonl = new TextDecoder()
+      .decode(files['manifest.jsonl']!)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(10);
     expect(jsonl).toHaveLength(10);
     expect(Object.keys(rows[0]!).slice(0, 2)).toEqual(['identity', 'path']);
@@ -107,7 +132,11 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
   });
 
   it('never shows another account’s photo, and admins choose whose data', async () => {
-    const mine = unzipSync(new Uint8Array(await (await fetch(`${app.url}/api/datasci/export`, { headers: { authorization: `Bearer ${owner.token}` } })).arrayBuffer()));
+    const mine = unzipSync(
+      new Uint8Array(
+        await (await fetch(`${app.url}/api/datasci/export`, { headers: { authorization: `Bearer ${owner.token}` } })).arrayBuffer(),
+      ),
+    );
     const text = new TextDecoder().decode(mine['manifest.jsonl']!);
     expect(otherCids.length).toBe(3);
     for (const cid of otherCids) {
@@ -117,7 +146,13 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
     expect(text).not.toContain(other.id);
     const denied = await api(app.url, 'GET', `/api/admin/datasci/export?owner_id=${other.id}`, { token: owner.token });
     expect(denied.status).toBe(403);
-    const theirs = unzipSync(new Uint8Array(await (await fetch(`${app.url}/api/admin/datasci/export?owner_id=${other.id}`, { headers: { authorization: `Bearer ${admin}` } })).arrayBuffer()));
+    const theirs = unzipSync(
+      new Uint8Array(
+        await (
+          await fetch(`${app.url}/api/admin/datasci/export?owner_id=${other.id}`, { headers: { authorization: `Bearer ${admin}` } })
+        ).arrayBuffer(),
+      ),
+    );
     const theirRows = parseCsv(new TextDecoder().decode(theirs['manifest.csv']!));
     expect(new Set(theirRows.map((r) => r.photo_cid))).toEqual(new Set(otherCids));
     const all = await fetch(`${app.url}/api/admin/datasci/export`, { headers: { authorization: `Bearer ${admin}` } });
@@ -126,9 +161,17 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     const id = '0b7e1a9e-5b3c-4d2a-9f10-2d3c4b5a6978';
     // A bad cursor is the client's mistake, a 400 with a whole sentence, never a 500 (issue 21).
-    for (const cursor of ['nonsense', b64({ part: 'gallery', at: '1' }), b64({ part: 'gallery', at: '1', id }), b64({ part: 'query', at: '2026-02-30 00:00:00+00', id })]) {
+    for (const cursor of [
+      'nonsense',
+      b64({ part: 'gallery', at: '1' }),
+      b64({ part: 'gallery', at: '1', id }),
+      b64({ part: 'query', at: '2026-02-30 00:00:00+00', id }),
+    ]) {
       for (const p of ['/api/datasci/export', '/api/admin/datasci/export']) {
-        const bad = await api(app.url, 'GET', `${p}?cursor=${cursor}`, { token: p.includes('admin') ? admin : owner.token, headers: { 'accept-language': 'en' } });
+        const bad = await api(app.url, 'GET', `${p}?cursor=${cursor}`, {
+          token: p.includes('admin') ? admin : owner.token,
+          headers: { 'accept-language': 'en' },
+        });
         expect(bad.status, cursor).toBe(400);
         expect(bad.json, cursor).toMatchObject({ ok: false, code: 'cursor_invalid', detail: 'cursor', error: messages.cursor_invalid.en });
       }
@@ -137,7 +180,14 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
 
   it('resumes by cursor into a folder with no row missing or doubled', async () => {
     const progress: [number, number][] = [];
-    const first = await exportToFolder({ url: app.url, token: owner.token, out, limit: 3, maxPages: 2, onProgress: (d, t) => progress.push([d, t]) });
+    const first = await exportToFolder({
+      url: app.url,
+      token: owner.token,
+      out,
+      limit: 3,
+      maxPages: 2,
+      onProgress: (d, t) => progress.push([d, t]),
+    });
     expect(first.complete).toBe(false);
     expect(existsSync(path.join(out, '.cursor'))).toBe(true);
     // A stopped run may leave half a page behind: resumption must cut it off.
@@ -167,7 +217,10 @@ describe('labels out: export of an owner’s labelled data (embedded)', () => {
     const plots = path.join(modelDir, 'plots');
     try {
       writeCandidateModel(modelDir);
-      const run = spawnSync('npx', ['tsx', 'benchmarks/eval.ts', '--model', modelDir, '--labels', out, '--plots', plots], { encoding: 'utf8', timeout: 180_000 });
+      const run = spawnSync('npx', ['tsx', 'benchmarks/eval.ts', '--model', modelDir, '--labels', out, '--plots', plots], {
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
       expect(run.status, run.stderr).toBe(0);
       const r = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
       expect(r.n_gallery).toBe(6);
@@ -209,7 +262,12 @@ describe('labels out from PostgreSQL and S3 (distributed)', () => {
     const tree = (await post(app, '/api/enroll', owner.token, photoForm(enrol))).json.tree_id;
     const q = (await post(app, '/api/identify', owner.token, photoForm([await otherView(surface, 957)]))).json.query_id;
     await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: q, verdict: 'correct' } });
-    await post(app, '/api/enroll', other.token, photoForm(await Promise.all([1, 2].map(async (k) => otherView(await textureImage(96, 384), 960 + k)))));
+    await post(
+      app,
+      '/api/enroll',
+      other.token,
+      photoForm(await Promise.all([1, 2].map(async (k) => otherView(await textureImage(96, 384), 960 + k)))),
+    );
     const res = await fetch(`${app.url}/api/datasci/export`, { headers: { authorization: `Bearer ${owner.token}` } });
     expect(res.status).toBe(200);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));

@@ -10,7 +10,6 @@ import type { RouteDef } from '../../api/src/http/route.js';
 import { LIMITS } from '../../shared/src/domain/limits.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 
-
 const DISCOVERY_FEATURES = ['api-index', 'docs', 'health', 'llms-txt', 'manifest', 'openapi', 'robots-txt', 'species-catalog'];
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const key = (method: string, p: string) => `${method.toUpperCase()} ${p}`;
@@ -35,7 +34,10 @@ function refsIn(node: unknown, out: string[] = []): string[] {
 }
 
 const pointer = (doc: any, ref: string) =>
-  ref.slice(2).split('/').reduce((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  ref
+    .slice(2)
+    .split('/')
+    .reduce((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 
 describe('discovery (embedded)', () => {
   let app: TestApp;
@@ -109,7 +111,9 @@ describe('discovery (embedded)', () => {
     const signupBody = doc.paths['/api/signup'].post.requestBody.content['application/json'].schema;
     expect(signupBody.required).toEqual(expect.arrayContaining(['username', 'password']));
     const jobs = doc.paths['/api/jobs/{id}'].get.parameters;
-    expect(jobs).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true, schema: expect.objectContaining({ maxLength: 200 }) })]);
+    expect(jobs).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true, schema: expect.objectContaining({ maxLength: 200 }) }),
+    ]);
     // The server refuses what the document forbids: a 201-character job id is a 422 naming `id`.
     const { token } = await signup(app.url, 'disc');
     const r = await api(app.url, 'GET', `/api/jobs/${'x'.repeat(201)}`, { token });
@@ -191,7 +195,8 @@ describe('discovery pages and files (embedded)', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(r.text.startsWith('# markless\n')).toBe(true);
-    for (const needle of ['Authorization: Bearer', '/openapi.json', '/docs', 'Retry-After', String(LIMITS.fileBytes)]) expect(r.text).toContain(needle);
+    for (const needle of ['Authorization: Bearer', '/openapi.json', '/docs', 'Retry-After', String(LIMITS.fileBytes)])
+      expect(r.text).toContain(needle);
     for (const route of routes) expect(r.text).toContain(`${route.method.toUpperCase()} ${route.path} (${route.access})`);
   });
 
@@ -200,7 +205,9 @@ describe('discovery pages and files (embedded)', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     const lines = r.text.split('\n');
-    expect(lines).toEqual(expect.arrayContaining(['User-agent: *', 'Disallow: /api/', 'Allow: /api/health', 'Allow: /api/species/catalog', 'Allow: /api$']));
+    expect(lines).toEqual(
+      expect.arrayContaining(['User-agent: *', 'Disallow: /api/', 'Allow: /api/health', 'Allow: /api/species/catalog', 'Allow: /api$']),
+    );
     const publicGets = routes.filter((x) => x.access === 'public' && x.method === 'get').map((x) => x.path.split('{')[0]);
     for (const allow of lines.filter((l) => l.startsWith('Allow: ')).map((l) => l.slice(7).replace(/\$$/, ''))) {
       expect(publicGets, allow).toContain(allow);
@@ -212,9 +219,19 @@ describe('discovery pages and files (embedded)', () => {
     const r = await api(app.url, 'GET', '/.well-known/markless.json');
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ ok: true, service: 'markless', contract_version: '2026.07.01' });
-    expect(r.json.limits).toMatchObject({ file_bytes: LIMITS.fileBytes, image_batch_bytes: LIMITS.imageBatchBytes, video_bytes: LIMITS.videoBytes, token_ttl_s: 43200 });
+    expect(r.json.limits).toMatchObject({
+      file_bytes: LIMITS.fileBytes,
+      image_batch_bytes: LIMITS.imageBatchBytes,
+      video_bytes: LIMITS.videoBytes,
+      token_ttl_s: 43200,
+    });
     const noKey = r.json.no_key_routes.map((x: any) => `${x.method} ${x.path}`).sort();
-    expect(noKey).toEqual(routes.filter((x) => x.access === 'public').map((x) => key(x.method, x.path)).sort());
+    expect(noKey).toEqual(
+      routes
+        .filter((x) => x.access === 'public')
+        .map((x) => key(x.method, x.path))
+        .sort(),
+    );
     expect(r.json.entity_kinds.map((k: any) => k.kind)).toEqual(['tree', 'fruit', 'animal']);
     const table = new Set(routes.map((x) => key(x.method, x.path)));
     for (const kind of r.json.entity_kinds) for (const x of kind.routes) expect(table).toContain(`${x.method} ${x.path}`);
@@ -234,7 +251,9 @@ describe('discovery pages and files (embedded)', () => {
     for (const s of r.json.species) expect(s.scientific_name).toMatch(/^[A-Z][a-z]+ [a-z]+( [a-z]+)?$/);
     expect(new Set(r.json.species.map((s: any) => s.id)).size).toBe(r.json.species.length);
     const activities = r.json.activities.map((a: any) => a.id);
-    expect(activities).toEqual(expect.arrayContaining(['fertilising', 'spraying', 'pruning', 'irrigation', 'harvest', 'vaccination', 'deworming', 'feeding']));
+    expect(activities).toEqual(
+      expect.arrayContaining(['fertilising', 'spraying', 'pruning', 'irrigation', 'harvest', 'vaccination', 'deworming', 'feeding']),
+    );
   });
 
   it('answers unknown routes with a 404 JSON error body', async () => {
@@ -249,7 +268,11 @@ describe('discovery pages and files (embedded)', () => {
   it('lists the discovery features in health, and only features that have routes', async () => {
     const r = await api(app.url, 'GET', '/api/health');
     expect(r.json.features).toEqual(expect.arrayContaining(DISCOVERY_FEATURES));
-    for (const f of r.json.features) expect(routes.some((x) => x.feature === f), f).toBe(true);
+    for (const f of r.json.features)
+      expect(
+        routes.some((x) => x.feature === f),
+        f,
+      ).toBe(true);
     expect([...r.json.features].sort()).toEqual([...new Set(routes.map((x) => x.feature).filter(Boolean))].sort());
   });
 });
@@ -283,7 +306,13 @@ describe('species catalogue file missing or broken', () => {
     let now = 0;
     const catalog = new SpeciesCatalog(file, () => now);
     expect(await catalog.body('vi')).toMatchObject({ species: [], activities: [], error: expect.any(String) });
-    await writeFile(file, JSON.stringify({ species: [{ id: 'mango', kind: 'fruit', scientific_name: 'Mangifera indica', name_vi: 'Xoài', name_en: 'Mango' }], activities: [] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        species: [{ id: 'mango', kind: 'fruit', scientific_name: 'Mangifera indica', name_vi: 'Xoài', name_en: 'Mango' }],
+        activities: [],
+      }),
+    );
     expect((await catalog.body('vi')).species).toEqual([]);
     now += 31_000;
     const fixed = await catalog.body('vi');

@@ -13,7 +13,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 function importGraph(entry: string): Set<string> {
   const seen = new Set<string>();
   const todo = [path.resolve(ROOT, entry)];
-  const spec = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.[^'"]+)['"]|(?:^|[\s;(=])import\s*\(\s*['"](\.[^'"]+)['"]\s*\)|^import\s+['"](\.[^'"]+)['"]/gm;
+  const spec =
+    /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.[^'"]+)['"]|(?:^|[\s;(=])import\s*\(\s*['"](\.[^'"]+)['"]\s*\)|^import\s+['"](\.[^'"]+)['"]/gm;
   while (todo.length) {
     const file = todo.pop()!;
     if (seen.has(file)) continue;
@@ -50,7 +51,10 @@ describe('the API process and the worker code', () => {
       const graph = [...importGraph(entry)].map((f) => path.relative(ROOT, f));
       expect(graph, entry).toContain('workers/src/handlers/survey.handler.ts');
       expect(graph, entry).toContain('shared/src/population/population.service.ts');
-      expect(graph.filter((f) => f.startsWith('api/')), entry).toEqual([]);
+      expect(
+        graph.filter((f) => f.startsWith('api/')),
+        entry,
+      ).toEqual([]);
     }
   });
 });

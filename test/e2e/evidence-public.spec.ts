@@ -56,7 +56,15 @@ describe('public evidence, fetched and verified without a token', () => {
     expect(kubo.pinned).not.toContain(enrolled.record_cid ?? '-');
     if (publish) expect((await api(app.url, 'POST', `/api/tree/${tree}/publish`, { token: owner.token })).status).toBe(200);
     const prov = await api(app.url, 'GET', `/api/provenance/${tree}`, { token: owner.token });
-    return { owner, tree, code: prov.json.code as string, recordCid: prov.json.record_cid as string, images: prov.json.images as string[], first, second };
+    return {
+      owner,
+      tree,
+      code: prov.json.code as string,
+      recordCid: prov.json.record_cid as string,
+      images: prov.json.images as string[],
+      first,
+      second,
+    };
   }
 
   it('the public log names no private entity and no owner: each checkpoint carries a fresh commitment; the owner’s bundle opens it and verifies', async () => {
@@ -86,7 +94,9 @@ describe('public evidence, fetched and verified without a token', () => {
     const bad = await verify([await save('forged-salt.json', forged), '--trust-key', key]);
     expect(bad.fails.map((l) => l.split(' ')[1])).toEqual(['anchor.root']);
     // A stranger cannot fetch the bundle of a private tree, nor a consistency proof for it.
-    expect((await api(app.url, 'GET', `/api/anchor/consistency/tree/${t.tree}?first=${t.first.size}&second=${t.second.size}`)).status).toBe(404);
+    expect((await api(app.url, 'GET', `/api/anchor/consistency/tree/${t.tree}?first=${t.first.size}&second=${t.second.size}`)).status).toBe(
+      404,
+    );
   });
 
   it('publishes the key, the log, the bundle, the photos and a consistency proof, and the CLI accepts them all', async () => {
@@ -96,10 +106,16 @@ describe('public evidence, fetched and verified without a token', () => {
 
     const wellKnown = await api(app.url, 'GET', '/.well-known/markless.json');
     const key = wellKnown.json.anchoring.public_key as string;
-    expect(wellKnown.json.anchoring).toMatchObject({ backend: 'local', public_key: expect.stringMatching(/^did:key:z6Mk/), key_fingerprint: expect.stringMatching(/^SHA256:/) });
+    expect(wellKnown.json.anchoring).toMatchObject({
+      backend: 'local',
+      public_key: expect.stringMatching(/^did:key:z6Mk/),
+      key_fingerprint: expect.stringMatching(/^SHA256:/),
+    });
 
     const resolved = await api(app.url, 'GET', `/api/resolve/${t.code}`);
-    expect(resolved.json.anchor.text.en).toBe(`Signed by this server's own key (fingerprint ${wellKnown.json.anchoring.key_fingerprint}), not a public blockchain: trust it only as far as you trust that key.`);
+    expect(resolved.json.anchor.text.en).toBe(
+      `Signed by this server's own key (fingerprint ${wellKnown.json.anchoring.key_fingerprint}), not a public blockchain: trust it only as far as you trust that key.`,
+    );
     const page = await fetch(`${app.url}/t/${t.code}`);
     expect(await page.text()).toContain(`fingerprint ${wellKnown.json.anchoring.key_fingerprint}`);
 
@@ -127,7 +143,9 @@ describe('public evidence, fetched and verified without a token', () => {
     const cons = await api(app.url, 'GET', `/api/anchor/consistency/tree/${t.tree}?first=${t.first.size}&second=${t.second.size}`);
     expect(cons.status).toBe(200);
     const consCheck = await verify(['consistency', await save('consistency.json', cons.json), '--log', logFile, '--trust-key', key]);
-    expect(consCheck.lines).toEqual(expect.arrayContaining([expect.stringMatching(/^PASS consistency\.proof /), expect.stringMatching(/^PASS consistency\.anchored /)]));
+    expect(consCheck.lines).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^PASS consistency\.proof /), expect.stringMatching(/^PASS consistency\.anchored /)]),
+    );
     expect(consCheck.code).toBe(0);
   });
 
@@ -150,11 +168,15 @@ describe('public evidence, fetched and verified without a token', () => {
     expect(bad.fails.map((l) => l.split(' ')[1])).toEqual(['consistency.proof', 'consistency.anchored']);
   });
 
-  it('keeps a private tree\'s bundle, proof and photos behind the same 404 as a missing one', async () => {
+  it("keeps a private tree's bundle, proof and photos behind the same 404 as a missing one", async () => {
     const t = await anchoredTree(63, false);
     expect((await api(app.url, 'GET', `/api/resolve/${t.code}/export`)).status).toBe(404);
-    expect((await api(app.url, 'GET', '/api/resolve/MKL-s000000-NOPE1234/export')).json).toEqual((await api(app.url, 'GET', `/api/resolve/${t.code}/export`)).json);
-    expect((await api(app.url, 'GET', `/api/anchor/consistency/tree/${t.tree}?first=${t.first.size}&second=${t.second.size}`)).status).toBe(404);
+    expect((await api(app.url, 'GET', '/api/resolve/MKL-s000000-NOPE1234/export')).json).toEqual(
+      (await api(app.url, 'GET', `/api/resolve/${t.code}/export`)).json,
+    );
+    expect((await api(app.url, 'GET', `/api/anchor/consistency/tree/${t.tree}?first=${t.first.size}&second=${t.second.size}`)).status).toBe(
+      404,
+    );
     expect((await fetch(`${app.url}/api/blobs/${t.images[0]}`)).status).toBe(404);
     expect(kubo.pinned).not.toContain(t.recordCid);
   });

@@ -43,7 +43,10 @@ describe('feedback and admin reports (embedded)', () => {
     const r = await send('  \n the leaf photos upload slowly \t ');
     expect(r.status).toBe(200);
     expect(FeedbackOut.parse(r.json).ok).toBe(true);
-    const { rows } = await app.container.db.query<{ note: string; owner_id: string | null }>('select note, owner_id from feedback where id = $1', [r.json.id]);
+    const { rows } = await app.container.db.query<{ note: string; owner_id: string | null }>(
+      'select note, owner_id from feedback where id = $1',
+      [r.json.id],
+    );
     expect(rows).toEqual([{ note: 'the leaf photos upload slowly', owner_id: null }]);
     expect(await count(app, 'select count(*)::int as n from feedback')).toBe(rowsBefore + 1);
     expect(await count(app, `select count(*)::int as n from activity_events where action = 'feedback.sent'`)).toBe(eventsBefore + 1);
@@ -66,11 +69,20 @@ describe('feedback and admin reports (embedded)', () => {
     expect(r.status).toBe(200);
   });
 
-  it.each([['empty', ''], ['whitespace-only', ' \n\t\u00a0 ']])('422s an %s note with feedback_empty naming note', async (_, note) => {
+  it.each([
+    ['empty', ''],
+    ['whitespace-only', ' \n\t\u00a0 '],
+  ])('422s an %s note with feedback_empty naming note', async (_, note) => {
     const before = await count(app, 'select count(*)::int as n from feedback');
     const vi = await send(note);
     expect(vi.status).toBe(422);
-    expect(vi.json).toEqual({ ok: false, code: 'feedback_empty', detail: 'note', error: messages.feedback_empty.vi, request_id: 'test-request-id' });
+    expect(vi.json).toEqual({
+      ok: false,
+      code: 'feedback_empty',
+      detail: 'note',
+      error: messages.feedback_empty.vi,
+      request_id: 'test-request-id',
+    });
     const en = await send(note, { headers: { 'Accept-Language': 'en' } });
     expect(en.json.error).toBe(messages.feedback_empty.en);
     expect(await count(app, 'select count(*)::int as n from feedback')).toBe(before);
@@ -127,14 +139,16 @@ describe('feedback and admin reports (embedded)', () => {
     expect(p2).toMatchObject({ limit: 2, offset: 2 });
   });
 
-  it.each([['limit=0', 'limit'], ['limit=501', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset']])(
-    '422s %s naming the query field',
-    async (q, field) => {
-      const r = await api(app.url, 'GET', `/api/events?${q}`, { token: admin });
-      expect(r.status).toBe(422);
-      expect(r.json.detail).toBe(field);
-    },
-  );
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=501', 'limit'],
+    ['limit=abc', 'limit'],
+    ['offset=-1', 'offset'],
+  ])('422s %s naming the query field', async (q, field) => {
+    const r = await api(app.url, 'GET', `/api/events?${q}`, { token: admin });
+    expect(r.status).toBe(422);
+    expect(r.json.detail).toBe(field);
+  });
 });
 
 describe('admin activity summary (embedded, fresh log)', () => {
@@ -201,7 +215,10 @@ describe('feedback and admin reports (distributed)', () => {
     expect((await api(app.url, 'POST', '/api/feedback', { form: { note: 'anon' } })).status).toBe(200);
     expect((await api(app.url, 'POST', '/api/feedback', { form: { note: '  ' } })).json.code).toBe('feedback_empty');
     const fb = AdminFeedbackOut.parse((await api(app.url, 'GET', '/api/admin/feedback', { token: admin })).json);
-    expect(fb.items.map((i) => [i.note, i.has_owner])).toEqual([['anon', false], ['owned', true]]);
+    expect(fb.items.map((i) => [i.note, i.has_owner])).toEqual([
+      ['anon', false],
+      ['owned', true],
+    ]);
     const act = AdminActivityOut.parse((await api(app.url, 'GET', '/api/admin/activity', { token: admin })).json);
     expect(act.skipped).toBe(1);
     expect(act.users.find((u) => u.account_id === user.id)?.actions).toEqual({ 'session.issued': 1, 'feedback.sent': 1 });

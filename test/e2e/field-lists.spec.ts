@@ -16,7 +16,8 @@ import { photoForm, textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const loaded = (page: Page, sel: string) => page.locator(sel).evaluateAll((els) => els.length > 0 && els.every((x) => (x as unknown as { naturalWidth: number }).naturalWidth > 0));
+const loaded = (page: Page, sel: string) =>
+  page.locator(sel).evaluateAll((els) => els.length > 0 && els.every((x) => (x as unknown as { naturalWidth: number }).naturalWidth > 0));
 
 describe('fruit list and past batches in Chromium', () => {
   let app: TestApp;
@@ -32,16 +33,25 @@ describe('fruit list and past batches in Chromium', () => {
     app = await startTestApp({ env: { LEARN_AFTER_NEW: '1000' } });
     owner = await signup(app.url, 'lists');
     for (const [i, name] of ['Cây số 1', 'Cây số 2'].entries()) {
-      const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }) });
+      const t = await api(app.url, 'POST', '/api/enroll', {
+        token: owner.token,
+        body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }),
+      });
       expect(t.status, t.text).toBe(200);
       trees.push({ tree_id: t.json.tree_id, code: t.json.code });
     }
     for (const [i, name] of ['Quả vàng', 'Quả xanh'].entries()) {
-      const f = await api(app.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: photoForm([await textureImage(7111 + i, 320)], { tree_id: trees[i]!.code, name }) });
+      const f = await api(app.url, 'POST', '/api/fruit/enroll', {
+        token: owner.token,
+        body: photoForm([await textureImage(7111 + i, 320)], { tree_id: trees[i]!.code, name }),
+      });
       expect(f.status, f.text).toBe(200);
       fruit.push(f.json.fruit_id);
     }
-    const b = await api(app.url, 'POST', '/api/fruit/batch', { token: owner.token, body: batchForm([{ name: 'crate.jpg', bytes: await textureImage(7111, 320) }], { tree_id: trees[0]!.code }) });
+    const b = await api(app.url, 'POST', '/api/fruit/batch', {
+      token: owner.token,
+      body: batchForm([{ name: 'crate.jpg', bytes: await textureImage(7111, 320) }], { tree_id: trees[0]!.code }),
+    });
     expect(b.status, b.text).toBe(202);
     await untilDone(app, owner.token, b.json.batch_id);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
@@ -77,7 +87,7 @@ describe('fruit list and past batches in Chromium', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   });
 
-  it('opens a fruit\'s page from the list: its name, a link to its tree with the tree\'s code, and the care card', async () => {
+  it("opens a fruit's page from the list: its name, a link to its tree with the tree's code, and the care card", async () => {
     // A fresh list: the test before left it filtered by a code no tree has.
     await page.goto(`${app.url}/#/fruits`);
     await page.reload();
@@ -90,7 +100,7 @@ describe('fruit list and past batches in Chromium', () => {
     await page.screenshot({ path: screenshotPath('phone-21-fruit-page.png'), fullPage: true });
   });
 
-  it('shows past batches with their photos and the tree; a batch\'s rows name the fruit and its tree', async () => {
+  it("shows past batches with their photos and the tree; a batch's rows name the fruit and its tree", async () => {
     await page.goto(`${app.url}/#/batch`);
     const item = page.locator('article.batch-item').first();
     await item.waitFor();
@@ -111,12 +121,26 @@ describe('fruit list and past batches in Chromium', () => {
   it('shows the learning loop on "Mine": what serves, what is pending, the last run and why, in the chosen language, at phone and desktop sizes', async () => {
     // What a refusing gate records (learn/served-gate.ts): the English sentence and its catalogue code.
     const message = learningMessage('learn_top1_would_fall', { from: 94.3, to: 73.3, photos: 105, tolerance: 2 });
-    await recordRun(app.container.db, { ownerId: owner.id, kind: 'tree', jobId: 'lists-run-1', status: 'refused', decision: { reason: renderLearning(message, 'en'), message } });
-    const vi = 'Không dùng mô hình mới: tỉ lệ ảnh có đúng cá thể đứng đầu sẽ giảm từ 94,3% xuống 73,3% trên 105 ảnh giữ lại, nhiều hơn mức 2% mà độ nhiễu của mẫu cho phép; vẫn dùng mô hình hiện tại.';
-    const en = 'Refused: served top-1 would fall from 94.3% to 73.3% on 105 held-out photos, more than the 2% this sample\'s noise allows; the served model stays.';
+    await recordRun(app.container.db, {
+      ownerId: owner.id,
+      kind: 'tree',
+      jobId: 'lists-run-1',
+      status: 'refused',
+      decision: { reason: renderLearning(message, 'en'), message },
+    });
+    const vi =
+      'Không dùng mô hình mới: tỉ lệ ảnh có đúng cá thể đứng đầu sẽ giảm từ 94,3% xuống 73,3% trên 105 ảnh giữ lại, nhiều hơn mức 2% mà độ nhiễu của mẫu cho phép; vẫn dùng mô hình hiện tại.';
+    const en =
+      "Refused: served top-1 would fall from 94.3% to 73.3% on 105 held-out photos, more than the 2% this sample's noise allows; the served model stays.";
     const l = await api(app.url, 'GET', '/api/learning/tree', { token: owner.token });
-    expect(l.json.runs[0]).toMatchObject({ reason: en, reason_message: { code: 'learn_top1_would_fall', params: { from: 94.3, photos: 105 }, vi, en } });
-    const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7121, 320)], { species: 'pomelo', name: 'Cây số 3' }) });
+    expect(l.json.runs[0]).toMatchObject({
+      reason: en,
+      reason_message: { code: 'learn_top1_would_fall', params: { from: 94.3, photos: 105 }, vi, en },
+    });
+    const t = await api(app.url, 'POST', '/api/enroll', {
+      token: owner.token,
+      body: photoForm([await textureImage(7121, 320)], { species: 'pomelo', name: 'Cây số 3' }),
+    });
     expect(t.status, t.text).toBe(200);
     // The desktop browser signed in with the same session cookie, and the owner chose English there.
     const wide = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'vi-VN' });
@@ -129,14 +153,22 @@ describe('fruit list and past batches in Chromium', () => {
       await p.reload();
       const tree = p.locator('section.learning .learning-kind[data-kind=tree]');
       await tree.waitFor();
-      expect(await tree.locator('[data-field=serving]').innerText()).toBe(lang === 'vi' ? 'Đang dùng: mô hình gốc.' : 'Serving: the base model.');
+      expect(await tree.locator('[data-field=serving]').innerText()).toBe(
+        lang === 'vi' ? 'Đang dùng: mô hình gốc.' : 'Serving: the base model.',
+      );
       // One tree photo enrolled since the run.
-      expect(await tree.locator('[data-field=pending]').innerText()).toBe(lang === 'vi'
-        ? 'Từ lần chạy trước: 1 ảnh mới, 0 xác nhận; lần chạy sau bắt đầu khi đủ 1000.'
-        : 'Since the last run: 1 new photos, 0 confirmations; the next run starts at 1000.');
-      expect(await tree.locator('[data-field=last-run]').innerText()).toContain(lang === 'vi' ? 'giữ mô hình cũ' : 'the new model was refused');
+      expect(await tree.locator('[data-field=pending]').innerText()).toBe(
+        lang === 'vi'
+          ? 'Từ lần chạy trước: 1 ảnh mới, 0 xác nhận; lần chạy sau bắt đầu khi đủ 1000.'
+          : 'Since the last run: 1 new photos, 0 confirmations; the next run starts at 1000.',
+      );
+      expect(await tree.locator('[data-field=last-run]').innerText()).toContain(
+        lang === 'vi' ? 'giữ mô hình cũ' : 'the new model was refused',
+      );
       expect(await tree.locator('[data-field=last-run] .reason').innerText()).toBe(lang === 'vi' ? vi : en);
-      expect(await p.locator('section.learning .learning-kind[data-kind=animal] [data-field=last-run]').innerText()).toBe(lang === 'vi' ? 'Chưa chạy lần nào.' : 'It has not run yet.');
+      expect(await p.locator('section.learning .learning-kind[data-kind=animal] [data-field=last-run]').innerText()).toBe(
+        lang === 'vi' ? 'Chưa chạy lần nào.' : 'It has not run yet.',
+      );
       expect(await p.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
     };
     await card(page, 390, 'vi');
@@ -144,15 +176,27 @@ describe('fruit list and past batches in Chromium', () => {
     await card(desktop, 1280, 'en');
     // A run stored before runs recorded the code: its English is all there is, and it is shown.
     const older = 'refused: 7 held-out photos of 7 individuals are too few to show that the new model helps';
-    await recordRun(app.container.db, { ownerId: owner.id, kind: 'fruit', jobId: 'lists-run-0', status: 'refused', decision: { reason: older } });
-    expect((await api(app.url, 'GET', '/api/learning/fruit', { token: owner.token })).json.runs[0]).toMatchObject({ reason: older, reason_message: null });
+    await recordRun(app.container.db, {
+      ownerId: owner.id,
+      kind: 'fruit',
+      jobId: 'lists-run-0',
+      status: 'refused',
+      decision: { reason: older },
+    });
+    expect((await api(app.url, 'GET', '/api/learning/fruit', { token: owner.token })).json.runs[0]).toMatchObject({
+      reason: older,
+      reason_message: null,
+    });
     await page.reload();
     expect(await page.locator('section.learning .learning-kind[data-kind=fruit] [data-field=last-run] .reason').innerText()).toBe(older);
     await wide.close();
   });
 
-  it('on a new device the account\'s farm is filled in, and tree fields offer the trees by printed code', async () => {
-    const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(7131, 320)], { species: 'pomelo', name: 'Cây ở vườn', farm_id: 'vuon-buoi-7' }) });
+  it("on a new device the account's farm is filled in, and tree fields offer the trees by printed code", async () => {
+    const t = await api(app.url, 'POST', '/api/enroll', {
+      token: owner.token,
+      body: photoForm([await textureImage(7131, 320)], { species: 'pomelo', name: 'Cây ở vườn', farm_id: 'vuon-buoi-7' }),
+    });
     expect(t.status, t.text).toBe(200);
     const me = await api(app.url, 'GET', '/api/me', { token: owner.token });
     expect(me.json.farms[0]).toBe('vuon-buoi-7');

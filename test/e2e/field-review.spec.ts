@@ -25,9 +25,10 @@ const VIEWPORTS = [
   { size: 'desktop', viewport: { width: 1280, height: 900 }, isMobile: false },
 ] as const;
 const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', buffer });
-const scenes = (coat: number, from: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) => animalScene({ coat, shot: from + i, dx: (i - 1) * 25 })));
+const scenes = (coat: number, from: number, n: number) =>
+  Promise.all(Array.from({ length: n }, (_, i) => animalScene({ coat, shot: from + i, dx: (i - 1) * 25 })));
 
-describe('the herd owner\'s field app in Chromium', () => {
+describe("the herd owner's field app in Chromium", () => {
   let app: TestApp;
   let browser: Browser;
 
@@ -55,14 +56,22 @@ describe('the herd owner\'s field app in Chromium', () => {
       await page.screenshot({ path: screenshotPath(`${size}-${name}.png`), fullPage: true });
     };
     /** Nothing on the page is wider than the window (a long file name once widened a phone's to 473 px). */
-    const expectFits = async () => expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
+    const expectFits = async () =>
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
     /** The answer to a tap is on screen: below the sticky header, above the fold (a refusal once was off screen on a phone). */
     const expectInView = async (selector: string) => {
       const box = (await page.locator(selector).first().boundingBox())!;
-      expect(box.y, selector).toBeGreaterThanOrEqual(await page.evaluate<number>('document.querySelector("header").getBoundingClientRect().bottom'));
+      expect(box.y, selector).toBeGreaterThanOrEqual(
+        await page.evaluate<number>('document.querySelector("header").getBoundingClientRect().bottom'),
+      );
       expect(box.y + box.height, selector).toBeLessThanOrEqual(viewport.height);
     };
-    const photosOf = async (did: string) => (await app.container.db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [did.split(':').pop()])).rows[0]!.n;
+    const photosOf = async (did: string) =>
+      (
+        await app.container.db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [
+          did.split(':').pop(),
+        ])
+      ).rows[0]!.n;
     /** Waits for the "enrolled" notice and answers the animal it links to. */
     const enrolled = async () => {
       await page.getByText('Đã đăng ký.').waitFor({ timeout: 90_000 });
@@ -100,11 +109,17 @@ describe('the herd owner\'s field app in Chromium', () => {
       await page.fill('input[name=password]', 'Coat-and-muzzle-42');
       await page.click('button[name=signup]');
       await page.locator('header .user', { hasText: username }).waitFor();
-      await expect.poll(() => page.evaluate('navigator.serviceWorker.getRegistration().then((r) => Boolean(r && r.active))'), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(() => page.evaluate('navigator.serviceWorker.getRegistration().then((r) => Boolean(r && r.active))'), { timeout: 30_000 })
+        .toBe(true);
     }, 60_000);
 
     it('enrols a cow from coat close-ups the detector finds no animal in, farm remembered next time', async () => {
-      const closeUps = await Promise.all([2402, 2403, 2404].map(async (s, i) => jpeg(`a-very-long-file-name-from-the-phone-camera-IMG_2024_0${i}.jpg`, await textureImage(s, 480))));
+      const closeUps = await Promise.all(
+        [2402, 2403, 2404].map(async (s, i) =>
+          jpeg(`a-very-long-file-name-from-the-phone-camera-IMG_2024_0${i}.jpg`, await textureImage(s, 480)),
+        ),
+      );
       await enrolThroughApp(closeUps, 'Bò Sữa 1');
       await page.fill('input[name=farm_id]', 'trai-bo');
       await shot('10-enrol-close-up');
@@ -112,7 +127,10 @@ describe('the herd owner\'s field app in Chromium', () => {
       animals.closeUp = await enrolled();
       await expectFits();
       await expectInView('.notice.ok');
-      const subj = await app.container.db.query<{ subject: unknown }>('select d.subject from descriptors d join images i on i.id = d.image_id where i.individual_id = $1', [animals.closeUp.split(':').pop()]);
+      const subj = await app.container.db.query<{ subject: unknown }>(
+        'select d.subject from descriptors d join images i on i.id = d.image_id where i.individual_id = $1',
+        [animals.closeUp.split(':').pop()],
+      );
       expect(subj.rows.map((r) => r.subject)).toEqual([null, null, null]);
       // Each enrolled photo is shown saying so: no box, the whole photo used.
       expect(await page.locator('.enrolled figure .mark').allTextContents()).toEqual(Array(3).fill('không thấy con vật: dùng cả ảnh'));
@@ -133,10 +151,16 @@ describe('the herd owner\'s field app in Chromium', () => {
       await shot('11-enrol-refused');
     }, 90_000);
 
-    it('says a refusal and every failed request in the farmer\'s words: no API parameter, a 429 waited out on screen, a proxy\'s bare error named', async () => {
+    it("says a refusal and every failed request in the farmer's words: no API parameter, a 429 waited out on screen, a proxy's bare error named", async () => {
       const coat = await textureImage(2420, 480);
       const dark = await sharp(coat).linear(0.03, 0).jpeg().toBuffer();
-      await enrolThroughApp([jpeg('toi.jpg', dark), ...await Promise.all([2421, 2422].map(async (s, i) => jpeg(`sang-${i}.jpg`, await textureImage(s, 480))))], 'Bò tối');
+      await enrolThroughApp(
+        [
+          jpeg('toi.jpg', dark),
+          ...(await Promise.all([2421, 2422].map(async (s, i) => jpeg(`sang-${i}.jpg`, await textureImage(s, 480))))),
+        ],
+        'Bò tối',
+      );
       await page.fill('input[name=farm_id]', 'trai-bo');
       await page.click('form[name=enrol] button[type=submit]');
       await page.locator('button[name=keep-anyway]').waitFor({ timeout: 60_000 });
@@ -149,11 +173,16 @@ describe('the herd owner\'s field app in Chromium', () => {
 
       // Too many requests with no body the app knows (a proxy's): waited out with the wait on screen, then said.
       let refusals = 0;
-      await page.route('**/api/animal/enroll', (r) => { refusals++; return r.fulfill({ status: 429, headers: { 'Retry-After': '1' }, contentType: 'text/plain', body: 'Too Many Requests' }); });
+      await page.route('**/api/animal/enroll', (r) => {
+        refusals++;
+        return r.fulfill({ status: 429, headers: { 'Retry-After': '1' }, contentType: 'text/plain', body: 'Too Many Requests' });
+      });
       await page.click('form[name=enrol] button[type=submit]');
       await page.locator('.wait', { hasText: 'Có quá nhiều yêu cầu trong một lúc. Đang đợi 1 giây' }).waitFor({ timeout: 10_000 });
       await expectInView('.wait');
-      await page.locator('.notice.error', { hasText: 'Có quá nhiều yêu cầu trong một lúc. Hãy đợi 1 giây rồi thử lại.' }).waitFor({ timeout: 30_000 });
+      await page
+        .locator('.notice.error', { hasText: 'Có quá nhiều yêu cầu trong một lúc. Hãy đợi 1 giây rồi thử lại.' })
+        .waitFor({ timeout: 30_000 });
       expect(refusals).toBe(11);
       expect(await page.locator('.wait').isVisible()).toBe(false);
       await expectInView('.notice.error');
@@ -174,11 +203,17 @@ describe('the herd owner\'s field app in Chromium', () => {
 
     it('identify shows several candidates with match lines; "this one" adds the photo and the timeline shows it', async () => {
       for (const coat of [7, 21]) {
-        await enrolThroughApp((await scenes(coat, 1, 3)).map((b, i) => jpeg(`cow-${coat}-${i}.jpg`, b)), `Bò ${coat}`);
+        await enrolThroughApp(
+          (await scenes(coat, 1, 3)).map((b, i) => jpeg(`cow-${coat}-${i}.jpg`, b)),
+          `Bò ${coat}`,
+        );
         await page.click('form[name=enrol] button[type=submit]');
         animals[coat] = await enrolled();
         // The detector's box is drawn on every photo it found the animal in, and only there.
-        const found = await app.container.db.query<{ n: number }>('select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1 and d.subject is not null', [animals[coat]!.split(':').pop()]);
+        const found = await app.container.db.query<{ n: number }>(
+          'select count(*)::int as n from descriptors d join images i on i.id = d.image_id where i.individual_id = $1 and d.subject is not null',
+          [animals[coat]!.split(':').pop()],
+        );
         expect(found.rows[0]!.n).toBeGreaterThan(0);
         expect(await page.locator('.enrolled .subject-box').count()).toBe(found.rows[0]!.n);
         expect(await page.locator('.enrolled figure .mark').count()).toBe(3 - found.rows[0]!.n);
@@ -193,15 +228,31 @@ describe('the herd owner\'s field app in Chromium', () => {
       expect(await page.locator('article.candidate').count()).toBe(3);
       expect(await page.locator('article.candidate canvas.match-lines').count()).toBe(3);
       // The lines are drawn: the first candidate's caption names the matched points.
-      expect(Number((await page.locator('article.candidate').first().locator('figcaption').innerText()).match(/\d+/)![0])).toBeGreaterThan(8);
+      expect(Number((await page.locator('article.candidate').first().locator('figcaption').innerText()).match(/\d+/)![0])).toBeGreaterThan(
+        8,
+      );
       // Each drawing has both photos in it (the canvas takes their proportions once both have loaded).
-      await expect.poll(() => page.locator('article.candidate canvas.match-lines').evaluateAll((els) => els.every((c) => (c as unknown as { width: number }).width !== 800)), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(
+          () =>
+            page
+              .locator('article.candidate canvas.match-lines')
+              .evaluateAll((els) => els.every((c) => (c as unknown as { width: number }).width !== 800)),
+          { timeout: 30_000 },
+        )
+        .toBe(true);
       // One column of candidates on a phone, two side by side from 48rem; each drawing within its card.
-      const boxes = await page.locator('article.candidate').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as { x: number; y: number; width: number }));
+      const boxes = await page
+        .locator('article.candidate')
+        .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as { x: number; y: number; width: number }));
       const columns = viewport.width >= 768 ? 2 : 1;
       expect(new Set(boxes.map((b) => b.x)).size).toBe(columns);
       expect(boxes[1]!.y === boxes[0]!.y).toBe(columns === 2);
-      expect(await page.locator('article.candidate canvas.match-lines').evaluateAll((els) => els.every((c) => c.getBoundingClientRect().width <= c.closest('article')!.getBoundingClientRect().width))).toBe(true);
+      expect(
+        await page
+          .locator('article.candidate canvas.match-lines')
+          .evaluateAll((els) => els.every((c) => c.getBoundingClientRect().width <= c.closest('article')!.getBoundingClientRect().width)),
+      ).toBe(true);
       await expectFits();
       await shot('12-review');
       await page.locator('article.candidate').first().locator('button[name=this-one]').click();
@@ -224,7 +275,10 @@ describe('the herd owner\'s field app in Chromium', () => {
       await page.locator('button[name=none-enrol-new]').click({ timeout: 90_000 });
       await page.locator('.kept-photo').waitFor();
       await page.locator('select[name=species] option[value=cattle]').waitFor({ state: 'attached' });
-      await page.setInputFiles('form[name=enrol] input[type=file]', more.map((b, i) => jpeg(`more-${i}.jpg`, b)));
+      await page.setInputFiles(
+        'form[name=enrol] input[type=file]',
+        more.map((b, i) => jpeg(`more-${i}.jpg`, b)),
+      );
       await page.selectOption('select[name=species]', 'cattle');
       await page.fill('input[name=name]', 'Bò mới');
       await page.click('form[name=enrol] button[type=submit]');
@@ -232,7 +286,10 @@ describe('the herd owner\'s field app in Chromium', () => {
     }, 180_000);
 
     it('warns before enrolling photos already enrolled, and merges two animals from the animal page', async () => {
-      await enrolThroughApp((await scenes(21, 1, 3)).map((b, i) => jpeg(`cow-21-${i}.jpg`, b)), 'Bò 21 lần nữa');
+      await enrolThroughApp(
+        (await scenes(21, 1, 3)).map((b, i) => jpeg(`cow-21-${i}.jpg`, b)),
+        'Bò 21 lần nữa',
+      );
       await page.click('form[name=enrol] button[type=submit]');
       await page.locator('button[name=add-to-existing]').waitFor({ timeout: 90_000 });
       await expectInView('button[name=enrol-anyway]');
@@ -246,13 +303,18 @@ describe('the herd owner\'s field app in Chromium', () => {
       page.once('dialog', (d) => void d.accept());
       await page.click('form[name=merge] button[type=submit]');
       await page.locator('.timeline li', { hasText: 'Gộp cá thể' }).waitFor({ timeout: 30_000 });
-      const gone = await app.container.db.query<{ deleted_at: Date | null }>('select deleted_at from individuals where id = $1', [second.split(':').pop()]);
+      const gone = await app.container.db.query<{ deleted_at: Date | null }>('select deleted_at from individuals where id = $1', [
+        second.split(':').pop(),
+      ]);
       expect(gone.rows[0]!.deleted_at).not.toBeNull();
     }, 180_000);
 
     it('from the duplicate warning, adds the photos to the animal already enrolled; a dark photo is kept when the owner says so', async () => {
       const before = await photosOf(animals[7]!);
-      await enrolThroughApp((await scenes(7, 5, 3)).map((b, i) => jpeg(`cow-7-new-${i}.jpg`, b)), 'Bò 7 góc mới');
+      await enrolThroughApp(
+        (await scenes(7, 5, 3)).map((b, i) => jpeg(`cow-7-new-${i}.jpg`, b)),
+        'Bò 7 góc mới',
+      );
       await page.click('form[name=enrol] button[type=submit]');
       await page.locator('button[name=add-to-existing]').waitFor({ timeout: 90_000 });
       await page.click('button[name=add-to-existing]');
@@ -269,7 +331,7 @@ describe('the herd owner\'s field app in Chromium', () => {
       expect(await photosOf(await enrolled())).toBe(3);
     }, 240_000);
 
-    it('adds a vaccination from the app to the animal\'s timeline', async () => {
+    it("adds a vaccination from the app to the animal's timeline", async () => {
       await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[7]!)}`);
       await page.selectOption('select[name=event-type]', 'vaccination');
       await page.fill('input[name=event-note]', 'Lở mồm long móng');
@@ -282,7 +344,10 @@ describe('the herd owner\'s field app in Chromium', () => {
       const before = await photosOf(animals[7]!);
       await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[7]!)}`);
       await page.locator('form[name=add-photos]').waitFor();
-      const dark = await sharp((await scenes(7, 40, 1))[0]!).linear(0.03, 0).jpeg().toBuffer();
+      const dark = await sharp((await scenes(7, 40, 1))[0]!)
+        .linear(0.03, 0)
+        .jpeg()
+        .toBuffer();
       await page.setInputFiles('input[name=add-photos]', [jpeg('dark-7.jpg', dark)]);
       await page.click('form[name=add-photos] button[type=submit]');
       await page.locator('form[name=add-photos] button[name=keep-anyway]').waitFor({ timeout: 60_000 });

@@ -38,7 +38,8 @@ describe('the field UI page', () => {
     }
     expect(modules.size).toBeGreaterThan(5);
     expect((await api(app.url, 'GET', '/app/app.css')).status).toBe(200);
-    for (const bad of ['/app/..%2Fpackage.json', '/app/index.html', '/app/nope.js', '/app/.env']) expect((await api(app.url, 'GET', bad)).status, bad).toBe(404);
+    for (const bad of ['/app/..%2Fpackage.json', '/app/index.html', '/app/nope.js', '/app/.env'])
+      expect((await api(app.url, 'GET', bad)).status, bad).toBe(404);
   });
 
   it('answers 304 to If-Modified-Since at or after Last-Modified, and 200 to an older or broken date', async () => {

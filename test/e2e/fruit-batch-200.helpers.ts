@@ -20,7 +20,10 @@ export function bulkBatchSuite(mode: Mode): void {
       owner = await signup(app.url, 'bulk');
       const peels = await Promise.all(BULK_SURFACES.map(surface));
       for (const peel of peels) {
-        const r = await api(app.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: photoForm([await otherView(peel, 1), await otherView(peel, 2)]) });
+        const r = await api(app.url, 'POST', '/api/fruit/enroll', {
+          token: owner.token,
+          body: photoForm([await otherView(peel, 1), await otherView(peel, 2)]),
+        });
         expect(r.status, r.text).toBe(200);
         fruitIds.push(r.json.fruit_id);
       }
@@ -39,7 +42,9 @@ export function bulkBatchSuite(mode: Mode): void {
       expect(b.rows.map((x: { index: number }) => x.index)).toEqual(Array.from({ length: 200 }, (_, i) => i));
       const right = b.rows.filter((x: { fruit_id?: string }, i: number) => x.fruit_id === fruitIds[i % BULK_SURFACES.length]).length;
       expect(right).toBeGreaterThanOrEqual(180);
-      const rows = await app.container.db.query<{ n: number }>('select count(*)::int as n from fruit_batch_rows where batch_id = $1', [r.json.batch_id]);
+      const rows = await app.container.db.query<{ n: number }>('select count(*)::int as n from fruit_batch_rows where batch_id = $1', [
+        r.json.batch_id,
+      ]);
       expect(rows.rows[0]!.n).toBe(200);
     }, 580_000);
   });

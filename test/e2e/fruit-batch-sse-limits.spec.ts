@@ -22,7 +22,10 @@ describe('fruit batch progress streams: caps per batch and per account (embedded
     stranger = await signup(app.url, 'stranger');
     const photo = await surface(901);
     for (const name of ['a', 'b']) {
-      const r = await api(app.url, 'POST', '/api/fruit/batch', { token: owner.token, body: batchForm([{ name: `${name}.jpg`, bytes: photo }]) });
+      const r = await api(app.url, 'POST', '/api/fruit/batch', {
+        token: owner.token,
+        body: batchForm([{ name: `${name}.jpg`, bytes: photo }]),
+      });
       expect(r.status, r.text).toBe(202);
       if (name === 'a') a = r.json.batch_id;
       else b = r.json.batch_id;
@@ -36,7 +39,10 @@ describe('fruit batch progress streams: caps per batch and per account (embedded
   /** Open a stream; on 200 wait for its first frame (the slot is held) and keep it open. */
   async function stream(batch: string, token = owner.token) {
     const ctl = new AbortController();
-    const res = await fetch(`${app.url}/api/fruit/batch/${batch}/events`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'test-request-id', 'accept-language': 'en' }, signal: ctl.signal });
+    const res = await fetch(`${app.url}/api/fruit/batch/${batch}/events`, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'test-request-id', 'accept-language': 'en' },
+      signal: ctl.signal,
+    });
     if (res.status !== 200) {
       const text = await res.text();
       return { status: res.status, text, json: JSON.parse(text), retry: res.headers.get('retry-after'), ctl };

@@ -26,12 +26,22 @@ describe('fruit batches with several views per fruit (embedded)', () => {
   beforeAll(async () => {
     app = await startTestApp();
     owner = await signup(app.url, 'line');
-    const t = await post(app, '/api/enroll', photoForm([await otherView(await surface(930), 1), await otherView(await surface(930), 2)], { species: 'mango' }), owner.token);
+    const t = await post(
+      app,
+      '/api/enroll',
+      photoForm([await otherView(await surface(930), 1), await otherView(await surface(930), 2)], { species: 'mango' }),
+      owner.token,
+    );
     expect(t.status, t.text).toBe(200);
     tree = t.json.tree_id;
     for (const seed of [931, 932, 933, 934]) {
       const s = await surface(seed);
-      const f = await post(app, '/api/fruit/enroll', photoForm([await otherView(s, seed * 10 + 1), await otherView(s, seed * 10 + 2)], { tree_id: tree }), owner.token);
+      const f = await post(
+        app,
+        '/api/fruit/enroll',
+        photoForm([await otherView(s, seed * 10 + 1), await otherView(s, seed * 10 + 2)], { tree_id: tree }),
+        owner.token,
+      );
       expect(f.status, f.text).toBe(200);
       fruitIds.set(seed, f.json.fruit_id);
       views.set(seed, [await otherView(s, seed * 10 + 5), await otherView(s, seed * 10 + 6), await otherView(s, seed * 10 + 7)]);
@@ -53,18 +63,22 @@ describe('fruit batches with several views per fruit (embedded)', () => {
       ...Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`crowded/v${i}.jpg`, tiny])),
       'top.jpg': v(934, 0),
     });
-    const form = batchForm([
-      { name: 'fruit-A__cam1.jpg', bytes: v(931, 0) },
-      { name: 'loose.jpg', bytes: v(933, 0) },
-      { name: 'fruit-A__cam2.jpg', bytes: v(931, 1) },
-      { name: 'fruit-B__cam1.jpg', bytes: v(933, 1) },
-      // Passes intake, refused by the worker as unusable: this view fails, the others decide.
-      { name: 'fruit-B__cam2.jpg', bytes: blank },
-      // Refused at intake: not an image.
-      { name: 'fruit-B__cam3.txt', bytes: Buffer.from('a note, not a photo') },
-      { name: 'fruit-C__a.txt', bytes: Buffer.from('no photo here') },
-      { name: 'fruit-C__b.txt', bytes: Buffer.from('nor here') },
-    ], { tree_id: tree }, archive);
+    const form = batchForm(
+      [
+        { name: 'fruit-A__cam1.jpg', bytes: v(931, 0) },
+        { name: 'loose.jpg', bytes: v(933, 0) },
+        { name: 'fruit-A__cam2.jpg', bytes: v(931, 1) },
+        { name: 'fruit-B__cam1.jpg', bytes: v(933, 1) },
+        // Passes intake, refused by the worker as unusable: this view fails, the others decide.
+        { name: 'fruit-B__cam2.jpg', bytes: blank },
+        // Refused at intake: not an image.
+        { name: 'fruit-B__cam3.txt', bytes: Buffer.from('a note, not a photo') },
+        { name: 'fruit-C__a.txt', bytes: Buffer.from('no photo here') },
+        { name: 'fruit-C__b.txt', bytes: Buffer.from('nor here') },
+      ],
+      { tree_id: tree },
+      archive,
+    );
     const r = await post(app, '/api/fruit/batch', form, owner.token);
     expect(r.status, r.text).toBe(202);
     batchId = r.json.batch_id;
@@ -122,7 +136,9 @@ describe('fruit batches with several views per fruit (embedded)', () => {
 
     // Over the cap: refused on its row, its photos listed and not kept.
     expect(crowded.status).toBe('failed');
-    expect(crowded.reason).toBe('Fruit "crowded" has 9 photos, more than the 8 allowed for one fruit; it was not identified, and the other fruit of the batch go on.');
+    expect(crowded.reason).toBe(
+      'Fruit "crowded" has 9 photos, more than the 8 allowed for one fruit; it was not identified, and the other fruit of the batch go on.',
+    );
     expect(crowded.views.every((w: any) => w.photo_url === undefined)).toBe(true);
     expect(crowded.fruit_id).toBeUndefined();
 
@@ -135,19 +151,30 @@ describe('fruit batches with several views per fruit (embedded)', () => {
   });
 
   it('decides a fruit exactly as /api/fruit/identify decides the same photos sent as one query', async () => {
-    for (const [k, seed, n] of [[0, 931, 2], [4, 932, 3]] as const) {
+    for (const [k, seed, n] of [
+      [0, 931, 2],
+      [4, 932, 3],
+    ] as const) {
       const q = await post(app, '/api/fruit/identify', photoForm(views.get(seed)!.slice(0, n), { tree_id: tree }), owner.token);
       expect(q.status, q.text).toBe(200);
       const top = q.json.candidates[0];
-      expect({ verdict: rows[k].verdict, fruit_id: rows[k].fruit_id, probability: rows[k].probability }).toEqual({ verdict: q.json.verdict, fruit_id: top.individual_id, probability: top.probability });
+      expect({ verdict: rows[k].verdict, fruit_id: rows[k].fruit_id, probability: rows[k].probability }).toEqual({
+        verdict: q.json.verdict,
+        fruit_id: top.individual_id,
+        probability: top.probability,
+      });
     }
   });
 
   it('serves one CSV line per fruit, its views listed in a `views` column after the existing ones', async () => {
-    const res = await fetch(`${app.url}/api/fruit/batch/${batchId}/results.csv`, { headers: { authorization: `Bearer ${owner.token}`, 'accept-language': 'en' } });
+    const res = await fetch(`${app.url}/api/fruit/batch/${batchId}/results.csv`, {
+      headers: { authorization: `Bearer ${owner.token}`, 'accept-language': 'en' },
+    });
     expect(res.status).toBe(200);
     const lines = (await res.text()).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views');
+    expect(lines[0]).toBe(
+      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views',
+    );
     expect(lines.length).toBe(8);
     expect(lines[1]!.startsWith(`0,fruit-A,done,${rows[0].fruit_id},`)).toBe(true);
     expect(lines[1]!.endsWith(',fruit-A__cam1.jpg | fruit-A__cam2.jpg')).toBe(true);
@@ -159,14 +186,24 @@ describe('fruit batches with several views per fruit (embedded)', () => {
   it('a job retried after a worker died before writing gives the same row and view failures, counted once', async () => {
     const db = app.container.db;
     const ownerId = (await db.query<{ owner_id: string }>('select owner_id from fruit_batches where id = $1', [batchId])).rows[0]!.owner_id;
-    const cid = (await db.query<{ cid: string }>('select cid from fruit_batch_rows where batch_id = $1 and idx = 2', [batchId])).rows[0]!.cid;
+    const cid = (await db.query<{ cid: string }>('select cid from fruit_batch_rows where batch_id = $1 and idx = 2', [batchId])).rows[0]!
+      .cid;
     // The row and its views' worker-time failures are written in one transaction: a worker that died
     // before it committed left the row pending and the unusable view without its reason.
-    await db.query(`update fruit_batch_rows set status = 'pending', fruit_id = null, candidate = null, probability = null, verdict = null, finished_at = null where batch_id = $1 and idx = 2`, [batchId]);
-    await db.query(`update fruit_batch_views set reason_code = null, reason_params = null where batch_id = $1 and idx = 2 and view = 1`, [batchId]);
+    await db.query(
+      `update fruit_batch_rows set status = 'pending', fruit_id = null, candidate = null, probability = null, verdict = null, finished_at = null where batch_id = $1 and idx = 2`,
+      [batchId],
+    );
+    await db.query(`update fruit_batch_views set reason_code = null, reason_params = null where batch_id = $1 and idx = 2 and view = 1`, [
+      batchId,
+    ]);
     await db.query(`update fruit_batches set status = 'running', finished_at = null where id = $1`, [batchId]);
     for (let i = 0; i < 2; i++) {
-      const id = await app.container.queue.enqueue('fruit_batch_item', { owner_id: ownerId, batch_id: batchId, index: 2, cid, filters: { tree_id: tree } }, { jobId: uniqueName('retry-') });
+      const id = await app.container.queue.enqueue(
+        'fruit_batch_item',
+        { owner_id: ownerId, batch_id: batchId, index: 2, cid, filters: { tree_id: tree } },
+        { jobId: uniqueName('retry-') },
+      );
       const rec = await app.container.queue.waitFor(id, 60_000);
       expect(rec?.state).toBe('completed');
       expect(rec?.result).toEqual(i === 0 ? { written: true, status: 'done' } : { skipped: true });
@@ -175,7 +212,8 @@ describe('fruit batches with several views per fruit (embedded)', () => {
     expect(b.json).toMatchObject({ status: 'done', total: 7, done: 7, failed: 2 });
     expect(b.json.rows[2]).toEqual(rows[2]);
     const n = await db.query<{ rows: number; views: number }>(
-      'select (select count(*)::int from fruit_batch_rows where batch_id = $1) as rows, (select count(*)::int from fruit_batch_views where batch_id = $1) as views', [batchId],
+      'select (select count(*)::int from fruit_batch_rows where batch_id = $1) as rows, (select count(*)::int from fruit_batch_views where batch_id = $1) as views',
+      [batchId],
     );
     expect(n.rows[0]).toEqual({ rows: 7, views: 21 });
   });
@@ -183,7 +221,11 @@ describe('fruit batches with several views per fruit (embedded)', () => {
   it('deleting the batch drops every view and the photos nothing else uses', async () => {
     const db = app.container.db;
     // fruit-B's and top.jpg's photos are in no identify query.
-    const only = (await db.query<{ cid: string }>('select cid from fruit_batch_views where batch_id = $1 and idx in (2, 6) and cid is not null', [batchId])).rows.map((x) => x.cid);
+    const only = (
+      await db.query<{ cid: string }>('select cid from fruit_batch_views where batch_id = $1 and idx in (2, 6) and cid is not null', [
+        batchId,
+      ])
+    ).rows.map((x) => x.cid);
     expect(only.length).toBe(3);
     const del = await api(app.url, 'DELETE', `/api/fruit/batch/${batchId}`, { token: owner.token });
     expect(del.status).toBe(200);

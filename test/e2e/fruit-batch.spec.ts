@@ -25,7 +25,12 @@ describe('fruit batches for packing houses (embedded)', () => {
     const trees: string[] = [];
     for (const seed of [801, 802]) {
       const s = await surface(seed);
-      const r = await post(app, '/api/enroll', photoForm([await otherView(s, 1), await otherView(s, 2)], { species: 'pomelo' }), owner.token);
+      const r = await post(
+        app,
+        '/api/enroll',
+        photoForm([await otherView(s, 1), await otherView(s, 2)], { species: 'pomelo' }),
+        owner.token,
+      );
       expect(r.status, r.text).toBe(200);
       trees.push(r.json.tree_id);
     }
@@ -36,7 +41,12 @@ describe('fruit batches for packing houses (embedded)', () => {
       const s = await surface(seed);
       const query = await otherView(s, seed * 10 + 9);
       queries.push({ name: `q-${seed}.jpg`, bytes: query });
-      const t = await post(app, '/api/fruit/enroll', photoForm([await otherView(s, seed * 10 + 1), await otherView(s, seed * 10 + 2)], { tree_id: treeA }), owner.token);
+      const t = await post(
+        app,
+        '/api/fruit/enroll',
+        photoForm([await otherView(s, seed * 10 + 1), await otherView(s, seed * 10 + 2)], { tree_id: treeA }),
+        owner.token,
+      );
       expect(t.status, t.text).toBe(200);
       targets.push(t.json.fruit_id);
       const twin = await sharp(query).modulate({ brightness: 1.04 }).jpeg({ quality: 90 }).toBuffer();
@@ -60,13 +70,24 @@ describe('fruit batches for packing houses (embedded)', () => {
       'crate-7/notes.txt': new TextEncoder().encode('not a photo'),
       '__MACOSX/crate-7/._q-811-again.jpg': new Uint8Array([0, 5, 22, 7]),
     });
-    const form = batchForm([...queries, { name: 'readme.txt', bytes: Buffer.from('this is not an image, it is text') }, { name: 'lens-cap.jpg', bytes: blank }], { tree_id: treeA }, archive);
+    const form = batchForm(
+      [...queries, { name: 'readme.txt', bytes: Buffer.from('this is not an image, it is text') }, { name: 'lens-cap.jpg', bytes: blank }],
+      { tree_id: treeA },
+      archive,
+    );
     const r = await post(app, '/api/fruit/batch', form, owner.token);
     expect(r.status, r.text).toBe(202);
     batchId = r.json.batch_id;
     expect(r.json).toEqual({
-      ok: true, batch_id: batchId, total: 6, status: 'running',
-      links: { self: `/api/fruit/batch/${batchId}`, events: `/api/fruit/batch/${batchId}/events`, csv: `/api/fruit/batch/${batchId}/results.csv` },
+      ok: true,
+      batch_id: batchId,
+      total: 6,
+      status: 'running',
+      links: {
+        self: `/api/fruit/batch/${batchId}`,
+        events: `/api/fruit/batch/${batchId}/events`,
+        csv: `/api/fruit/batch/${batchId}/results.csv`,
+      },
     });
     const sse = await followEvents(app, batchId, { authorization: `Bearer ${owner.token}` });
     expect(sse.status).toBe(200);
@@ -86,7 +107,10 @@ describe('fruit batches for packing houses (embedded)', () => {
     const rows = b.json.rows;
     expect(rows.map((x: any) => x.file_name)).toEqual(['q-811.jpg', 'q-812.jpg', 'q-813.jpg', 'readme.txt', 'lens-cap.jpg', 'crate-7']);
     expect(rows.map((x: any) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(rows[5].views.map((v: any) => [v.file_name, v.status])).toEqual([['crate-7/q-811-again.jpg', 'used'], ['crate-7/notes.txt', 'failed']]);
+    expect(rows[5].views.map((v: any) => [v.file_name, v.status])).toEqual([
+      ['crate-7/q-811-again.jpg', 'used'],
+      ['crate-7/notes.txt', 'failed'],
+    ]);
     narrowedRows = rows;
     // Narrowed to tree A, every query finds its own fruit.
     expect(rows.slice(0, 3).map((x: any) => x.fruit_id)).toEqual(targets);
@@ -119,12 +143,16 @@ describe('fruit batches for packing houses (embedded)', () => {
   });
 
   it('serves the rows as CSV, with reasons in the asked language', async () => {
-    const res = await fetch(`${app.url}/api/fruit/batch/${batchId}/results.csv`, { headers: { authorization: `Bearer ${owner.token}`, 'accept-language': 'en' } });
+    const res = await fetch(`${app.url}/api/fruit/batch/${batchId}/results.csv`, {
+      headers: { authorization: `Bearer ${owner.token}`, 'accept-language': 'en' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');
     const lines = (await res.text()).trimEnd().split('\r\n');
     // `views` was added last (issue 41): the columns before it keep their order.
-    expect(lines[0]).toBe('index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views');
+    expect(lines[0]).toBe(
+      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views',
+    );
     expect(lines.length).toBe(7);
     expect(lines[1]!.startsWith(`0,q-811.jpg,done,${targets[0]},${targets[0]},`)).toBe(true);
     expect(lines[4]).toMatch(/^3,readme\.txt,failed,,,,,"?File "*readme\.txt"* is not a supported.*,,,,readme\.txt$/);
@@ -141,14 +169,19 @@ describe('fruit batches for packing houses (embedded)', () => {
     expect((await followEvents(app, batchId, {})).status).toBe(401);
   });
 
-  it('lists the caller\'s batches newest first; another account gets 404 everywhere', async () => {
+  it("lists the caller's batches newest first; another account gets 404 everywhere", async () => {
     const list = await api(app.url, 'GET', '/api/fruit/batches', { token: owner.token });
     expect(list.status).toBe(200);
     expect(list.json.count).toBe(2);
     expect(list.json.batches[1].batch_id).toBe(batchId);
     expect(list.json.batches[1]).toMatchObject({ status: 'done', total: 6, done: 6, failed: 2, tree_id: treeA });
     expect((await api(app.url, 'GET', '/api/fruit/batches', { token: stranger.token })).json.count).toBe(0);
-    for (const [m, p] of [['GET', ''], ['GET', '/events'], ['GET', '/results.csv'], ['DELETE', '']] as const) {
+    for (const [m, p] of [
+      ['GET', ''],
+      ['GET', '/events'],
+      ['GET', '/results.csv'],
+      ['DELETE', ''],
+    ] as const) {
       const r = await api(app.url, m, `/api/fruit/batch/${batchId}${p}`, { token: stranger.token });
       expect(r.status, `${m} ${p}`).toBe(404);
       expect(r.json.code).toBe('not_found');
@@ -158,10 +191,17 @@ describe('fruit batches for packing houses (embedded)', () => {
   });
 
   it('a retried job never adds or recounts a row', async () => {
-    const row = await app.container.db.query<{ cid: string }>('select cid from fruit_batch_rows where batch_id = $1 and idx = 0', [batchId]);
-    const ownerId = (await app.container.db.query<{ owner_id: string }>('select owner_id from fruit_batches where id = $1', [batchId])).rows[0]!.owner_id;
+    const row = await app.container.db.query<{ cid: string }>('select cid from fruit_batch_rows where batch_id = $1 and idx = 0', [
+      batchId,
+    ]);
+    const ownerId = (await app.container.db.query<{ owner_id: string }>('select owner_id from fruit_batches where id = $1', [batchId]))
+      .rows[0]!.owner_id;
     // The same payload again under a new job id: what a retry after a worker died amounts to.
-    const id = await app.container.queue.enqueue('fruit_batch_item', { owner_id: ownerId, batch_id: batchId, index: 0, cid: row.rows[0]!.cid, filters: {} }, { jobId: uniqueName('retry-') });
+    const id = await app.container.queue.enqueue(
+      'fruit_batch_item',
+      { owner_id: ownerId, batch_id: batchId, index: 0, cid: row.rows[0]!.cid, filters: {} },
+      { jobId: uniqueName('retry-') },
+    );
     const rec = await app.container.queue.waitFor(id, 60_000);
     expect(rec?.state).toBe('completed');
     expect(rec?.result).toEqual({ skipped: true });
@@ -173,7 +213,9 @@ describe('fruit batches for packing houses (embedded)', () => {
   });
 
   it('deletes a batch with its rows and the photos nothing else uses', async () => {
-    const cids = (await app.container.db.query<{ cid: string }>('select cid from fruit_batch_rows where batch_id = $1 and cid is not null', [batchId])).rows.map((x) => x.cid);
+    const cids = (
+      await app.container.db.query<{ cid: string }>('select cid from fruit_batch_rows where batch_id = $1 and cid is not null', [batchId])
+    ).rows.map((x) => x.cid);
     const del = await api(app.url, 'DELETE', `/api/fruit/batch/${batchId}`, { token: owner.token });
     expect(del.status).toBe(200);
     expect(del.json).toEqual({ ok: true, batch_id: batchId, deleted: true });
@@ -197,12 +239,13 @@ describe('fruit batch limits', () => {
     await app?.stop();
   });
 
-  const tiny = async (n: number) => Promise.all(Array.from({ length: n }, async (_, i) => ({ name: `t${i}.jpg`, bytes: await blankImage(64) })));
+  const tiny = async (n: number) =>
+    Promise.all(Array.from({ length: n }, async (_, i) => ({ name: `t${i}.jpg`, bytes: await blankImage(64) })));
 
   it('refuses more than BATCH_MAX_PHOTOS photos (files and archive entries together) with 413 and keeps nothing', async () => {
     const blobs = async () => (await app.container.db.query<{ n: number }>('select count(*)::int as n from blobs')).rows[0]!.n;
     const before = await blobs();
-    const archive = zipSync({ 'a.jpg': (await tiny(1))[0]!.bytes, 'b.jpg': (await blankImage(65)) });
+    const archive = zipSync({ 'a.jpg': (await tiny(1))[0]!.bytes, 'b.jpg': await blankImage(65) });
     const r = await post(app, '/api/fruit/batch', batchForm(await tiny(2), {}, archive), owner.token);
     expect(r.status).toBe(413);
     expect(r.json.code).toBe('batch_too_many_photos');

@@ -12,11 +12,23 @@ describe('fruit list (embedded)', () => {
   beforeAll(async () => {
     app = await startTestApp();
     owner = await signup(app.url, 'fruitlist');
-    const t = await api(app.url, 'POST', '/api/enroll', { token: owner.token, body: photoForm([await textureImage(5101, 320)], { species: 'durian', name: 'Sầu riêng số 3' }) });
+    const t = await api(app.url, 'POST', '/api/enroll', {
+      token: owner.token,
+      body: photoForm([await textureImage(5101, 320)], { species: 'durian', name: 'Sầu riêng số 3' }),
+    });
     expect(t.status, JSON.stringify(t.json)).toBe(200);
     tree = { tree_id: t.json.tree_id, code: t.json.code };
-    for (const [i, extra] of ([{ tree_id: tree.code, name: 'Quả A' }, { tree_id: tree.tree_id, name: 'Quả B' }, { farm_id: 'vuon-2', name: 'Quả C' }] as Record<string, string>[]).entries()) {
-      const e = await api(app.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: photoForm([await textureImage(5110 + i, 320)], extra) });
+    for (const [i, extra] of (
+      [
+        { tree_id: tree.code, name: 'Quả A' },
+        { tree_id: tree.tree_id, name: 'Quả B' },
+        { farm_id: 'vuon-2', name: 'Quả C' },
+      ] as Record<string, string>[]
+    ).entries()) {
+      const e = await api(app.url, 'POST', '/api/fruit/enroll', {
+        token: owner.token,
+        body: photoForm([await textureImage(5110 + i, 320)], extra),
+      });
       expect(e.status, JSON.stringify(e.json)).toBe(200);
       fruit.push(e.json.fruit_id);
     }
@@ -25,7 +37,7 @@ describe('fruit list (embedded)', () => {
     await app?.stop();
   });
 
-  it('lists the owner\'s fruit newest first with cover, name and tree name and code', async () => {
+  it("lists the owner's fruit newest first with cover, name and tree name and code", async () => {
     const r = await api(app.url, 'GET', '/api/fruit', { token: owner.token });
     expect(r.status).toBe(200);
     expect(r.json.total).toBe(3);
@@ -45,7 +57,11 @@ describe('fruit list (embedded)', () => {
       expect(r.status).toBe(200);
       expect(r.json.fruit.map((f: { fruit_id: string }) => f.fruit_id).sort()).toEqual([fruit[0], fruit[1]].sort());
     }
-    expect((await api(app.url, 'GET', '/api/fruit?farm_id=vuon-2', { token: owner.token })).json.fruit.map((f: { fruit_id: string }) => f.fruit_id)).toEqual([fruit[2]]);
+    expect(
+      (await api(app.url, 'GET', '/api/fruit?farm_id=vuon-2', { token: owner.token })).json.fruit.map(
+        (f: { fruit_id: string }) => f.fruit_id,
+      ),
+    ).toEqual([fruit[2]]);
     const page = await api(app.url, 'GET', '/api/fruit?limit=1&offset=1', { token: owner.token });
     expect(page.json).toMatchObject({ total: 3, limit: 1, offset: 1 });
     expect(page.json.fruit.map((f: { fruit_id: string }) => f.fruit_id)).toEqual([fruit[1]]);
@@ -72,7 +88,10 @@ describe('fruit list (embedded)', () => {
       const theirs = await api(app.url, 'GET', `/api/fruit?tree_id=${encodeURIComponent(tree.code)}`, { token: stranger.token, headers });
       const theirsById = await api(app.url, 'GET', `/api/fruit?tree_id=${tree.tree_id}`, { token: stranger.token, headers });
       const missing = await api(app.url, 'GET', '/api/fruit?tree_id=NO-SUCH-CODE', { token: stranger.token, headers });
-      const missingId = await api(app.url, 'GET', '/api/fruit?tree_id=00000000-0000-4000-8000-000000000000', { token: stranger.token, headers });
+      const missingId = await api(app.url, 'GET', '/api/fruit?tree_id=00000000-0000-4000-8000-000000000000', {
+        token: stranger.token,
+        headers,
+      });
       expect(theirs.status).toBe(404);
       const strip = (j: Record<string, unknown>) => ({ ...j, request_id: 0 });
       expect(strip(theirs.json)).toEqual(strip(missing.json));

@@ -23,7 +23,10 @@ describe('public fruit lookup: an honest, calibrated verdict', () => {
     app = await startTestApp({ env: { FRUIT_PUBLIC_PER_MIN: '10000' } });
     owner = await signup(app.url, 'orchard');
     const peel = await textureImage(3901, 256);
-    const enrol = await api(app.url, 'POST', '/api/fruit/enroll', { body: photoForm([await otherView(peel, 1), await otherView(peel, 2)], { species: 'mango', name: 'Xoài 1' }), token: owner.token });
+    const enrol = await api(app.url, 'POST', '/api/fruit/enroll', {
+      body: photoForm([await otherView(peel, 1), await otherView(peel, 2)], { species: 'mango', name: 'Xoài 1' }),
+      token: owner.token,
+    });
     expect(enrol.status, enrol.text).toBe(200);
     fruitId = enrol.json.fruit_id;
     expect((await api(app.url, 'POST', `/api/fruit/${fruitId}/publish`, { token: owner.token })).status).toBe(200);

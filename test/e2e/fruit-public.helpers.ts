@@ -5,10 +5,15 @@ import { otherView, photoForm, textureImage } from '../support/images.js';
 /** Two enrolment views and one unseen query view of the surface `seed` (small, so the suite stays quick). */
 async function views(seed: number) {
   const surface = await textureImage(seed, 256);
-  return { enrol: [await otherView(surface, seed * 10 + 1), await otherView(surface, seed * 10 + 2)], query: await otherView(surface, seed * 10 + 9) };
+  return {
+    enrol: [await otherView(surface, seed * 10 + 1), await otherView(surface, seed * 10 + 2)],
+    query: await otherView(surface, seed * 10 + 9),
+  };
 }
-const post = (app: TestApp, path: string, form: FormData, token?: string) => api(app.url, 'POST', path, { body: form, ...(token ? { token } : {}) });
-const count = async (app: TestApp, table: string) => (await app.container.db.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]!.n;
+const post = (app: TestApp, path: string, form: FormData, token?: string) =>
+  api(app.url, 'POST', path, { body: form, ...(token ? { token } : {}) });
+const count = async (app: TestApp, table: string) =>
+  (await app.container.db.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]!.n;
 
 /** The public fruit routes against one started service; one spec file per mode, so the two run side by side. */
 export function publicFruitSuite(mode: Mode): void {
@@ -50,7 +55,11 @@ export function publicFruitSuite(mode: Mode): void {
         const f = await views(seed);
         q[seed] = f.query;
         const id = await enrolFruit(owner.token, f.enrol, { tree_id: k % 2 ? publicTree : privateTree });
-        expect((await api(app.url, 'POST', `/api/fruit/${id}/publish`, { token: owner.token })).json).toMatchObject({ ok: true, fruit_id: id, visibility: 'public' });
+        expect((await api(app.url, 'POST', `/api/fruit/${id}/publish`, { token: owner.token })).json).toMatchObject({
+          ok: true,
+          fruit_id: id,
+          visibility: 'public',
+        });
         pub.push(id);
       }
       // Private fruit of the very surfaces the queries show: they would rank first if private fruit leaked.
@@ -89,7 +98,9 @@ export function publicFruitSuite(mode: Mode): void {
         expect(ids).not.toContain(foreignPrivate);
       }
       // Their photos are not public either.
-      const img = await app.container.db.query<{ cid: string }>('select cid from images where individual_id = $1 limit 1', [foreignPrivate]);
+      const img = await app.container.db.query<{ cid: string }>('select cid from images where individual_id = $1 limit 1', [
+        foreignPrivate,
+      ]);
       expect((await fetch(`${app.url}/api/blobs/${img.rows[0]!.cid}`)).status).toBe(404);
     });
 
@@ -126,7 +137,8 @@ export function publicFruitSuite(mode: Mode): void {
       expect(typeof s.json.scan_token).toBe('string');
       expect(new Date(s.json.expires_at).getTime()).toBeGreaterThan(Date.now());
       expect(s.json.candidates[0].fruit_id).toBe(pub[3]);
-      const choose = (fruit_id: string, scan_token = s.json.scan_token) => api(app.url, 'POST', '/api/fruit/scan/choose', { form: { scan_token, fruit_id } });
+      const choose = (fruit_id: string, scan_token = s.json.scan_token) =>
+        api(app.url, 'POST', '/api/fruit/scan/choose', { form: { scan_token, fruit_id } });
       const offered = s.json.candidates.map((c: { fruit_id: string }) => c.fruit_id);
       const notOffered = pub.find((id) => !offered.includes(id))!;
       const wrong = await choose(notOffered);
@@ -134,7 +146,14 @@ export function publicFruitSuite(mode: Mode): void {
       expect(wrong.json).toMatchObject({ ok: false, code: 'fruit_scan_not_offered', detail: 'fruit_id' });
       const chosen = await choose(pub[3]!);
       expect(chosen.status, chosen.text).toBe(200);
-      expect(chosen.json).toMatchObject({ ok: true, chosen: true, fruit_id: pub[3], species: 'mango', evidence: 'server_only', image_count: 2 });
+      expect(chosen.json).toMatchObject({
+        ok: true,
+        chosen: true,
+        fruit_id: pub[3],
+        species: 'mango',
+        evidence: 'server_only',
+        image_count: 2,
+      });
       expect(chosen.json.tree).toMatchObject({ tree_id: publicTree });
       expect(chosen.json.photos.length).toBe(2);
       const again = await choose(pub[3]!);
@@ -152,7 +171,9 @@ export function publicFruitSuite(mode: Mode): void {
       expect(s.status).toBe(200);
       // Age the token instead of waiting FRUIT_SCAN_TTL_S.
       await app.container.db.query(`update fruit_scan_tokens set expires_at = now() - interval '1 second' where consumed_at is null`);
-      const late = await api(app.url, 'POST', '/api/fruit/scan/choose', { form: { scan_token: s.json.scan_token, fruit_id: s.json.candidates[0].fruit_id } });
+      const late = await api(app.url, 'POST', '/api/fruit/scan/choose', {
+        form: { scan_token: s.json.scan_token, fruit_id: s.json.candidates[0].fruit_id },
+      });
       expect(late.status).toBe(400);
       expect(late.json.code).toBe('fruit_scan_token_expired');
       expect(await count(app, 'fruit_scan_tokens where consumed_at is null')).toBeGreaterThan(0);

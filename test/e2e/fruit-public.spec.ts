@@ -25,7 +25,13 @@ describe('public fruit rate limit and contract', () => {
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);
     expect(last!.json.code).toBe('rate_limited');
-    expect((await api(app.url, 'POST', '/api/fruit/scan/choose', { form: { scan_token: 'x', fruit_id: '00000000-0000-4000-8000-000000000000' } })).status).toBe(429);
+    expect(
+      (
+        await api(app.url, 'POST', '/api/fruit/scan/choose', {
+          form: { scan_token: 'x', fruit_id: '00000000-0000-4000-8000-000000000000' },
+        })
+      ).status,
+    ).toBe(429);
   });
 
   it('answers a JSON body sent to a photo route with 415 naming multipart, not a crash', async () => {

@@ -5,7 +5,7 @@ import { photoForm, textureImage } from '../support/images.js';
 
 type User = { token: string; id: string; username: string };
 
-describe('grants: sharing one owner\'s trees, read-only or read-write, and revoking', () => {
+describe("grants: sharing one owner's trees, read-only or read-write, and revoking", () => {
   let app: TestApp;
   let owner: User;
   let grantee: User;
@@ -19,7 +19,8 @@ describe('grants: sharing one owner\'s trees, read-only or read-write, and revok
     app = await startTestApp();
     [owner, grantee, outsider] = await Promise.all([signup(app.url, 'own'), signup(app.url, 'gra'), signup(app.url, 'out')]);
     const r = await fetch(`${app.url}/api/enroll`, {
-      method: 'POST', headers: { authorization: `Bearer ${owner.token}` },
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
       body: photoForm([await textureImage(2100, 320)], { farm_id: 'shared-farm', species: 'durian', name: 'shared' }),
     });
     tree = ((await r.json()) as any).tree_id;
@@ -36,7 +37,12 @@ describe('grants: sharing one owner\'s trees, read-only or read-write, and revok
   it('a read-only grant opens reading and matching, not writing', async () => {
     const g = await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: grantee.username, access: 'read-only' } });
     expect(g.status).toBe(200);
-    expect(g.json.grant).toMatchObject({ owner: { id: owner.id }, grantee: { id: grantee.id, username: grantee.username }, kind: 'tree', access: 'read' });
+    expect(g.json.grant).toMatchObject({
+      owner: { id: owner.id },
+      grantee: { id: grantee.id, username: grantee.username },
+      kind: 'tree',
+      access: 'read',
+    });
     expect(await pool(grantee)).toEqual([grantee.id, owner.id]);
     // A tree grant says nothing about fruit, and never widens the owner's or anyone else's pool.
     expect(await pool(grantee, 'fruit')).toEqual([grantee.id]);
@@ -80,9 +86,13 @@ describe('grants: sharing one owner\'s trees, read-only or read-write, and revok
   });
 
   it('refuses self-grants, unknown accounts and anonymous callers', async () => {
-    expect((await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: owner.username } })).json.code).toBe('grant_self');
+    expect((await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: owner.username } })).json.code).toBe(
+      'grant_self',
+    );
     expect((await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: 'no_such_user_xyz' } })).status).toBe(404);
-    expect((await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: grantee.username, access: 'admin' } })).status).toBe(422);
+    expect(
+      (await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: grantee.username, access: 'admin' } })).status,
+    ).toBe(422);
     expect((await api(app.url, 'POST', '/api/grant', { form: { grantee: grantee.username } })).status).toBe(401);
   });
 });

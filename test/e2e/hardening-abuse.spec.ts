@@ -17,8 +17,12 @@ import { syntheticClip, videoForm } from '../support/video.js';
 
 const PW = 'Bark-and-peel-42';
 const ENV = {
-  TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '1', DID_CHALLENGE_PER_MIN: '3',
-  VIDEO_MAX_SECONDS: '4', VIDEO_MAX_PIXELS: String(400 * 300), ORPHAN_BLOB_GRACE_S: '1',
+  TRUST_PROXY: 'true',
+  TRUST_PROXY_HOPS: '1',
+  DID_CHALLENGE_PER_MIN: '3',
+  VIDEO_MAX_SECONDS: '4',
+  VIDEO_MAX_PIXELS: String(400 * 300),
+  ORPHAN_BLOB_GRACE_S: '1',
 };
 
 describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash safety (%s)', (mode) => {
@@ -42,10 +46,16 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash saf
 
   it('locks sign-in after 5 wrong passwords (429 + Retry-After, even for the right one), for unknown names too', async () => {
     const target = await signup(app.url, 'victim');
-    for (let i = 0; i < 4; i++) expect((await api(app.url, 'POST', '/api/login', { json: { username: target.username, password: `Wrong-pass-${i}0` } })).status).toBe(401);
+    for (let i = 0; i < 4; i++)
+      expect((await api(app.url, 'POST', '/api/login', { json: { username: target.username, password: `Wrong-pass-${i}0` } })).status).toBe(
+        401,
+      );
     const fifth = await api(app.url, 'POST', '/api/login', { json: { username: target.username, password: 'Wrong-pass-50' } });
     expect(fifth.status).toBe(429);
-    const right = await api(app.url, 'POST', '/api/login', { json: { username: target.username, password: PW }, headers: { 'accept-language': 'en' } });
+    const right = await api(app.url, 'POST', '/api/login', {
+      json: { username: target.username, password: PW },
+      headers: { 'accept-language': 'en' },
+    });
     expect(right.status).toBe(429);
     expect(right.json.code).toBe('login_locked');
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -55,36 +65,60 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash saf
     // Unknown usernames lock the same way, so a 429 says nothing about which accounts exist.
     const ghost = `ghost_${Date.now()}`;
     const answers = [];
-    for (let i = 0; i < 6; i++) answers.push((await api(app.url, 'POST', '/api/login', { json: { username: ghost, password: `Wrong-pass-${i}0` } })).status);
+    for (let i = 0; i < 6; i++)
+      answers.push((await api(app.url, 'POST', '/api/login', { json: { username: ghost, password: `Wrong-pass-${i}0` } })).status);
     expect(answers).toEqual([401, 401, 401, 401, 429, 429]);
   });
 
   it('bounds concurrent password hashing per client address: a flood gets 429s, not a queue', async () => {
-    const burst = await Promise.all(Array.from({ length: 12 }, () =>
-      api(app.url, 'POST', '/api/login', { json: { username: user.username, password: PW }, headers: { 'x-forwarded-for': '198.51.100.7' } })));
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        api(app.url, 'POST', '/api/login', {
+          json: { username: user.username, password: PW },
+          headers: { 'x-forwarded-for': '198.51.100.7' },
+        }),
+      ),
+    );
     const codes = burst.map((r) => r.status);
     expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0);
     expect(codes.filter((c) => c === 200).length).toBeGreaterThan(0);
     expect(codes.every((c) => c === 200 || c === 429)).toBe(true);
     // Another address is not held up by that flood.
-    expect((await api(app.url, 'POST', '/api/login', { json: { username: user.username, password: PW }, headers: { 'x-forwarded-for': '198.51.100.8' } })).status).toBe(200);
+    expect(
+      (
+        await api(app.url, 'POST', '/api/login', {
+          json: { username: user.username, password: PW },
+          headers: { 'x-forwarded-for': '198.51.100.8' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('TRUST_PROXY counts X-Forwarded-For from the right: a client-written left-most entry does not bypass the DID challenge limit', async () => {
     const codes = [];
     for (let i = 0; i < 5; i++) {
-      codes.push((await api(app.url, 'GET', '/api/auth/did/challenge', { headers: { 'x-forwarded-for': `10.0.0.${i}, 203.0.113.50` } })).status);
+      codes.push(
+        (await api(app.url, 'GET', '/api/auth/did/challenge', { headers: { 'x-forwarded-for': `10.0.0.${i}, 203.0.113.50` } })).status,
+      );
     }
     expect(codes).toEqual([200, 200, 200, 429, 429]);
     // A different real client (right-most entry) has its own budget.
-    expect((await api(app.url, 'GET', '/api/auth/did/challenge', { headers: { 'x-forwarded-for': '10.0.0.1, 203.0.113.51' } })).status).toBe(200);
+    expect(
+      (await api(app.url, 'GET', '/api/auth/did/challenge', { headers: { 'x-forwarded-for': '10.0.0.1, 203.0.113.51' } })).status,
+    ).toBe(200);
   });
 
   it('sets Secure on the session cookie when the request came over TLS through the trusted proxy', async () => {
-    const tls = await api(app.url, 'POST', '/api/login', { json: { username: user.username, password: PW }, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.20' } });
+    const tls = await api(app.url, 'POST', '/api/login', {
+      json: { username: user.username, password: PW },
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.20' },
+    });
     expect(tls.status).toBe(200);
     expect(tls.headers.get('set-cookie')).toMatch(/;\s*secure/i);
-    const plain = await api(app.url, 'POST', '/api/login', { json: { username: user.username, password: PW }, headers: { 'x-forwarded-for': '198.51.100.21' } });
+    const plain = await api(app.url, 'POST', '/api/login', {
+      json: { username: user.username, password: PW },
+      headers: { 'x-forwarded-for': '198.51.100.21' },
+    });
     expect(plain.headers.get('set-cookie')).not.toMatch(/;\s*secure/i);
   });
 
@@ -117,7 +151,10 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash saf
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.json.tree_id).toBe(first.json.tree_id);
-    const n = await app.container.db.query<{ n: number }>('select count(*)::int as n from images i join individuals t on t.id = i.individual_id where t.owner_id = $1 and i.cid = any($2)', [user.id, first.json.images.map((x: any) => x.cid)]);
+    const n = await app.container.db.query<{ n: number }>(
+      'select count(*)::int as n from images i join individuals t on t.id = i.individual_id where t.owner_id = $1 and i.cid = any($2)',
+      [user.id, first.json.images.map((x: any) => x.cid)],
+    );
     expect(n.rows[0]!.n).toBe(2);
     // Another key (or none) is another enrolment.
     const other = await upload('/api/enroll', photoForm(files, { species: 'durian' }), { 'idempotency-key': `${key}-b` });
@@ -125,7 +162,10 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash saf
     const q1 = await upload('/api/identify', photoForm([files[0]!]), { 'idempotency-key': `${key}-q` });
     const q2 = await upload('/api/identify', photoForm([files[0]!]), { 'idempotency-key': `${key}-q` });
     expect(q2.json).toEqual(q1.json);
-    expect((await upload('/api/enroll', photoForm(files), { 'idempotency-key': 'bad key with spaces' })).json).toMatchObject({ code: 'validation_failed', detail: 'Idempotency-Key' });
+    expect((await upload('/api/enroll', photoForm(files), { 'idempotency-key': 'bad key with spaces' })).json).toMatchObject({
+      code: 'validation_failed',
+      detail: 'Idempotency-Key',
+    });
   });
 
   it('sweeps a blob an interrupted upload left behind (no job, no image) at start-up, and keeps referenced ones', async () => {
@@ -148,10 +188,18 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash saf
     }
     const c2 = app.container;
     // Row first, then bytes: wait for both to go.
-    await until(async () => (await c2.db.query('select 1 from blobs where cid = $1', [orphan])).rows.length === 0 && !(await c2.blobs.has(orphan)), 60_000, 100);
+    await until(
+      async () => (await c2.db.query('select 1 from blobs where cid = $1', [orphan])).rows.length === 0 && !(await c2.blobs.has(orphan)),
+      60_000,
+      100,
+    );
     expect((await c2.db.query('select 1 from blobs where cid = $1', [kept])).rows.length).toBe(1);
     expect(await c2.blobs.get(kept)).not.toBeNull();
-    await until(async () => (await c2.db.query('select 1 from upload_staging where cid = any($1)', [[orphan, kept]])).rows.length === 0, 60_000, 100);
+    await until(
+      async () => (await c2.db.query('select 1 from upload_staging where cid = any($1)', [[orphan, kept]])).rows.length === 0,
+      60_000,
+      100,
+    );
     await second?.stop();
   });
 });

@@ -31,7 +31,7 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: leaks and access (%
     await app?.stop();
   });
 
-  it('a private tree\'s timeline answers guests, strangers and revoked grantees exactly like a missing one', async () => {
+  it("a private tree's timeline answers guests, strangers and revoked grantees exactly like a missing one", async () => {
     const missing = await get(`/api/tree/${MISSING}/timeline`);
     expect(missing.status).toBe(404);
     const guest = await get(`/api/tree/${tree.tree_id}/timeline`);
@@ -40,9 +40,13 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: leaks and access (%
     expect(guest.text).not.toContain(tree.code);
     expect(guest.text).not.toContain(tree.record_cid);
     expect((await get(`/api/resolve/${tree.code}`)).status).toBe(404);
-    expect((await get(`/api/tree/${tree.tree_id}/timeline`, stranger.token)).text).toBe((await get(`/api/tree/${MISSING}/timeline`, stranger.token)).text);
+    expect((await get(`/api/tree/${tree.tree_id}/timeline`, stranger.token)).text).toBe(
+      (await get(`/api/tree/${MISSING}/timeline`, stranger.token)).text,
+    );
     // A current grantee reads it; once revoked, not any more.
-    expect((await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: grantee.username, access: 'read' } })).status).toBe(200);
+    expect(
+      (await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: grantee.username, access: 'read' } })).status,
+    ).toBe(200);
     expect((await get(`/api/tree/${tree.tree_id}/timeline`, grantee.token)).status).toBe(200);
     expect((await api(app.url, 'POST', '/api/grant/revoke', { token: owner.token, form: { grantee: grantee.username } })).status).toBe(200);
     const revoked = await get(`/api/tree/${tree.tree_id}/timeline`, grantee.token);
@@ -77,11 +81,25 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: leaks and access (%
     expect(size).toBe(2);
   });
 
-  it('farms are per account: the same farm_id in two accounts are two farms, and nobody takes over another\'s', async () => {
-    const polygon = (x: number) => ({ type: 'Polygon', coordinates: [[[x, 10], [x + 0.01, 10], [x + 0.01, 10.01], [x, 10]]] });
+  it("farms are per account: the same farm_id in two accounts are two farms, and nobody takes over another's", async () => {
+    const polygon = (x: number) => ({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [x, 10],
+          [x + 0.01, 10],
+          [x + 0.01, 10.01],
+          [x, 10],
+        ],
+      ],
+    });
     // The stranger sets a boundary on "orchard-1" first, before the owner ever did.
-    expect((await api(app.url, 'PUT', '/api/farm/orchard-1/boundary', { token: stranger.token, json: { boundary: polygon(105) } })).status).toBe(200);
-    expect((await api(app.url, 'PUT', '/api/farm/orchard-1/boundary', { token: owner.token, json: { boundary: polygon(106) } })).status).toBe(200);
+    expect(
+      (await api(app.url, 'PUT', '/api/farm/orchard-1/boundary', { token: stranger.token, json: { boundary: polygon(105) } })).status,
+    ).toBe(200);
+    expect(
+      (await api(app.url, 'PUT', '/api/farm/orchard-1/boundary', { token: owner.token, json: { boundary: polygon(106) } })).status,
+    ).toBe(200);
     expect((await get('/api/farm/orchard-1/boundary', owner.token)).json.boundary).toEqual(polygon(106));
     expect((await get('/api/farm/orchard-1/boundary', stranger.token)).json.boundary).toEqual(polygon(105));
     // The owner's farm events are the owner's own (not "contributor/pending").
@@ -100,7 +118,9 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: leaks and access (%
   });
 
   it('contributor events stay out of the chain until approved, are capped, can be rejected, and anchors cover approved events only', async () => {
-    expect((await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: grantee.username, access: 'read' } })).status).toBe(200);
+    expect(
+      (await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: grantee.username, access: 'read' } })).status,
+    ).toBe(200);
     const before = (await get(`/api/tree/${tree.tree_id}/timeline`, owner.token)).json;
     const sub = await post(`/api/tree/${tree.tree_id}/event`, { type: 'note', text: 'from-grantee' }, grantee.token);
     expect(sub.status).toBe(200);
@@ -131,7 +151,11 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: leaks and access (%
     // Approve: appended by the owner's action, naming its author inside the hashed body.
     const sub2 = await post(`/api/tree/${tree.tree_id}/event`, { type: 'note', text: 'approve-me' }, grantee.token);
     const ok = await post(`/api/tree/${tree.tree_id}/event/${sub2.json.event.event_id}/approve`, {}, owner.token);
-    expect(ok.json.event).toMatchObject({ seq: before.size, approval: 'approved', body: { text: 'approve-me', _contribution: { author_id: grantee.id, approved_by: owner.id } } });
+    expect(ok.json.event).toMatchObject({
+      seq: before.size,
+      approval: 'approved',
+      body: { text: 'approve-me', _contribution: { author_id: grantee.id, approved_by: owner.id } },
+    });
     const chained = (await get(`/api/tree/${tree.tree_id}/timeline`, owner.token)).json;
     expect(chained.size).toBe(before.size + 1);
     expect(chained.chain_ok).toBe(true);
@@ -147,7 +171,11 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: leaks and access (%
 
   it('owners fetch their own video CIDs and read grantees the photo CIDs shown to them; others get 404', async () => {
     const clip = await syntheticClip(2);
-    const up = await fetch(`${app.url}/api/tree/${tree.tree_id}/fruit_video`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: videoForm(clip) });
+    const up = await fetch(`${app.url}/api/tree/${tree.tree_id}/fruit_video`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: videoForm(clip),
+    });
     expect(up.status).toBe(200);
     const { cid } = (await up.json()) as { cid: string };
     const mine = await fetch(`${app.url}/api/blobs/${cid}`, { headers: { authorization: `Bearer ${owner.token}` } });

@@ -13,8 +13,15 @@ function floodChunked(url: string, path: string, token?: string): Promise<{ stat
   return new Promise((resolve, reject) => {
     const u = new URL(url + path);
     const req = http.request({
-      host: u.hostname, port: u.port, path: u.pathname, method: 'POST',
-      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'transfer-encoding': 'chunked',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
     });
     let sent = 0;
     let status = 0;
@@ -48,11 +55,14 @@ function floodChunked(url: string, path: string, token?: string): Promise<{ stat
 function rawPost(url: string, path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url + path);
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-    });
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -108,10 +118,18 @@ describe.each<Mode>(['embedded', 'distributed'])('no single request ends the pro
 
   it('an upload route sent JSON, text/plain, no content type or a multipart type without boundary: 415 naming multipart/form-data', async () => {
     const cases: Array<Record<string, string>> = [
-      { 'content-type': 'application/json' }, { 'content-type': 'text/plain' }, {}, { 'content-type': 'multipart/form-data' },
+      { 'content-type': 'application/json' },
+      { 'content-type': 'text/plain' },
+      {},
+      { 'content-type': 'multipart/form-data' },
     ];
     for (const headers of cases) {
-      const r = await rawPost(app.url, '/api/enroll', { authorization: `Bearer ${token}`, ...headers }, Buffer.from('{"species":"durian"}'));
+      const r = await rawPost(
+        app.url,
+        '/api/enroll',
+        { authorization: `Bearer ${token}`, ...headers },
+        Buffer.from('{"species":"durian"}'),
+      );
       expect(r.status, JSON.stringify(headers)).toBe(415);
       expect(r.json).toMatchObject({ ok: false, code: 'content_type_unsupported', detail: 'content-type' });
       expect(r.json.error).toContain('multipart/form-data');
@@ -121,7 +139,13 @@ describe.each<Mode>(['embedded', 'distributed'])('no single request ends the pro
 
   it('NUL bytes in path ids and text fields: 404 or 422, and /t/ still answers its HTML page', async () => {
     const missing = await api(app.url, 'GET', '/api/jobs/no-such-job', { token });
-    for (const path of ['/api/resolve/%00', '/api/jobs/%00', '/api/farm/%00/boundary', '/api/tree/%00/timeline', '/api/farm/a%00b/timeline']) {
+    for (const path of [
+      '/api/resolve/%00',
+      '/api/jobs/%00',
+      '/api/farm/%00/boundary',
+      '/api/tree/%00/timeline',
+      '/api/farm/a%00b/timeline',
+    ]) {
       const r = await api(app.url, 'GET', path, { token });
       expect(r.status, path).toBe(404);
     }
@@ -146,7 +170,9 @@ describe.each<Mode>(['embedded', 'distributed'])('no single request ends the pro
   it('JSON nested 5000 deep on POST .../event: 422 json_too_deep', async () => {
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     const r = await api(app.url, 'POST', '/api/tree/00000000-0000-4000-8000-000000000000/event', {
-      token, body: `{"a":${deep}}`, headers: { 'content-type': 'application/json' },
+      token,
+      body: `{"a":${deep}}`,
+      headers: { 'content-type': 'application/json' },
     });
     expect(r.status).toBe(422);
     expect(r.json).toMatchObject({ ok: false, code: 'json_too_deep', detail: 'body' });

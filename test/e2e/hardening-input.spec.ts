@@ -31,12 +31,19 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
   });
 
   it('verify_add identifies the photo against the tree first and refuses one that does not match, with the verdict', async () => {
-    const count = async () => (await app.container.db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [tree.tree_id])).rows[0]!.n;
+    const count = async () =>
+      (await app.container.db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [tree.tree_id]))
+        .rows[0]!.n;
     const before = await count();
     const stranger = await textureImage(9_999, 256);
     const no = await upload('/api/verify_add', photoForm([stranger], { tree_id: tree.tree_id }));
     expect(no.status).toBe(422);
-    expect(no.json).toMatchObject({ ok: false, code: 'verify_add_mismatch', detail: 'files', verdict: { verdict: expect.stringMatching(/^(no_match|uncertain)$/) } });
+    expect(no.json).toMatchObject({
+      ok: false,
+      code: 'verify_add_mismatch',
+      detail: 'files',
+      verdict: { verdict: expect.stringMatching(/^(no_match|uncertain)$/) },
+    });
     expect(await count()).toBe(before);
     const yes = await upload('/api/verify_add', photoForm([await otherView(tree.files[0]!, 7)], { tree_id: tree.tree_id }));
     expect(yes.status).toBe(200);
@@ -44,11 +51,16 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
   });
 
   it('enrolment refuses a species outside the catalogue (naming close ones), duplicate photos, and too few animal photos', async () => {
-    const unicorn = await upload('/api/enroll', photoForm(await Promise.all([textureImage(960, 256)]), { species: 'unicorn_tree', farm_id: 'north' }));
+    const unicorn = await upload(
+      '/api/enroll',
+      photoForm(await Promise.all([textureImage(960, 256)]), { species: 'unicorn_tree', farm_id: 'north' }),
+    );
     expect(unicorn.status).toBe(422);
     expect(unicorn.json).toMatchObject({ code: 'species_unknown', detail: 'species' });
     expect(unicorn.json.error).toMatch(/unicorn_tree/);
-    const close = await upload('/api/enroll', photoForm([await textureImage(961, 256)], { species: 'durain' }), owner.token, { 'accept-language': 'en' });
+    const close = await upload('/api/enroll', photoForm([await textureImage(961, 256)], { species: 'durain' }), owner.token, {
+      'accept-language': 'en',
+    });
     expect(close.json.error).toMatch(/Closest names: .*durian/);
     const scan = await upload('/api/scan', photoForm([await textureImage(962, 256)]));
     expect(scan.json.top_k).not.toContain('unicorn_tree');
@@ -57,12 +69,19 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
     const same = await upload('/api/animal/enroll', photoForm([one, one, one], { species: 'cattle', farm_id: 'north' }));
     expect(same.status).toBe(422);
     expect(same.json).toMatchObject({ code: 'photos_refused', overridable: false });
-    expect(same.json.refused.map((r: { index: number; reasons: string[] }) => [r.index, r.reasons])).toEqual([[1, ['identical']], [2, ['identical']]]);
+    expect(same.json.refused.map((r: { index: number; reasons: string[] }) => [r.index, r.reasons])).toEqual([
+      [1, ['identical']],
+      [2, ['identical']],
+    ]);
     const reencoded = await sharp(one).jpeg({ quality: 70 }).toBuffer();
     const nearForm = () => photoForm([one, reencoded, textureB], { species: 'cattle', farm_id: 'north' });
     const textureB = await textureImage(964, 320);
     const near = await upload('/api/animal/enroll', nearForm());
-    expect(near.json).toMatchObject({ code: 'photos_refused', overridable: true, refused: [{ index: 1, reasons: ['near_identical'], warning: true }] });
+    expect(near.json).toMatchObject({
+      code: 'photos_refused',
+      overridable: true,
+      refused: [{ index: 1, reasons: ['near_identical'], warning: true }],
+    });
     // The owner keeps a warned photo: accept_warnings.
     const kept = nearForm();
     kept.append('accept_warnings', 'true');
@@ -75,7 +94,8 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
 
   it('a tree enrolled without lat/lon gets the explicit no-location geohash, which resolve explains', async () => {
     const r = await fetch(`${app.url}/api/enroll`, {
-      method: 'POST', headers: { authorization: `Bearer ${owner.token}` },
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
       body: photoForm([await textureImage(970, 256)], { species: 'durian', name: '<script>alert(1)</script>Cây <b>số</b> 9' }),
     });
     const j = (await r.json()) as any;
@@ -103,12 +123,18 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
   });
 
   it('JSON routes refuse text/plain; cookie writes check Origin; forms accept multipart/form-data', async () => {
-    const plain = await api(app.url, 'POST', '/api/login', { body: JSON.stringify({ username: 'x', password: 'y' }), headers: { 'content-type': 'text/plain' } });
+    const plain = await api(app.url, 'POST', '/api/login', {
+      body: JSON.stringify({ username: 'x', password: 'y' }),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(plain.status).toBe(415);
     expect(plain.json).toMatchObject({ code: 'content_type_unsupported', detail: 'content-type' });
     const login = await api(app.url, 'POST', '/api/login', { json: { username: owner.username, password: 'Bark-and-peel-42' } });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const evil = await api(app.url, 'POST', '/api/feedback', { form: { note: 'csrf' }, headers: { cookie, origin: 'https://evil.example' } });
+    const evil = await api(app.url, 'POST', '/api/feedback', {
+      form: { note: 'csrf' },
+      headers: { cookie, origin: 'https://evil.example' },
+    });
     expect(evil.status).toBe(403);
     expect(evil.json.code).toBe('origin_forbidden');
     // A browser sends Origin with every write: a cookie write without one did not come from our pages.
@@ -129,7 +155,11 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
     const confirm = new FormData();
     confirm.append('scan_token', scan.json.scan_token);
     confirm.append('species', scan.json.top_k[0]);
-    const c = await fetch(`${app.url}/api/scan/confirm`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: confirm });
+    const c = await fetch(`${app.url}/api/scan/confirm`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: confirm,
+    });
     expect(c.status).toBe(200);
   });
 
@@ -149,11 +179,23 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
   it('errors come from the catalogue in one language, honour q-values, name the field and carry the request id', async () => {
     const vi = await api(app.url, 'POST', '/api/login', { json: { username: 'someone' }, headers: { 'x-request-id': 'quote-me-123' } });
     expect(vi.status).toBe(422);
-    expect(vi.json).toEqual({ ok: false, code: 'validation_failed', detail: 'password', reason: 'required', error: 'Trường "password" bị thiếu.', request_id: 'quote-me-123' });
+    expect(vi.json).toEqual({
+      ok: false,
+      code: 'validation_failed',
+      detail: 'password',
+      reason: 'required',
+      error: 'Trường "password" bị thiếu.',
+      request_id: 'quote-me-123',
+    });
     expect(vi.headers.get('x-request-id')).toBe('quote-me-123');
-    const fr = await api(app.url, 'POST', '/api/login', { json: { username: 'someone', password: 1 }, headers: { 'accept-language': 'fr, en;q=0.5' } });
+    const fr = await api(app.url, 'POST', '/api/login', {
+      json: { username: 'someone', password: 1 },
+      headers: { 'accept-language': 'fr, en;q=0.5' },
+    });
     expect(fr.json.error).toBe('Field "password" has the wrong type.');
-    expect((await api(app.url, 'GET', '/api/nowhere', { headers: { 'accept-language': 'fr;q=0.9, vi;q=0.8, en;q=0.1' } })).json.error).toBe(messages.route_not_found.vi);
+    expect((await api(app.url, 'GET', '/api/nowhere', { headers: { 'accept-language': 'fr;q=0.9, vi;q=0.8, en;q=0.1' } })).json.error).toBe(
+      messages.route_not_found.vi,
+    );
     // Quality reasons: words in the sentence, codes in `reasons`.
     const blank = await upload('/api/identify', photoForm([await blankImage(480)]));
     expect(blank.status).toBe(422);
@@ -163,7 +205,10 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
     const wrong = await upload('/api/identify', photoForm([Buffer.from('GIF89a not really')]));
     expect(wrong.json.error).not.toMatch(/image|\//);
     // Too many files names the field.
-    const many = await upload('/api/animal/identify', photoForm(await Promise.all(Array.from({ length: 11 }, (_, i) => textureImage(990 + i, 64)))));
+    const many = await upload(
+      '/api/animal/identify',
+      photoForm(await Promise.all(Array.from({ length: 11 }, (_, i) => textureImage(990 + i, 64)))),
+    );
     expect(many.status).toBe(413);
     expect(many.json).toMatchObject({ code: 'too_many_files_in', detail: 'files' });
     expect(many.json.error).toContain('"files"');

@@ -23,7 +23,13 @@ async function didSignIn(base: string, key = generateKeyPairSync('ed25519')) {
   const c = await api(base, 'GET', '/api/auth/did/challenge');
   expect(c.status).toBe(200);
   const signature = sign(null, Buffer.from(c.json.message, 'utf8'), key.privateKey as KeyObject).toString('base64');
-  return { did, answer: await api(base, 'POST', '/api/auth/did/verify', { json: { did, nonce: c.json.nonce, signature }, headers: { 'accept-language': 'en' } }) };
+  return {
+    did,
+    answer: await api(base, 'POST', '/api/auth/did/verify', {
+      json: { did, nonce: c.json.nonce, signature },
+      headers: { 'accept-language': 'en' },
+    }),
+  };
 }
 
 describe.each<Mode>(['embedded', 'distributed'])('sign-up closed and sign-up probing (%s)', (mode) => {
@@ -41,7 +47,9 @@ describe.each<Mode>(['embedded', 'distributed'])('sign-up closed and sign-up pro
     expect(fresh.answer.status).toBe(403);
     expect(fresh.answer.json).toMatchObject({ ok: false, code: 'signup_closed', error: 'Sign-up is closed.' });
     expect((await app.container.db.query('select 1 from accounts where did = $1', [fresh.did])).rows).toHaveLength(0);
-    expect((await app.container.db.query('select 1 from tokens t join accounts a on a.id = t.account_id where a.did = $1', [fresh.did])).rows).toHaveLength(0);
+    expect(
+      (await app.container.db.query('select 1 from tokens t join accounts a on a.id = t.account_id where a.did = $1', [fresh.did])).rows,
+    ).toHaveLength(0);
 
     // An account made while sign-up was open keeps working once it is closed.
     const key = generateKeyPairSync('ed25519');
@@ -58,7 +66,8 @@ describe.each<Mode>(['embedded', 'distributed'])('sign-up closed and sign-up pro
     const open = await startTestApp({ mode, env: { SIGNUP_SOURCE_FAILURES: '3', LOGIN_MAX_LOCK_S: '120' } });
     try {
       const taken = await signup(open.url, 'taken');
-      const probe = () => api(open.url, 'POST', '/api/signup', { json: { username: taken.username, password: PW }, headers: { 'accept-language': 'en' } });
+      const probe = () =>
+        api(open.url, 'POST', '/api/signup', { json: { username: taken.username, password: PW }, headers: { 'accept-language': 'en' } });
       for (let i = 0; i < 2; i++) expect((await probe()).json.code).toBe('username_taken');
       const third = await probe();
       expect(third.status).toBe(429);
@@ -86,7 +95,13 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
   beforeAll(async () => {
     // The video queue is not served here, so surveys stay running and their streams stay open.
     app = await startTestApp({
-      env: { WORKER_QUEUES: 'identify,enrol', SSE_MAX_PER_SURVEY: '2', SSE_MAX_PER_ACCOUNT: '3', OCR_MAX_CONCURRENT: '2', OCR_MAX_PER_ACCOUNT: '1' },
+      env: {
+        WORKER_QUEUES: 'identify,enrol',
+        SSE_MAX_PER_SURVEY: '2',
+        SSE_MAX_PER_ACCOUNT: '3',
+        OCR_MAX_CONCURRENT: '2',
+        OCR_MAX_PER_ACCOUNT: '1',
+      },
     });
     owner = await signup(app.url, 'owner');
     stranger = await signup(app.url, 'stranger');
@@ -98,8 +113,12 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
 
   async function stream(survey: string, token = owner.token) {
     const ctl = new AbortController();
-    const res = await fetch(`${app.url}/api/survey/${survey}/events`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'test-request-id', 'accept-language': 'en' }, signal: ctl.signal });
-    if (res.status !== 200) return { status: res.status, json: (await res.json()) as Record<string, unknown>, retry: res.headers.get('retry-after'), ctl };
+    const res = await fetch(`${app.url}/api/survey/${survey}/events`, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'test-request-id', 'accept-language': 'en' },
+      signal: ctl.signal,
+    });
+    if (res.status !== 200)
+      return { status: res.status, json: (await res.json()) as Record<string, unknown>, retry: res.headers.get('retry-after'), ctl };
     const first = await res.body!.getReader().read();
     expect(new TextDecoder().decode(first.value)).toContain('event: progress');
     open.push(ctl);
@@ -119,7 +138,10 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
     expect((await stream(a)).status).toBe(200);
     const over = await stream(a);
     expect(over.status).toBe(429);
-    expect(over.json).toMatchObject({ code: 'stream_limit_survey', error: 'This survey already has 2 progress streams open. Close one, or try again in 5 seconds.' });
+    expect(over.json).toMatchObject({
+      code: 'stream_limit_survey',
+      error: 'This survey already has 2 progress streams open. Close one, or try again in 5 seconds.',
+    });
     expect(over.retry).toBe('5');
     // Another account's survey is the plain 404, never a 429 that would say it exists.
     const theirs = await stream(a, stranger.token);
@@ -143,7 +165,9 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
 
   it('OCR runs are bounded per account and on the server: 429 with Retry-After, and slots are given back', async () => {
     // A large, nearly blank label photo: small on the wire, many pixels to decode.
-    const big = await sharp({ create: { width: 6500, height: 6500, channels: 3, background: '#ffffff' } }).png({ compressionLevel: 9 }).toBuffer();
+    const big = await sharp({ create: { width: 6500, height: 6500, channels: 3, background: '#ffffff' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     const match = (token: string) => {
       const form = new FormData();
       form.append('files', new Blob([new Uint8Array(big)], { type: 'image/png' }), 'label.png');
@@ -168,7 +192,8 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
   it('a presented token that is revoked or expired is a 401 on routes open to anonymous callers too', async () => {
     const s = await signup(app.url, 'stale');
     const feedback = (token: string) => api(app.url, 'POST', '/api/feedback', { token, form: { note: 'from a stale session' } });
-    const blob = (token: string) => api(app.url, 'GET', '/api/blobs/bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', { token });
+    const blob = (token: string) =>
+      api(app.url, 'GET', '/api/blobs/bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', { token });
     expect((await api(app.url, 'POST', '/api/logout', { token: s.token })).status).toBe(200);
     for (const r of [await feedback(s.token), await blob(s.token), await feedback('mkl_made-up')]) {
       expect(r.status).toBe(401);
@@ -187,7 +212,12 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
     const photo = await surface(913);
     const sneaky = 'invoice\u202Egpj.exe';
     const b = await api(app.url, 'POST', '/api/fruit/batch', {
-      token: owner.token, body: batchForm([{ name: sneaky, bytes: photo }, { name: 'a\u200Bb\u2066c.jpg', bytes: photo }, { name: 'bưởi.jpg', bytes: photo }]),
+      token: owner.token,
+      body: batchForm([
+        { name: sneaky, bytes: photo },
+        { name: 'a\u200Bb\u2066c.jpg', bytes: photo },
+        { name: 'bưởi.jpg', bytes: photo },
+      ]),
     });
     expect(b.status, b.text).toBe(202);
     const rows = (await api(app.url, 'GET', `/api/fruit/batch/${b.json.batch_id}`, { token: owner.token })).json.rows;
@@ -195,7 +225,9 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
     expect(rows.map((r: { file_name: string }) => r.file_name)).toEqual(['invoicegpj.exe', 'abc.jpg', 'bưởi.jpg']);
     const stored = await app.container.db.query<{ file_name: string }>('select file_name from fruit_batch_rows order by idx');
     for (const r of stored.rows) expect(r.file_name).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/);
-    const csv = await fetch(`${app.url}/api/fruit/batch/${b.json.batch_id}/results.csv`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const csv = await fetch(`${app.url}/api/fruit/batch/${b.json.batch_id}/results.csv`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
     const text = await csv.text();
     expect(text).toContain('invoicegpj.exe');
     expect(text).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/);
@@ -209,10 +241,18 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
       return f;
     };
     // Read as a photo: not an image is the 422 of a photo, not a silently empty match.
-    const asPhoto = await api(app.url, 'POST', '/api/care/match', { token: owner.token, body: form('photo'), headers: { 'accept-language': 'en' } });
+    const asPhoto = await api(app.url, 'POST', '/api/care/match', {
+      token: owner.token,
+      body: form('photo'),
+      headers: { 'accept-language': 'en' },
+    });
     expect(asPhoto.status).toBe(422);
     expect(asPhoto.json.code).toBe('file_wrong_type');
-    const stray = await api(app.url, 'POST', '/api/care/match', { token: owner.token, body: form('picture'), headers: { 'accept-language': 'en' } });
+    const stray = await api(app.url, 'POST', '/api/care/match', {
+      token: owner.token,
+      body: form('picture'),
+      headers: { 'accept-language': 'en' },
+    });
     expect(stray.status).toBe(422);
     expect(stray.json).toMatchObject({ code: 'file_field_unexpected', detail: 'picture' });
     expect(stray.json.error).toBe('A file was sent in the field "picture", which this route does not read. Send files in: files, photo.');

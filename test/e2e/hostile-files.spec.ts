@@ -48,7 +48,9 @@ describe.each<Mode>(['embedded', 'distributed'])('hostile files (%s)', (mode) =>
     const list = await fetch(`${app.url}/api/fruit/batches`, { headers: { authorization: `Bearer ${token}` } });
     out.batches = JSON.stringify(await list.json()).length;
     if (db) {
-      const tables = await db.query<{ t: string }>(`select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+      const tables = await db.query<{ t: string }>(
+        `select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+      );
       for (const { t } of tables.rows) out[t] = (await db.query<{ n: number }>(`select count(*)::int as n from "${t}"`)).rows[0]!.n;
     } else {
       out.blob_files = await countFiles(path.join(app.env.DATA_DIR!, 'blobs'));
@@ -71,7 +73,12 @@ describe.each<Mode>(['embedded', 'distributed'])('hostile files (%s)', (mode) =>
         await new Promise((res) => setTimeout(res, 20));
       }
     })();
-    const r = await fetch(app.url + route, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' }, body: form, signal: AbortSignal.timeout(60_000) });
+    const r = await fetch(app.url + route, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' },
+      body: form,
+      signal: AbortSignal.timeout(60_000),
+    });
     const json = (await r.json()) as any;
     done = true;
     await probe;
@@ -110,7 +117,12 @@ describe.each<Mode>(['embedded', 'distributed'])('hostile files (%s)', (mode) =>
   });
 
   it('refuses an honestly declared 19 MB entry compressed over 100:1 (413, ratio)', async () => {
-    await expectRefused('/api/fruit/batch', archiveForm(rawZip([{ name: 'a.jpg', data: Buffer.alloc(19_000_000) }])), 413, 'archive_ratio_too_high');
+    await expectRefused(
+      '/api/fruit/batch',
+      archiveForm(rawZip([{ name: 'a.jpg', data: Buffer.alloc(19_000_000) }])),
+      413,
+      'archive_ratio_too_high',
+    );
   });
 
   it('counts the bytes really inflated: five directory entries sharing one 300 KB body pass the 1 MB total (413)', async () => {
@@ -139,11 +151,19 @@ describe.each<Mode>(['embedded', 'distributed'])('hostile files (%s)', (mode) =>
       { name: 'empty.jpg', data: Buffer.alloc(0) },
       { name: 'ok.jpg', data: photo },
     ]);
-    const r = await fetch(`${app.url}/api/fruit/batch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' }, body: archiveForm(zip) });
+    const r = await fetch(`${app.url}/api/fruit/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' },
+      body: archiveForm(zip),
+    });
     const created = (await r.json()) as any;
     expect(r.status, JSON.stringify(created)).toBe(202);
     expect(created.total).toBe(6);
-    const got = (await (await fetch(`${app.url}/api/fruit/batch/${created.batch_id}`, { headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' } })).json()) as any;
+    const got = (await (
+      await fetch(`${app.url}/api/fruit/batch/${created.batch_id}`, {
+        headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' },
+      })
+    ).json()) as any;
     const rows = Object.fromEntries(got.rows.map((x: any) => [x.file_name, x]));
     expect(Object.keys(rows).sort()).toEqual(['../x.jpg', '/etc/evil.jpg', '__proto__', 'bell?.jpg', 'empty.jpg', 'ok.jpg'].sort());
     for (const n of ['../x.jpg', '/etc/evil.jpg', 'bell?.jpg']) {
@@ -163,14 +183,27 @@ describe.each<Mode>(['embedded', 'distributed'])('hostile files (%s)', (mode) =>
       expect(bomb.length).toBeLessThan(1_000_000);
     });
     it.each(['/api/care/match', '/api/identify', '/api/scan', '/api/enroll'])('%s answers 413', async (route) => {
-      const r = await expectRefused(route, photoForm([bomb], route === '/api/enroll' ? { species: 'pomelo' } : {}), 413, 'image_too_many_pixels');
+      const r = await expectRefused(
+        route,
+        photoForm([bomb], route === '/api/enroll' ? { species: 'pomelo' } : {}),
+        413,
+        'image_too_many_pixels',
+      );
       expect(r.json.error).toContain('8000×8000');
     });
     it('a fruit batch refuses that photo in its own row', async () => {
-      const r = await fetch(`${app.url}/api/fruit/batch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' }, body: batchForm([{ name: 'bomb.png', bytes: bomb }]) });
+      const r = await fetch(`${app.url}/api/fruit/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' },
+        body: batchForm([{ name: 'bomb.png', bytes: bomb }]),
+      });
       const created = (await r.json()) as any;
       expect(r.status, JSON.stringify(created)).toBe(202);
-      const got = (await (await fetch(`${app.url}/api/fruit/batch/${created.batch_id}`, { headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' } })).json()) as any;
+      const got = (await (
+        await fetch(`${app.url}/api/fruit/batch/${created.batch_id}`, {
+          headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' },
+        })
+      ).json()) as any;
       expect(got.rows).toHaveLength(1);
       expect(got.rows[0].status).toBe('failed');
       expect(got.rows[0].reason).toMatch(/over the limit of 50000000 pixels/);
@@ -185,12 +218,14 @@ describe.each<Mode>(['embedded', 'distributed'])('hostile files (%s)', (mode) =>
   }, 60_000);
 
   it('refuses zero-byte photos (422) on identify, OCR and scan', async () => {
-    for (const route of ['/api/identify', '/api/care/match', '/api/scan']) await expectRefused(route, photoForm([Buffer.alloc(0)]), 422, 'file_empty');
+    for (const route of ['/api/identify', '/api/care/match', '/api/scan'])
+      await expectRefused(route, photoForm([Buffer.alloc(0)]), 422, 'file_empty');
   });
 
   it('refuses truncated JPEGs (422) where the API decodes them', async () => {
     const jpeg = await textureImage(2102, 256);
-    for (const cut of [Math.floor(jpeg.length * 0.6), 200]) await expectRefused('/api/scan', photoForm([jpeg.subarray(0, cut)]), 422, 'image_undecodable');
+    for (const cut of [Math.floor(jpeg.length * 0.6), 200])
+      await expectRefused('/api/scan', photoForm([jpeg.subarray(0, cut)]), 422, 'image_undecodable');
   });
 });
 

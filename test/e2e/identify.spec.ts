@@ -76,7 +76,10 @@ describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)
     const bTree = treeOf.get(A_TREES + 1);
     const probe = () => post(app, '/api/identify', a.token, photoForm([queries.get(A_TREES + 1)!]));
     const me = await api(app.url, 'GET', '/api/me', { token: a.token });
-    const granted = await api(app.url, 'POST', '/api/grant', { token: b.token, json: { grantee: me.json.account.username, access: 'read' } });
+    const granted = await api(app.url, 'POST', '/api/grant', {
+      token: b.token,
+      json: { grantee: me.json.account.username, access: 'read' },
+    });
     expect(granted.status).toBe(200);
     expect((await probe()).json.match?.individual_id).toBe(bTree);
     const revoked = await api(app.url, 'POST', '/api/grant/revoke', { token: b.token, json: { grantee: me.json.account.username } });
@@ -101,7 +104,6 @@ describe.each<Mode>(['embedded', 'distributed'])('identify trees end to end (%s)
     expect(rows.rows[0]!.model).toBe('markless-texture');
     expect(rows.rows[0]!.n).toBe((A_TREES + B_TREES) * 3);
   });
-
 });
 
 // Restart stories: the service starts (twice) in beforeAll, where a start may take its readiness
@@ -178,7 +180,13 @@ describe('a model version change re-embeds (embedded)', () => {
     const fresh = async () =>
       (await db.query<{ n: number }>('select count(*)::int as n from descriptors where model_version = $1', [current])).rows[0]!.n;
     // Wait on the reindex job itself rather than on a fixed number of polls.
-    await until(async () => (await db.query<{ state: string }>(`select state from jobs where name = 'reindex' and state in ('completed', 'failed')`)).rows.length > 0, 50_000, 100);
+    await until(
+      async () =>
+        (await db.query<{ state: string }>(`select state from jobs where name = 'reindex' and state in ('completed', 'failed')`)).rows
+          .length > 0,
+      50_000,
+      100,
+    );
     expect(await fresh()).toBe(3);
     const job = await db.query<{ state: string; name: string }>(`select state, name from jobs where name = 'reindex'`);
     expect(job.rows).toEqual([{ state: 'completed', name: 'reindex' }]);
@@ -187,8 +195,14 @@ describe('a model version change re-embeds (embedded)', () => {
     expect(r.json.match?.individual_id).toBe(tree);
     // The owner's calibration was fitted for the new pipeline (one tree: too little to vouch, and
     // the answer says so instead of "not yet calibrated").
-    const fits = await db.query<{ pipeline: string }>('select pipeline from owner_calibrations where owner_id = $1 and kind = $2', [owner.id, 'tree']);
+    const fits = await db.query<{ pipeline: string }>('select pipeline from owner_calibrations where owner_id = $1 and kind = $2', [
+      owner.id,
+      'tree',
+    ]);
     expect(fits.rows.map((x) => x.pipeline)).toEqual([`${current}|base|all`]);
-    expect(r.json.calibration).toMatchObject({ source: 'kind_default', reason: expect.stringMatching(/^not enough of your own photos to vouch for 1% false matches: /) });
+    expect(r.json.calibration).toMatchObject({
+      source: 'kind_default',
+      reason: expect.stringMatching(/^not enough of your own photos to vouch for 1% false matches: /),
+    });
   });
 });

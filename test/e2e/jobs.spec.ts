@@ -11,7 +11,11 @@ import { freePort, spawnEntry, until, type Child } from '../support/process.js';
 const photos = (seed: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) => textureImage(seed * 100 + i, 384)));
 
 async function enroll(url: string, token: string, files: Buffer[]) {
-  const r = await fetch(`${url}/api/enroll`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: photoForm(files, { species: 'durian', farm_id: 'farm-1' }) });
+  const r = await fetch(`${url}/api/enroll`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: photoForm(files, { species: 'durian', farm_id: 'farm-1' }),
+  });
   return { status: r.status, json: (await r.json()) as any, location: r.headers.get('location') };
 }
 
@@ -63,13 +67,23 @@ describe.each<Mode>(['embedded', 'distributed'])('jobs end to end (%s)', (mode) 
     const r = await enroll(app.url, token, [truncated]);
     expect(r.status).toBe(422);
     // Enrolment names every refused photo in one 422; this one for being undecodable.
-    expect(r.json).toMatchObject({ ok: false, code: 'photos_refused', detail: 'files', overridable: false, refused: [{ index: 0, reasons: ['image_undecodable'], warning: false }] });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: 'photos_refused',
+      detail: 'files',
+      overridable: false,
+      refused: [{ index: 0, reasons: ['image_undecodable'], warning: false }],
+    });
     if (mode === 'embedded') {
       // The embedded queue keeps its jobs in the database: the failed job ran exactly once.
-      const jobs = await app.container.db.query<{ attempts: number }>(`select attempts from jobs where state = 'failed' and name = 'enroll'`);
+      const jobs = await app.container.db.query<{ attempts: number }>(
+        `select attempts from jobs where state = 'failed' and name = 'enroll'`,
+      );
       expect(jobs.rows).toEqual([{ attempts: 1 }]);
     }
-    const images = await app.container.db.query<{ n: number }>('select count(*)::int as n from images i join blobs b on b.cid = i.cid where b.size = 600');
+    const images = await app.container.db.query<{ n: number }>(
+      'select count(*)::int as n from images i join blobs b on b.cid = i.cid where b.size = 600',
+    );
     expect(images.rows[0]!.n).toBe(0);
     const blobs = await app.container.db.query<{ n: number }>('select count(*)::int as n from blobs where size = 600');
     expect(blobs.rows[0]!.n).toBe(0);
@@ -100,7 +114,14 @@ describe('a killed process leaves a job that retries without duplicates (embedde
 
   async function startService() {
     const port = await freePort();
-    child = spawnEntry('api/src/main.ts', { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', JOB_WAIT_MS: '0', LOG_LEVEL: 'warn', WORKER_CONCURRENCY: '1' });
+    child = spawnEntry('api/src/main.ts', {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JOB_WAIT_MS: '0',
+      LOG_LEVEL: 'warn',
+      WORKER_CONCURRENCY: '1',
+    });
     const base = `http://127.0.0.1:${port}`;
     await until(async () => (await fetch(`${base}/api/health`)).ok, START_MS, 200);
     return base;
@@ -114,14 +135,18 @@ describe('a killed process leaves a job that retries without duplicates (embedde
     await child!.exited;
   });
 
-  it('after a restart the killed job completes once', async () => {
-    url = await startService();
-    doneResult = await until(async () => {
-      const j = await api(url, 'GET', first.json.poll, { token: user.token });
-      return j.json.status === 'completed' ? j.json : undefined;
-    }, START_MS);
-    expect(doneResult.attempts).toBeGreaterThanOrEqual(2);
-  }, START_MS);
+  it(
+    'after a restart the killed job completes once',
+    async () => {
+      url = await startService();
+      doneResult = await until(async () => {
+        const j = await api(url, 'GET', first.json.poll, { token: user.token });
+        return j.json.status === 'completed' ? j.json : undefined;
+      }, START_MS);
+      expect(doneResult.attempts).toBeGreaterThanOrEqual(2);
+    },
+    START_MS,
+  );
 
   it('SIGTERM lets the job in flight finish before exit 0', async () => {
     second = await enroll(url, user.token, await photos(5, 10));
@@ -134,7 +159,8 @@ describe('a killed process leaves a job that retries without duplicates (embedde
     const db = await createPgliteDatabase(path.join(dataDir, 'db'));
     try {
       expect(await counts(db, doneResult.result.individual_id)).toEqual({ individuals: 1, images: 10, descriptors: 10 });
-      const job = (await db.query<{ state: string; result: any }>('select state, result from jobs where id = $1', [second.json.job_id])).rows[0]!;
+      const job = (await db.query<{ state: string; result: any }>('select state, result from jobs where id = $1', [second.json.job_id]))
+        .rows[0]!;
       expect(job.state).toBe('completed');
       expect(await counts(db, job.result.individual_id)).toEqual({ individuals: 1, images: 10, descriptors: 10 });
     } finally {
@@ -168,32 +194,48 @@ describe('a killed worker leaves a job that another worker retries (distributed)
   let first: Awaited<ReturnType<typeof enroll>>;
   let w2: Child;
 
-  it('SIGKILL mid-job: the first worker dies with the job active', async () => {
-    user = await signup(app.url);
-    first = await enroll(app.url, user.token, await photos(6, 6));
-    expect(first.status).toBe(202);
-    const w1 = startWorker();
-    await until(async () => (await api(app.url, 'GET', first.json.poll, { token: user.token })).json.status === 'active', START_MS, 10);
-    w1.proc.kill('SIGKILL');
-    await w1.exited;
-  }, START_MS);
+  it(
+    'SIGKILL mid-job: the first worker dies with the job active',
+    async () => {
+      user = await signup(app.url);
+      first = await enroll(app.url, user.token, await photos(6, 6));
+      expect(first.status).toBe(202);
+      const w1 = startWorker();
+      await until(async () => (await api(app.url, 'GET', first.json.poll, { token: user.token })).json.status === 'active', START_MS, 10);
+      w1.proc.kill('SIGKILL');
+      await w1.exited;
+    },
+    START_MS,
+  );
 
-  it('a second worker finishes the stalled job once', async () => {
-    w2 = startWorker();
-    const done = await until(async () => {
-      const j = await api(app.url, 'GET', first.json.poll, { token: user.token });
-      return j.json.status === 'completed' ? j.json : undefined;
-    }, START_MS, 100);
-    expect(await counts(app.container.db, done.result.individual_id)).toEqual({ individuals: 1, images: 6, descriptors: 6 });
-  }, START_MS);
+  it(
+    'a second worker finishes the stalled job once',
+    async () => {
+      w2 = startWorker();
+      const done = await until(
+        async () => {
+          const j = await api(app.url, 'GET', first.json.poll, { token: user.token });
+          return j.json.status === 'completed' ? j.json : undefined;
+        },
+        START_MS,
+        100,
+      );
+      expect(await counts(app.container.db, done.result.individual_id)).toEqual({ individuals: 1, images: 6, descriptors: 6 });
+    },
+    START_MS,
+  );
 
-  it('SIGTERM lets the job in flight finish before the worker exits 0', async () => {
-    const second = await enroll(app.url, user.token, await photos(7, 6));
-    await until(async () => (await api(app.url, 'GET', second.json.poll, { token: user.token })).json.status === 'active', 60_000, 10);
-    w2.proc.kill('SIGTERM');
-    expect(await w2.exited).toBe(0);
-    const after = await api(app.url, 'GET', second.json.poll, { token: user.token });
-    expect(after.json.status).toBe('completed');
-    expect(await counts(app.container.db, after.json.result.individual_id)).toEqual({ individuals: 1, images: 6, descriptors: 6 });
-  }, START_MS);
+  it(
+    'SIGTERM lets the job in flight finish before the worker exits 0',
+    async () => {
+      const second = await enroll(app.url, user.token, await photos(7, 6));
+      await until(async () => (await api(app.url, 'GET', second.json.poll, { token: user.token })).json.status === 'active', 60_000, 10);
+      w2.proc.kill('SIGTERM');
+      expect(await w2.exited).toBe(0);
+      const after = await api(app.url, 'GET', second.json.poll, { token: user.token });
+      expect(after.json.status).toBe('completed');
+      expect(await counts(app.container.db, after.json.result.individual_id)).toEqual({ individuals: 1, images: 6, descriptors: 6 });
+    },
+    START_MS,
+  );
 });

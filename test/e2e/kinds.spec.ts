@@ -31,7 +31,12 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
     // Hanoi: the tree is enrolled there, so the location filter can be checked.
     const tree = await views(301);
     q.tree = tree.query;
-    const t = await post(app, '/api/enroll', owner.token, photoForm(tree.enrol, { species: 'longan', farm_id: 'farm-l', lat: '21.0285', lon: '105.8542' }));
+    const t = await post(
+      app,
+      '/api/enroll',
+      owner.token,
+      photoForm(tree.enrol, { species: 'longan', farm_id: 'farm-l', lat: '21.0285', lon: '105.8542' }),
+    );
     expect(t.status).toBe(200);
     treeId = t.json.tree_id;
     for (const seed of [401, 402, 403]) {
@@ -42,7 +47,14 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
       fruitIds.push(r.json.fruit_id);
     }
     // Animal enrolment needs an animal in each photo: generated field scenes of one coat.
-    const shots = await Promise.all([[1, -30], [2, 0], [3, 30], [9, -10]].map(([shot, dx]) => animalScene({ coat: 501, shot, dx })));
+    const shots = await Promise.all(
+      [
+        [1, -30],
+        [2, 0],
+        [3, 30],
+        [9, -10],
+      ].map(([shot, dx]) => animalScene({ coat: 501, shot, dx })),
+    );
     q.animal = shots[3]!;
     q.animal2 = await animalScene({ coat: 501, shot: 10, dx: 15 });
     const r = await post(app, '/api/animal/enroll', owner.token, photoForm(shots.slice(0, 3), { species: 'cattle', farm_id: 'farm-l' }));
@@ -77,7 +89,12 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
 
     it("refuses another account's tree as a filter with the same 404 as a missing one", async () => {
       const foreign = await post(app, '/api/fruit/identify', stranger.token, photoForm([q.fruit401!], { tree_id: treeId }));
-      const missing = await post(app, '/api/fruit/identify', stranger.token, photoForm([q.fruit401!], { tree_id: '00000000-0000-4000-8000-000000000000' }));
+      const missing = await post(
+        app,
+        '/api/fruit/identify',
+        stranger.token,
+        photoForm([q.fruit401!], { tree_id: '00000000-0000-4000-8000-000000000000' }),
+      );
       expect(foreign.status).toBe(404);
       expect(missing.status).toBe(404);
       expect(foreign.json.error).toBe(missing.json.error);
@@ -98,7 +115,12 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
   describe('animal', () => {
     it('requires three photos, species and farm_id, and keeps nothing from a refused enrolment', async () => {
       const before = await blobCount(app);
-      const few = await post(app, '/api/animal/enroll', owner.token, photoForm([await textureImage(601), await textureImage(602)], { species: 'cattle', farm_id: 'f' }));
+      const few = await post(
+        app,
+        '/api/animal/enroll',
+        owner.token,
+        photoForm([await textureImage(601), await textureImage(602)], { species: 'cattle', farm_id: 'f' }),
+      );
       expect(few.status).toBe(422);
       expect(few.json.detail).toBe('files');
       const three = await Promise.all([603, 604, 605].map((s) => textureImage(s)));
@@ -129,7 +151,9 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
         expect(r.json.verdict).toBe('match');
         expect(r.json.match.animal_did).toBe(animalDid);
         // One query, both photos stored with it (a later label refers to both).
-        const row = await app.container.db.query<{ image_cids: string[] }>('select image_cids from identify_queries where id = $1', [r.json.query_id]);
+        const row = await app.container.db.query<{ image_cids: string[] }>('select image_cids from identify_queries where id = $1', [
+          r.json.query_id,
+        ]);
         expect(row.rows[0]!.image_cids).toHaveLength(2);
         // A fresh owner with three photos has no calibration of its own: the kind's defaults, said
         // so. A herd all of cattle gets the calibration shipped for cattle (models/calibration), in
@@ -137,20 +161,35 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
         const shipped = shippedCalibration('animal', r.json.model.version, { species: 'cattle', individuals: 1 })!;
         expect(shipped.source).toBe('kind:shipped:cattle:small');
         expect(r.json.calibration).toMatchObject({
-          source: 'kind_default', reason: expect.stringMatching(/not yet calibrated.*the kind's calibration, fitted on \d+ individuals of other herds/),
-          match_threshold: Math.round(shipped.matchThreshold * 1e4) / 1e4, false_match_bound: Math.round(shipped.vouched!.fmrUpper * 1e4) / 1e4,
+          source: 'kind_default',
+          reason: expect.stringMatching(/not yet calibrated.*the kind's calibration, fitted on \d+ individuals of other herds/),
+          match_threshold: Math.round(shipped.matchThreshold * 1e4) / 1e4,
+          false_match_bound: Math.round(shipped.vouched!.fmrUpper * 1e4) / 1e4,
         });
         expect(r.json.calibration.false_match_bound).toBeLessThanOrEqual(0.01);
         // Two photos are decided by the pairs' threshold shipped with it, and the answer says so.
         const pairs = severalScopeFor(shipped, 2)!;
-        expect(r.json.calibration.several).toEqual([{ photos: 2, match_threshold: Math.round(pairs.matchThreshold * 1e4) / 1e4, samples: pairs.queries, false_match_bound: pairs.fmrUpper }]);
+        expect(r.json.calibration.several).toEqual([
+          {
+            photos: 2,
+            match_threshold: Math.round(pairs.matchThreshold * 1e4) / 1e4,
+            samples: pairs.queries,
+            false_match_bound: pairs.fmrUpper,
+          },
+        ]);
       }
     });
 
     /** A new account's herd of one animal of `species`, enrolled from generated photos, and its answer to the shared query. */
     async function oneAnimalHerd(user: string, species: string, farm: string, coat: number) {
       const herd = await signup(app.url, user);
-      const shots = await Promise.all([[1, -30], [2, 0], [3, 30]].map(([shot, dx]) => animalScene({ coat, shot, dx })));
+      const shots = await Promise.all(
+        [
+          [1, -30],
+          [2, 0],
+          [3, 30],
+        ].map(([shot, dx]) => animalScene({ coat, shot, dx })),
+      );
       const e = await post(app, '/api/animal/enroll', herd.token, photoForm(shots, { species, farm_id: farm }));
       expect(e.status, e.text).toBe(200);
       const r = await post(app, '/api/animal/identify', herd.token, photoForm([q.animal!]));
@@ -165,9 +204,14 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
       const answer = await oneAnimalHerd('nyala', 'Nyala', 'reserve', 501);
       const nyala = shippedCalibration('animal', answer.model.version, { species: 'nyala', individuals: 1 })!;
       expect(nyala.source).toBe('kind:shipped:nyala:small');
-      expect(nyala.matchThreshold).toBeGreaterThan(shippedCalibration('animal', answer.model.version, { species: 'cattle', individuals: 1 })!.matchThreshold);
+      expect(nyala.matchThreshold).toBeGreaterThan(
+        shippedCalibration('animal', answer.model.version, { species: 'cattle', individuals: 1 })!.matchThreshold,
+      );
       expect(answer.calibration).toMatchObject({
-        source: 'kind_default', match_threshold: rounded(nyala.matchThreshold), false_match_bound: rounded(nyala.vouched!.fmrUpper), several: null,
+        source: 'kind_default',
+        match_threshold: rounded(nyala.matchThreshold),
+        false_match_bound: rounded(nyala.vouched!.fmrUpper),
+        several: null,
       });
       expect(answer.calibration.false_match_bound).toBeLessThanOrEqual(0.01);
     });
@@ -177,17 +221,22 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
       const any = shippedCalibration('animal', answer.model.version, { species: 'goat', individuals: 1 })!;
       expect(any.source).toBe('kind:shipped:*:small');
       expect(answer.calibration).toMatchObject({
-        source: 'kind_default', reason: expect.stringMatching(/no dataset stood for this herd's species/),
-        match_threshold: rounded(any.matchThreshold), false_match_bound: rounded(any.vouched!.fmrUpper), several: null,
+        source: 'kind_default',
+        reason: expect.stringMatching(/no dataset stood for this herd's species/),
+        match_threshold: rounded(any.matchThreshold),
+        false_match_bound: rounded(any.vouched!.fmrUpper),
+        several: null,
       });
       // No looser than the strictest species measured (nyala), and vouched at ≤ 1%.
-      expect(any.matchThreshold).toBeGreaterThanOrEqual(shippedCalibration('animal', answer.model.version, { species: 'nyala', individuals: 1 })!.matchThreshold);
+      expect(any.matchThreshold).toBeGreaterThanOrEqual(
+        shippedCalibration('animal', answer.model.version, { species: 'nyala', individuals: 1 })!.matchThreshold,
+      );
       expect(answer.calibration.false_match_bound).toBeLessThanOrEqual(0.01);
     });
   });
 
   describe('POST /api/identify/auto', () => {
-    it('routes each kind to its lane and returns that route\'s answer verbatim', async () => {
+    it("routes each kind to its lane and returns that route's answer verbatim", async () => {
       const direct = await post(app, '/api/identify', owner.token, photoForm([q.tree!]));
       const tree = await post(app, '/api/identify/auto', owner.token, photoForm([q.tree!]));
       expect(tree.status).toBe(200);
@@ -206,11 +255,16 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
       expect(animal.json.result.match.animal_did).toBe(animalDid);
     });
 
-    it('stores the chosen lane\'s query, so a ground-truth label can refer to it', async () => {
+    it("stores the chosen lane's query, so a ground-truth label can refer to it", async () => {
       const r = await post(app, '/api/identify/auto', owner.token, photoForm([q.tree!]));
-      const label = await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: r.json.result.query_id, verdict: 'correct' } });
+      const label = await api(app.url, 'POST', '/api/identify_verdict', {
+        token: owner.token,
+        form: { query_id: r.json.result.query_id, verdict: 'correct' },
+      });
       expect(label.status).toBe(200);
-      const row = await app.container.db.query<{ kind: string }>('select kind from identify_queries where id = $1', [r.json.result.query_id]);
+      const row = await app.container.db.query<{ kind: string }>('select kind from identify_queries where id = $1', [
+        r.json.result.query_id,
+      ]);
       expect(row.rows[0]?.kind).toBe('tree');
     });
 

@@ -37,7 +37,10 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     other = await signup(app.url, 'other');
     for (const coat of [702, 703, 704]) {
       const shots = (await detectableShots(coat, 4)).map((s) => s.photo);
-      const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: photoForm(shots.slice(0, 3), { species: 'elephant', farm_id: 'ft' }) });
+      const r = await api(app.url, 'POST', '/api/animal/enroll', {
+        token: owner.token,
+        body: photoForm(shots.slice(0, 3), { species: 'elephant', farm_id: 'ft' }),
+      });
       expect(r.status, r.text).toBe(200);
       dids.push(r.json.animal_did);
       queries.push(shots[3]!);
@@ -62,12 +65,20 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const engine = await engineOnce();
     const out = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', minGain: 2, backbone: tiny });
     expect(out.status).toBe('rejected');
-    expect(out.report).toMatchObject({ recipe: BACKBONE_RECIPE, enrolled_photos: 9, held_out: 3, shape: { height: 64, width: 96, dim: 32 } });
+    expect(out.report).toMatchObject({
+      recipe: BACKBONE_RECIPE,
+      enrolled_photos: 9,
+      held_out: 3,
+      shape: { height: 64, width: 96, dim: 32 },
+    });
     // The trainer ran where the probe said it would (Debian's torch: the CPU), and the report says so.
     expect((out.report.trainer as { device: string }).device).toBe(await trainerDevice());
     // Three held-out photos of a three-animal herd cannot show a gain on the served pipeline.
     expect(out.report.decision).toMatch(/^Refused: 3 held-out photos of 3 individuals are too few/);
-    expect(out.report.message).toEqual({ code: 'learn_too_few_held_out', params: { photos: 3, individuals: 3, min_photos: 20, min_individuals: 5 } });
+    expect(out.report.message).toEqual({
+      code: 'learn_too_few_held_out',
+      params: { photos: 3, individuals: 3, min_photos: 20, min_individuals: 5 },
+    });
     // Each side is judged with the calibration it would be served with: no owner fit is stored, so
     // the base model's would ask each of the 9 photos twice; the candidate's refit only its 3
     // never-trained photos (no strangers in a 3-animal herd). Neither can vouch for 1%.
@@ -85,7 +96,11 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     expect(await count(`select count(*)::int as n from learned_models where job_key = 'job:ft-1'`, [])).toBe(1);
     const r = first.report as { served_gate: { adopt: boolean } };
     expect(first.status).toBe(r.served_gate.adopt ? 'adopted' : 'rejected');
-    const row = (await app.container.db.query<{ recipe: string; params: Uint8Array }>(`select recipe, params from learned_models where job_key = 'job:ft-1'`)).rows[0]!;
+    const row = (
+      await app.container.db.query<{ recipe: string; params: Uint8Array }>(
+        `select recipe, params from learned_models where job_key = 'job:ft-1'`,
+      )
+    ).rows[0]!;
     expect(row.recipe).toBe(BACKBONE_RECIPE);
     const session = await ort.InferenceSession.create(Uint8Array.from(row.params));
     expect(session.inputNames).toEqual(['image']);
@@ -96,14 +111,19 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const engine = await engineOnce();
     // Forced adoption to exercise serving with a model this small (the gate would refuse it); the
     // retrain follows any adoption.
-    const v = await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', { recipe: 'backbone', forceAdopt: true, backbone: tiny });
+    const v = await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', {
+      recipe: 'backbone',
+      forceAdopt: true,
+      backbone: tiny,
+    });
     expect(v.status).toBe('adopted');
     const report = v.report as Record<string, unknown> & { retrain: Record<string, unknown> };
     // Judged on 6 of the 9 photos (each animal's last held out), retrained on all 9 with the judged
     // run's own settings, both scored on the same 3 held-out photos; the retrained model has no
     // photo left that it never trained on, so its calibration rests on none.
     expect(report.retrain).toMatchObject({
-      served: 'retrained', error: null,
+      served: 'retrained',
+      error: null,
       recipe: { epochs: 2, seed: 1, freeze: 40, margin: 0.2, dim: 32, height: 64, width: 96 },
       judged: { trained_on: 6, closed: 3, calibration_queries: 3 },
       retrained: { trained_on: 9, closed: 3, calibration_queries: 0, allowed_false_matches: -1 },
@@ -114,19 +134,43 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     expect(report.judged_trainer).toMatchObject({ items: 6, eval: 3 });
     // Nothing it saw may calibrate it: only photos enrolled after it will.
     expect(report).toMatchObject({ trained_on_all: true, held_out_images: [], strangers: [] });
-    const ids = (await app.container.db.query<{ id: string; individual_id: string }>('select i.id, i.individual_id from images i join individuals ind on ind.id = i.individual_id where ind.owner_id = $1', [owner.id])).rows;
-    expect(honestSample(ids.map((r) => ({ image_id: r.id, individual_id: r.individual_id })), { recipe: BACKBONE_RECIPE, report })!.rows).toEqual([]);
+    const ids = (
+      await app.container.db.query<{ id: string; individual_id: string }>(
+        'select i.id, i.individual_id from images i join individuals ind on ind.id = i.individual_id where ind.owner_id = $1',
+        [owner.id],
+      )
+    ).rows;
+    expect(
+      honestSample(
+        ids.map((r) => ({ image_id: r.id, individual_id: r.individual_id })),
+        { recipe: BACKBONE_RECIPE, report },
+      )!.rows,
+    ).toEqual([]);
     // A retry of the job returns the stored version without training either model again.
-    expect(await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', { recipe: 'backbone', forceAdopt: true, backbone: tiny })).toEqual(v);
+    expect(
+      await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', { recipe: 'backbone', forceAdopt: true, backbone: tiny }),
+    ).toEqual(v);
     expect(await count(`select count(*)::int as n from learned_models where job_key = 'job:keep-1'`, [])).toBe(1);
     // The owner reads both on the run, the reason in both languages.
-    await recordRun(app.container.db, { ownerId: owner.id, kind: 'animal', jobId: 'keep-1', status: 'adopted', decision: { version: v.version, reason: report.decision, report } });
+    await recordRun(app.container.db, {
+      ownerId: owner.id,
+      kind: 'animal',
+      jobId: 'keep-1',
+      status: 'adopted',
+      decision: { version: v.version, reason: report.decision, report },
+    });
     const r = await api(app.url, 'GET', '/api/learning/animal', { token: owner.token });
     expect(r.status, r.text).toBe(200);
     expect(r.json.adopted).toEqual({ version: v.version, recipe: BACKBONE_RECIPE });
     expect(r.json.runs[0].retrain).toMatchObject({
-      served: 'retrained', judged: { trained_on: 6 }, retrained: { trained_on: 9 },
-      reason_message: { code: 'learn_retrain_served', en: expect.stringMatching(/^Kept what it learned: .*all 9 photos \(the judged one on 6\)/), vi: expect.stringContaining('cả 9 ảnh') },
+      served: 'retrained',
+      judged: { trained_on: 6 },
+      retrained: { trained_on: 9 },
+      reason_message: {
+        code: 'learn_retrain_served',
+        en: expect.stringMatching(/^Kept what it learned: .*all 9 photos \(the judged one on 6\)/),
+        vi: expect.stringContaining('cả 9 ảnh'),
+      },
     });
   }, 300_000);
 
@@ -143,12 +187,19 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     expect(out.candidates[0]?.animal_did).toBe(dids[1]);
     // No owner fit for this model yet: the kind's defaults vouch for nothing behind it, so no match.
     expect(out.verdict).toBe('uncertain');
-    expect(out.calibration).toMatchObject({ source: 'kind_default', match_threshold: 1.01, reason: expect.stringMatching(/^the model fine-tuned on your photos is not yet calibrated/) });
+    expect(out.calibration).toMatchObject({
+      source: 'kind_default',
+      match_threshold: 1.01,
+      reason: expect.stringMatching(/^the model fine-tuned on your photos is not yet calibrated/),
+    });
     await identify(owner.token, 2);
     expect(await count(stored, [owner.id, v.version])).toBe(9);
     // An animal enrolled after adoption is embedded by the model on the next identify, once.
     const late = (await detectableShots(705, 3)).map((x) => x.photo);
-    const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: photoForm(late, { species: 'elephant', farm_id: 'ft' }) });
+    const r = await api(app.url, 'POST', '/api/animal/enroll', {
+      token: owner.token,
+      body: photoForm(late, { species: 'elephant', farm_id: 'ft' }),
+    });
     expect(r.status, r.text).toBe(200);
     await identify(owner.token, 2);
     expect(await count(stored, [owner.id, v.version])).toBe(12);
@@ -184,13 +235,16 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     // The trainer fails only for the run that holds nothing out (the retrain), as a killed trainer would.
     const dir = await mkdtemp(join(tmpdir(), 'markless-trainer-'));
     const wrapper = join(dir, 'python3');
-    await writeFile(wrapper, [
-      '#!/bin/sh',
-      'prev=""; data=""',
-      'for a in "$@"; do [ "$prev" = "--data" ] && data="$a"; prev="$a"; done',
-      'if [ -n "$data" ] && grep -q \'"eval":\\[\\]\' "$data"; then echo "trainer killed" >&2; exit 9; fi',
-      `exec ${process.env.TRAIN_PYTHON ?? '/usr/bin/python3'} "$@"`,
-    ].join('\n'));
+    await writeFile(
+      wrapper,
+      [
+        '#!/bin/sh',
+        'prev=""; data=""',
+        'for a in "$@"; do [ "$prev" = "--data" ] && data="$a"; prev="$a"; done',
+        'if [ -n "$data" ] && grep -q \'"eval":\\[\\]\' "$data"; then echo "trainer killed" >&2; exit 9; fi',
+        `exec ${process.env.TRAIN_PYTHON ?? '/usr/bin/python3'} "$@"`,
+      ].join('\n'),
+    );
     await chmod(wrapper, 0o755);
     const before = process.env.TRAIN_PYTHON;
     process.env.TRAIN_PYTHON = wrapper;
@@ -200,8 +254,11 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
       const report = v.report as Record<string, unknown>;
       // Twelve photos of four animals, each one's last held out: the judged model trained on 8 and serves.
       expect(report.retrain).toMatchObject({
-        served: 'judged', retrained: null, error: expect.stringContaining('trainer killed'),
-        judged: { trained_on: 8, closed: 4 }, message: { code: 'learn_retrain_failed', params: { photos: 12 } },
+        served: 'judged',
+        retrained: null,
+        error: expect.stringContaining('trainer killed'),
+        judged: { trained_on: 8, closed: 4 },
+        message: { code: 'learn_retrain_failed', params: { photos: 12 } },
       });
       expect(report).toMatchObject({ trained_on_all: false, trainer: { items: 8, eval: 4 } });
       // It never saw its held-out photos: they may calibrate it.

@@ -48,9 +48,17 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
 
   it('labels enrolled photos and the owner’s own verdicts, never another account’s individual', async () => {
     const engine = await engineOnce();
-    expect((await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: queries[0]!, verdict: 'correct' } })).status).toBe(200);
-    const strangerTree = (await post(app, '/api/enroll', other.token, photoForm([await textureImage(79, 384), await textureImage(78, 384)]))).json.tree_id;
-    await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: queries[1]!, verdict: 'other', correct_id: strangerTree } });
+    expect(
+      (await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: queries[0]!, verdict: 'correct' } }))
+        .status,
+    ).toBe(200);
+    const strangerTree = (
+      await post(app, '/api/enroll', other.token, photoForm([await textureImage(79, 384), await textureImage(78, 384)]))
+    ).json.tree_id;
+    await api(app.url, 'POST', '/api/identify_verdict', {
+      token: owner.token,
+      form: { query_id: queries[1]!, verdict: 'other', correct_id: strangerTree },
+    });
     const l = await ownerLabels(app.container, engine, owner.id, 'tree');
     expect(l.enrolledPhotos).toBe(8);
     expect(l.verdictPhotos).toBe(1);
@@ -84,7 +92,9 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     const out = await identify(owner.token, 2);
     expect(out.learned).toEqual({ name: 'owner-metric', version: String(v3.version) });
     expect(out.candidates[0]?.individual_id).toBe(trees[2]);
-    const stored = await app.container.db.query<{ learned_version: number }>('select learned_version from identify_queries where id = $1', [out.query_id]);
+    const stored = await app.container.db.query<{ learned_version: number }>('select learned_version from identify_queries where id = $1', [
+      out.query_id,
+    ]);
     expect(stored.rows[0]!.learned_version).toBe(v3.version);
     // Another account identifies with its own (base) metric, never the owner's.
     expect((await identify(other.token, 2)).learned).toBeNull();
@@ -101,7 +111,10 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     expect(base.learned).toBeNull();
     expect(base.candidates[0]?.individual_id).toBe(trees[3]);
     expect(await rollback(app.container.db, owner.id, 'tree')).toEqual({ rolledBack: null, adopted: null });
-    const statuses = await app.container.db.query<{ status: string }>('select status from learned_models where owner_id = $1 order by version', [owner.id]);
+    const statuses = await app.container.db.query<{ status: string }>(
+      'select status from learned_models where owner_id = $1 order by version',
+      [owner.id],
+    );
     expect(statuses.rows.map((x) => x.status).slice(-2)).toEqual(['rolled_back', 'rolled_back']);
   }, 240_000);
 });

@@ -10,7 +10,11 @@ const BOUNDARY = 'markless-test-boundary';
  * Content-Length, and report how many bytes had been handed to the socket when the answer came.
  */
 function streamUpload(
-  url: string, token: string, totalBytes: number, route = '/api/enroll', part = { field: 'files', filename: 'big.jpg', type: 'image/jpeg' },
+  url: string,
+  token: string,
+  totalBytes: number,
+  route = '/api/enroll',
+  part = { field: 'files', filename: 'big.jpg', type: 'image/jpeg' },
 ): Promise<{ status: number; body: string; sentWhenAnswered: number }> {
   const target = new URL(route, url);
   return new Promise((resolve, reject) => {
@@ -18,7 +22,11 @@ function streamUpload(
     let answered = false;
     const req = http.request(target, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'transfer-encoding': 'chunked' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'transfer-encoding': 'chunked',
+      },
     });
     req.on('response', (res) => {
       answered = true;
@@ -29,7 +37,9 @@ function streamUpload(
     });
     // Once refused, the server closes the connection: our later writes fail, as intended.
     req.on('error', (e) => !answered && reject(e));
-    req.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.field}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`);
+    req.write(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.field}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(64 * 1024, 7);
     // Pace the upload like a phone on a fast link (about 50 MB/s), so loopback socket buffers do not
     // swallow megabytes ahead of the server and `sent` tracks what the server could have read.
@@ -70,11 +80,19 @@ describe.each<Mode>(['embedded', 'distributed'])('errors and limits (%s)', (mode
   it('answers 413 to a 21 MB photo on identify and an 81 MB video, and accepts what is under the limits', async () => {
     const photo = await streamUpload(app.url, token, 21 * MB, '/api/identify');
     expect(photo.status).toBe(413);
-    const video = await streamUpload(app.url, token, 81 * MB, '/api/identify/video', { field: 'file', filename: 'big.mp4', type: 'video/mp4' });
+    const video = await streamUpload(app.url, token, 81 * MB, '/api/identify/video', {
+      field: 'file',
+      filename: 'big.mp4',
+      type: 'video/mp4',
+    });
     expect(video.status).toBe(413);
     expect(JSON.parse(video.body)).toMatchObject({ code: 'payload_too_large' });
     // 21 MB of video is fine for the body layer: it gets as far as the content check (not a real video).
-    const small = await streamUpload(app.url, token, 21 * MB, '/api/identify/video', { field: 'file', filename: 'ok.mp4', type: 'video/mp4' });
+    const small = await streamUpload(app.url, token, 21 * MB, '/api/identify/video', {
+      field: 'file',
+      filename: 'ok.mp4',
+      type: 'video/mp4',
+    });
     expect(small.status).toBe(422);
     expect(JSON.parse(small.body)).toMatchObject({ code: 'file_wrong_type' });
   });
@@ -82,7 +100,11 @@ describe.each<Mode>(['embedded', 'distributed'])('errors and limits (%s)', (mode
   it('refuses a declared 70 MB body before reading it', async () => {
     const res = await fetch(`${app.url}/api/enroll`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(70 * MB) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'content-length': String(70 * MB),
+      },
       body: 'x',
       duplex: 'half',
     } as RequestInit).catch((e: Error) => e);

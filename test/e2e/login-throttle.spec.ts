@@ -29,7 +29,10 @@ describe.each<Mode>(['embedded', 'distributed'])('login throttle without lock-ou
     for (let i = 0; i < 4; i++) expect((await login(owner.username, `Guess-number-${i}x`, stranger)).status).toBe(401);
     const fifth = await login(owner.username, 'Guess-number-4x', stranger);
     expect(fifth.status).toBe(429);
-    expect(fifth.json).toMatchObject({ code: 'login_locked', error: messages.login_locked.en.replace('{retry_after}', fifth.headers.get('retry-after')!) });
+    expect(fifth.json).toMatchObject({
+      code: 'login_locked',
+      error: messages.login_locked.en.replace('{retry_after}', fifth.headers.get('retry-after')!),
+    });
     expect(Number(fifth.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Even the right password from the stranger's address waits.
     const again = await login(owner.username, PW, stranger);

@@ -86,7 +86,9 @@ describe('models in: register (checked), shadow, promote and roll back (embedded
     const again = [];
     for (const p of probes) again.push(await identify(p));
     expect(again.map(decided)).toEqual(before);
-    const shadow = await app.container.db.query<{ query_id: string; engine: { version: string } }>('select query_id, engine from shadow_scores');
+    const shadow = await app.container.db.query<{ query_id: string; engine: { version: string } }>(
+      'select query_id, engine from shadow_scores',
+    );
     expect(new Set(shadow.rows.map((r) => r.query_id))).toEqual(new Set(again.map((a) => a.query_id)));
     expect(shadow.rows.every((r) => r.engine.version.startsWith('1.1.0-candidate'))).toBe(true);
     await api(app.url, 'POST', '/api/identify_verdict', { token: owner.token, form: { query_id: again[0].query_id, verdict: 'correct' } });

@@ -8,7 +8,11 @@ import { until } from '../support/process.js';
 const photos = (seed: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) => textureImage(seed * 100 + i, 384)));
 
 async function post(url: string, path: string, token: string, files: Buffer[], headers: Record<string, string> = {}) {
-  const r = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...headers }, body: photoForm(files, { species: 'durian', farm_id: 'farm-1' }) });
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    body: photoForm(files, { species: 'durian', farm_id: 'farm-1' }),
+  });
   return { status: r.status, headers: r.headers, json: (await r.json()) as any };
 }
 
@@ -64,7 +68,7 @@ describe('operations: metrics, queue steering, quotas (embedded)', () => {
     expect(sample(t, 'markless_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
   });
 
-  it('reports the workers\' model and provider and each dependency in /api/health', async () => {
+  it("reports the workers' model and provider and each dependency in /api/health", async () => {
     const h = await api(app.url, 'GET', '/api/health');
     expect(h.status).toBe(200);
     expect(h.json.recognition).toMatchObject({ provider: 'cpu', model: { name: expect.any(String), version: expect.any(String) } });
@@ -98,7 +102,9 @@ describe('operations: metrics, queue steering, quotas (embedded)', () => {
     await until(async () => (await identifyQueue()).waiting === 4);
 
     // Each job row names the request that enqueued it: worker log lines carry the same id.
-    const rows = await app.container.db.query<{ request_id: string }>(`select request_id from jobs where name = 'identify' and state = 'waiting'`);
+    const rows = await app.container.db.query<{ request_id: string }>(
+      `select request_id from jobs where name = 'identify' and state = 'waiting'`,
+    );
     expect(rows.rows.map((r) => r.request_id)).toEqual(expect.arrayContaining(reqIds));
 
     expect((await api(app.url, 'POST', '/api/admin/queues/identify/resume', { token: admin.token })).status).toBe(200);
@@ -108,8 +114,18 @@ describe('operations: metrics, queue steering, quotas (embedded)', () => {
     expect(set.json).toEqual({ ok: true, queue: 'video', concurrency: 5 });
     const after = await api(app.url, 'GET', '/api/admin/queues', { token: admin.token });
     expect(after.json.queues.find((q: any) => q.queue === 'video')).toMatchObject({ concurrency: 5, paused: false });
-    expect((await api(app.url, 'PUT', '/api/admin/queues/video/concurrency', { token: admin.token, json: { concurrency: 0 } })).status).toBe(422);
-    expect((await api(app.url, 'POST', '/api/admin/queues/identify/failed/retry', { token: admin.token })).json).toEqual({ ok: true, queue: 'identify', count: 0 });
-    expect((await api(app.url, 'DELETE', '/api/admin/queues/identify/failed', { token: admin.token })).json).toEqual({ ok: true, queue: 'identify', count: 0 });
+    expect(
+      (await api(app.url, 'PUT', '/api/admin/queues/video/concurrency', { token: admin.token, json: { concurrency: 0 } })).status,
+    ).toBe(422);
+    expect((await api(app.url, 'POST', '/api/admin/queues/identify/failed/retry', { token: admin.token })).json).toEqual({
+      ok: true,
+      queue: 'identify',
+      count: 0,
+    });
+    expect((await api(app.url, 'DELETE', '/api/admin/queues/identify/failed', { token: admin.token })).json).toEqual({
+      ok: true,
+      queue: 'identify',
+      count: 0,
+    });
   }, 120_000);
 });

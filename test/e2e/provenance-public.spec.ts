@@ -20,8 +20,19 @@ describe('public trust helpers (no token) and their /animal mirror', () => {
     expect(ok.json).toEqual({ ok: true, verified: true });
     const body = demo.json.verify_with.body;
     const flippedData = { ...body, record_cbor_hex: body.record_cbor_hex.slice(0, -1) + (body.record_cbor_hex.endsWith('0') ? '1' : '0') };
-    expect((await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', { json: flippedData })).json).toEqual({ ok: true, verified: false });
-    const byLeaf = await api(app.url, 'POST', '/animal/trust/verify-inclusion', { json: { leaf_hex: demo.json.proof.leaf_hex, proof_path: body.proof_path, root_hex: body.root_hex, index: demo.json.proof.index, tree_size: demo.json.proof.n } });
+    expect((await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', { json: flippedData })).json).toEqual({
+      ok: true,
+      verified: false,
+    });
+    const byLeaf = await api(app.url, 'POST', '/animal/trust/verify-inclusion', {
+      json: {
+        leaf_hex: demo.json.proof.leaf_hex,
+        proof_path: body.proof_path,
+        root_hex: body.root_hex,
+        index: demo.json.proof.index,
+        tree_size: demo.json.proof.n,
+      },
+    });
     expect(byLeaf.json).toEqual({ ok: true, verified: true });
   });
 
@@ -39,26 +50,46 @@ describe('public trust helpers (no token) and their /animal mirror', () => {
     expect(noPosition.json.detail).toMatch(/index/);
     // With the anchored size, no index makes the shortened path's sides fit.
     for (const index of [4, 5]) {
-      expect((await post({ leaf_hex: interior, proof_path: path.slice(1), root_hex: root, index, tree_size: 6 })).json).toEqual({ ok: true, verified: false });
+      expect((await post({ leaf_hex: interior, proof_path: path.slice(1), root_hex: root, index, tree_size: 6 })).json).toEqual({
+        ok: true,
+        verified: false,
+      });
     }
     expect((await post({ leaf_hex: interior, proof_path: path.slice(1), root_hex: root, index: 6, tree_size: 6 })).status).toBe(422);
   });
 
   it('refuses malformed verify-inclusion bodies with 422', async () => {
-    const both = await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', { json: { leaf_hex: 'a'.repeat(64), record_cbor_hex: '00', proof_path: [], root_hex: 'a'.repeat(64) } });
+    const both = await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', {
+      json: { leaf_hex: 'a'.repeat(64), record_cbor_hex: '00', proof_path: [], root_hex: 'a'.repeat(64) },
+    });
     expect(both.status).toBe(422);
-    const badHex = await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', { json: { leaf_hex: 'xyz', proof_path: [], root_hex: 'a'.repeat(64) } });
+    const badHex = await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', {
+      json: { leaf_hex: 'xyz', proof_path: [], root_hex: 'a'.repeat(64) },
+    });
     expect(badHex.status).toBe(422);
-    const saltWithLeaf = await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', { json: { leaf_hex: 'a'.repeat(64), salt_hex: 'b'.repeat(64), proof_path: [], root_hex: 'a'.repeat(64) } });
+    const saltWithLeaf = await api(app.url, 'POST', '/api/animal/trust/verify-inclusion', {
+      json: { leaf_hex: 'a'.repeat(64), salt_hex: 'b'.repeat(64), proof_path: [], root_hex: 'a'.repeat(64) },
+    });
     expect(saltWithLeaf.status).toBe(422);
   });
 
   it('estimates fees with the spec defaults and the documented formula', async () => {
     const d = await api(app.url, 'GET', '/api/animal/fee/estimate');
-    expect(d.json.input).toEqual({ species: 'cattle', value_usd: 0, lifecycle_events: 7, anchor_tier: 'batch_daily', demand_factor: 1, lamp_usd: 0 });
+    expect(d.json.input).toEqual({
+      species: 'cattle',
+      value_usd: 0,
+      lifecycle_events: 7,
+      anchor_tier: 'batch_daily',
+      demand_factor: 1,
+      lamp_usd: 0,
+    });
     // (0.5 × 1 + 0 × 0.002) × 1 + 7 × 0.0002 + 0
     expect(d.json.fee_usd).toBeCloseTo(0.5014, 6);
-    const q = await api(app.url, 'GET', '/animal/fee/estimate?species=pig&value_usd=200&lifecycle_events=10&anchor_tier=per_event&demand_factor=2&lamp_usd=1.5');
+    const q = await api(
+      app.url,
+      'GET',
+      '/animal/fee/estimate?species=pig&value_usd=200&lifecycle_events=10&anchor_tier=per_event&demand_factor=2&lamp_usd=1.5',
+    );
     // (0.5 × 0.6 + 200 × 0.002) × 2 + 10 × 0.08 + 1.5
     expect(q.json.fee_usd).toBeCloseTo(3.7, 6);
     expect((await api(app.url, 'GET', '/api/animal/fee/estimate?anchor_tier=gold')).status).toBe(422);

@@ -29,18 +29,38 @@ describe('provenance, export and the offline verifier', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes the code and a canonical record naming only the first enrolment\'s photos', async () => {
+  it("writes the code and a canonical record naming only the first enrolment's photos", async () => {
     const tree = enrolled.tree_id;
     const expected = await Promise.all(enrolled.files.map((f: Buffer) => cidForBytes(f)));
     const p = await api(app.url, 'GET', `/api/provenance/${tree}`, { token: owner.token });
     expect(p.status).toBe(200);
-    expect(p.json).toMatchObject({ code: enrolled.code, record_cid: enrolled.record_cid, images: expected, record_image_count: 2, image_count: 2, anchor_status: 'none', anchor: null });
+    expect(p.json).toMatchObject({
+      code: enrolled.code,
+      record_cid: enrolled.record_cid,
+      images: expected,
+      record_image_count: 2,
+      image_count: 2,
+      anchor_status: 'none',
+      anchor: null,
+    });
     expect(p.json.code).toMatch(/^MKL-w3gv5p7-[2-9A-HJ-NP-Z]{8}$/);
-    const row = (await app.container.db.query<{ record_cbor: Buffer }>('select record_cbor from tree_records where individual_id = $1', [tree])).rows[0]!;
-    expect(decodeRecord(new Uint8Array(row.record_cbor))).toMatchObject({ code: p.json.code, species: 'durian', geohash: 'w3gv5p7', images: expected, schema: 1 });
+    const row = (
+      await app.container.db.query<{ record_cbor: Buffer }>('select record_cbor from tree_records where individual_id = $1', [tree])
+    ).rows[0]!;
+    expect(decodeRecord(new Uint8Array(row.record_cbor))).toMatchObject({
+      code: p.json.code,
+      species: 'durian',
+      geohash: 'w3gv5p7',
+      images: expected,
+      schema: 1,
+    });
     // A later photo (another view of the same bark: verify_add confirms the match first) is kept
     // (true count) but the anchored record does not change.
-    const later = await fetch(`${app.url}/api/verify_add`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: photoForm([await otherView(enrolled.files[0], 32)], { tree_id: tree }) });
+    const later = await fetch(`${app.url}/api/verify_add`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: photoForm([await otherView(enrolled.files[0], 32)], { tree_id: tree }),
+    });
     expect(later.status).toBe(200);
     const p2 = await api(app.url, 'GET', `/api/provenance/${tree}`, { token: owner.token });
     expect(p2.json).toMatchObject({ image_count: 3, record_image_count: 2, record_cid: p.json.record_cid, images: expected });
@@ -67,10 +87,12 @@ describe('provenance, export and the offline verifier', () => {
     expect((await api(app.url, 'PUT', `/api/blobs/${cid}`, { token: owner.token, body: 'x' })).status).toBeGreaterThanOrEqual(404);
   });
 
-  it('serves a published tree\'s record photos to anyone, but never its later photos', async () => {
+  it("serves a published tree's record photos to anyone, but never its later photos", async () => {
     const tree = enrolled.tree_id;
     const recordCid = await cidForBytes(enrolled.files[1]);
-    const later = (await app.container.db.query<{ cid: string }>('select cid from images where individual_id = $1 and not in_record', [tree])).rows[0]!.cid;
+    const later = (
+      await app.container.db.query<{ cid: string }>('select cid from images where individual_id = $1 and not in_record', [tree])
+    ).rows[0]!.cid;
     const published = await api(app.url, 'POST', `/api/tree/${tree}/publish`, { token: owner.token, form: { level: 'public' } });
     expect(published.status).toBe(200);
     try {
@@ -93,7 +115,12 @@ describe('provenance, export and the offline verifier', () => {
     await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, json: { type: 'care', note: 'after the anchor' } });
     const ex = await api(app.url, 'GET', `/api/provenance/${tree}/export`, { token: owner.token });
     expect(ex.status).toBe(200);
-    expect(ex.json).toMatchObject({ format: 'markless-evidence-bundle', version: 1, anchor: { backend: 'local' }, proof: { index: 0, n: 1 } });
+    expect(ex.json).toMatchObject({
+      format: 'markless-evidence-bundle',
+      version: 1,
+      anchor: { backend: 'local' },
+      proof: { index: 0, n: 1 },
+    });
     const good = path.join(dir, 'tree.json');
     await writeFile(good, ex.text);
     const key = (await api(app.url, 'GET', '/.well-known/markless.json')).json.anchoring.public_key as string;

@@ -17,7 +17,9 @@ describe('interactive identify ahead of bulk batches (embedded)', () => {
         // A quota smaller than one batch: the batch must count once, or the identify below is 429.
         ACCOUNT_QUEUED_QUOTA: '3',
         // Batch rows one at a time through one engine thread: the bulk backlog is real.
-        QUEUE_CONCURRENCY: 'batch=1', ENGINE_POOL_SIZE: '1', ENGINE_BATCH_SIZE: '1',
+        QUEUE_CONCURRENCY: 'batch=1',
+        ENGINE_POOL_SIZE: '1',
+        ENGINE_BATCH_SIZE: '1',
       },
     });
   }, 120_000);
@@ -25,7 +27,7 @@ describe('interactive identify ahead of bulk batches (embedded)', () => {
     await app?.stop();
   });
 
-  it('answers the owner\'s identify while both batches still have rows waiting, and the batches then finish', async () => {
+  it("answers the owner's identify while both batches still have rows waiting, and the batches then finish", async () => {
     const a = await signup(app.url, 'lane_a');
     const b = await signup(app.url, 'lane_b');
     const photos = await smallFruitPhotos(ROWS, [await surface(901), await surface(902)]);
@@ -39,12 +41,18 @@ describe('interactive identify ahead of bulk batches (embedded)', () => {
     const id = await api(app.url, 'POST', '/api/identify', { token: a.token, body: photoForm([await textureImage(903, 320)]) });
     expect(id.status, id.text).toBe(200);
     expect(['match', 'uncertain', 'no_match']).toContain(id.json.verdict);
-    for (const [token, batch] of [[a.token, mine], [b.token, theirs]] as const) {
+    for (const [token, batch] of [
+      [a.token, mine],
+      [b.token, theirs],
+    ] as const) {
       const s = (await api(app.url, 'GET', `/api/fruit/batch/${batch}`, { token })).json;
       expect(s.total).toBe(ROWS);
       expect(s.done + s.failed, `batch ${batch} had finished before the identify`).toBeLessThan(ROWS);
     }
-    for (const [token, batch] of [[a.token, mine], [b.token, theirs]] as const) {
+    for (const [token, batch] of [
+      [a.token, mine],
+      [b.token, theirs],
+    ] as const) {
       const done = await untilDone(app, token, batch, 600_000);
       expect(done.done + done.failed).toBe(ROWS);
     }

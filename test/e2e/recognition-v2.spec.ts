@@ -18,7 +18,13 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
   beforeAll(async () => {
     app = await startTestApp();
     owner = await signup(app.url, 'v2');
-    for (const [shot, dx] of [[1, -30], [2, 0], [3, 30], [9, -10]]) shots.push(await animalScene({ coat: 7, shot: shot!, dx }));
+    for (const [shot, dx] of [
+      [1, -30],
+      [2, 0],
+      [3, 30],
+      [9, -10],
+    ])
+      shots.push(await animalScene({ coat: 7, shot: shot!, dx }));
     const r = await post(app, '/api/animal/enroll', owner.token, photoForm(shots.slice(0, 3), { species: 'cattle', farm_id: 'farm-v2' }));
     expect(r.status, r.text).toBe(200);
     animalDid = r.json.animal_did;
@@ -28,9 +34,12 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
   });
 
   it('stores with every animal descriptor the models it came from and the animal box it described', async () => {
-    const rows = await app.container.db.query<{ model: string; model_version: string; models: { name: string; version: string }[]; subject: any }>(
-      'select model, model_version, models, subject from descriptors',
-    );
+    const rows = await app.container.db.query<{
+      model: string;
+      model_version: string;
+      models: { name: string; version: string }[];
+      subject: any;
+    }>('select model, model_version, models, subject from descriptors');
     expect(rows.rows).toHaveLength(3);
     for (const row of rows.rows) {
       expect(row.models.map((m) => m.name)).toEqual(['markless-texture', 'yolox-nano-coco', 'xfeat-backbone']);
@@ -53,7 +62,13 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
     // A close-up of coat texture: the detector finds nothing, the photo is described whole (issue 24).
     const other = await signup(app.url, 'v2closeup');
     const closeUp = await textureImage(601);
-    const r = await post(app, '/api/animal/enroll', other.token, photoForm([shots[0]!, shots[1]!, closeUp], { species: 'cattle', farm_id: 'farm-v2-b' }), 'en');
+    const r = await post(
+      app,
+      '/api/animal/enroll',
+      other.token,
+      photoForm([shots[0]!, shots[1]!, closeUp], { species: 'cattle', farm_id: 'farm-v2-b' }),
+      'en',
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.json.images).toHaveLength(3);
     expect(r.json.images[2].subject).toBeNull();
@@ -66,7 +81,18 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
     form.append('farm_id', 'farm-v2');
     form.append('files', new Blob([shots[0]!], { type: 'image/jpeg' }), 'good.jpg');
     form.append('files', new Blob([shots[0]!], { type: 'image/jpeg' }), 'same-again.jpg');
-    form.append('files', new Blob([await sharp({ create: { width: 32, height: 32, channels: 3, background: '#777' } }).png().toBuffer()], { type: 'image/png' }), 'tiny.png');
+    form.append(
+      'files',
+      new Blob(
+        [
+          await sharp({ create: { width: 32, height: 32, channels: 3, background: '#777' } })
+            .png()
+            .toBuffer(),
+        ],
+        { type: 'image/png' },
+      ),
+      'tiny.png',
+    );
     const bad = await post(app, '/api/animal/enroll', other.token, form, 'en');
     expect(bad.status, bad.text).toBe(422);
     expect(bad.json).toMatchObject({ ok: false, code: 'photos_refused', detail: 'files', overridable: false });
@@ -78,5 +104,4 @@ describe('recognition v2: subject isolation and model provenance (embedded)', ()
     expect(await count(app, 'select count(*)::int as n from blobs')).toBe(blobs);
     expect(await count(app, 'select count(*)::int as n from individuals')).toBe(individuals);
   }, 180_000);
-
 });

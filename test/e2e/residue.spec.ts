@@ -30,14 +30,28 @@ function startStore() {
     res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body ?? { error: 'no such stamp' }));
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   return {
-    server, sockets,
-    listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    server,
+    sockets,
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
     /** Resolves when a request for S-cut is half answered. */
-    cutReached: () => new Promise<void>((resolve) => { onCut = resolve; }),
+    cutReached: () =>
+      new Promise<void>((resolve) => {
+        onCut = resolve;
+      }),
     /** Stops the store at once: no new connections, and every open one (mid-answer too) destroyed. */
-    stop: () => new Promise<void>((resolve) => { server.close(() => resolve()); for (const s of sockets) s.destroy(); }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
   };
 }
 
@@ -58,7 +72,11 @@ describe('residue interpretation', () => {
     return r.json;
   };
   const byStamps = async (stamps: string[], lang = 'en') => {
-    const r = await api(withStore.url, 'POST', '/api/residue/interpret-by-stamps', { json: { stamps, region: 'An Giang' }, token, headers: { 'accept-language': lang } });
+    const r = await api(withStore.url, 'POST', '/api/residue/interpret-by-stamps', {
+      json: { stamps, region: 'An Giang' },
+      token,
+      headers: { 'accept-language': lang },
+    });
     expect(r.status).toBe(200);
     noScores(r.json);
     return r.json;
@@ -76,14 +94,29 @@ describe('residue interpretation', () => {
   });
 
   it('SAFE: well within every known limit, each limit with its source; cadmium risk low', async () => {
-    const b = await interpret({ commodity: 'rice', region: 'Đồng Tháp', measurements: [{ analyte: 'cadmium', value: 0.05, unit: 'mg/kg' }] });
+    const b = await interpret({
+      commodity: 'rice',
+      region: 'Đồng Tháp',
+      measurements: [{ analyte: 'cadmium', value: 0.05, unit: 'mg/kg' }],
+    });
     expect(b.verdict).toBe('SAFE');
     expect(b.alert).toBe('Good news: no residue is over any limit, so you can harvest and sell as usual.');
     const cd = b.residues[0].markets;
-    expect(cd.find((m: any) => m.market === 'codex')).toMatchObject({ status: 'within', limit_mg_kg: 0.4, source: { title: expect.stringMatching(/CXS 193-1995/) } });
-    expect(cd.find((m: any) => m.market === 'vn')).toMatchObject({ status: 'within', source: { title: expect.stringMatching(/QCVN 8-2:2011/) } });
+    expect(cd.find((m: any) => m.market === 'codex')).toMatchObject({
+      status: 'within',
+      limit_mg_kg: 0.4,
+      source: { title: expect.stringMatching(/CXS 193-1995/) },
+    });
+    expect(cd.find((m: any) => m.market === 'vn')).toMatchObject({
+      status: 'within',
+      source: { title: expect.stringMatching(/QCVN 8-2:2011/) },
+    });
     expect(b.cadmium_risk).toEqual({ region: 'Đồng Tháp', level: 'low' });
-    expect(b.export_advisory.map((a: any) => [a.market, a.status])).toEqual([['vn', 'ok'], ['codex', 'ok'], ['eu', 'unknown']]);
+    expect(b.export_advisory.map((a: any) => [a.market, a.status])).toEqual([
+      ['vn', 'ok'],
+      ['codex', 'ok'],
+      ['eu', 'unknown'],
+    ]);
   });
 
   it('CAUTION: within the limits but at half a limit or more; cadmium risk medium', async () => {
@@ -92,7 +125,7 @@ describe('residue interpretation', () => {
     expect(b.cadmium_risk).toEqual({ region: null, level: 'medium' });
   });
 
-  it('WARNING: over an export market\'s limit only (EU default for chlorpyrifos-methyl)', async () => {
+  it("WARNING: over an export market's limit only (EU default for chlorpyrifos-methyl)", async () => {
     const b = await interpret({ commodity: 'mango', measurements: [{ analyte: 'chlorpyrifos-methyl', value: 0.02, unit: 'mg/kg' }] });
     expect(b.verdict).toBe('WARNING');
     expect(b.export_advisory.find((a: any) => a.market === 'eu')).toMatchObject({ status: 'not_allowed' });
@@ -100,10 +133,17 @@ describe('residue interpretation', () => {
   });
 
   it('DANGER: a substance banned in Vietnam, at any level (Vietnamese alert by default)', async () => {
-    const r = await api(app.url, 'POST', '/api/residue/interpret', { json: { commodity: 'mango', measurements: [{ analyte: 'Clorpyrifos', value: 1, unit: 'ppb' }] } });
+    const r = await api(app.url, 'POST', '/api/residue/interpret', {
+      json: { commodity: 'mango', measurements: [{ analyte: 'Clorpyrifos', value: 1, unit: 'ppb' }] },
+    });
     expect(r.json.verdict).toBe('DANGER');
-    expect(r.json.alert).toBe('Nguy hiểm: Chlorpyrifos (chlorpyrifos ethyl) vượt giới hạn hoặc là chất cấm, đừng bán lô này và hãy hỏi cán bộ khuyến nông.');
-    expect(r.json.residues[0].markets.find((m: any) => m.market === 'vn')).toMatchObject({ status: 'banned', source: { title: expect.stringMatching(/10\/2020\/TT-BNNPTNT/) } });
+    expect(r.json.alert).toBe(
+      'Nguy hiểm: Chlorpyrifos (chlorpyrifos ethyl) vượt giới hạn hoặc là chất cấm, đừng bán lô này và hãy hỏi cán bộ khuyến nông.',
+    );
+    expect(r.json.residues[0].markets.find((m: any) => m.market === 'vn')).toMatchObject({
+      status: 'banned',
+      source: { title: expect.stringMatching(/10\/2020\/TT-BNNPTNT/) },
+    });
   });
 
   it('DANGER: over the Codex and Vietnamese limits; cadmium risk high', async () => {
@@ -113,13 +153,21 @@ describe('residue interpretation', () => {
   });
 
   it('UNKNOWN: no limit known anywhere for a residue', async () => {
-    const b = await interpret({ commodity: 'rice', measurements: [{ analyte: 'cadmium', value: 0.01, unit: 'mg/kg' }, { analyte: 'zeta-unobtainium', value: 0.3, unit: 'mg/kg' }] });
+    const b = await interpret({
+      commodity: 'rice',
+      measurements: [
+        { analyte: 'cadmium', value: 0.01, unit: 'mg/kg' },
+        { analyte: 'zeta-unobtainium', value: 0.3, unit: 'mg/kg' },
+      ],
+    });
     expect(b.verdict).toBe('UNKNOWN');
     expect(b.alert).toMatch(/no limit is known for zeta-unobtainium/);
   });
 
   it('422 for a bad unit or no measurements', async () => {
-    expect((await api(app.url, 'POST', '/api/residue/interpret', { json: { measurements: [{ analyte: 'x', value: 1, unit: 'kg' }] } })).status).toBe(422);
+    expect(
+      (await api(app.url, 'POST', '/api/residue/interpret', { json: { measurements: [{ analyte: 'x', value: 1, unit: 'kg' }] } })).status,
+    ).toBe(422);
     expect((await api(app.url, 'POST', '/api/residue/interpret', { json: { measurements: [] } })).status).toBe(422);
   });
 
@@ -131,7 +179,11 @@ describe('residue interpretation', () => {
   });
 
   it('resolves stamps through the store', async () => {
-    expect(await byStamps(['S-rice-low'])).toMatchObject({ verdict: 'SAFE', resolved: true, cadmium_risk: { region: 'An Giang', level: 'low' } });
+    expect(await byStamps(['S-rice-low'])).toMatchObject({
+      verdict: 'SAFE',
+      resolved: true,
+      cadmium_risk: { region: 'An Giang', level: 'low' },
+    });
     expect(await byStamps(['S-rice-low', 'S-rice-high'])).toMatchObject({ verdict: 'DANGER', resolved: true });
   });
 
@@ -139,7 +191,9 @@ describe('residue interpretation', () => {
     for (const stamps of [['S-nope'], ['S-rice-low', 'S-nope'], ['S-bad-body']]) {
       const b = await byStamps(stamps);
       expect(b).toMatchObject({ verdict: 'UNKNOWN', resolved: false });
-      expect(b.alert).toBe('No conclusion is possible because the measurements could not be fetched from their store, so hold this lot and try again later.');
+      expect(b.alert).toBe(
+        'No conclusion is possible because the measurements could not be fetched from their store, so hold this lot and try again later.',
+      );
       expect(b.export_advisory.every((a: any) => a.status === 'unknown')).toBe(true);
     }
   });

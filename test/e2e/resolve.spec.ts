@@ -10,7 +10,8 @@ async function enrollTree(app: TestApp, user: { token: string; id: string }, see
   const json = (await r.json()) as any;
   expect(r.status, JSON.stringify(json)).toBe(200);
   // The code comes from the real enrolment: the answer names it, and it is the stored one.
-  const row = (await app.container.db.query<{ code: string }>('select code from tree_records where individual_id = $1', [json.tree_id])).rows[0]!;
+  const row = (await app.container.db.query<{ code: string }>('select code from tree_records where individual_id = $1', [json.tree_id]))
+    .rows[0]!;
   expect(json.code).toBe(row.code);
   return { id: json.tree_id as string, code: row.code };
 }
@@ -43,7 +44,13 @@ describe('public traceability lookup: one decision, three states', () => {
       expect(priv.text).not.toContain(tree.code);
     }
     const body = (await api(app.url, 'GET', `/api/resolve/${tree.code}`)).json;
-    expect(body).toEqual({ ok: false, error: expect.any(String), detail: expect.any(String), code: 'code_unknown', request_id: expect.any(String) });
+    expect(body).toEqual({
+      ok: false,
+      error: expect.any(String),
+      detail: expect.any(String),
+      code: 'code_unknown',
+      request_id: expect.any(String),
+    });
   });
 
   it('takes similar time for a private and a wrong code', async () => {
@@ -89,7 +96,9 @@ describe('public traceability lookup: one decision, three states', () => {
     expect(r.json).toMatchObject({ ok: true, state: 'public', code: tree.code, link: `/t/${tree.code}`, image_count: 2, name: 'tree 41' });
     expect(r.json.record).toMatchObject({ code: tree.code, species: 'durian', geohash: tree.code.split('-')[1] });
     expect(r.json.record.images).toHaveLength(2);
-    const stored = (await app.container.db.query<{ record_hash: string }>('select record_hash from tree_records where individual_id = $1', [tree.id])).rows[0]!;
+    const stored = (
+      await app.container.db.query<{ record_hash: string }>('select record_hash from tree_records where individual_id = $1', [tree.id])
+    ).rows[0]!;
     expect(r.json.record_hash).toBe(stored.record_hash);
     const page = await api(app.url, 'GET', `/t/${tree.code}`);
     expect(page.status).toBe(200);

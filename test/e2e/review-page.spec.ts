@@ -32,15 +32,32 @@ describe('the review tab in Chromium', () => {
 
   it('shows the count on the tab, and deciding an item removes it and lowers the count', async () => {
     const owner = await signup(app.url, 'reviewui');
-    const e = await api(app.url, 'POST', '/api/fruit/enroll', { token: owner.token, body: photoForm([await textureImage(4101, 320)], { name: 'Bưởi 7' }) });
+    const e = await api(app.url, 'POST', '/api/fruit/enroll', {
+      token: owner.token,
+      body: photoForm([await textureImage(4101, 320)], { name: 'Bưởi 7' }),
+    });
     expect(e.status, JSON.stringify(e.json)).toBe(200);
-    const img = (await app.container.db.query<{ id: string; cid: string }>('select id, cid from images where individual_id = $1', [e.json.fruit_id])).rows[0]!;
+    const img = (
+      await app.container.db.query<{ id: string; cid: string }>('select id, cid from images where individual_id = $1', [e.json.fruit_id])
+    ).rows[0]!;
     // Two stored answers awaiting a decision, shaped as the identify job stores them.
-    const closest = [{ rank: 1, individual_id: e.json.fruit_id, name: 'Bưởi 7', species: null, probability: 0.5, photos: [{ image_id: img.id, cid: img.cid, url: `/api/blobs/${img.cid}` }], match_lines: null }];
+    const closest = [
+      {
+        rank: 1,
+        individual_id: e.json.fruit_id,
+        name: 'Bưởi 7',
+        species: null,
+        probability: 0.5,
+        photos: [{ image_id: img.id, cid: img.cid, url: `/api/blobs/${img.cid}` }],
+        match_lines: null,
+      },
+    ];
     const ids = [randomUUID(), randomUUID()];
     for (const [i, id] of ids.entries()) {
-      await app.container.db.query(`insert into identify_queries (id, owner_id, kind, image_cids, result, created_at) values ($1, $2, 'fruit', $3, $4, now() - make_interval(secs => $5))`,
-        [id, owner.id, [img.cid], { query_id: id, verdict: i ? 'no_match' : 'uncertain', candidates: [], closest }, 10 - i]);
+      await app.container.db.query(
+        `insert into identify_queries (id, owner_id, kind, image_cids, result, created_at) values ($1, $2, 'fruit', $3, $4, now() - make_interval(secs => $5))`,
+        [id, owner.id, [img.cid], { query_id: id, verdict: i ? 'no_match' : 'uncertain', candidates: [], closest }, 10 - i],
+      );
     }
 
     await page.goto(`${app.url}/#/identify`);
@@ -57,12 +74,20 @@ describe('the review tab in Chromium', () => {
     const first = page.locator(`article.review-item[data-query="${ids[1]}"]`);
     expect(await first.locator('figure.candidate figcaption').textContent()).toContain('Bưởi 7');
     // The query photo and the candidate's photo load (the owner may read both).
-    await expect.poll(() => first.locator('img').evaluateAll((els) => els.every((x) => (x as unknown as { naturalWidth: number }).naturalWidth > 0)), { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(
+        () => first.locator('img').evaluateAll((els) => els.every((x) => (x as unknown as { naturalWidth: number }).naturalWidth > 0)),
+        { timeout: 30_000 },
+      )
+      .toBe(true);
 
     await first.locator('button[name=this-one]').click();
     await expect.poll(() => page.locator('article.review-item').count(), { timeout: 30_000 }).toBe(1);
     expect(await badge.textContent()).toBe('1');
-    const label = await app.container.db.query<{ verdict: string; correct_id: string }>('select verdict, correct_id from identify_verdicts where query_id = $1', [ids[1]]);
+    const label = await app.container.db.query<{ verdict: string; correct_id: string }>(
+      'select verdict, correct_id from identify_verdicts where query_id = $1',
+      [ids[1]],
+    );
     expect(label.rows[0]).toMatchObject({ verdict: 'correct', correct_id: e.json.fruit_id });
 
     await page.locator('article.review-item button[name=none-of-these]').click();

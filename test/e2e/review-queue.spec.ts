@@ -9,8 +9,10 @@ import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { photoForm } from '../support/images.js';
 import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
 
-const shots = (coat: number, from: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) => animalScene({ coat, shot: from + i, dx: (i - 1) * 25 })));
-const pending = (r: { verdict: string; closest?: unknown[] }) => r.verdict === 'uncertain' || (r.verdict === 'no_match' && (r.closest?.length ?? 0) > 0);
+const shots = (coat: number, from: number, n: number) =>
+  Promise.all(Array.from({ length: n }, (_, i) => animalScene({ coat, shot: from + i, dx: (i - 1) * 25 })));
+const pending = (r: { verdict: string; closest?: unknown[] }) =>
+  r.verdict === 'uncertain' || (r.verdict === 'no_match' && (r.closest?.length ?? 0) > 0);
 
 describe('review queue (embedded)', () => {
   let app: TestApp;
@@ -20,7 +22,10 @@ describe('review queue (embedded)', () => {
     app = await startTestApp();
     owner = await signup(app.url, 'queue');
     for (const coat of [7, 21]) {
-      const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: photoForm(await shots(coat, 1, 3), { species: 'cattle', farm_id: 'barn', name: `cow-${coat}` }) });
+      const r = await api(app.url, 'POST', '/api/animal/enroll', {
+        token: owner.token,
+        body: photoForm(await shots(coat, 1, 3), { species: 'cattle', farm_id: 'barn', name: `cow-${coat}` }),
+      });
       expect(r.status, JSON.stringify(r.json)).toBe(200);
     }
   }, 240_000);
@@ -41,8 +46,10 @@ describe('review queue (embedded)', () => {
     const q2 = await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: photoForm([known!]) });
     expect(q2.status).toBe(200);
     // A no_match that showed nobody has nothing to decide: not queued.
-    await app.container.db.query(`insert into identify_queries (id, owner_id, kind, image_cids, result) values ($1, $2, 'fruit', '{}', $3)`,
-      [randomUUID(), owner.id, { verdict: 'no_match', candidates: [], closest: [] }]);
+    await app.container.db.query(
+      `insert into identify_queries (id, owner_id, kind, image_cids, result) values ($1, $2, 'fruit', '{}', $3)`,
+      [randomUUID(), owner.id, { verdict: 'no_match', candidates: [], closest: [] }],
+    );
 
     const want = [q1.json, q2.json].filter(pending).map((q) => q.query_id as string);
     const all = await queue(owner.token);
@@ -74,14 +81,18 @@ describe('review queue (embedded)', () => {
 
     // "None of these → enrol as new" decides q1.
     const e = await api(app.url, 'POST', '/api/animal/enroll', {
-      token: owner.token, body: photoForm(await shots(49, 2, 2), { species: 'cattle', farm_id: 'barn', query_id: q1.json.query_id, accept_warnings: 'true' }),
+      token: owner.token,
+      body: photoForm(await shots(49, 2, 2), { species: 'cattle', farm_id: 'barn', query_id: q1.json.query_id, accept_warnings: 'true' }),
     });
     expect(e.status, JSON.stringify(e.json)).toBe(200);
     let after = await queue(owner.token);
     expect(after.json.items.map((i: { query_id: string }) => i.query_id)).not.toContain(q1.json.query_id);
     expect(after.json.total).toBe(want.length - 1);
     if (want.includes(q2.json.query_id)) {
-      const v = await api(app.url, 'POST', '/api/animal/identify_verdict', { token: owner.token, form: { query_id: q2.json.query_id, verdict: 'wrong' } });
+      const v = await api(app.url, 'POST', '/api/animal/identify_verdict', {
+        token: owner.token,
+        form: { query_id: q2.json.query_id, verdict: 'wrong' },
+      });
       expect(v.status, JSON.stringify(v.json)).toBe(200);
       after = await queue(owner.token);
     }

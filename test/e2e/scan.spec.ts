@@ -11,7 +11,11 @@ async function enrollTree(app: TestApp, user: User, seed: number, species: strin
 }
 
 async function scan(app: TestApp, user: User, photo?: Buffer) {
-  const r = await fetch(`${app.url}/api/scan`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: photoForm(photo ? [photo] : []) });
+  const r = await fetch(`${app.url}/api/scan`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.token}` },
+    body: photoForm(photo ? [photo] : []),
+  });
   return { status: r.status, json: (await r.json()) as any };
 }
 
@@ -20,7 +24,9 @@ const confirm = (app: TestApp, user: User, scanToken: string, species: string) =
 
 async function tokenRow(app: TestApp, owner: string) {
   const r = await app.container.db.query<{ consumed_at: Date | null; expires_at: Date }>(
-    'select consumed_at, expires_at from scan_tokens where owner_id = $1 order by created_at desc limit 1', [owner]);
+    'select consumed_at, expires_at from scan_tokens where owner_id = $1 order by created_at desc limit 1',
+    [owner],
+  );
   return r.rows[0]!;
 }
 
@@ -40,7 +46,7 @@ describe('tree scan tokens: every transition of the state table', () => {
   });
   afterAll(async () => app?.stop());
 
-  it('none → issued: a token with the owner\'s species first, then the catalogue, need_confirm true', async () => {
+  it("none → issued: a token with the owner's species first, then the catalogue, need_confirm true", async () => {
     const r = await scan(app, owner, photo);
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ ok: true, species_guess: 'Sầu riêng', need_confirm: true, scan_token: expect.any(String) });
@@ -82,7 +88,10 @@ describe('tree scan tokens: every transition of the state table', () => {
     expect(ok.status).toBe(200);
 
     const late = (await scan(app, owner, photo)).json;
-    await app.container.db.query(`update scan_tokens set expires_at = now() - interval '1 second' where owner_id = $1 and consumed_at is null`, [owner.id]);
+    await app.container.db.query(
+      `update scan_tokens set expires_at = now() - interval '1 second' where owner_id = $1 and consumed_at is null`,
+      [owner.id],
+    );
     const before = await tokenRow(app, owner.id);
     const expired = await confirm(app, owner, late.scan_token, 'Sầu riêng');
     expect(expired.status).toBe(400);
@@ -94,7 +103,12 @@ describe('tree scan tokens: every transition of the state table', () => {
     const issued = (await scan(app, owner, photo)).json;
     const r = await confirm(app, owner, issued.scan_token, ' coffee_robusta ');
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ ok: true, consumed: true, species: 'coffee_robusta', next: { method: 'POST', path: '/api/identify', fields: { species: 'coffee_robusta' } } });
+    expect(r.json).toEqual({
+      ok: true,
+      consumed: true,
+      species: 'coffee_robusta',
+      next: { method: 'POST', path: '/api/identify', fields: { species: 'coffee_robusta' } },
+    });
     expect((await tokenRow(app, owner.id)).consumed_at).toBeInstanceOf(Date);
     const again = await confirm(app, owner, issued.scan_token, 'coffee_robusta');
     expect(again.status).toBe(400);

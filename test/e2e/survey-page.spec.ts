@@ -23,7 +23,13 @@ describe('the survey page in a real browser', () => {
     app = await startTestApp();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' })).newPage();
-    clip = await herdClip({ frames: 30, animals: [{ coat: 851, x: (f) => 40 + 6 * f }, { coat: 859, x: (f) => 760 - 5 * f }] });
+    clip = await herdClip({
+      frames: 30,
+      animals: [
+        { coat: 851, x: (f) => 40 + 6 * f },
+        { coat: 859, x: (f) => 760 - 5 * f },
+      ],
+    });
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
@@ -39,8 +45,13 @@ describe('the survey page in a real browser', () => {
     // One animal of the clip is enrolled on the farm, through the API with this session's cookie.
     const form = new FormData();
     for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'survey-farm', name: 'Bò Vàng' })) form.append(k, v);
-    for (const [k, s] of (await detectableShots(851, 3)).entries()) form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
-    expect((await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, headers: { origin: app.url }, timeout: 60_000 })).status()).toBe(200);
+    for (const [k, s] of (await detectableShots(851, 3)).entries())
+      form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
+    expect(
+      (
+        await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, headers: { origin: app.url }, timeout: 60_000 })
+      ).status(),
+    ).toBe(200);
 
     await page.click('nav a[href="#/survey"]');
     await page.locator('form[name=survey] input[type=file]').setInputFiles({ name: 'pass.mp4', mimeType: 'video/mp4', buffer: clip });
@@ -50,7 +61,10 @@ describe('the survey page in a real browser', () => {
     const list = await page.request.get(`${app.url}/api/surveys`);
     const id = (await list.json()).surveys[0].survey_id;
     const res = (await (await page.request.get(`${app.url}/api/survey/${id}`)).json()).result;
-    expect(await page.locator('.stats b.big').first().innerText(), JSON.stringify(res.tracks.map((t: any) => [t.track, t.verdict, t.name, t.candidates]))).toBe('2');
+    expect(
+      await page.locator('.stats b.big').first().innerText(),
+      JSON.stringify(res.tracks.map((t: any) => [t.track, t.verdict, t.name, t.candidates])),
+    ).toBe('2');
     expect(await page.locator('ul.tracks li img').count()).toBeGreaterThanOrEqual(2);
     const known = page.locator('ul.tracks li.match');
     expect(await known.innerText()).toContain('Bò Vàng');
@@ -58,7 +72,8 @@ describe('the survey page in a real browser', () => {
     await known.locator('button', { hasText: /Confirm|Đúng/ }).click();
     await page.locator('ul.tracks li.match', { hasText: '✓' }).waitFor();
     const labels = await app.container.db.query<{ verdict: string }>(
-      `select v.verdict from identify_verdicts v join survey_tracks t on t.query_id = v.query_id where t.reviewed = 'confirmed'`);
+      `select v.verdict from identify_verdicts v join survey_tracks t on t.query_id = v.query_id where t.reviewed = 'confirmed'`,
+    );
     expect(labels.rows.map((r) => r.verdict)).toEqual(['correct']);
   }, 240_000);
 });

@@ -16,7 +16,11 @@ const STRANGER = 839;
 
 /** A piped Matroska stream: no declared length, so only reading it shows it runs past the limit. */
 function undeclaredLengthVideo(seconds: number): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `testsrc2=size=160x120:rate=5:duration=${seconds}`, '-c:v', 'mjpeg', '-f', 'matroska', 'pipe:1'], { maxBuffer: 64 << 20 });
+  return execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-f', 'lavfi', '-i', `testsrc2=size=160x120:rate=5:duration=${seconds}`, '-c:v', 'mjpeg', '-f', 'matroska', 'pipe:1'],
+    { maxBuffer: 64 << 20 },
+  );
 }
 
 /** The SSE stream of a survey, read to its end: the events in order. */
@@ -24,13 +28,17 @@ async function readEvents(url: string, token: string): Promise<{ event: string; 
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
   const text = await res.text();
-  return text.split('\n\n').filter((b) => b.startsWith('event:')).map((b) => {
-    const [e, d] = b.split('\n');
-    return { event: e!.slice(7), data: JSON.parse(d!.slice(6)) };
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.startsWith('event:'))
+    .map((b) => {
+      const [e, d] = b.split('\n');
+      return { event: e!.slice(7), data: JSON.parse(d!.slice(6)) };
+    });
 }
 
-const count = async (app: TestApp, table: string) => Number((await app.container.db.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]!.n);
+const count = async (app: TestApp, table: string) =>
+  Number((await app.container.db.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]!.n);
 
 describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => {
   let app: TestApp;
@@ -45,20 +53,36 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
     stranger = await signup(app.url, 'other');
     for (const [i, coat] of ENROLLED.entries()) {
       const shots = (await detectableShots(coat, 3)).map((s) => s.photo);
-      const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: photoForm(shots, { species: 'cattle', farm_id: FARM, name: `cow-${i}` }) });
+      const r = await api(app.url, 'POST', '/api/animal/enroll', {
+        token: owner.token,
+        body: photoForm(shots, { species: 'cattle', farm_id: FARM, name: `cow-${i}` }),
+      });
       expect(r.status, r.text).toBe(200);
       ids.push(r.json.individual_id);
     }
     // 3 s at 10 frames/s: the first enrolled animal walks right, a stranger walks left.
-    clip = await herdClip({ frames: 30, animals: [{ coat: ENROLLED[0]!, x: (f) => 40 + 6 * f }, { coat: STRANGER, x: (f) => 760 - 5 * f }] });
+    clip = await herdClip({
+      frames: 30,
+      animals: [
+        { coat: ENROLLED[0]!, x: (f) => 40 + 6 * f },
+        { coat: STRANGER, x: (f) => 760 - 5 * f },
+      ],
+    });
   }, 300_000);
   // Distributed stop waits for the worker's jobs in flight (learning after enrolment): allow it time.
   afterAll(async () => app?.stop(), 180_000);
 
   it('counts the herd, identifies the enrolled animal, names the missing ones and fires the population alert', async () => {
-    const r = await api(app.url, 'POST', '/api/survey', { token: owner.token, body: videoForm(clip, { kind: 'animal', species: 'cattle', farm_id: FARM }) });
+    const r = await api(app.url, 'POST', '/api/survey', {
+      token: owner.token,
+      body: videoForm(clip, { kind: 'animal', species: 'cattle', farm_id: FARM }),
+    });
     expect(r.status, r.text).toBe(202);
-    expect(r.json).toMatchObject({ ok: true, status: 'running', links: { self: `/api/survey/${r.json.survey_id}`, job: `/api/jobs/${r.json.job_id}` } });
+    expect(r.json).toMatchObject({
+      ok: true,
+      status: 'running',
+      links: { self: `/api/survey/${r.json.survey_id}`, job: `/api/jobs/${r.json.job_id}` },
+    });
     const events = await readEvents(app.url + r.json.links.events, owner.token);
     expect(events.at(-1)!.event, JSON.stringify(events)).toBe('done');
     const frames = events.filter((e) => e.event === 'progress').map((e) => e.data.frames_read as number);
@@ -78,7 +102,9 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
     const thumb = await fetch(`${app.url}/api/blobs/${res.tracks[0].frames[0]}`, { headers: { authorization: `Bearer ${owner.token}` } });
     expect(thumb.status).toBe(200);
     expect(thumb.headers.get('content-type')).toBe('image/jpeg');
-    expect((await fetch(`${app.url}/api/blobs/${res.tracks[0].frames[0]}`, { headers: { authorization: `Bearer ${stranger.token}` } })).status).toBe(404);
+    expect(
+      (await fetch(`${app.url}/api/blobs/${res.tracks[0].frames[0]}`, { headers: { authorization: `Bearer ${stranger.token}` } })).status,
+    ).toBe(404);
     // The population count it wrote raised below_enrolled: 2 counted, 3 enrolled.
     expect(res.population.alerts.map((a: { rule: string }) => a.rule)).toContain('below_enrolled');
     const alerts = await api(app.url, 'GET', `/api/population/alerts/${FARM}`, { token: owner.token });
@@ -89,7 +115,11 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
 
     // One event on the farm's timeline and on the identified animal's.
     const farm = await api(app.url, 'GET', `/api/farm/${FARM}/timeline`, { token: owner.token });
-    expect(farm.json.events.filter((e: { body: { type?: string } }) => e.body.type === 'survey').map((e: { body: { count: number } }) => e.body.count)).toEqual([2]);
+    expect(
+      farm.json.events
+        .filter((e: { body: { type?: string } }) => e.body.type === 'survey')
+        .map((e: { body: { count: number } }) => e.body.count),
+    ).toEqual([2]);
     const cow = await api(app.url, 'GET', `/api/animal/${ids[0]}/timeline`, { token: owner.token });
     expect(cow.json.events.some((e: { body: { survey_id?: string } }) => e.body.survey_id === r.json.survey_id)).toBe(true);
 
@@ -99,24 +129,53 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
     // Review: the stranger's track is in fact the second enrolled animal; the counts follow and the label is stored.
     const strangerTrack = (res.unknown[0] ?? res.uncertain[0]).track as number;
     const knownTrack = res.known[0].tracks[0] as number;
-    const fix = await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${strangerTrack}/review`, { token: owner.token, json: { action: 'correct', individual_id: ids[1] } });
+    const fix = await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${strangerTrack}/review`, {
+      token: owner.token,
+      json: { action: 'correct', individual_id: ids[1] },
+    });
     expect(fix.status, fix.text).toBe(200);
     expect(fix.json).toMatchObject({ label: 'other', count: 2 });
     expect(fix.json.result.known.map((k: { individual_id: string }) => k.individual_id).sort()).toEqual([ids[0], ids[1]].sort());
     expect(fix.json.result.not_seen.map((k: { individual_id: string }) => k.individual_id)).toEqual([ids[2]]);
-    const ok = await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${knownTrack}/review`, { token: owner.token, json: { action: 'confirm' } });
+    const ok = await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${knownTrack}/review`, {
+      token: owner.token,
+      json: { action: 'confirm' },
+    });
     expect(ok.json.label).toBe('correct');
     const labels = await app.container.db.query<{ verdict: string; correct_id: string | null }>(
-      `select v.verdict, v.correct_id from identify_verdicts v join survey_tracks t on t.query_id = v.query_id where t.survey_id = $1 order by t.track_no`, [r.json.survey_id]);
-    expect(labels.rows.map((x) => [x.verdict, x.correct_id]).sort()).toEqual([['correct', ids[0]], ['other', ids[1]]].sort());
-    expect((await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${knownTrack}/review`, { token: stranger.token, json: { action: 'confirm' } })).status).toBe(404);
-    expect((await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/99/review`, { token: owner.token, json: { action: 'confirm' } })).status).toBe(404);
+      `select v.verdict, v.correct_id from identify_verdicts v join survey_tracks t on t.query_id = v.query_id where t.survey_id = $1 order by t.track_no`,
+      [r.json.survey_id],
+    );
+    expect(labels.rows.map((x) => [x.verdict, x.correct_id]).sort()).toEqual(
+      [
+        ['correct', ids[0]],
+        ['other', ids[1]],
+      ].sort(),
+    );
+    expect(
+      (
+        await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${knownTrack}/review`, {
+          token: stranger.token,
+          json: { action: 'confirm' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/99/review`, { token: owner.token, json: { action: 'confirm' } }))
+        .status,
+    ).toBe(404);
 
     // "Enrol as new" from the stranger's track: a new animal of the farm, and the survey counts it as known.
-    const enrol = await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${strangerTrack}/enrol`, { token: owner.token, json: { name: 'newcomer' } });
+    const enrol = await api(app.url, 'POST', `/api/survey/${r.json.survey_id}/tracks/${strangerTrack}/enrol`, {
+      token: owner.token,
+      json: { name: 'newcomer' },
+    });
     expect(enrol.status, enrol.text).toBe(200);
     const newcomer = enrol.json.individual_id as string;
-    const row = await app.container.db.query<{ farm_id: string; species: string; name: string }>('select farm_id, species, name from individuals where id = $1', [newcomer]);
+    const row = await app.container.db.query<{ farm_id: string; species: string; name: string }>(
+      'select farm_id, species, name from individuals where id = $1',
+      [newcomer],
+    );
     expect(row.rows[0]).toEqual({ farm_id: FARM, species: 'cattle', name: 'newcomer' });
     const after = await api(app.url, 'GET', r.json.links.self, { token: owner.token });
     expect(after.json.result.known.map((k: { individual_id: string }) => k.individual_id)).toContain(newcomer);
@@ -128,32 +187,63 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
   }, 300_000);
 
   it('refuses a damaged or empty video at the door and an endless one in the worker, leaving no partial survey', async () => {
-    const before = { surveys: await count(app, 'surveys'), blobs: await count(app, 'blobs'), counts: await count(app, 'population_counts') };
+    const before = {
+      surveys: await count(app, 'surveys'),
+      blobs: await count(app, 'blobs'),
+      counts: await count(app, 'population_counts'),
+    };
     const damaged = Buffer.concat([clip.subarray(0, 64), Buffer.alloc(4096, 7)]);
-    const bad = await api(app.url, 'POST', '/api/survey', { token: owner.token, body: videoForm(damaged, { kind: 'animal', species: 'cattle', farm_id: FARM }), headers: { 'accept-language': 'en' } });
+    const bad = await api(app.url, 'POST', '/api/survey', {
+      token: owner.token,
+      body: videoForm(damaged, { kind: 'animal', species: 'cattle', farm_id: FARM }),
+      headers: { 'accept-language': 'en' },
+    });
     expect(bad.status, bad.text).toBe(422);
     expect(bad.json.error).toBe('The video cannot be decoded: it is damaged or has no usable frames.');
-    const empty = await api(app.url, 'POST', '/api/survey', { token: owner.token, body: videoForm(Buffer.alloc(0), { kind: 'animal', species: 'cattle', farm_id: FARM }) });
+    const empty = await api(app.url, 'POST', '/api/survey', {
+      token: owner.token,
+      body: videoForm(Buffer.alloc(0), { kind: 'animal', species: 'cattle', farm_id: FARM }),
+    });
     expect(empty.status).toBe(422);
-    expect({ surveys: await count(app, 'surveys'), blobs: await count(app, 'blobs') }).toEqual({ surveys: before.surveys, blobs: before.blobs });
+    expect({ surveys: await count(app, 'surveys'), blobs: await count(app, 'blobs') }).toEqual({
+      surveys: before.surveys,
+      blobs: before.blobs,
+    });
 
-    const endless = await api(app.url, 'POST', '/api/survey', { token: owner.token, body: videoForm(undeclaredLengthVideo(8), { kind: 'animal', species: 'cattle', farm_id: FARM }), headers: { 'accept-language': 'en' } });
+    const endless = await api(app.url, 'POST', '/api/survey', {
+      token: owner.token,
+      body: videoForm(undeclaredLengthVideo(8), { kind: 'animal', species: 'cattle', farm_id: FARM }),
+      headers: { 'accept-language': 'en' },
+    });
     expect(endless.status, endless.text).toBe(202);
-    const failed = await until(async () => {
-      const s = await api(app.url, 'GET', endless.json.links.self, { token: owner.token, headers: { 'accept-language': 'en' } });
-      return s.json.status === 'failed' ? s.json : null;
-    }, 120_000, 200);
-    expect(failed.error).toEqual({ code: 'survey_video_endless', message: 'The video has no readable length or runs past 4 seconds, so it cannot be surveyed. Trim it and send it again.' });
+    const failed = await until(
+      async () => {
+        const s = await api(app.url, 'GET', endless.json.links.self, { token: owner.token, headers: { 'accept-language': 'en' } });
+        return s.json.status === 'failed' ? s.json : null;
+      },
+      120_000,
+      200,
+    );
+    expect(failed.error).toEqual({
+      code: 'survey_video_endless',
+      message: 'The video has no readable length or runs past 4 seconds, so it cannot be surveyed. Trim it and send it again.',
+    });
     expect(failed.result).toBeUndefined();
     expect(failed.tracks).toBe(0);
     // The row turns failed just before the job does: wait for the job's own state.
-    const job = await until(async () => {
-      const j = await api(app.url, 'GET', endless.json.links.job, { token: owner.token });
-      return j.json.status === 'active' || j.json.status === 'waiting' ? null : j;
-    }, 30_000, 100);
+    const job = await until(
+      async () => {
+        const j = await api(app.url, 'GET', endless.json.links.job, { token: owner.token });
+        return j.json.status === 'active' || j.json.status === 'waiting' ? null : j;
+      },
+      30_000,
+      100,
+    );
     expect(job.json).toMatchObject({ status: 'failed', error: { code: 'survey_video_endless', status: 422 } });
     expect(await count(app, 'population_counts')).toBe(before.counts);
-    const tracks = await app.container.db.query<{ n: number }>('select count(*)::int as n from survey_tracks where survey_id = $1', [endless.json.survey_id]);
+    const tracks = await app.container.db.query<{ n: number }>('select count(*)::int as n from survey_tracks where survey_id = $1', [
+      endless.json.survey_id,
+    ]);
     expect(tracks.rows[0]!.n).toBe(0);
   }, 180_000);
 
@@ -162,10 +252,14 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
     const { video, gt } = await renderClip(await fruitScene(30));
     const r = await api(app.url, 'POST', '/api/survey', { token: owner.token, body: videoForm(video, { kind: 'fruit' }) });
     expect(r.status, r.text).toBe(202);
-    const done = await until(async () => {
-      const s = await api(app.url, 'GET', r.json.links.self, { token: owner.token });
-      return s.json.status === 'running' ? null : s.json;
-    }, 120_000, 200);
+    const done = await until(
+      async () => {
+        const s = await api(app.url, 'GET', r.json.links.self, { token: owner.token });
+        return s.json.status === 'running' ? null : s.json;
+      },
+      120_000,
+      200,
+    );
     expect(done.status).toBe('done');
     const seen = new Set(gt.flatMap((g) => g.ids)).size;
     expect(done.result.count).toBe(seen);
@@ -179,7 +273,10 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
     const noSpecies = await api(app.url, 'POST', '/api/survey', { token: owner.token, body: videoForm(clip, { kind: 'animal' }) });
     expect(noSpecies.status).toBe(422);
     expect(noSpecies.json.detail).toBe('species');
-    const notYours = await api(app.url, 'POST', '/api/survey', { token: stranger.token, body: videoForm(clip, { kind: 'animal', species: 'cattle', farm_id: FARM }) });
+    const notYours = await api(app.url, 'POST', '/api/survey', {
+      token: stranger.token,
+      body: videoForm(clip, { kind: 'animal', species: 'cattle', farm_id: FARM }),
+    });
     expect(notYours.status).toBe(404);
     expect((await api(app.url, 'POST', '/api/survey', { body: videoForm(clip, { kind: 'fruit' }) })).status).toBe(401);
   });

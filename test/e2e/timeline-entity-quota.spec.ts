@@ -18,9 +18,15 @@ describe('timeline: what strangers can add to one entity, all together (embedded
 
   const post = (tree: string, token: string, body: unknown, lang = 'en') =>
     api(app.url, 'POST', `/api/tree/${tree}/event`, { token, json: body, headers: { 'accept-language': lang } });
-  const pendingBytes = async (tree: string) => Number((await app.container.db.query<{ b: number }>(
-    `select coalesce(sum(octet_length(body::text)), 0)::bigint as b from timeline_submissions where entity_id = $1 and status = 'pending'`, [tree],
-  )).rows[0]!.b);
+  const pendingBytes = async (tree: string) =>
+    Number(
+      (
+        await app.container.db.query<{ b: number }>(
+          `select coalesce(sum(octet_length(body::text)), 0)::bigint as b from timeline_submissions where entity_id = $1 and status = 'pending'`,
+          [tree],
+        )
+      ).rows[0]!.b,
+    );
 
   it('5 fresh accounts × 20 events × 15 KB stop at the entity cap with 429 and a whole sentence; the owner still writes; a decision frees room', async () => {
     const owner = await signup(app.url, 'owner');
@@ -70,7 +76,8 @@ describe('timeline: what strangers can add to one entity, all together (embedded
       const statuses: number[] = [];
       for (const i of [1, 2, 3]) {
         const s = await signup(small.url, `small${i}`);
-        for (let i = 0; i < 3; i++) statuses.push((await api(small.url, 'POST', `/api/tree/${tree}/event`, { token: s.token, json: { type: 'note', i } })).status);
+        for (let i = 0; i < 3; i++)
+          statuses.push((await api(small.url, 'POST', `/api/tree/${tree}/event`, { token: s.token, json: { type: 'note', i } })).status);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429]);
     } finally {

@@ -9,7 +9,8 @@ export const photos = (seed: number, n: number, size = 256) =>
 export async function enrollTree(url: string, token: string, seed: number, fields: Record<string, string> = {}): Promise<any> {
   const files = await photos(seed, 2);
   const r = await fetch(`${url}/api/enroll`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}` },
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
     body: photoForm(files, { species: 'durian', farm_id: 'farm-1', lat: '10.7626', lon: '106.6601', ...fields }),
   });
   const json = (await r.json()) as any;

@@ -33,7 +33,13 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     const t = await get(`/api/tree/${tree}/timeline`, owner.token);
     expect(t.status).toBe(200);
     expect(t.json.chain_ok).toBe(true);
-    expect(t.json.events[0]).toMatchObject({ seq: 0, prev_hash: '0'.repeat(64), visibility: 'public', approval: 'approved', body: { type: 'enroll' } });
+    expect(t.json.events[0]).toMatchObject({
+      seq: 0,
+      prev_hash: '0'.repeat(64),
+      visibility: 'public',
+      approval: 'approved',
+      body: { type: 'enroll' },
+    });
     expect(t.json.events[0].body.record_cid).toMatch(/^bafy/);
     expect(t.json.events[0].body.code).toMatch(/^MKL-[0-9b-hjkmnp-z]{7}-[2-9A-HJ-NP-Z]{8}$/);
   });
@@ -50,15 +56,28 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     expect(byOther.json.event.leaf_hash).toBeUndefined();
     const anonymous = await post(`/api/tree/${tree}/event`, { type: 'note' });
     expect(anonymous.status).toBe(401);
-    for (const path of ['/api/tree/00000000-0000-4000-8000-000000000000/event', '/api/tree/not-a-uuid/event', `/api/animal/${tree}/event`, `/api/farm/${uniqueName('nofarm-')}/event`]) {
+    for (const path of [
+      '/api/tree/00000000-0000-4000-8000-000000000000/event',
+      '/api/tree/not-a-uuid/event',
+      `/api/animal/${tree}/event`,
+      `/api/farm/${uniqueName('nofarm-')}/event`,
+    ]) {
       const r = await post(path, { type: 'note' }, owner.token);
       expect(r.status, path).toBe(403);
       expect(r.json).toMatchObject({ ok: false, code: 'entity_no_owner' });
     }
-    const notObject = await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, body: '[1,2]', headers: { 'content-type': 'application/json' } });
+    const notObject = await api(app.url, 'POST', `/api/tree/${tree}/event`, {
+      token: owner.token,
+      body: '[1,2]',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notObject.status).toBe(422);
     for (const raw of ['{"t":"a\\u0000b"}', '{"t":"\\ud800"}', '{"\\udc00":1}', '{"n":123456789012345678901}']) {
-      const r = await api(app.url, 'POST', `/api/tree/${tree}/event`, { token: owner.token, body: raw, headers: { 'content-type': 'application/json' } });
+      const r = await api(app.url, 'POST', `/api/tree/${tree}/event`, {
+        token: owner.token,
+        body: raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(r.status, raw).toBe(422);
     }
     const paired = await post(`/api/tree/${tree}/event`, { t: 'sầu riêng 🌳' }, owner.token);
@@ -83,7 +102,12 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     // Approval: only the owner (anyone else gets the 404 of a missing event); it appends the event now.
     expect((await post(`/api/tree/${tree}/event/${secret.json.event.event_id}/approve`, {}, other.token)).status).toBe(404);
     const approved = await post(`/api/tree/${tree}/event/${secret.json.event.event_id}/approve`, {}, owner.token);
-    expect(approved.json.event).toMatchObject({ event_id: secret.json.event.event_id, visibility: 'public', approval: 'approved', author_role: 'contributor' });
+    expect(approved.json.event).toMatchObject({
+      event_id: secret.json.event.event_id,
+      visibility: 'public',
+      approval: 'approved',
+      author_role: 'contributor',
+    });
     expect(approved.json.event.leaf_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(approved.json.event.body._contribution).toMatchObject({ author_id: other.id, approved_by: owner.id });
     expect(texts(await get(`/api/tree/${tree}/timeline`))).toContain('pending-secret');
@@ -92,8 +116,9 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
 
   it('never forks under 50 concurrent appends', async () => {
     const before = (await get(`/api/tree/${tree}/timeline`, owner.token)).json.size;
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      post(`/api/tree/${tree}/event`, { type: 'burst', i }, i % 5 ? owner.token : other.token)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post(`/api/tree/${tree}/event`, { type: 'burst', i }, i % 5 ? owner.token : other.token)),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
     const t = await get(`/api/tree/${tree}/timeline`, owner.token);
     expect(t.json.chain_ok).toBe(true);
@@ -109,12 +134,34 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     const mine = await get(`/api/tree/${tree}/proof/${e.event_id}`, owner.token);
     expect(mine.status).toBe(200);
     expect(mine.json).toMatchObject({ leaf_hash: e.leaf_hash, index: e.seq, anchor: null });
-    expect(verifyInclusion({ leafHex: e.leaf_hash, path: mine.json.path, rootHex: mine.json.root_hex, index: mine.json.index, size: mine.json.n })).toBe(true);
-    const flipped = mine.json.path.map((s: any, i: number) => (i === 0 ? { ...s, sibling: (s.sibling[0] === '0' ? '1' : '0') + s.sibling.slice(1) } : s));
+    expect(
+      verifyInclusion({
+        leafHex: e.leaf_hash,
+        path: mine.json.path,
+        rootHex: mine.json.root_hex,
+        index: mine.json.index,
+        size: mine.json.n,
+      }),
+    ).toBe(true);
+    const flipped = mine.json.path.map((s: any, i: number) =>
+      i === 0 ? { ...s, sibling: (s.sibling[0] === '0' ? '1' : '0') + s.sibling.slice(1) } : s,
+    );
     expect(verifyInclusion({ leafHex: e.leaf_hash, path: flipped, rootHex: mine.json.root_hex })).toBe(false);
-    const viaApi = await post('/api/animal/trust/verify-inclusion', { leaf_hex: e.leaf_hash, proof_path: mine.json.path, root_hex: mine.json.root_hex, index: mine.json.index, tree_size: mine.json.n });
+    const viaApi = await post('/api/animal/trust/verify-inclusion', {
+      leaf_hex: e.leaf_hash,
+      proof_path: mine.json.path,
+      root_hex: mine.json.root_hex,
+      index: mine.json.index,
+      tree_size: mine.json.n,
+    });
     expect(viaApi.json).toEqual({ ok: true, verified: true });
-    const viaApiFlipped = await post('/api/animal/trust/verify-inclusion', { leaf_hex: e.leaf_hash, proof_path: flipped, root_hex: mine.json.root_hex, index: mine.json.index, tree_size: mine.json.n });
+    const viaApiFlipped = await post('/api/animal/trust/verify-inclusion', {
+      leaf_hex: e.leaf_hash,
+      proof_path: flipped,
+      root_hex: mine.json.root_hex,
+      index: mine.json.index,
+      tree_size: mine.json.n,
+    });
     expect(viaApiFlipped.json).toEqual({ ok: true, verified: false });
     const guest = await get(`/api/tree/${tree}/proof/${e.event_id}`);
     expect(guest.status).toBe(200);
@@ -123,7 +170,7 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     expect(guest.json.root_hex).toBe(mine.json.root_hex);
   });
 
-  it('answers a nonexistent event and someone else\'s pending event with the identical 404', async () => {
+  it("answers a nonexistent event and someone else's pending event with the identical 404", async () => {
     const pending = (await post(`/api/tree/${tree}/event`, { type: 'note', text: 'hidden' }, other.token)).json.event;
     const third = await signup(app.url, 'third');
     const answers = await Promise.all([
@@ -142,7 +189,7 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
     expect((await get(`/api/tree/${tree}/proof/${pending.event_id}`, owner.token)).status).toBe(404);
   });
 
-  it('merges the farm\'s care events, marked and without hashes, and only from the owner\'s own farm', async () => {
+  it("merges the farm's care events, marked and without hashes, and only from the owner's own farm", async () => {
     const care = await post(`/api/farm/${farm}/event`, { type: 'care', product: 'copper spray' }, owner.token);
     expect(care.status).toBe(200);
     await post(`/api/farm/${farm}/event`, { type: 'inventory', text: 'not care' }, owner.token);
@@ -173,7 +220,11 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
 
   it('serves animal timelines under /api/animal and the /animal mirror alike', async () => {
     const animal = randomUUID();
-    await app.container.db.query(`insert into individuals (id, owner_id, kind, farm_id, species) values ($1, $2, 'animal', $3, 'cattle')`, [animal, owner.id, farm]);
+    await app.container.db.query(`insert into individuals (id, owner_id, kind, farm_id, species) values ($1, $2, 'animal', $3, 'cattle')`, [
+      animal,
+      owner.id,
+      farm,
+    ]);
     const viaMirror = await post(`/animal/${animal}/event`, { type: 'weigh', kg: 410 }, owner.token);
     expect(viaMirror.status).toBe(200);
     expect(viaMirror.json.event).toMatchObject({ entity_type: 'animal', entity_id: animal, approval: 'approved' });
@@ -185,7 +236,9 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
 
   it('reports chain_ok false once a stored event is tampered with', async () => {
     const victim = (await post(`/api/tree/${tree}/event`, { type: 'note', text: 'original' }, owner.token)).json.event;
-    await app.container.db.query(`update timeline_events set body = '{"type":"note","text":"forged"}'::jsonb where id = $1`, [victim.event_id]);
+    await app.container.db.query(`update timeline_events set body = '{"type":"note","text":"forged"}'::jsonb where id = $1`, [
+      victim.event_id,
+    ]);
     const t = await get(`/api/tree/${tree}/timeline`, owner.token);
     expect(t.json.chain_ok).toBe(false);
     expect(t.json.broken_at).toBe(t.json.events.find((e: any) => e.event_id === victim.event_id).seq);

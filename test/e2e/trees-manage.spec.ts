@@ -5,7 +5,11 @@ import { otherView, photoForm, textureImage } from '../support/images.js';
 type User = { token: string; id: string };
 
 async function enrollTree(app: TestApp, user: User, photos: Buffer[], fields: Record<string, string>): Promise<string> {
-  const r = await fetch(`${app.url}/api/enroll`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: photoForm(photos, fields) });
+  const r = await fetch(`${app.url}/api/enroll`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.token}` },
+    body: photoForm(photos, fields),
+  });
   const json = (await r.json()) as any;
   expect(r.status, JSON.stringify(json)).toBe(200);
   return json.tree_id;
@@ -24,18 +28,29 @@ describe('tree lists, views with measured descriptions, and rename', () => {
     owner = await signup(app.url, 'trees');
     stranger = await signup(app.url, 'trees');
     const base = await textureImage(1100, 384);
-    steady = await enrollTree(app, owner, [base, await otherView(base, 1), await otherView(base, 2)], { farm_id: 'north', species: 'durian', name: 'steady' });
+    steady = await enrollTree(app, owner, [base, await otherView(base, 1), await otherView(base, 2)], {
+      farm_id: 'north',
+      species: 'durian',
+      name: 'steady',
+    });
     const unrelated = await Promise.all([1201, 1302, 1403].map((s) => textureImage(s, 384)));
     mixed = await enrollTree(app, owner, unrelated, { farm_id: 'south', species: 'durian', name: 'mixed' });
     await enrollTree(app, stranger, [await textureImage(1500, 320)], { farm_id: 'north' });
   });
   afterAll(async () => app?.stop());
 
-  it('lists only the caller\'s trees, filtered by farm_id when given', async () => {
+  it("lists only the caller's trees, filtered by farm_id when given", async () => {
     const all = await api(app.url, 'GET', '/api/trees', { token: owner.token });
     expect(all.status).toBe(200);
     expect(all.json.trees.map((t: any) => t.tree_id)).toEqual([steady, mixed]);
-    expect(all.json.trees[0]).toMatchObject({ farm_id: 'north', species: 'durian', name: 'steady', access: 'owner', visibility: 'private', image_count: 3 });
+    expect(all.json.trees[0]).toMatchObject({
+      farm_id: 'north',
+      species: 'durian',
+      name: 'steady',
+      access: 'owner',
+      visibility: 'private',
+      image_count: 3,
+    });
     const north = await api(app.url, 'GET', '/api/trees?farm_id=north', { token: owner.token });
     expect(north.json).toMatchObject({ ok: true, count: 1, trees: [{ tree_id: steady }] });
     const none = await api(app.url, 'GET', '/api/trees?farm_id=nowhere', { token: owner.token });
@@ -73,10 +88,16 @@ describe('tree lists, views with measured descriptions, and rename', () => {
   });
 
   it('sanitises names, and answers 200 ok:false when nothing is left', async () => {
-    const r = await api(app.url, 'POST', '/api/rename', { token: owner.token, form: { tree_id: steady, name: '  <b>Cây\u200b  số\t1</b>\u0007 ' } });
+    const r = await api(app.url, 'POST', '/api/rename', {
+      token: owner.token,
+      form: { tree_id: steady, name: '  <b>Cây\u200b  số\t1</b>\u0007 ' },
+    });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ ok: true, tree_id: steady, name: 'Cây số 1' });
-    const empty = await api(app.url, 'POST', '/api/rename', { token: owner.token, form: { tree_id: steady, name: ' <br>\u200b\t\u202e ' } });
+    const empty = await api(app.url, 'POST', '/api/rename', {
+      token: owner.token,
+      form: { tree_id: steady, name: ' <br>\u200b\t\u202e ' },
+    });
     expect(empty.status).toBe(200);
     expect(empty.json).toMatchObject({ ok: false, code: 'rename_empty', detail: 'name', error: expect.any(String) });
     const list = await api(app.url, 'GET', '/api/trees?farm_id=north', { token: owner.token });
@@ -85,7 +106,7 @@ describe('tree lists, views with measured descriptions, and rename', () => {
     expect([...long.json.name]).toHaveLength(100);
   });
 
-  it('answers 401 without a token and the same 404 for another account\'s tree as for a missing one', async () => {
+  it("answers 401 without a token and the same 404 for another account's tree as for a missing one", async () => {
     expect((await api(app.url, 'POST', '/api/rename', { form: { tree_id: steady, name: 'x' } })).status).toBe(401);
     const missing = '00000000-0000-4000-8000-000000000000';
     for (const [method, path, form] of [
@@ -93,7 +114,10 @@ describe('tree lists, views with measured descriptions, and rename', () => {
       ['GET', `/api/tree_views?tree_id=${steady}&describe=1`, undefined],
     ] as const) {
       const theirs = await api(app.url, method, path, { token: stranger.token, form });
-      const none = await api(app.url, method, path.replace(steady, missing), { token: stranger.token, form: form && { ...form, tree_id: missing } });
+      const none = await api(app.url, method, path.replace(steady, missing), {
+        token: stranger.token,
+        form: form && { ...form, tree_id: missing },
+      });
       expect(theirs.status).toBe(404);
       expect(theirs.text).toBe(none.text);
     }

@@ -13,8 +13,22 @@ async function panClip(surface: Buffer, seconds = 3): Promise<Buffer> {
   try {
     await writeFile(path.join(dir, 'still.jpg'), surface);
     execFileSync('ffmpeg', [
-      '-loglevel', 'error', '-loop', '1', '-i', path.join(dir, 'still.jpg'), '-t', String(seconds), '-r', '10',
-      '-vf', "crop=420:420:x='t*25':y='t*12'", '-pix_fmt', 'yuv420p', '-y', path.join(dir, 'clip.mp4'),
+      '-loglevel',
+      'error',
+      '-loop',
+      '1',
+      '-i',
+      path.join(dir, 'still.jpg'),
+      '-t',
+      String(seconds),
+      '-r',
+      '10',
+      '-vf',
+      "crop=420:420:x='t*25':y='t*12'",
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      path.join(dir, 'clip.mp4'),
     ]);
     return await readFile(path.join(dir, 'clip.mp4'));
   } finally {
@@ -42,7 +56,11 @@ describe('video routes (embedded)', () => {
       const surface = await textureImage(seed, 512);
       surfaces.push(surface);
       const enrol = await Promise.all([1, 2].map((k) => otherView(surface, seed * 10 + k)));
-      const r = await fetch(`${app.url}/api/enroll`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: photoForm(enrol) });
+      const r = await fetch(`${app.url}/api/enroll`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: photoForm(enrol),
+      });
       trees.push(((await r.json()) as any).tree_id);
     }
   }, 180_000);
@@ -90,7 +108,9 @@ describe('video routes (embedded)', () => {
     expect(bad.json.code).toBe('video_undecodable');
     const stranger = await signup(app.url);
     const r = await fetch(`${app.url}/api/tree/${trees[0]}/video`, {
-      method: 'POST', headers: { authorization: `Bearer ${stranger.token}` }, body: videoForm(await panClip(surfaces[0]!, 1)),
+      method: 'POST',
+      headers: { authorization: `Bearer ${stranger.token}` },
+      body: videoForm(await panClip(surfaces[0]!, 1)),
     });
     expect(r.status).toBe(404);
   });

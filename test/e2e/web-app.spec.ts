@@ -47,7 +47,12 @@ describe('the field web app in a real browser', () => {
     app = await startTestApp();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
     phone = await browser.newContext({
-      viewport: PHONE, isMobile: true, hasTouch: true, geolocation: HERE, permissions: ['geolocation'], locale: 'vi-VN',
+      viewport: PHONE,
+      isMobile: true,
+      hasTouch: true,
+      geolocation: HERE,
+      permissions: ['geolocation'],
+      locale: 'vi-VN',
     });
     await phone.grantPermissions(['geolocation'], { origin: app.url });
     page = await phone.newPage();
@@ -78,9 +83,12 @@ describe('the field web app in a real browser', () => {
     expect(Math.max(...tabs)).toBeLessThanOrEqual(390);
   });
 
-  it('enrols a tree from photos, with the phone\'s location', async () => {
+  it("enrols a tree from photos, with the phone's location", async () => {
     await page.click('nav a[href="#/enrol"]');
-    await page.setInputFiles('form[name=enrol] input[type=file]', surface.slice(0, 3).map((b, i) => jpeg(`bark-${i}.jpg`, b)));
+    await page.setInputFiles(
+      'form[name=enrol] input[type=file]',
+      surface.slice(0, 3).map((b, i) => jpeg(`bark-${i}.jpg`, b)),
+    );
     await expect.poll(() => page.locator('.thumbs img').count()).toBe(3);
     await page.selectOption('select[name=species]', 'durian');
     await page.fill('input[name=farm_id]', 'vuon-1');
@@ -104,7 +112,12 @@ describe('the field web app in a real browser', () => {
     await page.route('**/api/identify', async (route) => {
       sent.push(route.request().postDataBuffer()?.length ?? 0);
       if (sent.length > 1) return route.continue();
-      return route.fulfill({ status: 429, headers: { 'Retry-After': '2' }, contentType: 'application/json', body: '{"ok":false,"error":"slow down","detail":"slow down"}' });
+      return route.fulfill({
+        status: 429,
+        headers: { 'Retry-After': '2' },
+        contentType: 'application/json',
+        body: '{"ok":false,"error":"slow down","detail":"slow down"}',
+      });
     });
     await page.click('form[name=identify] button[type=submit]');
     await page.locator('.wait', { hasText: 'Đang đợi 2 giây' }).waitFor();
@@ -115,7 +128,9 @@ describe('the field web app in a real browser', () => {
     expect(sent[1]).toBe(sent[0]);
     expect(sent[0]).toBeGreaterThan(surface[3]!.length);
     await page.unroute('**/api/identify');
-    await expect.poll(() => first.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0))).toEqual([true, true]);
+    await expect
+      .poll(() => first.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0)))
+      .toEqual([true, true]);
     expect(await first.locator('.likelihood').innerText()).toMatch(/chắc chắn|có thể|ít khả năng/);
     // The species in the app's language, never the catalogue id.
     expect(await first.locator('.likelihood').innerText()).toMatch(/^Sầu riêng · /);
@@ -123,11 +138,13 @@ describe('the field web app in a real browser', () => {
     await first.locator('button.choose').click();
     await page.getByText('Đã ghi nhận lựa chọn của bạn.').waitFor();
     const v = await app.container.db.query<{ verdict: string; correct_id: string }>(
-      'select v.verdict, v.correct_id from identify_verdicts v join accounts a on a.id = v.owner_id where a.username = $1', [username]);
+      'select v.verdict, v.correct_id from identify_verdicts v join accounts a on a.id = v.owner_id where a.username = $1',
+      [username],
+    );
     expect(v.rows).toEqual([{ verdict: 'correct', correct_id: treeId }]);
   });
 
-  it('shows the tree\'s timeline, publishes it, and opens /t/{code} with photos, a cell map and the anchor in words', async () => {
+  it("shows the tree's timeline, publishes it, and opens /t/{code} with photos, a cell map and the anchor in words", async () => {
     await page.click('.chosen a.button');
     await page.locator('.timeline li').first().waitFor();
     expect(await page.locator('.timeline li').count()).toBeGreaterThan(0);
@@ -151,13 +168,19 @@ describe('the field web app in a real browser', () => {
     const anchors = await app.container.db.query<{ n: number }>('select count(*)::int as n from anchors');
     expect(anchors.rows[0]!.n).toBeGreaterThan(0);
     await page.locator('.gallery img').first().waitFor();
-    await expect.poll(() => page.locator('.gallery img').evaluateAll((imgs) => imgs.every((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0))).toBe(true);
+    await expect
+      .poll(() =>
+        page.locator('.gallery img').evaluateAll((imgs) => imgs.every((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0)),
+      )
+      .toBe(true);
     expect(await page.locator('.gallery img').count()).toBe(3);
     expect(await page.locator('svg.cellmap rect.mine').count()).toBe(1);
     await page.locator('.timeline li').first().waitFor();
     // What the anchor is, in words: this server's own key, not a blockchain.
     // (Worded by the page, or by the server's own `anchor.text` where the resolve JSON carries it.)
-    expect(await page.locator('.anchor-words').innerText()).toMatch(/^Được ký (bằng|bởi) kh(oá|óa) của chính máy chủ này.*không phải .*blockchain/);
+    expect(await page.locator('.anchor-words').innerText()).toMatch(
+      /^Được ký (bằng|bởi) kh(oá|óa) của chính máy chủ này.*không phải .*blockchain/,
+    );
     await shots(page, '05-trace');
   });
 
@@ -167,7 +190,9 @@ describe('the field web app in a real browser', () => {
     await item.waitFor();
     expect(await item.innerText()).toContain('Sầu riêng số 1');
     expect(await item.innerText()).not.toContain('durian');
-    await expect.poll(() => item.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => item.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(0);
     await shots(page, '06-mine');
     await item.click();
     await page.fill('form[name=rename] input[name=name]', 'Sầu riêng đầu dốc');
@@ -177,7 +202,7 @@ describe('the field web app in a real browser', () => {
     expect(row.rows[0]!.name).toBe('Sầu riêng đầu dốc');
   });
 
-  it('logs a spray on the tree\'s page: the page says harvest is blocked until when, and the timeline gains it', async () => {
+  it("logs a spray on the tree's page: the page says harvest is blocked until when, and the timeline gains it", async () => {
     await page.goto(`${app.url}/TreeIdentity/#/tree/${encodeURIComponent(treeId)}`);
     const care = page.locator('section.care');
     await care.getByText('Không có thời gian cách ly nào đang chạy.').waitFor();
@@ -190,7 +215,9 @@ describe('the field web app in a real browser', () => {
     expect(await care.locator('.withdrawal').innerText()).toContain('Thuốc trừ sâu thử: 14 ngày');
     await expect.poll(() => page.locator('.timeline li').count()).toBe(before + 1);
     const rows = await app.container.db.query<{ product_name: string; days: number }>(
-      `select product_name, (withdrawal->>'interval_days')::int as days from care_entries where target_id = $1 and deleted_at is null`, [treeId]);
+      `select product_name, (withdrawal->>'interval_days')::int as days from care_entries where target_id = $1 and deleted_at is null`,
+      [treeId],
+    );
     expect(rows.rows).toEqual([{ product_name: 'Thuốc trừ sâu thử', days: 14 }]);
     await shot(page, 'phone-20-tree-care');
   });
@@ -202,7 +229,9 @@ describe('the field web app in a real browser', () => {
     await page.click('form[name=batch] button[type=submit]');
     await page.locator('progress').waitFor();
     await page.getByText('Lô đã xong.').waitFor({ timeout: 90_000 });
-    expect(await page.locator('progress').evaluate((p) => [(p as unknown as { value: number }).value, (p as unknown as { max: number }).max])).toEqual([3, 3]);
+    expect(
+      await page.locator('progress').evaluate((p) => [(p as unknown as { value: number }).value, (p as unknown as { max: number }).max]),
+    ).toEqual([3, 3]);
     expect(await page.locator('table.rows tbody tr').count()).toBe(3);
     await shots(page, '07-batch');
   }, 120_000);
@@ -213,7 +242,11 @@ describe('the field web app in a real browser', () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'vuon-1', zone: 'chuong-a', name: 'Bò Vàng' })) form.append(k, v);
     for (const [k, s] of cows.entries()) form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
-    const enrolled = await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, headers: { origin: app.url }, timeout: 60_000 });
+    const enrolled = await page.request.post(`${app.url}/api/animal/enroll`, {
+      multipart: form,
+      headers: { origin: app.url },
+      timeout: 60_000,
+    });
     expect(enrolled.status()).toBe(200);
 
     await page.click('nav a[href="#/population"]');

@@ -34,7 +34,7 @@ const WATCH_SENT = (path: string) => `(() => {
 })()`;
 const sentFiles = async (page: Page): Promise<string[][]> => page.evaluate('window.__sent');
 
-describe('identify one subject at a time, and the shopper\'s fruit lookup, in a real browser', () => {
+describe("identify one subject at a time, and the shopper's fruit lookup, in a real browser", () => {
   let app: TestApp;
   let browser: Browser;
   const surfaces: Record<string, Buffer[]> = {};
@@ -44,7 +44,13 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
     if (!existsSync('web/dist/view-shop.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
     app = await startTestApp({ env: { FRUIT_PUBLIC_PER_MIN: '10000' } });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-    for (const [name, seed] of [['a', 3931], ['b', 3932], ['peel-phone', 3933], ['peel-desktop', 3935], ['stranger', 3934]] as const) {
+    for (const [name, seed] of [
+      ['a', 3931],
+      ['b', 3932],
+      ['peel-phone', 3933],
+      ['peel-desktop', 3935],
+      ['stranger', 3934],
+    ] as const) {
       const s = await textureImage(seed, 384);
       surfaces[name] = [];
       for (let k = 1; k <= 4; k++) surfaces[name]!.push(await otherView(s, seed * 10 + k));
@@ -56,7 +62,12 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
   });
 
   async function newPage(size: keyof typeof SIZES): Promise<{ ctx: BrowserContext; page: Page }> {
-    const ctx = await browser.newContext({ viewport: SIZES[size], isMobile: size === 'phone', hasTouch: size === 'phone', locale: 'vi-VN' });
+    const ctx = await browser.newContext({
+      viewport: SIZES[size],
+      isMobile: size === 'phone',
+      hasTouch: size === 'phone',
+      locale: 'vi-VN',
+    });
     return { ctx, page: await ctx.newPage() };
   }
 
@@ -66,7 +77,10 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
       const farmer = await signup(app.url, `farmer_${size}`);
       const ids: Record<string, string> = {};
       for (const t of ['a', 'b']) {
-        const r = await api(app.url, 'POST', '/api/enroll', { body: photoForm(surfaces[t]!.slice(0, 2), { species: 'mango', name: `Cây ${t.toUpperCase()}` }), token: farmer.token });
+        const r = await api(app.url, 'POST', '/api/enroll', {
+          body: photoForm(surfaces[t]!.slice(0, 2), { species: 'mango', name: `Cây ${t.toUpperCase()}` }),
+          token: farmer.token,
+        });
         expect(r.status, r.text).toBe(200);
         ids[t] = r.json.tree_id;
       }
@@ -79,7 +93,9 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
         await page.click('button[name=login]');
         await page.locator('form[name=identify]').waitFor();
         let asked = 0;
-        page.on('response', (r) => { if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/identify') asked++; });
+        page.on('response', (r) => {
+          if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/identify') asked++;
+        });
         /** Waits for the n-th answer on screen; the photo names of every query sent so far. */
         const answered = async (n: number) => {
           await expect.poll(() => asked, { timeout: 30_000 }).toBe(n);
@@ -103,7 +119,8 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
         // The answer leaves the picker empty: nothing of tree B waits to be sent with the next photo.
         expect(await page.locator('form[name=identify] .thumbs img').count()).toBe(0);
         const second = await app.container.db.query<{ image_cids: string[]; result: { candidates: { individual_id: string }[] } }>(
-          'select image_cids, result from identify_queries where owner_id = $1 order by created_at desc limit 1', [farmer.id],
+          'select image_cids, result from identify_queries where owner_id = $1 order by created_at desc limit 1',
+          [farmer.id],
         );
         expect(second.rows[0]!.image_cids).toHaveLength(1);
         expect(await page.locator(`.candidate[data-id="${ids.b}"]`).count()).toBe(1);
@@ -115,7 +132,8 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
         expect((await answered(3))[2]).toEqual(['b-query.jpg', 'b-angle.jpg']);
         await expect.poll(async () => (await page.locator('.query-count').textContent()) ?? '', { timeout: 30_000 }).toContain('2 ảnh');
         const third = await app.container.db.query<{ image_cids: string[] }>(
-          'select image_cids from identify_queries where owner_id = $1 order by created_at desc limit 1', [farmer.id],
+          'select image_cids from identify_queries where owner_id = $1 order by created_at desc limit 1',
+          [farmer.id],
         );
         expect(third.rows[0]!.image_cids).toHaveLength(2);
         expect(third.rows[0]!.image_cids[0]).toBe(second.rows[0]!.image_cids[0]);
@@ -137,11 +155,18 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
     it(`${size}: a shopper with no account looks a fruit up by photo or code and reads the honest verdict`, async () => {
       // A grower publishes a tree and one fruit on it.
       const grower = await signup(app.url, `grower_${size}`);
-      const tree = await api(app.url, 'POST', '/api/enroll', { body: photoForm(surfaces.a!.slice(0, 2), { species: 'mango', lat: '10.03', lon: '105.78' }), token: grower.token });
+      const tree = await api(app.url, 'POST', '/api/enroll', {
+        body: photoForm(surfaces.a!.slice(0, 2), { species: 'mango', lat: '10.03', lon: '105.78' }),
+        token: grower.token,
+      });
       expect(tree.status, tree.text).toBe(200);
-      const code = (await api(app.url, 'POST', `/api/tree/${tree.json.tree_id}/publish`, { token: grower.token, form: {} })).json.code as string;
+      const code = (await api(app.url, 'POST', `/api/tree/${tree.json.tree_id}/publish`, { token: grower.token, form: {} })).json
+        .code as string;
       expect(code).toBeTruthy();
-      const fruit = await api(app.url, 'POST', '/api/fruit/enroll', { body: photoForm(surfaces[`peel-${size}`]!.slice(0, 2), { species: 'mango', name: `Xoài ${size}`, tree_id: tree.json.tree_id }), token: grower.token });
+      const fruit = await api(app.url, 'POST', '/api/fruit/enroll', {
+        body: photoForm(surfaces[`peel-${size}`]!.slice(0, 2), { species: 'mango', name: `Xoài ${size}`, tree_id: tree.json.tree_id }),
+        token: grower.token,
+      });
       expect(fruit.status, fruit.text).toBe(200);
       const fruitId = fruit.json.fruit_id as string;
       expect((await api(app.url, 'POST', `/api/fruit/${fruitId}/publish`, { token: grower.token })).status).toBe(200);
@@ -172,7 +197,16 @@ describe('identify one subject at a time, and the shopper\'s fruit lookup, in a 
         expect(await first.getAttribute('data-id')).toBe(fruitId);
         expect(await first.getAttribute('data-confidence')).toBe(same.verdict === 'match' ? 'match' : 'possible');
         expect(await first.locator('h3').textContent()).toContain(`Xoài ${size}`);
-        await expect.poll(() => first.locator('figure img').nth(1).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), { timeout: 30_000 }).toBeGreaterThan(0);
+        await expect
+          .poll(
+            () =>
+              first
+                .locator('figure img')
+                .nth(1)
+                .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+            { timeout: 30_000 },
+          )
+          .toBeGreaterThan(0);
         expect(await page.locator('.shop-answer .verdict').textContent()).toBe(same.message);
         await page.screenshot({ path: screenshotPath(`${size}-39-shop-published.png`), fullPage: true });
 

@@ -34,7 +34,11 @@ export async function ownRedis(): Promise<OwnRedis> {
   const port = await freePort();
   let proc: ChildProcess | null = null;
   const start = async () => {
-    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+    proc = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+      { stdio: 'ignore' },
+    );
     await until(() => tcpUp(port), 20_000, 50);
   };
   const stop = async () => {
@@ -46,7 +50,12 @@ export async function ownRedis(): Promise<OwnRedis> {
     proc = null;
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, start, stop, destroy: async () => (await stop(), await rm(dir, { recursive: true, force: true })) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    start,
+    stop,
+    destroy: async () => (await stop(), await rm(dir, { recursive: true, force: true })),
+  };
 }
 
 export interface OwnPostgres {
@@ -78,7 +87,9 @@ export async function ownPostgres(): Promise<OwnPostgres> {
     chownSync(data, uid, gid);
   }
   const run = (b: string, args: string[]) =>
-    execFileSync(asPg ? 'setpriv' : bin(b), asPg ? ['--reuid=postgres', '--regid=postgres', '--clear-groups', bin(b), ...args] : args, { stdio: 'pipe' });
+    execFileSync(asPg ? 'setpriv' : bin(b), asPg ? ['--reuid=postgres', '--regid=postgres', '--clear-groups', bin(b), ...args] : args, {
+      stdio: 'pipe',
+    });
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=60`;
   const start = async () => {
@@ -89,7 +100,12 @@ export async function ownPostgres(): Promise<OwnPostgres> {
     if (existsSync(path.join(data, 'postmaster.pid'))) run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
   };
   await start();
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, start, stop, destroy: async () => (await stop(), await rm(dir, { recursive: true, force: true })) };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start,
+    stop,
+    destroy: async () => (await stop(), await rm(dir, { recursive: true, force: true })),
+  };
 }
 
 export interface OwnS3 {
@@ -113,5 +129,10 @@ export async function ownS3(): Promise<OwnS3> {
     server = null;
   };
   await start();
-  return { endpoint: `http://127.0.0.1:${port}`, start, stop, destroy: async () => (await stop(), await rm(directory, { recursive: true, force: true })) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    start,
+    stop,
+    destroy: async () => (await stop(), await rm(directory, { recursive: true, force: true })),
+  };
 }

@@ -20,7 +20,11 @@ const photos = (seed: number, n: number) => Promise.all(Array.from({ length: n }
 const RESULTS = path.resolve(import.meta.dirname, '../../benchmarks/results/faults.json');
 
 async function enroll(url: string, token: string, files: Buffer[]) {
-  const r = await fetch(`${url}/api/enroll`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' }, body: photoForm(files, { species: 'durian', farm_id: 'farm-f' }) });
+  const r = await fetch(`${url}/api/enroll`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'accept-language': 'en' },
+    body: photoForm(files, { species: 'durian', farm_id: 'farm-f' }),
+  });
   return { status: r.status, retryAfter: r.headers.get('retry-after'), json: (await r.json()) as any };
 }
 
@@ -45,17 +49,33 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
   };
   const health = async () => (await api(url, 'GET', '/api/health')).json;
   const poll = (token: string, job: string) =>
-    until(async () => {
-      const j = await api(url, 'GET', `/api/jobs/${job}`, { token });
-      return j.json?.status === 'completed' || j.json?.status === 'failed' ? j.json : undefined;
-    }, 120_000, 200);
+    until(
+      async () => {
+        const j = await api(url, 'GET', `/api/jobs/${job}`, { token });
+        return j.json?.status === 'completed' || j.json?.status === 'failed' ? j.json : undefined;
+      },
+      120_000,
+      200,
+    );
 
   beforeAll(async () => {
     [redis, pg, s3] = await Promise.all([ownRedis(), ownPostgres(), ownS3()]);
     env = {
-      MODE: 'distributed', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', COMMIT: 'faults',
-      DATABASE_URL: pg.url, REDIS_URL: redis.url, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER',
-      S3_BUCKET: 'faults', JOB_WAIT_MS: '0', JOB_STALLED_MS: '10000', JOB_ATTEMPTS: '10', DATA_DIR: path.join(os.tmpdir(), `markless-faults-${process.pid}`),
+      MODE: 'distributed',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      COMMIT: 'faults',
+      DATABASE_URL: pg.url,
+      REDIS_URL: redis.url,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: 'S3RVER',
+      S3_SECRET_KEY: 'S3RVER',
+      S3_BUCKET: 'faults',
+      JOB_WAIT_MS: '0',
+      JOB_STALLED_MS: '10000',
+      JOB_ATTEMPTS: '10',
+      DATA_DIR: path.join(os.tmpdir(), `markless-faults-${process.pid}`),
       WORKER_CONCURRENCY: '1',
     };
     app = await start(env);
@@ -67,23 +87,42 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
     for (const w of workers) w.proc.kill('SIGKILL');
     await app?.stop().catch(() => undefined);
     await Promise.all([redis?.destroy(), pg?.destroy(), s3?.destroy()].map((p) => p?.catch(() => undefined)));
-    await writeFile(RESULTS, JSON.stringify({ ran_at: new Date().toISOString(), load_average: os.loadavg(), results: log }, null, 2) + '\n');
+    await writeFile(
+      RESULTS,
+      JSON.stringify({ ran_at: new Date().toISOString(), load_average: os.loadavg(), results: log }, null, 2) + '\n',
+    );
   });
 
   it('a worker killed mid-job: another worker finishes it, each row once', async () => {
     const user = await signup(url, 'fault');
     const r = await enroll(url, user.token, await photos(1, 8));
     expect(r.status).toBe(202);
-    await until(async () => (await api(url, 'GET', `/api/jobs/${r.json.job_id}`, { token: user.token })).json.status === 'active', 60_000, 20);
+    await until(
+      async () => (await api(url, 'GET', `/api/jobs/${r.json.job_id}`, { token: user.token })).json.status === 'active',
+      60_000,
+      20,
+    );
     workers[0]!.proc.kill('SIGKILL');
     await workers[0]!.exited;
     const t0 = Date.now();
     await startWorker();
     const done = await poll(user.token, r.json.job_id);
-    if (done.status !== 'completed') console.log('WORKER OUTPUT', workers.map((w) => w.output()).join('\n---\n').slice(-4000));
+    if (done.status !== 'completed')
+      console.log(
+        'WORKER OUTPUT',
+        workers
+          .map((w) => w.output())
+          .join('\n---\n')
+          .slice(-4000),
+      );
     expect(done).toMatchObject({ status: 'completed' });
     expect(await counts(app.container.db, done.result.individual_id)).toEqual({ individuals: 1, images: 8, descriptors: 8 });
-    log.push({ fault: 'worker SIGKILL mid-job', recovered_ms: Date.now() - t0, attempts: done.attempts, rows: '1 individual, 8 images, 8 descriptors' });
+    log.push({
+      fault: 'worker SIGKILL mid-job',
+      recovered_ms: Date.now() - t0,
+      attempts: done.attempts,
+      rows: '1 individual, 8 images, 8 descriptors',
+    });
   }, 300_000);
 
   it('Redis restarted: 503 + Retry-After while down, health says redis, queued jobs finish after', async () => {
@@ -123,7 +162,12 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
     const done = await poll(user.token, queued.json.job_id);
     expect(done).toMatchObject({ status: 'completed' });
     expect(await counts(app.container.db, done.result.individual_id)).toEqual({ individuals: 1, images: 6, descriptors: 6 });
-    log.push({ fault: 'PostgreSQL restart', during: { status: during.status, retry_after: during.headers.get('retry-after') }, recovered_ms: Date.now() - t0, attempts: done.attempts });
+    log.push({
+      fault: 'PostgreSQL restart',
+      during: { status: during.status, retry_after: during.headers.get('retry-after') },
+      recovered_ms: Date.now() - t0,
+      attempts: done.attempts,
+    });
   }, 300_000);
 
   it('S3 stopped for 10 s: 503 while down, health says blobs, no partial rows, uploads work after', async () => {
@@ -145,6 +189,10 @@ describe('fault tests (distributed mode, own Redis, PostgreSQL and S3)', () => {
     const done = await poll(user.token, after.json.job_id);
     expect(done).toMatchObject({ status: 'completed' });
     expect(await counts(app.container.db, done.result.individual_id)).toEqual({ individuals: 1, images: 2, descriptors: 2 });
-    log.push({ fault: 'S3 stopped 10 s', during: { status: during.status, retry_after: during.retryAfter }, recovered_ms: Date.now() - t0 });
+    log.push({
+      fault: 'S3 stopped 10 s',
+      during: { status: during.status, retry_after: during.retryAfter },
+      recovered_ms: Date.now() - t0,
+    });
   }, 300_000);
 });

@@ -15,7 +15,10 @@ import { datasetForm, datasetRoot } from '../support/datasets.js';
 const ROOT = datasetRoot('apple-dev');
 const PROTOCOL = path.join(ROOT, 'protocol.json');
 
-interface Protocol { gallery: { id: string; path: string }[]; queries: { expect: string | null; path: string }[] }
+interface Protocol {
+  gallery: { id: string; path: string }[];
+  queries: { expect: string | null; path: string }[];
+}
 
 const form = (files: string[], fields: Record<string, string> = {}) => datasetForm(ROOT, files, fields);
 
@@ -71,7 +74,9 @@ describe.skipIf(!existsSync(PROTOCOL))('real photos: apple-dev through the HTTP 
         else wrongMatches.push(q.path);
       }
     }
-    console.log(`apple-dev: ${p.queries.length} queries (${enrolled} enrolled), verdicts ${JSON.stringify(verdicts)}, right apple first ${rightFirst}, right match ${rightMatch}`);
+    console.log(
+      `apple-dev: ${p.queries.length} queries (${enrolled} enrolled), verdicts ${JSON.stringify(verdicts)}, right apple first ${rightFirst}, right match ${rightMatch}`,
+    );
     // Measured 37 of 48 (77.1%) with bench:accuracy; AKAZE, before pipeline p4, ranked 26 (54.2%).
     // Refused photos count against it: the share is of every enrolled apple's query.
     expect(rightFirst / enrolled).toBeGreaterThanOrEqual(0.65);

@@ -14,19 +14,29 @@ const ROOT = datasetRoot('holstein-dev');
 const COWS = 12;
 const PER_COW = 3;
 
-interface Protocol { gallery: { id: string; path: string }[]; queries: { expect: string; path: string }[] }
+interface Protocol {
+  gallery: { id: string; path: string }[];
+  queries: { expect: string; path: string }[];
+}
 
 /** Twelve cows spread over the identities (sorted, so every run picks the same), each with a held-back query. */
 function pick(p: Protocol) {
-  const ids = [...new Set(p.gallery.map((g) => g.id))].sort()
+  const ids = [...new Set(p.gallery.map((g) => g.id))]
+    .sort()
     .filter((id) => p.gallery.filter((g) => g.id === id).length >= PER_COW && p.queries.some((q) => q.expect === id));
   const step = ids.length / COWS;
   return Array.from({ length: COWS }, (_, i) => ids[Math.floor(i * step)]!).map((id) => ({
     id,
-    enrol: p.gallery.filter((g) => g.id === id).slice(0, PER_COW).map((g) => g.path),
+    enrol: p.gallery
+      .filter((g) => g.id === id)
+      .slice(0, PER_COW)
+      .map((g) => g.path),
     query: p.queries.find((q) => q.expect === id)!.path,
     // Two further held-back photos, asked as one several-photo query.
-    pair: p.queries.filter((q) => q.expect === id).slice(1, 3).map((q) => q.path),
+    pair: p.queries
+      .filter((q) => q.expect === id)
+      .slice(1, 3)
+      .map((q) => q.path),
   }));
 }
 
@@ -51,7 +61,10 @@ describe.skipIf(!existsSync(path.join(ROOT, 'protocol.json')))('real photos: hol
     let accepted = 0;
     const refusals: unknown[] = [];
     for (const cow of cows) {
-      const r = await api(app.url, 'POST', '/api/animal/enroll', { token: owner.token, body: form(cow.enrol, { species: 'cattle', farm_id: 'holstein', name: cow.id }) });
+      const r = await api(app.url, 'POST', '/api/animal/enroll', {
+        token: owner.token,
+        body: form(cow.enrol, { species: 'cattle', farm_id: 'holstein', name: cow.id }),
+      });
       sent += cow.enrol.length;
       if (r.status === 200) {
         accepted += r.json.images.length;
@@ -74,7 +87,10 @@ describe.skipIf(!existsSync(path.join(ROOT, 'protocol.json')))('real photos: hol
     for (const cow of cows) {
       const did = didOf.get(cow.id);
       if (!did) continue;
-      const r = await api(app.url, 'POST', '/api/animal/identify', { token: owner.token, body: form([cow.query], { farm_id: 'holstein' }) });
+      const r = await api(app.url, 'POST', '/api/animal/identify', {
+        token: owner.token,
+        body: form([cow.query], { farm_id: 'holstein' }),
+      });
       expect(r.status, JSON.stringify(r.json)).toBe(200);
       verdicts[r.json.verdict] = (verdicts[r.json.verdict] ?? 0) + 1;
       // Review always shows several of the closest cows, each with its photos.

@@ -13,13 +13,18 @@ export interface Shot {
  * (animal enrolment refuses photos without one), tried shot by shot in a fixed order, so the
  * same photos come back on every run. Throws when too few of the first `tries` shots qualify.
  */
-export async function detectableShots(coat: number, n: number, opts: { minScore?: number; label?: string; tries?: number } = {}): Promise<Shot[]> {
+export async function detectableShots(
+  coat: number,
+  n: number,
+  opts: { minScore?: number; label?: string; tries?: number } = {},
+): Promise<Shot[]> {
   const det = await loadDetector();
   const out: Shot[] = [];
   for (let shot = 0; shot < (opts.tries ?? 40) && out.length < n; shot++) {
     const photo = await animalScene({ coat, shot, dx: ((shot * 37) % 81) - 40 });
     const [best] = await det.detect(new Uint8Array(photo), { classes: ANIMAL_CLASS_IDS, minScore: 0.05 });
-    if (best && best.score >= (opts.minScore ?? 0.35) && (!opts.label || best.label === opts.label)) out.push({ photo, label: best.label, score: best.score });
+    if (best && best.score >= (opts.minScore ?? 0.35) && (!opts.label || best.label === opts.label))
+      out.push({ photo, label: best.label, score: best.score });
   }
   if (out.length < n) throw new Error(`coat ${coat}: only ${out.length} of ${n} detectable shots`);
   return out;

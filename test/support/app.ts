@@ -31,10 +31,17 @@ export async function distributedBackends(): Promise<{ env: Record<string, strin
   const s3 = await startS3();
   const db = await createTestDatabase({ migrated: true });
   return {
-    s3, drop: db.drop,
+    s3,
+    drop: db.drop,
     env: {
-      DATABASE_URL: db.url, REDIS_URL, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: uniqueName('bucket-'), QUEUE_NAME: uniqueName('q'), REDIS_PREFIX: uniqueName('t'),
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      S3_BUCKET: uniqueName('bucket-'),
+      QUEUE_NAME: uniqueName('q'),
+      REDIS_PREFIX: uniqueName('t'),
     },
   };
 }
@@ -44,7 +51,11 @@ export async function distributedBackends(): Promise<{ env: Record<string, strin
  * (distributedBackends), then `extra` over both; `release` closes those backends. An app on
  * PGlite whose data folder has no database yet gets a migrated one copied in (template.ts).
  */
-export async function modeEnv(mode: Mode, base: Record<string, string>, extra: Record<string, string> = {}): Promise<{ env: Record<string, string>; release: () => Promise<void> }> {
+export async function modeEnv(
+  mode: Mode,
+  base: Record<string, string>,
+  extra: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; release: () => Promise<void> }> {
   const env = { ...base };
   let release = async (): Promise<void> => {};
   if (mode === 'distributed') {
@@ -65,14 +76,20 @@ export async function modeEnv(mode: Mode, base: Record<string, string>, extra: R
  * process. Distributed: a fresh database on the machine's PostgreSQL, BullMQ on its Redis, an
  * s3rver bucket, and a worker with its own connections.
  */
-export async function startTestApp(opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean; dataDir?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean; dataDir?: string } = {},
+): Promise<TestApp> {
   const mode = opts.mode ?? 'embedded';
   // A caller-given data folder outlives this app (restart tests); one we make is removed at stop.
   // The learning loop stays off unless a test turns it on (LEARN_AFTER_NEW): a training job
   // started behind another test's back would share its queues and its two cores.
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'markless-test-')));
-  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test', LEARN_AFTER_NEW: '0' }, opts.env);
+  const { env, release } = await modeEnv(
+    mode,
+    { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test', LEARN_AFTER_NEW: '0' },
+    opts.env,
+  );
   const app = await start(env);
   let worker: Container | undefined;
   if (mode === 'distributed' && opts.worker !== false) {
@@ -82,7 +99,10 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
   const { port } = app.server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    mode, env, container: app.container, worker,
+    mode,
+    env,
+    container: app.container,
+    worker,
     async stop() {
       await app.stop();
       await worker?.close();
@@ -93,7 +113,18 @@ export async function startTestApp(opts: { mode?: Mode; env?: Record<string, str
 }
 
 /** JSON request helper: returns status, headers and parsed body. */
-export async function api(base: string, method: string, p: string, opts: { token?: string; json?: unknown; form?: Record<string, string>; body?: RequestInit['body']; headers?: Record<string, string> } = {}) {
+export async function api(
+  base: string,
+  method: string,
+  p: string,
+  opts: {
+    token?: string;
+    json?: unknown;
+    form?: Record<string, string>;
+    body?: RequestInit['body'];
+    headers?: Record<string, string>;
+  } = {},
+) {
   // Error bodies carry the request id; a fixed one keeps "not yours" and "missing" byte-comparable.
   const headers: Record<string, string> = { 'x-request-id': 'test-request-id', ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;

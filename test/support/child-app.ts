@@ -21,21 +21,31 @@ export interface ChildApp {
 export async function startChildApp(mode: Mode, extra: Record<string, string> = {}): Promise<ChildApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-child-'));
   const port = await freePort();
-  const { env, release } = await modeEnv(mode, { MODE: mode, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', COMMIT: 'test', LEARN_AFTER_NEW: '0' }, extra);
+  const { env, release } = await modeEnv(
+    mode,
+    { MODE: mode, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', COMMIT: 'test', LEARN_AFTER_NEW: '0' },
+    extra,
+  );
   const child = spawnEntry('api/src/main.ts', env);
   const url = `http://127.0.0.1:${port}`;
   const exited = child.exited.then(() => true);
   let gone = false;
   void exited.then(() => (gone = true));
-  await until(async () => {
-    if (gone) throw new Error(`the API exited while starting:\n${child.output()}`);
-    return (await fetch(`${url}/api/health`)).ok;
-  }, 90_000, 200).catch((e) => {
+  await until(
+    async () => {
+      if (gone) throw new Error(`the API exited while starting:\n${child.output()}`);
+      return (await fetch(`${url}/api/health`)).ok;
+    },
+    90_000,
+    200,
+  ).catch((e) => {
     if (gone) throw new Error(`the API exited while starting:\n${child.output()}`);
     throw e;
   });
   return {
-    url, child, env,
+    url,
+    child,
+    env,
     alive: () => !gone && child.proc.exitCode === null && child.proc.signalCode === null,
     async stop() {
       if (!gone) {

@@ -2,16 +2,25 @@ import sharp from 'sharp';
 import { api, type TestApp } from './app.js';
 import { otherView, textureImage } from './images.js';
 
-export interface SseEvent { event: string; data: any }
+export interface SseEvent {
+  event: string;
+  data: any;
+}
 
 /** Parse a whole `text/event-stream` body into its events. */
 export function parseSse(text: string): SseEvent[] {
-  return text.split(/\n\n+/).filter((b) => b.trim() && !b.startsWith(':')).map((block) => {
-    const lines = block.split('\n');
-    const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-    const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-    return { event, data: data ? JSON.parse(data) : null };
-  });
+  return text
+    .split(/\n\n+/)
+    .filter((b) => b.trim() && !b.startsWith(':'))
+    .map((block) => {
+      const lines = block.split('\n');
+      const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
+      const data = lines
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
+      return { event, data: data ? JSON.parse(data) : null };
+    });
 }
 
 /** Follow a batch's event stream to its end; resolves with the events and the response headers. */

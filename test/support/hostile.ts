@@ -136,7 +136,12 @@ export function pngBomb(side: number): Buffer {
   ihdr[9] = 0; // greyscale
   const raw = Buffer.alloc((side + 1) * side); // each row: filter byte 0, then zeros
   const idat = deflateSync(raw, { level: 9 });
-  return Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), pngChunk('IHDR', ihdr), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', idat),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** An MP4 with a small first video stream and a `big`×`bigH` second one (one second, one frame a second). */
@@ -145,10 +150,28 @@ export async function clipWithHugeSecondStream(big = 7680, bigH = 4320): Promise
   try {
     const out = path.join(dir, 'two.mp4');
     execFileSync('ffmpeg', [
-      '-loglevel', 'error',
-      '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=2:duration=1',
-      '-f', 'lavfi', '-i', `color=c=gray:size=${big}x${bigH}:rate=1:duration=1`,
-      '-map', '0:v', '-map', '1:v', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-y', out,
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=320x240:rate=2:duration=1',
+      '-f',
+      'lavfi',
+      '-i',
+      `color=c=gray:size=${big}x${bigH}:rate=1:duration=1`,
+      '-map',
+      '0:v',
+      '-map',
+      '1:v',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      out,
     ]);
     return await readFile(out);
   } finally {

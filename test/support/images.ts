@@ -27,7 +27,9 @@ export async function textureImage(seed: number, size = 512): Promise<Buffer> {
       for (let c = 0; c < 3; c++) px[i + c] = Math.max(0, Math.min(255, base[c]! + v));
     }
   }
-  return sharp(px, { raw: { width: size, height: size, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  return sharp(px, { raw: { width: size, height: size, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
 }
 
 /** Another view of the same surface: a crop, a slight rotation and a brightness change. */
@@ -56,7 +58,9 @@ export function photoForm(photos: Buffer[], fields: Record<string, string> = {})
 
 /** A uniform grey frame: what a covered lens or a blank wall gives. */
 export function blankImage(size = 480): Promise<Buffer> {
-  return sharp({ create: { width: size, height: size, channels: 3, background: { r: 128, g: 128, b: 128 } } }).jpeg().toBuffer();
+  return sharp({ create: { width: size, height: size, channels: 3, background: { r: 128, g: 128, b: 128 } } })
+    .jpeg()
+    .toBuffer();
 }
 
 /** A flower: smooth petals around a disc on a green ground. Not a kind the service identifies. */
@@ -76,9 +80,17 @@ export function flowerImage(seed: number, size = 480): Promise<Buffer> {
 /** Processed goods: a printed carton with a label, bars of "text" and a barcode. */
 export function packageImage(seed: number, size = 480): Promise<Buffer> {
   const r = rng(seed);
-  const lines = Array.from({ length: 6 }, (_, k) => `<rect x="${size * 0.2}" y="${size * (0.45 + k * 0.05)}" width="${size * (0.3 + r() * 0.3)}" height="${size * 0.02}" fill="#222"/>`).join('');
-  const bars = Array.from({ length: 30 }, (_, k) => `<rect x="${size * 0.2 + k * 6}" y="${size * 0.8}" width="${1 + Math.floor(r() * 3)}" height="${size * 0.1}" fill="#000"/>`).join('');
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><rect width="100%" height="100%" fill="#d8d0c0"/>` +
+  const lines = Array.from(
+    { length: 6 },
+    (_, k) =>
+      `<rect x="${size * 0.2}" y="${size * (0.45 + k * 0.05)}" width="${size * (0.3 + r() * 0.3)}" height="${size * 0.02}" fill="#222"/>`,
+  ).join('');
+  const bars = Array.from(
+    { length: 30 },
+    (_, k) => `<rect x="${size * 0.2 + k * 6}" y="${size * 0.8}" width="${1 + Math.floor(r() * 3)}" height="${size * 0.1}" fill="#000"/>`,
+  ).join('');
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><rect width="100%" height="100%" fill="#d8d0c0"/>` +
     `<rect x="${size * 0.15}" y="${size * 0.1}" width="${size * 0.7}" height="${size * 0.85}" fill="#f4f1e8" stroke="#b03020" stroke-width="8"/>` +
     `<rect x="${size * 0.2}" y="${size * 0.15}" width="${size * 0.6}" height="${size * 0.2}" fill="#b03020"/>${lines}${bars}</svg>`;
   return sharp(Buffer.from(svg)).jpeg({ quality: 90 }).toBuffer();

@@ -19,8 +19,20 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 /** The lines of a label in Vietnamese or English, like a real pesticide or veterinary pack. */
 export function labelLines(spec: Pick<LabelSpec, 'lang' | 'ingredient' | 'brand'>, dose: string): string[] {
   return spec.lang === 'vi'
-    ? [spec.brand.toUpperCase(), `Hoạt chất: ${spec.ingredient} ${dose}`, 'Thuốc trừ sâu dạng hạt', 'Đọc kỹ hướng dẫn trước khi dùng', 'Thời gian cách ly: 14 ngày']
-    : [spec.brand.toUpperCase(), `Active ingredient: ${spec.ingredient} ${dose}`, 'Insecticide granules', 'Read the label before use', 'Pre-harvest interval: 14 days'];
+    ? [
+        spec.brand.toUpperCase(),
+        `Hoạt chất: ${spec.ingredient} ${dose}`,
+        'Thuốc trừ sâu dạng hạt',
+        'Đọc kỹ hướng dẫn trước khi dùng',
+        'Thời gian cách ly: 14 ngày',
+      ]
+    : [
+        spec.brand.toUpperCase(),
+        `Active ingredient: ${spec.ingredient} ${dose}`,
+        'Insecticide granules',
+        'Read the label before use',
+        'Pre-harvest interval: 14 days',
+      ];
 }
 
 /**
@@ -34,19 +46,60 @@ export async function labelImage(spec: LabelSpec): Promise<Buffer> {
   const W = 1000;
   const H = 120 + lines.length * 78;
   const text = lines
-    .map((l, i) => `<text x="50" y="${110 + i * 78}" font-family="DejaVu Sans" font-size="${i === 0 ? 54 : 40}" font-weight="${i === 0 ? 'bold' : 'normal'}" fill="#111">${esc(l)}</text>`)
+    .map(
+      (l, i) =>
+        `<text x="50" y="${110 + i * 78}" font-family="DejaVu Sans" font-size="${i === 0 ? 54 : 40}" font-weight="${i === 0 ? 'bold' : 'normal'}" fill="#111">${esc(l)}</text>`,
+    )
     .join('');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="#f4f1e6"/><rect x="15" y="15" width="${W - 30}" height="${H - 30}" fill="none" stroke="#2a6" stroke-width="6"/>${text}</svg>`;
-  const turned = await sharp(Buffer.from(svg)).rotate(spec.angle, { background: '#d8d2c0' }).blur(spec.blur > 0.3 ? spec.blur : undefined).raw().toBuffer({ resolveWithObject: true });
+  const turned = await sharp(Buffer.from(svg))
+    .rotate(spec.angle, { background: '#d8d2c0' })
+    .blur(spec.blur > 0.3 ? spec.blur : undefined)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const { data, info } = turned;
   for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i]! + (r() - 0.5) * 2 * spec.noise));
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 /** Banned ingredients printed on generated labels, in the spellings a pack really uses. */
 export const LABEL_INGREDIENTS: Record<'vi' | 'en', string[]> = {
-  vi: ['Cacbofuran', 'Endosulfan', 'Paraquat', 'Methamidophos', 'Triclorfon', 'Fipronil', 'Carbendazim', 'Glyphosat', 'Cloramphenicol', 'Xanh malachite', 'Furazolidon', 'Lindan', 'Ractopamin', 'Salbutamol', 'Monocrotophos'],
-  en: ['Carbofuran', 'Endosulfan', 'Paraquat dichloride', 'Methamidophos', 'Trichlorfon', 'Fipronil', 'Carbendazim', 'Glyphosate', 'Chloramphenicol', 'Malachite green', 'Furazolidone', 'Lindane', 'Ractopamine', 'Clenbuterol', 'Chlorpyrifos'],
+  vi: [
+    'Cacbofuran',
+    'Endosulfan',
+    'Paraquat',
+    'Methamidophos',
+    'Triclorfon',
+    'Fipronil',
+    'Carbendazim',
+    'Glyphosat',
+    'Cloramphenicol',
+    'Xanh malachite',
+    'Furazolidon',
+    'Lindan',
+    'Ractopamin',
+    'Salbutamol',
+    'Monocrotophos',
+  ],
+  en: [
+    'Carbofuran',
+    'Endosulfan',
+    'Paraquat dichloride',
+    'Methamidophos',
+    'Trichlorfon',
+    'Fipronil',
+    'Carbendazim',
+    'Glyphosate',
+    'Chloramphenicol',
+    'Malachite green',
+    'Furazolidone',
+    'Lindane',
+    'Ractopamine',
+    'Clenbuterol',
+    'Chlorpyrifos',
+  ],
 };
 
 const BRANDS = ['Agro Star', 'Nong Phat', 'Green Field', 'Mekong Care', 'Sao Vang', 'Delta Farm'];
@@ -57,7 +110,12 @@ export function labelSpec(i: number): LabelSpec {
   const lang = i % 2 === 0 ? 'vi' : 'en';
   const pool = LABEL_INGREDIENTS[lang];
   return {
-    seed: i, lang, ingredient: pool[i % pool.length]!, brand: BRANDS[Math.floor(r() * BRANDS.length)]!,
-    angle: Math.round((r() - 0.5) * 24 * 10) / 10, noise: Math.round(10 + r() * 30), blur: Math.round((0.3 + r() * 1.4) * 10) / 10,
+    seed: i,
+    lang,
+    ingredient: pool[i % pool.length]!,
+    brand: BRANDS[Math.floor(r() * BRANDS.length)]!,
+    angle: Math.round((r() - 0.5) * 24 * 10) / 10,
+    noise: Math.round(10 + r() * 30),
+    blur: Math.round((0.3 + r() * 1.4) * 10) / 10,
   };
 }

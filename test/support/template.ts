@@ -19,13 +19,20 @@ import { createPostgresDatabase } from '../../shared/src/adapters/db/postgres.ad
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MIGRATIONS = path.join(ROOT, 'shared/src/db/migrations');
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 /** Names the migrated state: the migration files and the PGlite build that wrote the folder. */
 async function templateKey(): Promise<string> {
   const h = createHash('sha256');
   for (const f of (await readdir(MIGRATIONS)).filter((f) => f.endsWith('.sql')).sort()) {
-    h.update(f).update('\0').update(await readFile(path.join(MIGRATIONS, f))).update('\0');
+    h.update(f)
+      .update('\0')
+      .update(await readFile(path.join(MIGRATIONS, f)))
+      .update('\0');
   }
   h.update(await readFile(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
   return h.digest('hex').slice(0, 16);

@@ -12,8 +12,20 @@ export async function syntheticClip(seconds: number, width = 320, height = 240, 
   try {
     const out = path.join(dir, 'clip.mp4');
     execFileSync('ffmpeg', [
-      '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-y', out,
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      out,
     ]);
     return await readFile(out);
   } finally {

@@ -32,7 +32,8 @@ for (const file of ['Dockerfile', 'Dockerfile.gpu']) {
   const final = stages.at(-1);
   if (stages.length < 2) problems.push(`${file}: not multi-stage`);
   if (!/^USER (?!root\b|0\b)\S+/m.test(final)) problems.push(`${file}: final stage does not switch to a non-root USER`);
-  if (/\b(g\+\+|gcc|make|build-essential|python3)\b/.test(final.replace(/^#.*$/gm, ''))) problems.push(`${file}: final stage installs build tools`);
+  if (/\b(g\+\+|gcc|make|build-essential|python3)\b/.test(final.replace(/^#.*$/gm, '')))
+    problems.push(`${file}: final stage installs build tools`);
   if (/npm (ci|install)/.test(final.replace(/^#.*$/gm, ''))) problems.push(`${file}: final stage runs npm install`);
   ok.push(`${file}: dockerfilelint ${issues.length} issue(s); ${stages.length} stages; final stage non-root, no build tools`);
 }
@@ -74,8 +75,10 @@ for (const file of walk(path.join(root, 'k8s')).filter((f) => f.endsWith('.yaml'
     if (obj.kind === 'Deployment') {
       deployments.add(obj.metadata.name);
       const labels = obj.spec.template.metadata.labels;
-      for (const [k, v] of Object.entries(obj.spec.selector.matchLabels)) if (labels[k] !== v) problems.push(`${rel}: ${obj.metadata.name} selector does not match its pod labels`);
-      for (const c of obj.spec.template.spec.containers) if (!c.readinessProbe) problems.push(`${rel}: ${obj.metadata.name}/${c.name} has no readinessProbe`);
+      for (const [k, v] of Object.entries(obj.spec.selector.matchLabels))
+        if (labels[k] !== v) problems.push(`${rel}: ${obj.metadata.name} selector does not match its pod labels`);
+      for (const c of obj.spec.template.spec.containers)
+        if (!c.readinessProbe) problems.push(`${rel}: ${obj.metadata.name}/${c.name} has no readinessProbe`);
     }
     if (obj.kind === 'ScaledObject') targets.push([rel, obj.spec.scaleTargetRef.name]);
     if (obj.kind === 'HorizontalPodAutoscaler') targets.push([rel, obj.spec.scaleTargetRef.name]);
@@ -86,8 +89,10 @@ for (const [rel, t] of targets) if (!deployments.has(t)) problems.push(`${rel}: 
 // --- docker-compose.yml ---
 const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
 for (const [name, svc] of Object.entries(compose.services)) {
-  if (svc.build && !existsSync(path.join(root, svc.build.context ?? '.', svc.build.dockerfile ?? 'Dockerfile'))) problems.push(`docker-compose.yml: ${name} builds a missing Dockerfile`);
-  if (/setup\.sh|npm (ci|install)|apt-get/.test(JSON.stringify(svc.command ?? ''))) problems.push(`docker-compose.yml: ${name} installs at start`);
+  if (svc.build && !existsSync(path.join(root, svc.build.context ?? '.', svc.build.dockerfile ?? 'Dockerfile')))
+    problems.push(`docker-compose.yml: ${name} builds a missing Dockerfile`);
+  if (/setup\.sh|npm (ci|install)|apt-get/.test(JSON.stringify(svc.command ?? '')))
+    problems.push(`docker-compose.yml: ${name} installs at start`);
 }
 ok.push(`docker-compose.yml: ${Object.keys(compose.services).length} services parse; builds name existing Dockerfiles`);
 

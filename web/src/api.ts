@@ -52,16 +52,29 @@ async function followJob(poll: string): Promise<Answer> {
  * holds or shows a token. A 429 is waited out and the same body (photos included) sent again,
  * the wait shown on screen (onRateWait) from the first 429 until the call is answered.
  */
-export async function call<T = any>(method: string, path: string, body?: FormData | Record<string, unknown> | URLSearchParams, opts: { key?: string; queue?: boolean } = {}): Promise<Answer<T>> {
+export async function call<T = any>(
+  method: string,
+  path: string,
+  body?: FormData | Record<string, unknown> | URLSearchParams,
+  opts: { key?: string; queue?: boolean } = {},
+): Promise<Answer<T>> {
   let waited = false;
   try {
-    return await send<T>(method, path, body, opts, () => { waited = true; });
+    return await send<T>(method, path, body, opts, () => {
+      waited = true;
+    });
   } finally {
     if (waited) waitListeners.forEach((l) => l(null));
   }
 }
 
-async function send<T>(method: string, path: string, body: FormData | Record<string, unknown> | URLSearchParams | undefined, opts: { key?: string; queue?: boolean }, onWait: () => void): Promise<Answer<T>> {
+async function send<T>(
+  method: string,
+  path: string,
+  body: FormData | Record<string, unknown> | URLSearchParams | undefined,
+  opts: { key?: string; queue?: boolean },
+  onWait: () => void,
+): Promise<Answer<T>> {
   const headers: Record<string, string> = { 'Accept-Language': currentLang() };
   // Every write carries one key for all its attempts (429 waits, offline replays): the server
   // answers a repeat with the first result instead of doing it twice.
@@ -110,7 +123,8 @@ export function errorText(a: Answer): string {
   const j = a.json;
   if (j?.code === 'photos_refused' && Array.isArray(j.refused)) {
     const files = (j.refused as { index: number; filename?: string; reasons: string[] }[])
-      .map((x) => `${x.filename || `#${x.index + 1}`} (${x.reasons.map(reasonText).join(', ')})`).join('; ');
+      .map((x) => `${x.filename || `#${x.index + 1}`} (${x.reasons.map(reasonText).join(', ')})`)
+      .join('; ');
     return t('photos_refused', { n: j.refused.length, files });
   }
   if (j?.code === 'already_enrolled' && j.existing) return `${t('already_title')} ${j.existing.name ?? j.existing.animal_did}`;

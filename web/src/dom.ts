@@ -9,7 +9,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
   for (const [k, v] of Object.entries(attrs)) {
     if (v == null || v === false) continue;
     if (typeof v === 'function') el.addEventListener(k.replace(/^on/, ''), (e) => void v(e)?.catch(reportError));
-    else if (k in el && typeof (el as unknown as Record<string, unknown>)[k] !== 'function' && k !== 'list') (el as unknown as Record<string, unknown>)[k] = v;
+    else if (k in el && typeof (el as unknown as Record<string, unknown>)[k] !== 'function' && k !== 'list')
+      (el as unknown as Record<string, unknown>)[k] = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);

@@ -13,7 +13,8 @@ export function cellOf(hash: string): [number, number, number, number] {
     for (let bit = 4; bit >= 0; bit--) {
       const range = even ? lon : lat;
       const mid = (range[0] + range[1]) / 2;
-      if ((v >> bit) & 1) range[0] = mid; else range[1] = mid;
+      if ((v >> bit) & 1) range[0] = mid;
+      else range[1] = mid;
       even = !even;
     }
   }

@@ -20,14 +20,20 @@ const TEXT = {
   username: ['Tên đăng nhập', 'Username'],
   password: ['Mật khẩu', 'Password'],
   signed_in_as: ['Đang dùng tài khoản', 'Signed in as'],
-  auth_intro: ['Đăng nhập để nhận dạng và quản lý cây, quả, vật nuôi của bạn.', 'Sign in to identify and manage your trees, fruit and animals.'],
+  auth_intro: [
+    'Đăng nhập để nhận dạng và quản lý cây, quả, vật nuôi của bạn.',
+    'Sign in to identify and manage your trees, fruit and animals.',
+  ],
   kind: ['Loại', 'Kind'],
   kind_tree: ['Cây', 'Tree'],
   kind_fruit: ['Quả', 'Fruit'],
   kind_animal: ['Vật nuôi', 'Animal'],
   photos: ['Ảnh', 'Photos'],
   take_photos: ['Chụp hoặc chọn ảnh', 'Take or choose photos'],
-  photos_hint: ['Chụp bề mặt (vỏ cây, vỏ quả, lông) gần và rõ, vài góc khác nhau.', 'Photograph the surface (bark, peel, coat) close and sharp, from a few angles.'],
+  photos_hint: [
+    'Chụp bề mặt (vỏ cây, vỏ quả, lông) gần và rõ, vài góc khác nhau.',
+    'Photograph the surface (bark, peel, coat) close and sharp, from a few angles.',
+  ],
   farm: ['Mã trang trại', 'Farm id'],
   species: ['Loài', 'Species'],
   name: ['Tên', 'Name'],
@@ -107,17 +113,32 @@ const TEXT = {
   zone_not_counted: ['chưa đếm', 'not counted'],
   latest: ['Lần đếm gần nhất', 'Latest count'],
   batch_title: ['Nhận dạng lô quả', 'Identify a fruit batch'],
-  batch_hint: ['Chọn nhiều ảnh quả (hoặc một tệp zip). Tiến độ hiện trực tiếp.', 'Choose many fruit photos (or one zip file). Progress shows live.'],
+  batch_hint: [
+    'Chọn nhiều ảnh quả (hoặc một tệp zip). Tiến độ hiện trực tiếp.',
+    'Choose many fruit photos (or one zip file). Progress shows live.',
+  ],
   archive: ['Tệp zip (tuỳ chọn)', 'Zip archive (optional)'],
   start_batch: ['Bắt đầu', 'Start'],
   batch_done: ['Lô đã xong.', 'The batch is done.'],
   download_csv: ['Tải CSV', 'Download CSV'],
   file: ['Tệp', 'File'],
   result: ['Kết quả', 'Result'],
-  waiting_retry: ['Có quá nhiều yêu cầu trong một lúc. Đang đợi {s} giây rồi tự gửi lại; ảnh và những gì bạn nhập vẫn được giữ.', 'Too many requests at once. Waiting {s} seconds, then sending again; your photos and entries are kept.'],
-  rate_limited: ['Có quá nhiều yêu cầu trong một lúc. Hãy đợi một lát rồi thử lại.', 'Too many requests at once. Wait a moment and try again.'],
-  rate_limited_in: ['Có quá nhiều yêu cầu trong một lúc. Hãy đợi {s} giây rồi thử lại.', 'Too many requests at once. Wait {s} seconds and try again.'],
-  request_failed: ['Máy chủ không làm được yêu cầu này (mã {status}). Hãy thử lại sau.', 'The server could not complete this request (code {status}). Try again later.'],
+  waiting_retry: [
+    'Có quá nhiều yêu cầu trong một lúc. Đang đợi {s} giây rồi tự gửi lại; ảnh và những gì bạn nhập vẫn được giữ.',
+    'Too many requests at once. Waiting {s} seconds, then sending again; your photos and entries are kept.',
+  ],
+  rate_limited: [
+    'Có quá nhiều yêu cầu trong một lúc. Hãy đợi một lát rồi thử lại.',
+    'Too many requests at once. Wait a moment and try again.',
+  ],
+  rate_limited_in: [
+    'Có quá nhiều yêu cầu trong một lúc. Hãy đợi {s} giây rồi thử lại.',
+    'Too many requests at once. Wait {s} seconds and try again.',
+  ],
+  request_failed: [
+    'Máy chủ không làm được yêu cầu này (mã {status}). Hãy thử lại sau.',
+    'The server could not complete this request (code {status}). Try again later.',
+  ],
   working: ['Đang xử lý…', 'Working…'],
   need_photos: ['Hãy chọn ít nhất một ảnh.', 'Choose at least one photo.'],
   not_available: ['Chức năng này chưa có trên máy chủ này.', 'This feature is not available on this server.'],
@@ -134,15 +155,24 @@ const TEXT = {
   record_hash: ['Mã băm bản ghi (SHA-256)', 'Record hash (SHA-256)'],
   anchor: ['Neo bằng chứng', 'Anchor'],
   anchor_none: ['Chưa được neo.', 'Not anchored yet.'],
-  anchor_local: ['Được ký bằng khoá của chính máy chủ này. Đây không phải giao dịch blockchain.', "Signed by this server's key. This is not a blockchain transaction."],
-  anchor_local_fp: ['Được ký bằng khoá của chính máy chủ này (dấu vân tay {fp}). Đây không phải giao dịch blockchain.', "Signed by this server's key (fingerprint {fp}). This is not a blockchain transaction."],
+  anchor_local: [
+    'Được ký bằng khoá của chính máy chủ này. Đây không phải giao dịch blockchain.',
+    "Signed by this server's key. This is not a blockchain transaction.",
+  ],
+  anchor_local_fp: [
+    'Được ký bằng khoá của chính máy chủ này (dấu vân tay {fp}). Đây không phải giao dịch blockchain.',
+    "Signed by this server's key (fingerprint {fp}). This is not a blockchain transaction.",
+  ],
   anchor_cardano: ['Giao dịch Cardano {tx} ({n} xác nhận).', 'Cardano transaction {tx} ({n} confirmations).'],
   anchor_status: ['Trạng thái: {s}', 'Status: {s}'],
   view_tx: ['Xem giao dịch', 'View the transaction'],
   json: ['Dữ liệu JSON', 'JSON data'],
   export_bundle: ['Gói bằng chứng', 'Evidence bundle'],
   export_hint: ['(tự kiểm tra không cần tài khoản: npm run verify)', '(check it yourself, no account needed: npm run verify)'],
-  no_location: ['Không có vị trí khi ghi nhận: mã dùng ô "0000000" thay cho vị trí thật.', 'No location was given at enrolment: the code uses the cell "0000000" in place of a real one.'],
+  no_location: [
+    'Không có vị trí khi ghi nhận: mã dùng ô "0000000" thay cho vị trí thật.',
+    'No location was given at enrolment: the code uses the cell "0000000" in place of a real one.',
+  ],
   map_note: ['Chỉ hiện ô khoảng 150 m, không hiện toạ độ chính xác.', 'Only the ~150 m cell is shown, never the exact position.'],
 } as const satisfies Record<string, readonly [string, string]>;
 
@@ -162,7 +192,7 @@ export function setLang(l: Lang): void {
 
 /** A photo's quality reason in words (reason_*); a code the app does not know reads as "unusable", never as the code. */
 export function reasonText(code: string): string {
-  return t(`reason_${code}` in TEXT ? `reason_${code}` as TextKey : 'reason_unusable');
+  return t(`reason_${code}` in TEXT ? (`reason_${code}` as TextKey) : 'reason_unusable');
 }
 
 /** The text for `key` in the current language, with `{name}` placeholders filled. */

@@ -22,23 +22,42 @@ import { forgetAccount, learnFarms } from './pickers.js';
 const root = document.getElementById('app')!;
 let username: string | null = null;
 
-const TABS: Array<[string, TextKey]> = [['identify', 'nav_identify'], ['enrol', 'nav_enrol'], ['mine', 'nav_mine'], ['population', 'nav_population'], ['batch', 'nav_batch'], ['survey', 'nav_survey'], ['review', 'nav_review']];
+const TABS: Array<[string, TextKey]> = [
+  ['identify', 'nav_identify'],
+  ['enrol', 'nav_enrol'],
+  ['mine', 'nav_mine'],
+  ['population', 'nav_population'],
+  ['batch', 'nav_batch'],
+  ['survey', 'nav_survey'],
+  ['review', 'nav_review'],
+];
 
 async function viewFor(route: string): Promise<HTMLElement> {
   const [name, arg = ''] = route.split('/');
   const id = decodeURIComponent(arg);
   switch (name) {
-    case 'enrol': return enrolView(id === 'animal' || id === 'fruit' ? id : 'tree');
-    case 'mine': return mineView();
-    case 'tree': return treeView(id);
-    case 'fruit': return fruitView(id);
-    case 'animal': return animalView(id);
-    case 'population': return populationView();
-    case 'batch': return batchView();
-    case 'survey': return surveyView();
-    case 'review': return reviewView();
-    case 'fruits': return fruitListView();
-    default: return identifyView();
+    case 'enrol':
+      return enrolView(id === 'animal' || id === 'fruit' ? id : 'tree');
+    case 'mine':
+      return mineView();
+    case 'tree':
+      return treeView(id);
+    case 'fruit':
+      return fruitView(id);
+    case 'animal':
+      return animalView(id);
+    case 'population':
+      return populationView();
+    case 'batch':
+      return batchView();
+    case 'survey':
+      return surveyView();
+    case 'review':
+      return reviewView();
+    case 'fruits':
+      return fruitListView();
+    default:
+      return identifyView();
   }
 }
 
@@ -62,13 +81,43 @@ onReviewCount(showReviewCount);
 
 function header(): HTMLElement {
   const current = location.hash.replace(/^#\//, '').split('/')[0] || 'identify';
-  return h('header', {},
-    h('div', { class: 'bar' },
+  return h(
+    'header',
+    {},
+    h(
+      'div',
+      { class: 'bar' },
       h('h1', {}, h('a', { href: '#/identify' }, t('app_title'))),
-      h('button', { type: 'button', class: 'link lang', name: 'lang', onclick: () => { setLang(currentLang() === 'vi' ? 'en' : 'vi'); void render(); } }, t('language')),
-      username ? h('span', { class: 'who' }, h('span', { class: 'user', title: t('signed_in_as') }, username),
-        h('button', { type: 'button', class: 'link', name: 'signout', onclick: signOut }, t('sign_out'))) : null),
-    username ? h('nav', {}, TABS.map(([r, k]) => h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k), r === 'review' ? reviewBadge : null))) : null);
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link lang',
+          name: 'lang',
+          onclick: () => {
+            setLang(currentLang() === 'vi' ? 'en' : 'vi');
+            void render();
+          },
+        },
+        t('language'),
+      ),
+      username
+        ? h(
+            'span',
+            { class: 'who' },
+            h('span', { class: 'user', title: t('signed_in_as') }, username),
+            h('button', { type: 'button', class: 'link', name: 'signout', onclick: signOut }, t('sign_out')),
+          )
+        : null,
+    ),
+    username
+      ? h(
+          'nav',
+          {},
+          TABS.map(([r, k]) => h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k), r === 'review' ? reviewBadge : null)),
+        )
+      : null,
+  );
 }
 
 async function signOut() {
@@ -86,16 +135,27 @@ async function render() {
   const route = location.hash.replace(/^#\//, '') || 'identify';
   // A shopper's fruit lookup needs no account: it is the one screen shown signed out.
   if (route.split('/')[0] === 'shop') {
-    return mount(main, shopView(), username ? null : h('p', { class: 'row' }, h('a', { href: '#/identify', class: 'button secondary' }, t('shop_back'))));
+    return mount(
+      main,
+      shopView(),
+      username ? null : h('p', { class: 'row' }, h('a', { href: '#/identify', class: 'button secondary' }, t('shop_back'))),
+    );
   }
   if (!username) {
-    return mount(main, authView((u) => {
-      username = u;
-      // The account's farms, so a new device starts on the latest one.
-      void call('GET', '/api/me').then((r) => r.ok && learnFarms(r.json.farms ?? [])).finally(() => void render());
-    }));
+    return mount(
+      main,
+      authView((u) => {
+        username = u;
+        // The account's farms, so a new device starts on the latest one.
+        void call('GET', '/api/me')
+          .then((r) => r.ok && learnFarms(r.json.farms ?? []))
+          .finally(() => void render());
+      }),
+    );
   }
-  void reviewCount().then(showReviewCount).catch(() => undefined);
+  void reviewCount()
+    .then(showReviewCount)
+    .catch(() => undefined);
   mount(main, await viewFor(route));
 }
 
@@ -117,7 +177,15 @@ async function sendWaiting() {
   }
 }
 window.addEventListener('online', () => void sendWaiting());
-void count().then((n) => { if (n && navigator.onLine) void sendWaiting(); else if (n) { offlineBanner.hidden = false; offlineBanner.textContent = t('offline_waiting', { n }); } }).catch(() => undefined);
+void count()
+  .then((n) => {
+    if (n && navigator.onLine) void sendWaiting();
+    else if (n) {
+      offlineBanner.hidden = false;
+      offlineBanner.textContent = t('offline_waiting', { n });
+    }
+  })
+  .catch(() => undefined);
 if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined);
 setLang(currentLang());
 // The session lives in an HttpOnly cookie: ask the server who we are instead of holding a token.

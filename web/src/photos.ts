@@ -21,7 +21,12 @@ export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): P
   let marks = new Map<number, { text: string; warning: boolean }>();
   const thumbs = h('div', { class: 'thumbs' });
   const input = h('input', {
-    type: 'file', accept: 'image/*', capture: 'environment', multiple: opts.multiple !== false, name: opts.name ?? 'photos', class: 'visually-hidden',
+    type: 'file',
+    accept: 'image/*',
+    capture: 'environment',
+    multiple: opts.multiple !== false,
+    name: opts.name ?? 'photos',
+    class: 'visually-hidden',
     onchange: () => {
       const picked = Array.from(input.files ?? []);
       files = opts.multiple === false ? picked.slice(0, 1) : [...files, ...picked];
@@ -31,22 +36,56 @@ export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): P
     },
   });
   function render() {
-    mount(thumbs, files.map((f, i) => {
-      const url = URL.createObjectURL(f);
-      const m = marks.get(i);
-      return h('figure', { class: `thumb${m ? (m.warning ? ' warned' : ' refused') : ''}`, 'data-index': i },
-        h('img', { src: url, alt: f.name, onload: () => URL.revokeObjectURL(url) }),
-        m ? h('figcaption', { class: 'mark' }, `${i + 1}. ${m.text}`) : null,
-        h('button', { type: 'button', class: 'remove', 'aria-label': '×', onclick: () => { files.splice(i, 1); marks = new Map(); render(); } }, '×'));
-    }));
+    mount(
+      thumbs,
+      files.map((f, i) => {
+        const url = URL.createObjectURL(f);
+        const m = marks.get(i);
+        return h(
+          'figure',
+          { class: `thumb${m ? (m.warning ? ' warned' : ' refused') : ''}`, 'data-index': i },
+          h('img', { src: url, alt: f.name, onload: () => URL.revokeObjectURL(url) }),
+          m ? h('figcaption', { class: 'mark' }, `${i + 1}. ${m.text}`) : null,
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'remove',
+              'aria-label': '×',
+              onclick: () => {
+                files.splice(i, 1);
+                marks = new Map();
+                render();
+              },
+            },
+            '×',
+          ),
+        );
+      }),
+    );
   }
-  const el = h('div', { class: 'picker' },
+  const el = h(
+    'div',
+    { class: 'picker' },
     h('label', { class: 'button secondary camera' }, t('take_photos'), input),
     h('p', { class: 'hint' }, t('photos_hint')),
-    thumbs);
+    thumbs,
+  );
   return {
-    el, files: () => files, clear: () => { files = []; marks = new Map(); render(); },
-    mark: (m) => { marks = m; render(); },
-    add: (more) => { files = [...files, ...more]; render(); },
+    el,
+    files: () => files,
+    clear: () => {
+      files = [];
+      marks = new Map();
+      render();
+    },
+    mark: (m) => {
+      marks = m;
+      render();
+    },
+    add: (more) => {
+      files = [...files, ...more];
+      render();
+    },
   };
 }

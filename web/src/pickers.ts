@@ -20,7 +20,10 @@ let farms: string[] = [];
 export function learnFarms(list: readonly string[]): void {
   farms = [...list];
   if (!lastFarm() && farms[0]) rememberFarm(farms[0]);
-  fill('my-farms', farms.map((f) => [f, '']));
+  fill(
+    'my-farms',
+    farms.map((f) => [f, '']),
+  );
 }
 
 /** One shared <datalist> per list, kept in the document so any input can point at it. */
@@ -44,10 +47,15 @@ let trees: Promise<void> | null = null;
  * each; the list is fetched once per page load.
  */
 export function treeInput(attrs: Record<string, string> = {}): HTMLInputElement {
-  trees ??= call('GET', '/api/trees').then((r) => {
-    const list = r.ok ? (r.json.trees as { tree_id: string; code?: string | null; name?: string | null }[]) : [];
-    fill('my-trees', list.map((x) => [x.code ?? x.tree_id, x.name ?? t('unnamed')]));
-  }).catch(() => undefined);
+  trees ??= call('GET', '/api/trees')
+    .then((r) => {
+      const list = r.ok ? (r.json.trees as { tree_id: string; code?: string | null; name?: string | null }[]) : [];
+      fill(
+        'my-trees',
+        list.map((x) => [x.code ?? x.tree_id, x.name ?? t('unnamed')]),
+      );
+    })
+    .catch(() => undefined);
   return h('input', { name: 'tree_id', autocomplete: 'off', list: 'my-trees', ...attrs });
 }
 

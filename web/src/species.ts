@@ -3,7 +3,12 @@ import { h } from './dom.js';
 import { currentLang, t } from './i18n.js';
 import type { Kind } from './kinds.js';
 
-interface Species { id: string; kind: string; name_vi: string; name_en: string }
+interface Species {
+  id: string;
+  kind: string;
+  name_vi: string;
+  name_en: string;
+}
 let catalog: Promise<Species[]> | null = null;
 
 /** The species catalogue, read once per page. */
@@ -27,8 +32,10 @@ export async function speciesSelect(kind: Kind, required: boolean): Promise<HTML
   const list = (await species()).filter((s) => KINDS[kind].includes(s.kind));
   const vi = currentLang() === 'vi';
   list.sort((a, b) => (vi ? a.name_vi : a.name_en).localeCompare(vi ? b.name_vi : b.name_en, vi ? 'vi' : 'en'));
-  return h('select', { name: 'species', required },
+  return h(
+    'select',
+    { name: 'species', required },
     h('option', { value: '' }, t('species_pick')),
-    list.map((s) => h('option', { value: s.id }, vi ? `${s.name_vi} (${s.name_en})` : `${s.name_en} (${s.name_vi})`)));
+    list.map((s) => h('option', { value: s.id }, vi ? `${s.name_vi} (${s.name_en})` : `${s.name_en} (${s.name_vi})`)),
+  );
 }
-

@@ -14,15 +14,30 @@ export function authView(onSignedIn: (username: string) => void): HTMLElement {
     pass.value = '';
     onSignedIn(r.json.account?.username ?? user.value.trim());
   }
-  return h('section', { class: 'card auth' },
+  return h(
+    'section',
+    { class: 'card auth' },
     h('h2', {}, t('sign_in')),
     h('p', {}, t('auth_intro')),
-    h('form', { onsubmit: (e: Event) => { e.preventDefault(); void submit('/api/login'); } },
-      field(t('username'), user), field(t('password'), pass),
-      h('div', { class: 'row' },
+    h(
+      'form',
+      {
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void submit('/api/login');
+        },
+      },
+      field(t('username'), user),
+      field(t('password'), pass),
+      h(
+        'div',
+        { class: 'row' },
         h('button', { type: 'submit', class: 'primary', name: 'login' }, t('sign_in')),
-        h('button', { type: 'button', class: 'secondary', name: 'signup', onclick: () => void submit('/api/signup') }, t('sign_up')))),
+        h('button', { type: 'button', class: 'secondary', name: 'signup', onclick: () => void submit('/api/signup') }, t('sign_up')),
+      ),
+    ),
     msg,
     // A shopper checking a fruit has no account and needs none.
-    h('p', {}, h('a', { href: '#/shop', name: 'shop' }, t('shop_link'))));
+    h('p', {}, h('a', { href: '#/shop', name: 'shop' }, t('shop_link'))),
+  );
 }

@@ -6,33 +6,76 @@ import { treeInput } from './pickers.js';
 import { when } from './timeline.js';
 
 interface Row {
-  index: number; file_name: string; status: string; candidate?: string; probability?: number; verdict?: string; reason?: string;
-  fruit_id?: string; fruit_name?: string; fruit_thumbnail?: string; photo_url?: string; tree_name?: string; tree_code?: string;
+  index: number;
+  file_name: string;
+  status: string;
+  candidate?: string;
+  probability?: number;
+  verdict?: string;
+  reason?: string;
+  fruit_id?: string;
+  fruit_name?: string;
+  fruit_thumbnail?: string;
+  photo_url?: string;
+  tree_name?: string;
+  tree_code?: string;
 }
 interface Batch {
-  batch_id: string; status: string; total: number; done: number; failed: number; created_at: string;
-  thumbnails: { url: string }[]; tree: { name: string | null; code: string | null } | null; links: { csv: string };
+  batch_id: string;
+  status: string;
+  total: number;
+  done: number;
+  failed: number;
+  created_at: string;
+  thumbnails: { url: string }[];
+  tree: { name: string | null; code: string | null } | null;
+  links: { csv: string };
 }
 
 const verdictWord = (v: string) => (['match', 'uncertain', 'no_match'].includes(v) ? t(`row_${v}` as TextKey) : v);
 
 /** The rows as a table: one line per photo. */
 function rowsTable(rows: Row[]): HTMLElement {
-  return h('table', { class: 'rows' },
+  return h(
+    'table',
+    { class: 'rows' },
     h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('file')), h('th', {}, t('result')))),
-    h('tbody', {}, rows.map((r) => h('tr', { class: r.status }, h('td', {}, r.index + 1),
-      h('td', { class: 'file' }, r.photo_url ? h('img', { class: 'thumb', src: r.photo_url, alt: '', loading: 'lazy' }) : null, r.file_name),
-      h('td', {}, r.status === 'failed' ? r.reason ?? t('run_failed') : resultCell(r))))));
+    h(
+      'tbody',
+      {},
+      rows.map((r) =>
+        h(
+          'tr',
+          { class: r.status },
+          h('td', {}, r.index + 1),
+          h(
+            'td',
+            { class: 'file' },
+            r.photo_url ? h('img', { class: 'thumb', src: r.photo_url, alt: '', loading: 'lazy' }) : null,
+            r.file_name,
+          ),
+          h('td', {}, r.status === 'failed' ? (r.reason ?? t('run_failed')) : resultCell(r)),
+        ),
+      ),
+    ),
+  );
 }
 
 /** The matched fruit by its name (with its photo) and its tree by name and printed code, never a bare id. */
 function resultCell(r: Row): HTMLElement | string {
-  const words = [r.verdict ? verdictWord(r.verdict) : null, r.probability != null ? `${Math.round(r.probability * 100)}%` : null].filter(Boolean).join(' · ');
+  const words = [r.verdict ? verdictWord(r.verdict) : null, r.probability != null ? `${Math.round(r.probability * 100)}%` : null]
+    .filter(Boolean)
+    .join(' · ');
   if (!r.fruit_id) return words || r.status;
   const tree = r.tree_name || r.tree_code ? `${t('on_tree')} ${treeLabel({ name: r.tree_name ?? null, code: r.tree_code ?? null })}` : '';
-  return h('span', { class: 'match' },
+  return h(
+    'span',
+    { class: 'match' },
     r.fruit_thumbnail ? h('img', { class: 'thumb', src: r.fruit_thumbnail, alt: '', loading: 'lazy' }) : null,
-    h('a', { href: `#/fruit/${encodeURIComponent(r.fruit_id)}` }, r.fruit_name ?? t('unnamed')), tree ? h('small', {}, ' ', tree) : null, words ? ` · ${words}` : '');
+    h('a', { href: `#/fruit/${encodeURIComponent(r.fruit_id)}` }, r.fruit_name ?? t('unnamed')),
+    tree ? h('small', {}, ' ', tree) : null,
+    words ? ` · ${words}` : '',
+  );
 }
 
 /** The owner's earlier batches: a few photos of each, its tree, its counts; opening one shows its rows. */
@@ -42,17 +85,50 @@ function pastBatches(out: HTMLElement): HTMLElement {
     if (!r.ok) return mount(box, notice('error', errorText(r)));
     const batches = r.json.batches as Batch[];
     if (!batches.length) return mount(box, notice('info', t('nothing_yet')));
-    mount(box, batches.map((b) => h('article', { class: 'item batch-item', 'data-id': b.batch_id },
-      h('span', { class: 'thumbs' }, b.thumbnails.map((p) => h('img', { src: p.url, alt: '', loading: 'lazy' }))),
-      h('span', {},
-        h('strong', {}, when(b.created_at)),
-        h('small', {}, [`${b.done} / ${b.total}${b.failed ? ` (✗ ${b.failed})` : ''}`, b.tree ? `${t('on_tree')} ${treeLabel(b.tree)}` : null].filter(Boolean).join(' · ')),
-        h('span', { class: 'row' },
-          h('button', { type: 'button', class: 'link', name: 'open-batch', onclick: async () => {
-            const one = await call('GET', `/api/fruit/batch/${encodeURIComponent(b.batch_id)}`);
-            mount(out, one.ok ? rowsTable(one.json.rows) : notice('error', errorText(one)));
-          } }, t('open_batch')),
-          h('a', { href: b.links.csv, download: `batch-${b.batch_id}.csv` }, t('download_csv')))))));
+    mount(
+      box,
+      batches.map((b) =>
+        h(
+          'article',
+          { class: 'item batch-item', 'data-id': b.batch_id },
+          h(
+            'span',
+            { class: 'thumbs' },
+            b.thumbnails.map((p) => h('img', { src: p.url, alt: '', loading: 'lazy' })),
+          ),
+          h(
+            'span',
+            {},
+            h('strong', {}, when(b.created_at)),
+            h(
+              'small',
+              {},
+              [`${b.done} / ${b.total}${b.failed ? ` (✗ ${b.failed})` : ''}`, b.tree ? `${t('on_tree')} ${treeLabel(b.tree)}` : null]
+                .filter(Boolean)
+                .join(' · '),
+            ),
+            h(
+              'span',
+              { class: 'row' },
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'link',
+                  name: 'open-batch',
+                  onclick: async () => {
+                    const one = await call('GET', `/api/fruit/batch/${encodeURIComponent(b.batch_id)}`);
+                    mount(out, one.ok ? rowsTable(one.json.rows) : notice('error', errorText(one)));
+                  },
+                },
+                t('open_batch'),
+              ),
+              h('a', { href: b.links.csv, download: `batch-${b.batch_id}.csv` }, t('download_csv')),
+            ),
+          ),
+        ),
+      ),
+    );
   });
   return h('section', { class: 'card' }, h('h2', {}, t('past_batches')), box);
 }
@@ -86,7 +162,20 @@ export function batchView(): HTMLElement {
     }
     if (!r.ok) return mount(out, notice('error', errorText(r)));
     show(r.json.done, r.json.failed, r.json.total);
-    mount(out, notice('ok', t('batch_done'), ' ', h('a', { class: 'button', href: `/api/fruit/batch/${encodeURIComponent(id)}/results.csv`, download: `batch-${id}.csv` }, t('download_csv'))), rowsTable(r.json.rows));
+    mount(
+      out,
+      notice(
+        'ok',
+        t('batch_done'),
+        ' ',
+        h(
+          'a',
+          { class: 'button', href: `/api/fruit/batch/${encodeURIComponent(id)}/results.csv`, download: `batch-${id}.csv` },
+          t('download_csv'),
+        ),
+      ),
+      rowsTable(r.json.rows),
+    );
   }
   async function submit(e: Event) {
     e.preventDefault();
@@ -106,12 +195,35 @@ export function batchView(): HTMLElement {
       const p = JSON.parse((ev as MessageEvent).data);
       show(p.done, p.failed, p.total);
     });
-    es.addEventListener('done', () => { es.close(); void finish(id); });
+    es.addEventListener('done', () => {
+      es.close();
+      void finish(id);
+    });
     // A dropped stream is not the end of the batch: ask for its state instead of guessing.
-    es.onerror = () => { es.close(); void finish(id); };
+    es.onerror = () => {
+      es.close();
+      void finish(id);
+    };
   }
-  return h('div', {}, h('section', { class: 'card' }, h('h2', {}, t('batch_title')), h('p', {}, t('batch_hint')),
-    h('form', { onsubmit: submit, name: 'batch' }, field(t('photos'), files), field(t('archive'), archive), field(t('tree_id'), tree),
-      h('button', { type: 'submit', class: 'primary' }, t('start_batch'))),
-    progress, out), pastBatches(out));
+  return h(
+    'div',
+    {},
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, t('batch_title')),
+      h('p', {}, t('batch_hint')),
+      h(
+        'form',
+        { onsubmit: submit, name: 'batch' },
+        field(t('photos'), files),
+        field(t('archive'), archive),
+        field(t('tree_id'), tree),
+        h('button', { type: 'submit', class: 'primary' }, t('start_batch')),
+      ),
+      progress,
+      out,
+    ),
+    pastBatches(out),
+  );
 }

@@ -7,12 +7,31 @@ import { speciesSelect } from './species.js';
 import { farmInput, forgetLists, rememberFarm, treeInput } from './pickers.js';
 
 const FIELDS: Record<Kind, Array<[string, 'farm' | 'species' | 'name' | 'zone' | 'tree_id', boolean]>> = {
-  tree: [['species', 'species', false], ['farm_id', 'farm', false], ['name', 'name', false]],
-  fruit: [['tree_id', 'tree_id', false], ['species', 'species', false]],
-  animal: [['species', 'species', true], ['farm_id', 'farm', true], ['name', 'name', false], ['zone', 'zone', false]],
+  tree: [
+    ['species', 'species', false],
+    ['farm_id', 'farm', false],
+    ['name', 'name', false],
+  ],
+  fruit: [
+    ['tree_id', 'tree_id', false],
+    ['species', 'species', false],
+  ],
+  animal: [
+    ['species', 'species', true],
+    ['farm_id', 'farm', true],
+    ['name', 'name', false],
+    ['zone', 'zone', false],
+  ],
 };
 
-interface EnrolledImage { image_id: string; cid: string; width: number; height: number; filename?: string; subject?: { box: { x: number; y: number; w: number; h: number } } | null }
+interface EnrolledImage {
+  image_id: string;
+  cid: string;
+  width: number;
+  height: number;
+  filename?: string;
+  subject?: { box: { x: number; y: number; w: number; h: number } } | null;
+}
 const pct = (x: number) => `${(Math.max(0, Math.min(1, x)) * 100).toFixed(2)}%`;
 
 /**
@@ -21,18 +40,36 @@ const pct = (x: number) => `${(Math.max(0, Math.min(1, x)) * 100).toFixed(2)}%`;
  */
 function enrolledPhotos(images: readonly EnrolledImage[]): HTMLElement | null {
   if (!images.length) return null;
-  return h('div', { class: 'thumbs enrolled' }, images.map((im) => {
-    const b = im.subject?.box;
-    return h('figure', { class: 'thumb', 'data-image': im.image_id },
-      h('span', { class: 'boxed' },
-        h('img', { src: blobUrl(im.cid), alt: im.filename ?? '', loading: 'lazy' }),
-        b ? h('span', { class: 'subject-box', style: `left:${pct(b.x / im.width)};top:${pct(b.y / im.height)};width:${pct(b.w / im.width)};height:${pct(b.h / im.height)}` }) : null),
-      b ? null : h('figcaption', { class: 'mark' }, t('no_animal_box')));
-  }));
+  return h(
+    'div',
+    { class: 'thumbs enrolled' },
+    images.map((im) => {
+      const b = im.subject?.box;
+      return h(
+        'figure',
+        { class: 'thumb', 'data-image': im.image_id },
+        h(
+          'span',
+          { class: 'boxed' },
+          h('img', { src: blobUrl(im.cid), alt: im.filename ?? '', loading: 'lazy' }),
+          b
+            ? h('span', {
+                class: 'subject-box',
+                style: `left:${pct(b.x / im.width)};top:${pct(b.y / im.height)};width:${pct(b.w / im.width)};height:${pct(b.h / im.height)}`,
+              })
+            : null,
+        ),
+        b ? null : h('figcaption', { class: 'mark' }, t('no_animal_box')),
+      );
+    }),
+  );
 }
 
 /** An identify query whose photo the owner keeps for a new animal ("none of these"). */
-export interface PendingQuery { query_id: string; file: File }
+export interface PendingQuery {
+  query_id: string;
+  file: File;
+}
 let pending: PendingQuery | null = null;
 export function enrolFromQuery(q: PendingQuery): void {
   pending = q;
@@ -51,24 +88,44 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
   // The tree's coarse location makes its traceability code; the phone knows it better than a typed number.
   const loc = { lat: '', lon: '' };
   const locText = h('span', { class: 'hint' });
-  const locate = h('button', {
-    type: 'button', class: 'secondary', name: 'locate',
-    onclick: () => navigator.geolocation?.getCurrentPosition(
-      (p) => { loc.lat = p.coords.latitude.toFixed(6); loc.lon = p.coords.longitude.toFixed(6); locText.textContent = ` ${loc.lat}, ${loc.lon}`; },
-      () => { locText.textContent = ` ${t('location_failed')}`; },
-      { enableHighAccuracy: true, timeout: 15_000 }),
-  }, t('attach_location'));
+  const locate = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      name: 'locate',
+      onclick: () =>
+        navigator.geolocation?.getCurrentPosition(
+          (p) => {
+            loc.lat = p.coords.latitude.toFixed(6);
+            loc.lon = p.coords.longitude.toFixed(6);
+            locText.textContent = ` ${loc.lat}, ${loc.lon}`;
+          },
+          () => {
+            locText.textContent = ` ${t('location_failed')}`;
+          },
+          { enableHighAccuracy: true, timeout: 15_000 },
+        ),
+    },
+    t('attach_location'),
+  );
   const locRow = h('p', { class: 'row wrap' }, locate, locText);
   async function renderFields() {
     locRow.hidden = kind !== 'tree';
     // A species picker in the app's language; the farm last used on this device (on a new one, the account's latest).
-    values.species = await speciesSelect(kind, FIELDS[kind].some(([n, , r]) => n === 'species' && r));
+    values.species = await speciesSelect(
+      kind,
+      FIELDS[kind].some(([n, , r]) => n === 'species' && r),
+    );
     values.farm_id ??= farmInput();
-    mount(inputs, FIELDS[kind].map(([name, label, required]) => {
-      values[name] ??= name === 'tree_id' ? treeInput() : h('input', { name, autocomplete: 'off' });
-      values[name]!.required = required;
-      return field(t(label), values[name]!);
-    }));
+    mount(
+      inputs,
+      FIELDS[kind].map(([name, label, required]) => {
+        values[name] ??= name === 'tree_id' ? treeInput() : h('input', { name, autocomplete: 'off' });
+        values[name]!.required = required;
+        return field(t(label), values[name]!);
+      }),
+    );
   }
 
   async function send(extra: Record<string, string> = {}) {
@@ -88,7 +145,11 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     if (!r.ok) return refused(r);
     picker.clear();
     if (kind === 'tree') forgetLists();
-    answer(msg, notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))), kind === 'animal' ? enrolledPhotos(r.json.images ?? []) : null);
+    answer(
+      msg,
+      notice('ok', t('enrolled'), ' ', h('a', { href: entityHash(kind, r.json), class: 'button' }, t('open'))),
+      kind === 'animal' ? enrolledPhotos(r.json.images ?? []) : null,
+    );
   }
 
   /** Every refused photo marked on its thumbnail; warnings can be kept; a duplicate animal offered instead. */
@@ -96,24 +157,71 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     const j = r.json ?? {};
     picker.mark(new Map());
     if (j.code === 'photos_refused' && Array.isArray(j.refused)) {
-      picker.mark(new Map((j.refused as { index: number; reasons: string[]; warning: boolean }[]).map((x) =>
-        [x.index, { text: x.reasons.map(reasonText).join(', ') + (x.warning ? ` (${t('warning')})` : ''), warning: x.warning }])));
+      picker.mark(
+        new Map(
+          (j.refused as { index: number; reasons: string[]; warning: boolean }[]).map((x) => [
+            x.index,
+            { text: x.reasons.map(reasonText).join(', ') + (x.warning ? ` (${t('warning')})` : ''), warning: x.warning },
+          ]),
+        ),
+      );
       // In the app's words: the server's sentence names its accept_warnings parameter; here it is a button.
-      return answer(msg, notice('error', t('refused_title')), notice('info', errorText(r)),
-        j.overridable ? [notice('info', t('keep_hint')),
-          h('button', { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('keep_anyway'))] : null);
+      return answer(
+        msg,
+        notice('error', t('refused_title')),
+        notice('info', errorText(r)),
+        j.overridable
+          ? [
+              notice('info', t('keep_hint')),
+              h(
+                'button',
+                { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void send({ accept_warnings: 'true' }) },
+                t('keep_anyway'),
+              ),
+            ]
+          : null,
+      );
     }
     if (j.code === 'already_enrolled' && j.existing) {
       const did = j.existing.animal_did as string;
-      return answer(msg, notice('warn', t('already_title'), ' ', h('a', { href: `#/animal/${encodeURIComponent(did)}` }, j.existing.name ?? did)),
-        h('div', { class: 'row wrap' },
-          h('button', { type: 'button', class: 'primary', name: 'add-to-existing', onclick: async () => {
-            const form = new FormData();
-            for (const f of picker.files()) form.append('files', f, f.name);
-            const a = await call('POST', `/api/animal/${encodeURIComponent(did)}/photos`, form, { queue: true });
-            answer(msg, a.ok ? notice('ok', t('photos_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'))) : notice('error', errorText(a)));
-          } }, t('add_to_existing')),
-          h('button', { type: 'button', class: 'secondary', name: 'enrol-anyway', onclick: () => void send({ accept_warnings: 'true' }) }, t('enrol_anyway'))));
+      return answer(
+        msg,
+        notice('warn', t('already_title'), ' ', h('a', { href: `#/animal/${encodeURIComponent(did)}` }, j.existing.name ?? did)),
+        h(
+          'div',
+          { class: 'row wrap' },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'primary',
+              name: 'add-to-existing',
+              onclick: async () => {
+                const form = new FormData();
+                for (const f of picker.files()) form.append('files', f, f.name);
+                const a = await call('POST', `/api/animal/${encodeURIComponent(did)}/photos`, form, { queue: true });
+                answer(
+                  msg,
+                  a.ok
+                    ? notice(
+                        'ok',
+                        t('photos_added'),
+                        ' ',
+                        h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open')),
+                      )
+                    : notice('error', errorText(a)),
+                );
+              },
+            },
+            t('add_to_existing'),
+          ),
+          h(
+            'button',
+            { type: 'button', class: 'secondary', name: 'enrol-anyway', onclick: () => void send({ accept_warnings: 'true' }) },
+            t('enrol_anyway'),
+          ),
+        ),
+      );
     }
     answer(msg, notice('error', errorText(r)));
   }
@@ -124,12 +232,30 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
     await send();
   }
   void renderFields();
-  return h('section', { class: 'card' },
+  return h(
+    'section',
+    { class: 'card' },
     h('h2', {}, t('enrol_title')),
-    query ? h('div', { class: 'kept' }, h('img', { class: 'kept-photo', src: URL.createObjectURL(query.file), alt: t('your_photo') }), notice('info', t('query_kept', { n: 2 }))) : null,
-    h('form', { onsubmit: submit, name: 'enrol' },
-      kindChooser(kind, (k) => { kind = k; void renderFields(); }),
-      picker.el, inputs, locRow,
-      h('button', { type: 'submit', class: 'primary' }, t('enrol'))),
-    msg);
+    query
+      ? h(
+          'div',
+          { class: 'kept' },
+          h('img', { class: 'kept-photo', src: URL.createObjectURL(query.file), alt: t('your_photo') }),
+          notice('info', t('query_kept', { n: 2 })),
+        )
+      : null,
+    h(
+      'form',
+      { onsubmit: submit, name: 'enrol' },
+      kindChooser(kind, (k) => {
+        kind = k;
+        void renderFields();
+      }),
+      picker.el,
+      inputs,
+      locRow,
+      h('button', { type: 'submit', class: 'primary' }, t('enrol')),
+    ),
+    msg,
+  );
 }

@@ -6,7 +6,11 @@ import { speciesName } from './species.js';
 import { careCard } from './care.js';
 
 function photos(cids: string[]): HTMLElement {
-  return h('div', { class: 'gallery' }, cids.map((cid) => h('img', { src: blobUrl(cid), alt: '', loading: 'lazy' })));
+  return h(
+    'div',
+    { class: 'gallery' },
+    cids.map((cid) => h('img', { src: blobUrl(cid), alt: '', loading: 'lazy' })),
+  );
 }
 
 /** An entity's timeline, plus its care log when the care routes exist (404 there means not installed). */
@@ -20,11 +24,21 @@ async function timelineCard(type: string, id: string): Promise<HTMLElement> {
 function renameForm(current: string | null, send: (name: string) => Promise<any>): HTMLElement {
   const name = h('input', { name: 'name', value: current ?? '', autocomplete: 'off' });
   const msg = h('span', { 'aria-live': 'polite' });
-  return h('form', { class: 'row', name: 'rename', onsubmit: async (e: Event) => {
-    e.preventDefault();
-    const r = await send(name.value);
-    mount(msg, r.ok && r.json.ok !== false ? notice('ok', '✓') : notice('error', errorText(r)));
-  } }, field(t('rename'), name), h('button', { type: 'submit', class: 'secondary' }, t('save')), msg);
+  return h(
+    'form',
+    {
+      class: 'row',
+      name: 'rename',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        const r = await send(name.value);
+        mount(msg, r.ok && r.json.ok !== false ? notice('ok', '✓') : notice('error', errorText(r)));
+      },
+    },
+    field(t('rename'), name),
+    h('button', { type: 'submit', class: 'secondary' }, t('save')),
+    msg,
+  );
 }
 
 /** One tree: photos, name, publishing, its public page, care and withdrawal, and the timeline. */
@@ -35,27 +49,44 @@ export async function treeView(id: string): Promise<HTMLElement> {
   const views = await call('GET', `/api/tree_views?tree_id=${encodeURIComponent(id)}`);
   const pub = h('div', { class: 'publish' });
   function renderPub(visibility: string, code: string | null) {
-    const link = code && visibility !== 'private' ? h('a', { href: `/t/${encodeURIComponent(code)}`, class: 'button', name: 'trace-link' }, t('public_page')) : null;
+    const link =
+      code && visibility !== 'private'
+        ? h('a', { href: `/t/${encodeURIComponent(code)}`, class: 'button', name: 'trace-link' }, t('public_page'))
+        : null;
     const setVis = async (path: string, level?: string) => {
       const r = await call('POST', `/api/tree/${encodeURIComponent(id)}/${path}`, new URLSearchParams(level ? { level } : {}));
-      if (r.ok) renderPub(r.json.visibility, r.json.code); else mount(pub, notice('error', errorText(r)));
+      if (r.ok) renderPub(r.json.visibility, r.json.code);
+      else mount(pub, notice('error', errorText(r)));
     };
-    mount(pub, h('p', {}, `${t('visibility')}: `, h('b', {}, t(`vis_${visibility}` as TextKey))),
-      h('div', { class: 'row wrap' },
+    mount(
+      pub,
+      h('p', {}, `${t('visibility')}: `, h('b', {}, t(`vis_${visibility}` as TextKey))),
+      h(
+        'div',
+        { class: 'row wrap' },
         h('button', { type: 'button', class: 'secondary', name: 'publish', onclick: () => void setVis('publish', 'public') }, t('publish')),
         h('button', { type: 'button', class: 'secondary', onclick: () => void setVis('publish', 'restricted') }, t('publish_summary')),
-        h('button', { type: 'button', class: 'secondary', onclick: () => void setVis('unpublish') }, t('unpublish')), link));
+        h('button', { type: 'button', class: 'secondary', onclick: () => void setVis('unpublish') }, t('unpublish')),
+        link,
+      ),
+    );
   }
   renderPub(tree.visibility, tree.code);
-  return h('div', {},
-    h('section', { class: 'card' },
+  return h(
+    'div',
+    {},
+    h(
+      'section',
+      { class: 'card' },
       h('h2', {}, tree.name ?? t('unnamed')),
       h('p', { class: 'meta' }, [await speciesName(tree.species), tree.farm_id, tree.code].filter(Boolean).join(' · ')),
       photos(((views.json?.views ?? []) as any[]).map((v) => v.cid)),
       renameForm(tree.name, (name) => call('POST', '/api/rename', new URLSearchParams({ tree_id: id, name }))),
-      pub),
+      pub,
+    ),
     await careCard('tree', id),
-    await timelineCard('tree', id));
+    await timelineCard('tree', id),
+  );
 }
 
 /** One fruit: its name, species, tree and farm, its photos, care and withdrawal, and its timeline. */
@@ -64,14 +95,27 @@ export async function fruitView(id: string): Promise<HTMLElement> {
   if (!views.ok) return notice('error', errorText(views));
   // The same row the fruit list shows; a fruit shared through its tree has none (not the caller's own).
   const row = (await call('GET', `/api/fruit?fruit_id=${encodeURIComponent(id)}`)).json?.fruit?.[0];
-  const tree = row?.tree ? h('a', { href: `#/tree/${encodeURIComponent(row.tree.tree_id)}` }, `${t('on_tree')} ${row.tree.name ?? t('unnamed')}${row.tree.code ? ` (${row.tree.code})` : ''}`) : null;
+  const tree = row?.tree
+    ? h(
+        'a',
+        { href: `#/tree/${encodeURIComponent(row.tree.tree_id)}` },
+        `${t('on_tree')} ${row.tree.name ?? t('unnamed')}${row.tree.code ? ` (${row.tree.code})` : ''}`,
+      )
+    : null;
   const meta = [await speciesName(row?.species), row?.farm_id].filter(Boolean).join(' · ');
-  return h('div', {},
-    h('section', { class: 'card' }, h('h2', {}, row?.name ?? t('kind_fruit')),
+  return h(
+    'div',
+    {},
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, row?.name ?? t('kind_fruit')),
       h('p', { class: 'meta' }, meta, meta && tree ? ' · ' : '', tree),
-      photos(((views.json.views ?? []) as any[]).map((v) => v.cid))),
+      photos(((views.json.views ?? []) as any[]).map((v) => v.cid)),
+    ),
     await careCard('fruit', id),
-    await timelineCard('fruit', id));
+    await timelineCard('fruit', id),
+  );
 }
 
 /**
@@ -98,52 +142,125 @@ export async function animalView(did: string): Promise<HTMLElement> {
     if (!form.has('files')) return mount(addMsg, notice('error', t('need_photos')));
     const x = await call('POST', `/api/animal/${enc}/photos`, form, { queue: true });
     if (x.ok) return reload();
-    answer(addMsg, notice(x.json?.queued ? 'warn' : 'error', errorText(x)), x.json?.code === 'photos_refused' && x.json.overridable
-      ? [notice('info', t('keep_hint')), h('button', { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void addPhotos({ accept_warnings: 'true' }) }, t('keep_anyway'))]
-      : null);
+    answer(
+      addMsg,
+      notice(x.json?.queued ? 'warn' : 'error', errorText(x)),
+      x.json?.code === 'photos_refused' && x.json.overridable
+        ? [
+            notice('info', t('keep_hint')),
+            h(
+              'button',
+              { type: 'button', class: 'secondary', name: 'keep-anyway', onclick: () => void addPhotos({ accept_warnings: 'true' }) },
+              t('keep_anyway'),
+            ),
+          ]
+        : null,
+    );
   };
-  const addForm = h('form', { class: 'row wrap', name: 'add-photos', onsubmit: (e: Event) => {
-    e.preventDefault();
-    void addPhotos();
-  } }, field(t('add_photos'), addInput), h('button', { type: 'submit', class: 'secondary' }, t('add_photos')), addMsg);
+  const addForm = h(
+    'form',
+    {
+      class: 'row wrap',
+      name: 'add-photos',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        void addPhotos();
+      },
+    },
+    field(t('add_photos'), addInput),
+    h('button', { type: 'submit', class: 'secondary' }, t('add_photos')),
+    addMsg,
+  );
 
-  const evType = h('select', { name: 'event-type' }, EVENT_TYPES.map((k) => h('option', { value: k }, t(`ev_${k}` as TextKey))));
+  const evType = h(
+    'select',
+    { name: 'event-type' },
+    EVENT_TYPES.map((k) => h('option', { value: k }, t(`ev_${k}` as TextKey))),
+  );
   const evNote = h('input', { name: 'event-note', autocomplete: 'off' });
   const evMsg = h('span', { 'aria-live': 'polite' });
-  const evForm = h('form', { class: 'row wrap', name: 'add-event', onsubmit: async (e: Event) => {
-    e.preventDefault();
-    const x = await call('POST', `/api/animal/${enc}/event`, { type: evType.value, ...(evNote.value.trim() ? { note: evNote.value.trim() } : {}) });
-    if (x.ok) reload(); else mount(evMsg, notice('error', errorText(x)));
-  } }, field(t('event_type'), evType), field(t('note'), evNote), h('button', { type: 'submit', class: 'primary' }, t('save_event')), evMsg);
+  const evForm = h(
+    'form',
+    {
+      class: 'row wrap',
+      name: 'add-event',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        const x = await call('POST', `/api/animal/${enc}/event`, {
+          type: evType.value,
+          ...(evNote.value.trim() ? { note: evNote.value.trim() } : {}),
+        });
+        if (x.ok) reload();
+        else mount(evMsg, notice('error', errorText(x)));
+      },
+    },
+    field(t('event_type'), evType),
+    field(t('note'), evNote),
+    h('button', { type: 'submit', class: 'primary' }, t('save_event')),
+    evMsg,
+  );
 
   const others = a.farm_id ? await call('GET', `/api/animal/list?farm_id=${encodeURIComponent(a.farm_id)}`) : null;
-  const mergeSel = h('select', { name: 'merge-from' }, ((others?.json?.animals ?? []) as any[]).filter((x) => x.animal_did !== did)
-    .map((x) => h('option', { value: x.animal_did }, `${x.name ?? t('unnamed')} · ${String(x.animal_did).slice(-8)}`)));
+  const mergeSel = h(
+    'select',
+    { name: 'merge-from' },
+    ((others?.json?.animals ?? []) as any[])
+      .filter((x) => x.animal_did !== did)
+      .map((x) => h('option', { value: x.animal_did }, `${x.name ?? t('unnamed')} · ${String(x.animal_did).slice(-8)}`)),
+  );
   const mergeMsg = h('span', { 'aria-live': 'polite' });
-  const mergeForm = h('form', { class: 'row wrap', name: 'merge', onsubmit: async (e: Event) => {
-    e.preventDefault();
-    if (!mergeSel.value || !confirm(`${t('merge')}?`)) return;
-    const x = await call('POST', '/api/animal/merge', new URLSearchParams({ into: did, from: mergeSel.value }));
-    if (x.ok) reload(); else mount(mergeMsg, notice('error', errorText(x)));
-  } }, field(t('merge_from'), mergeSel), h('button', { type: 'submit', class: 'secondary' }, t('merge')), mergeMsg);
+  const mergeForm = h(
+    'form',
+    {
+      class: 'row wrap',
+      name: 'merge',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        if (!mergeSel.value || !confirm(`${t('merge')}?`)) return;
+        const x = await call('POST', '/api/animal/merge', new URLSearchParams({ into: did, from: mergeSel.value }));
+        if (x.ok) reload();
+        else mount(mergeMsg, notice('error', errorText(x)));
+      },
+    },
+    field(t('merge_from'), mergeSel),
+    h('button', { type: 'submit', class: 'secondary' }, t('merge')),
+    mergeMsg,
+  );
 
-  return h('div', {}, h('section', { class: 'card' },
-    h('h2', {}, a.name ?? t('unnamed')),
-    h('p', { class: 'meta' }, [await speciesName(a.species), a.farm_id, a.zone ?? a.attrs?.zone].filter(Boolean).join(' · ')),
-    h('p', { class: 'meta codes' }, `${t('codes')}: `, h('code', {}, did)),
-    h('h3', {}, t('all_photos', { n: cids.length })),
-    photos(cids),
-    a.owner ? addForm : null,
-    a.owner ? renameForm(a.name, (name) => call('POST', '/api/animal/rename', new URLSearchParams({ animal_did: did, name }))) : null,
-    a.owner ? h('button', { type: 'button', class: 'danger', onclick: async () => {
-      if (!confirm(`${t('delete')}?`)) return;
-      const d = await call('DELETE', `/api/animal/${enc}`);
-      if (d.ok) location.hash = '#/mine';
-    } }, t('delete')) : null),
-  a.owner ? h('section', { class: 'card' }, h('h2', {}, t('add_event')), evForm) : null,
-  a.owner ? await careCard('animal', did) : null,
-  await timelineCard('animal', did),
-  a.owner && mergeSel.options.length ? h('section', { class: 'card' }, h('h2', {}, t('merge_title')), mergeForm) : null);
+  return h(
+    'div',
+    {},
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, a.name ?? t('unnamed')),
+      h('p', { class: 'meta' }, [await speciesName(a.species), a.farm_id, a.zone ?? a.attrs?.zone].filter(Boolean).join(' · ')),
+      h('p', { class: 'meta codes' }, `${t('codes')}: `, h('code', {}, did)),
+      h('h3', {}, t('all_photos', { n: cids.length })),
+      photos(cids),
+      a.owner ? addForm : null,
+      a.owner ? renameForm(a.name, (name) => call('POST', '/api/animal/rename', new URLSearchParams({ animal_did: did, name }))) : null,
+      a.owner
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              onclick: async () => {
+                if (!confirm(`${t('delete')}?`)) return;
+                const d = await call('DELETE', `/api/animal/${enc}`);
+                if (d.ok) location.hash = '#/mine';
+              },
+            },
+            t('delete'),
+          )
+        : null,
+    ),
+    a.owner ? h('section', { class: 'card' }, h('h2', {}, t('add_event')), evForm) : null,
+    a.owner ? await careCard('animal', did) : null,
+    await timelineCard('animal', did),
+    a.owner && mergeSel.options.length ? h('section', { class: 'card' }, h('h2', {}, t('merge_title')), mergeForm) : null,
+  );
 }
 
 /** Events an owner records on an animal from the app. */

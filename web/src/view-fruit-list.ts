@@ -5,9 +5,13 @@ import { speciesName } from './species.js';
 import { treeInput } from './pickers.js';
 
 interface Fruit {
-  fruit_id: string; name: string | null; species: string | null; farm_id: string | null;
+  fruit_id: string;
+  name: string | null;
+  species: string | null;
+  farm_id: string | null;
   tree: { tree_id: string; name: string | null; code: string | null } | null;
-  image_count: number; cover: { cid: string } | null;
+  image_count: number;
+  cover: { cid: string } | null;
 }
 
 const PAGE = 30;
@@ -19,10 +23,17 @@ export const treeLabel = (tr: { name?: string | null; code?: string | null } | n
 /** One fruit row: its first photo, its name, its tree's name and printed code. */
 function fruitItem(f: Fruit, species: string): HTMLElement {
   const title = f.name ?? t('unnamed');
-  const sub = [f.tree ? `${t('on_tree')} ${treeLabel(f.tree)}` : null, species, f.farm_id, t('all_photos', { n: f.image_count })].filter(Boolean).join(' · ');
-  return h('a', { class: 'item fruit-item', href: `#/fruit/${encodeURIComponent(f.fruit_id)}`, 'data-id': f.fruit_id },
-    f.cover ? h('img', { src: blobUrl(f.cover.cid), alt: '', loading: 'lazy' }) : h('span', { class: 'noimg' }, title.slice(0, 1).toUpperCase()),
-    h('span', {}, h('strong', {}, title), h('small', {}, sub)));
+  const sub = [f.tree ? `${t('on_tree')} ${treeLabel(f.tree)}` : null, species, f.farm_id, t('all_photos', { n: f.image_count })]
+    .filter(Boolean)
+    .join(' · ');
+  return h(
+    'a',
+    { class: 'item fruit-item', href: `#/fruit/${encodeURIComponent(f.fruit_id)}`, 'data-id': f.fruit_id },
+    f.cover
+      ? h('img', { src: blobUrl(f.cover.cid), alt: '', loading: 'lazy' })
+      : h('span', { class: 'noimg' }, title.slice(0, 1).toUpperCase()),
+    h('span', {}, h('strong', {}, title), h('small', {}, sub)),
+  );
 }
 
 /** My enrolled fruit (issue 24: it was listed nowhere), narrowed by a tree's printed code or id. */
@@ -48,8 +59,24 @@ export function fruitListView(): HTMLElement {
   }
   more.addEventListener('click', () => void load(false));
   void load(true);
-  return h('section', { class: 'card' }, h('h2', {}, t('fruit_list_title')),
-    h('form', { class: 'row', name: 'fruit-filter', onsubmit: (e: Event) => { e.preventDefault(); void load(true); } },
-      field(t('tree_id'), tree), h('button', { type: 'submit', class: 'secondary' }, t('load'))),
-    list, more);
+  return h(
+    'section',
+    { class: 'card' },
+    h('h2', {}, t('fruit_list_title')),
+    h(
+      'form',
+      {
+        class: 'row',
+        name: 'fruit-filter',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void load(true);
+        },
+      },
+      field(t('tree_id'), tree),
+      h('button', { type: 'submit', class: 'secondary' }, t('load')),
+    ),
+    list,
+    more,
+  );
 }

@@ -44,9 +44,11 @@ export function identifyView(): HTMLElement {
 
   async function label(queryId: string, verdict: string, chosen: Candidate | null, box: HTMLElement) {
     const form = new URLSearchParams({ query_id: queryId, verdict });
-    if (chosen) form.set(ROUTES[kind].correctField, kind === 'animal' ? chosen.animal_did ?? '' : chosen.individual_id);
+    if (chosen) form.set(ROUTES[kind].correctField, kind === 'animal' ? (chosen.animal_did ?? '') : chosen.individual_id);
     const r = await call('POST', ROUTES[kind].verdict, form);
-    const link = chosen ? h('a', { class: 'button', href: entityHash(kind, { ...chosen, tree_id: chosen.individual_id }) }, t('open'), ' ', chosen.name ?? '') : null;
+    const link = chosen
+      ? h('a', { class: 'button', href: entityHash(kind, { ...chosen, tree_id: chosen.individual_id }) }, t('open'), ' ', chosen.name ?? '')
+      : null;
     answer(box, r.ok ? notice('ok', t('chosen'), ' ', link) : notice('error', errorText(r)));
   }
 
@@ -56,47 +58,112 @@ export function identifyView(): HTMLElement {
    * it, "none of these" takes the photo to a new enrolment.
    */
   async function review(res: any, query: File, more: HTMLElement) {
-    const head = res.verdict === 'match' ? notice('ok', t('verdict_match'))
-      : res.verdict === 'uncertain' ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
-      : notice('info', t('verdict_no_match'));
+    const head =
+      res.verdict === 'match'
+        ? notice('ok', t('verdict_match'))
+        : res.verdict === 'uncertain'
+          ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
+          : notice('info', t('verdict_no_match'));
     const done = h('div', { class: 'chosen', 'aria-live': 'polite' });
     const queryUrl = URL.createObjectURL(query);
-    const cards = await Promise.all((res.closest as Closest[]).map(async (c) => {
-      const did = c.animal_did ?? '';
-      const best = c.photos[0];
-      return h('article', { class: 'candidate', 'data-id': c.individual_id },
-        h('h3', {}, `${c.rank}. `, h('a', { href: `#/animal/${encodeURIComponent(did)}` }, c.name ?? t('unnamed'))),
-        best ? matchLinesCanvas(queryUrl, blobUrl(best.cid), c.match_lines) : null,
-        h('div', { class: 'gallery small' }, c.photos.slice(1).map((p) => h('img', { src: blobUrl(p.cid), alt: c.name ?? '', loading: 'lazy' }))),
-        h('p', { class: 'likelihood' }, [await speciesName(c.species), likelihood(c.probability)].filter(Boolean).join(' · ')),
-        h('button', { type: 'button', class: 'primary choose', name: 'this-one', onclick: async () => {
-          const r = await call('POST', '/api/animal/confirm', new URLSearchParams({ query_id: res.query_id, animal_did: did }));
-          answer(done, r.ok ? notice('ok', t('confirmed_added'), ' ', h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'), ' ', c.name ?? '')) : notice('error', errorText(r)));
-        } }, t('this_one')));
-    }));
-    const none = h('button', { type: 'button', class: 'secondary', name: 'none-enrol-new', onclick: () => enrolFromQuery({ query_id: res.query_id, file: query }) }, t('none_enrol_new'));
+    const cards = await Promise.all(
+      (res.closest as Closest[]).map(async (c) => {
+        const did = c.animal_did ?? '';
+        const best = c.photos[0];
+        return h(
+          'article',
+          { class: 'candidate', 'data-id': c.individual_id },
+          h('h3', {}, `${c.rank}. `, h('a', { href: `#/animal/${encodeURIComponent(did)}` }, c.name ?? t('unnamed'))),
+          best ? matchLinesCanvas(queryUrl, blobUrl(best.cid), c.match_lines) : null,
+          h(
+            'div',
+            { class: 'gallery small' },
+            c.photos.slice(1).map((p) => h('img', { src: blobUrl(p.cid), alt: c.name ?? '', loading: 'lazy' })),
+          ),
+          h('p', { class: 'likelihood' }, [await speciesName(c.species), likelihood(c.probability)].filter(Boolean).join(' · ')),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'primary choose',
+              name: 'this-one',
+              onclick: async () => {
+                const r = await call('POST', '/api/animal/confirm', new URLSearchParams({ query_id: res.query_id, animal_did: did }));
+                answer(
+                  done,
+                  r.ok
+                    ? notice(
+                        'ok',
+                        t('confirmed_added'),
+                        ' ',
+                        h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open'), ' ', c.name ?? ''),
+                      )
+                    : notice('error', errorText(r)),
+                );
+              },
+            },
+            t('this_one'),
+          ),
+        );
+      }),
+    );
+    const none = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        name: 'none-enrol-new',
+        onclick: () => enrolFromQuery({ query_id: res.query_id, file: query }),
+      },
+      t('none_enrol_new'),
+    );
     mount(out, head, h('h3', {}, t('closest_title')), h('div', { class: 'candidates' }, cards), none, done, more);
   }
 
   async function render(res: any, query: File, more: HTMLElement) {
     if (kind === 'animal' && Array.isArray(res.closest)) return void review(res, query, more);
     const names = await Promise.all((res.candidates as Candidate[]).map((c) => speciesName(c.species)));
-    const head = res.verdict === 'match' ? notice('ok', t('verdict_match'))
-      : res.verdict === 'uncertain' ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
-      : notice('info', t('verdict_no_match'));
+    const head =
+      res.verdict === 'match'
+        ? notice('ok', t('verdict_match'))
+        : res.verdict === 'uncertain'
+          ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
+          : notice('info', t('verdict_no_match'));
     const done = h('div', { class: 'chosen' });
     const queryUrl = URL.createObjectURL(query);
     const cands = (res.candidates as Candidate[]).map((c, i) =>
-      h('article', { class: 'candidate', 'data-id': c.individual_id },
-        h('div', { class: 'pair' },
+      h(
+        'article',
+        { class: 'candidate', 'data-id': c.individual_id },
+        h(
+          'div',
+          { class: 'pair' },
           h('figure', {}, h('img', { src: queryUrl, alt: t('your_photo') }), h('figcaption', {}, t('your_photo'))),
-          h('figure', {}, c.photos[0] ? h('img', { src: blobUrl(c.photos[0].cid), alt: c.name ?? '' }) : null, h('figcaption', {}, c.name ?? t('unnamed')))),
+          h(
+            'figure',
+            {},
+            c.photos[0] ? h('img', { src: blobUrl(c.photos[0].cid), alt: c.name ?? '' }) : null,
+            h('figcaption', {}, c.name ?? t('unnamed')),
+          ),
+        ),
         h('p', { class: 'likelihood' }, names[i] ? `${names[i]} · ` : '', likelihood(c.probability)),
-        h('button', { type: 'button', class: 'primary choose', onclick: () => void label(res.query_id, i === 0 ? 'correct' : 'other', c, done) }, t('choose'))));
-    const none = h('button', {
-      type: 'button', class: 'secondary',
-      onclick: () => void label(res.query_id, res.verdict === 'no_match' ? 'unknown_ok' : res.verdict === 'match' ? 'wrong' : 'other', null, done),
-    }, t('none_of_these'));
+        h(
+          'button',
+          { type: 'button', class: 'primary choose', onclick: () => void label(res.query_id, i === 0 ? 'correct' : 'other', c, done) },
+          t('choose'),
+        ),
+      ),
+    );
+    const none = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () =>
+          void label(res.query_id, res.verdict === 'no_match' ? 'unknown_ok' : res.verdict === 'match' ? 'wrong' : 'other', null, done),
+      },
+      t('none_of_these'),
+    );
     mount(out, head, h('div', { class: 'candidates' }, cands), none, done, more);
   }
 
@@ -123,17 +190,25 @@ export function identifyView(): HTMLElement {
   /** The explicit way to add photos to the query just answered: more angles of this same subject. */
   function angleOf(sent: File[]): HTMLElement {
     const input = h('input', {
-      type: 'file', accept: 'image/*', capture: 'environment', multiple: true, name: 'another-angle', class: 'visually-hidden',
+      type: 'file',
+      accept: 'image/*',
+      capture: 'environment',
+      multiple: true,
+      name: 'another-angle',
+      class: 'visually-hidden',
       onchange: async () => {
         const more = Array.from(input.files ?? []);
         input.value = '';
         if (more.length) await ask([...sent, ...more], false);
       },
     });
-    return h('section', { class: 'another-angle', 'aria-label': t('another_angle') },
+    return h(
+      'section',
+      { class: 'another-angle', 'aria-label': t('another_angle') },
       h('p', { class: 'hint query-count' }, t('query_photos', { n: sent.length }), ' ', t('next_subject_hint')),
       h('label', { class: 'button secondary' }, t('another_angle'), input),
-      h('p', { class: 'hint' }, t('another_angle_hint')));
+      h('p', { class: 'hint' }, t('another_angle_hint')),
+    );
   }
 
   async function submit(e: Event) {
@@ -143,10 +218,24 @@ export function identifyView(): HTMLElement {
     await ask(files, true);
   }
 
-  return h('section', { class: 'card' },
+  return h(
+    'section',
+    { class: 'card' },
     h('h2', {}, t('identify_title')),
-    h('form', { onsubmit: submit, name: 'identify' },
-      kindChooser(kind, (k) => { kind = k; farmField.hidden = k === 'fruit'; treeField.hidden = k !== 'fruit'; mount(out); }), picker.el, farmField, treeField,
-      h('button', { type: 'submit', class: 'primary' }, t('identify'))),
-    out);
+    h(
+      'form',
+      { onsubmit: submit, name: 'identify' },
+      kindChooser(kind, (k) => {
+        kind = k;
+        farmField.hidden = k === 'fruit';
+        treeField.hidden = k !== 'fruit';
+        mount(out);
+      }),
+      picker.el,
+      farmField,
+      treeField,
+      h('button', { type: 'submit', class: 'primary' }, t('identify')),
+    ),
+    out,
+  );
 }

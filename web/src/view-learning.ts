@@ -6,7 +6,10 @@ import { when } from './timeline.js';
 const KINDS = ['tree', 'fruit', 'animal'] as const;
 
 /** A server sentence in both languages (GET learning `reason_message`). */
-interface Said { vi: string; en: string }
+interface Said {
+  vi: string;
+  en: string;
+}
 
 interface Learning {
   learn_after_new: number;
@@ -30,18 +33,37 @@ const recipeWords = (recipe: string): string =>
 function kindBlock(kind: (typeof KINDS)[number], l: Learning): HTMLElement {
   const last = l.runs[0];
   const cal = l.calibration;
-  return h('div', { class: 'learning-kind', 'data-kind': kind },
+  return h(
+    'div',
+    { class: 'learning-kind', 'data-kind': kind },
     h('h3', {}, t(`kind_${kind}`)),
-    h('p', { 'data-field': 'serving' }, l.adopted ? t('learn_serving_version', { v: l.adopted.version, recipe: recipeWords(l.adopted.recipe) }) : t('learn_serving_base')),
-    h('p', { 'data-field': 'pending' }, l.learn_after_new > 0
-      ? t('learn_pending', { photos: l.pending.new_photos, labels: l.pending.new_labels, n: l.learn_after_new })
-      : t('learn_off')),
+    h(
+      'p',
+      { 'data-field': 'serving' },
+      l.adopted ? t('learn_serving_version', { v: l.adopted.version, recipe: recipeWords(l.adopted.recipe) }) : t('learn_serving_base'),
+    ),
+    h(
+      'p',
+      { 'data-field': 'pending' },
+      l.learn_after_new > 0
+        ? t('learn_pending', { photos: l.pending.new_photos, labels: l.pending.new_labels, n: l.learn_after_new })
+        : t('learn_off'),
+    ),
     last
-      ? h('p', { 'data-field': 'last-run' }, t('learn_last_run', { when: when(last.finished_at ?? last.created_at), status: t(`run_${last.status}` as TextKey) }),
-        why(last.reason_message, last.reason))
+      ? h(
+          'p',
+          { 'data-field': 'last-run' },
+          t('learn_last_run', { when: when(last.finished_at ?? last.created_at), status: t(`run_${last.status}` as TextKey) }),
+          why(last.reason_message, last.reason),
+        )
       : h('p', { 'data-field': 'last-run' }, t('learn_never')),
-    h('p', { 'data-field': 'calibration' }, cal?.fitted ? t('learn_cal_owner', { n: cal.report.n ?? 0 }) : t('learn_cal_default'),
-      cal && !cal.fitted ? why(cal.reason_message, cal.report.reason) : null));
+    h(
+      'p',
+      { 'data-field': 'calibration' },
+      cal?.fitted ? t('learn_cal_owner', { n: cal.report.n ?? 0 }) : t('learn_cal_default'),
+      cal && !cal.fitted ? why(cal.reason_message, cal.report.reason) : null,
+    ),
+  );
 }
 
 /**
@@ -54,7 +76,10 @@ export function learningCard(): HTMLElement {
     const answers = await Promise.all(KINDS.map((k) => call<Learning>('GET', `/api/learning/${k}`)));
     const failed = answers.find((a) => !a.ok);
     if (failed) return mount(box, notice('error', errorText(failed)));
-    mount(box, KINDS.map((k, i) => kindBlock(k, answers[i]!.json)));
+    mount(
+      box,
+      KINDS.map((k, i) => kindBlock(k, answers[i]!.json)),
+    );
   })();
   return h('section', { class: 'card learning' }, h('h2', {}, t('learn_title')), h('p', { class: 'hint' }, t('learn_help')), box);
 }

@@ -46,7 +46,7 @@ export function reviewView(): HTMLElement {
     } else {
       const verdict = chosen ? (rank === 0 ? 'correct' : 'other') : item.verdict === 'no_match' ? 'unknown_ok' : 'other';
       const form = new URLSearchParams({ query_id: item.query_id, verdict });
-      if (chosen) form.set(ROUTES[item.kind].correctField, item.kind === 'animal' ? chosen.animal_did ?? '' : chosen.individual_id);
+      if (chosen) form.set(ROUTES[item.kind].correctField, item.kind === 'animal' ? (chosen.animal_did ?? '') : chosen.individual_id);
       r = await call('POST', ROUTES[item.kind].verdict, form);
     }
     if (!r.ok) return void card.append(notice('error', errorText(r)));
@@ -60,15 +60,57 @@ export function reviewView(): HTMLElement {
     const el = h('article', { class: 'review-item', 'data-query': item.query_id });
     const query = item.photos[0];
     el.append(
-      h('p', { class: 'meta' }, t(`kind_${item.kind}` as TextKey), ' · ', item.verdict === 'uncertain' ? t('verdict_uncertain') : t('verdict_no_match'), ' · ', when(item.created_at)),
-      h('div', { class: 'pair' },
-        h('figure', {}, !query ? null : item.source === 'video' ? h('video', { src: blobUrl(query.cid), controls: true, muted: true, preload: 'metadata' })
-          : h('img', { src: blobUrl(query.cid), alt: t('your_photo'), loading: 'lazy' }), h('figcaption', {}, t('your_photo'))),
-        h('div', { class: 'candidates' }, item.closest.map((c, i) => h('figure', { class: 'candidate', 'data-id': c.individual_id },
-          c.photos[0] ? h('img', { src: blobUrl(c.photos[0].cid), alt: c.name ?? '', loading: 'lazy' }) : null,
-          h('figcaption', {}, h('a', { href: entityHash(item.kind, c) }, c.name ?? t('unnamed')), c.probability != null ? ` · ${likelihood(c.probability)}` : ''),
-          h('button', { type: 'button', class: 'primary choose', name: 'this-one', onclick: () => void decide(item, el, c, i) }, t(item.kind === 'animal' ? 'this_one' : 'this_individual')))))),
-      h('button', { type: 'button', class: 'secondary', name: 'none-of-these', onclick: () => void decide(item, el, null, -1) }, t('none_of_these')));
+      h(
+        'p',
+        { class: 'meta' },
+        t(`kind_${item.kind}` as TextKey),
+        ' · ',
+        item.verdict === 'uncertain' ? t('verdict_uncertain') : t('verdict_no_match'),
+        ' · ',
+        when(item.created_at),
+      ),
+      h(
+        'div',
+        { class: 'pair' },
+        h(
+          'figure',
+          {},
+          !query
+            ? null
+            : item.source === 'video'
+              ? h('video', { src: blobUrl(query.cid), controls: true, muted: true, preload: 'metadata' })
+              : h('img', { src: blobUrl(query.cid), alt: t('your_photo'), loading: 'lazy' }),
+          h('figcaption', {}, t('your_photo')),
+        ),
+        h(
+          'div',
+          { class: 'candidates' },
+          item.closest.map((c, i) =>
+            h(
+              'figure',
+              { class: 'candidate', 'data-id': c.individual_id },
+              c.photos[0] ? h('img', { src: blobUrl(c.photos[0].cid), alt: c.name ?? '', loading: 'lazy' }) : null,
+              h(
+                'figcaption',
+                {},
+                h('a', { href: entityHash(item.kind, c) }, c.name ?? t('unnamed')),
+                c.probability != null ? ` · ${likelihood(c.probability)}` : '',
+              ),
+              h(
+                'button',
+                { type: 'button', class: 'primary choose', name: 'this-one', onclick: () => void decide(item, el, c, i) },
+                t(item.kind === 'animal' ? 'this_one' : 'this_individual'),
+              ),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'secondary', name: 'none-of-these', onclick: () => void decide(item, el, null, -1) },
+        t('none_of_these'),
+      ),
+    );
     return el;
   }
 

@@ -26,23 +26,42 @@ export function shopView(): HTMLElement {
   const out = h('div', { class: 'shop-answer', 'aria-live': 'polite' });
 
   async function show(res: { verdict: string; not_fruit: boolean; message: string; candidates: PublicCandidate[] }, query: File) {
-    const head = res.verdict === 'match' ? notice('ok', res.message)
-      : res.verdict === 'uncertain' ? notice('warn', res.message)
-      : notice('info', res.message);
+    const head =
+      res.verdict === 'match'
+        ? notice('ok', res.message)
+        : res.verdict === 'uncertain'
+          ? notice('warn', res.message)
+          : notice('info', res.message);
     head.classList.add('verdict');
     head.dataset.verdict = res.not_fruit ? 'not_fruit' : res.verdict;
     const queryUrl = URL.createObjectURL(query);
     const names = await Promise.all(res.candidates.map((c) => speciesName(c.species)));
     const cards = res.candidates.map((c, i) => {
       const title = c.name ?? names[i] ?? t('unnamed');
-      return h('article', { class: 'candidate', 'data-id': c.fruit_id, 'data-confidence': c.confidence },
+      return h(
+        'article',
+        { class: 'candidate', 'data-id': c.fruit_id, 'data-confidence': c.confidence },
         h('h3', {}, `${i + 1}. ${title}`),
-        h('div', { class: 'pair' },
+        h(
+          'div',
+          { class: 'pair' },
           h('figure', {}, h('img', { src: queryUrl, alt: t('your_photo') }), h('figcaption', {}, t('your_photo'))),
-          h('figure', {}, c.photos[0] ? h('img', { src: c.photos[0].url, alt: title }) : null, h('figcaption', {}, title))),
-        h('div', { class: 'gallery small' }, c.photos.slice(1).map((p) => h('img', { src: p.url, alt: title, loading: 'lazy' }))),
-        h('p', { class: `likelihood confidence-${c.confidence}` }, [names[i] && c.name ? names[i] : '', t(`conf_${c.confidence}` as TextKey)].filter(Boolean).join(' · ')),
-        c.tree?.link ? h('a', { class: 'button', href: c.tree.link, name: 'public-page' }, t('shop_tree_page')) : h('p', { class: 'hint' }, t('shop_no_tree')));
+          h('figure', {}, c.photos[0] ? h('img', { src: c.photos[0].url, alt: title }) : null, h('figcaption', {}, title)),
+        ),
+        h(
+          'div',
+          { class: 'gallery small' },
+          c.photos.slice(1).map((p) => h('img', { src: p.url, alt: title, loading: 'lazy' })),
+        ),
+        h(
+          'p',
+          { class: `likelihood confidence-${c.confidence}` },
+          [names[i] && c.name ? names[i] : '', t(`conf_${c.confidence}` as TextKey)].filter(Boolean).join(' · '),
+        ),
+        c.tree?.link
+          ? h('a', { class: 'button', href: c.tree.link, name: 'public-page' }, t('shop_tree_page'))
+          : h('p', { class: 'hint' }, t('shop_no_tree')),
+      );
     });
     mount(out, head, cards.length ? [h('h3', {}, t('shop_closest')), h('div', { class: 'candidates' }, cards)] : null);
   }
@@ -71,10 +90,18 @@ export function shopView(): HTMLElement {
     location.assign(r.json.link ?? `/t/${encodeURIComponent(c)}`);
   }
 
-  return h('section', { class: 'card shop' },
+  return h(
+    'section',
+    { class: 'card shop' },
     h('h2', {}, t('shop_title')),
     h('p', {}, t('shop_intro')),
     h('form', { name: 'shop-photo', onsubmit: look }, picker.el, h('button', { type: 'submit', class: 'primary' }, t('shop_look'))),
-    h('form', { name: 'shop-code', onsubmit: open }, field(t('shop_code'), code), h('button', { type: 'submit', class: 'secondary' }, t('shop_open_code'))),
-    out);
+    h(
+      'form',
+      { name: 'shop-code', onsubmit: open },
+      field(t('shop_code'), code),
+      h('button', { type: 'submit', class: 'secondary' }, t('shop_open_code')),
+    ),
+    out,
+  );
 }

@@ -14,7 +14,8 @@ import { createHandlers, scheduleReindexIfNeeded } from './handlers/index.js';
  */
 async function main() {
   const config = loadConfig();
-  if (config.MODE !== 'distributed') throw new ConfigError(['MODE: the worker runs in distributed mode only (embedded mode runs jobs inside `npm start`)']);
+  if (config.MODE !== 'distributed')
+    throw new ConfigError(['MODE: the worker runs in distributed mode only (embedded mode runs jobs inside `npm start`)']);
   let ready = false;
   let probe: Server | null = null;
   const container = await createContainer(config);
@@ -22,7 +23,10 @@ async function main() {
   await container.queue.startWorker(await createHandlers(container));
   await scheduleReindexIfNeeded(container);
   ready = true;
-  container.logger.info({ queues: config.workerQueues, concurrency: config.queueConcurrency, metricsPort: config.METRICS_PORT }, 'worker ready');
+  container.logger.info(
+    { queues: config.workerQueues, concurrency: config.queueConcurrency, metricsPort: config.METRICS_PORT },
+    'worker ready',
+  );
   exitOnSignals(container.logger, 'worker', async () => {
     ready = false;
     await container.close();

@@ -13,7 +13,11 @@ const token = arg('token') ?? process.env.MARKLESS_TOKEN;
 const out = arg('out');
 if (!token || !out) throw new Error('usage: --url <service> --token <token> --out <folder> [--owner <account id> | --all] [--limit N]');
 const r = await exportToFolder({
-  url: arg('url') ?? 'http://127.0.0.1:3000', token, out, owner: arg('owner'), all: argv.includes('--all'),
+  url: arg('url') ?? 'http://127.0.0.1:3000',
+  token,
+  out,
+  owner: arg('owner'),
+  all: argv.includes('--all'),
   limit: Number(arg('limit') ?? 1000),
   onProgress: (done, total) => process.stderr.write(`exported ${done}/${total} items\n`),
 });

@@ -37,7 +37,8 @@ export function serviceGuide(facts: ServiceFacts): string {
     SERVICE_SUMMARY,
     '## Authentication',
     'Get a token from `POST /api/signup`, `POST /api/login` or `POST /api/auth/did/verify` and send it as ' +
-      '`Authorization: Bearer <token>`. Tokens are opaque and last ' + `${facts.tokenTtlS} s by default. ` +
+      '`Authorization: Bearer <token>`. Tokens are opaque and last ' +
+      `${facts.tokenTtlS} s by default. ` +
       'A same-origin web app may rely on the HttpOnly `markless_session` cookie instead. CORS is open to every ' +
       'origin and never sends cookies. Routes marked admin need an account an operator made administrator with `npm run admin -- grant <username>`. ' +
       `Sign-up is currently ${facts.signupOpen ? 'open' : 'closed'}.`,

@@ -41,7 +41,9 @@ export class SchemaSink {
     const names = new Map(Object.keys(defs).map((k) => [k, `Schema${id}_${k.replace(/[^A-Za-z0-9._-]/g, '_')}`]));
     const rootName = `Schema${id}`;
     const rewrite = (ref: string) =>
-      ref === '#' ? `#/components/schemas/${rootName}` : ref.replace(/^#\/\$defs\/(.+)$/, (_, k: string) => `#/components/schemas/${names.get(k) ?? k}`);
+      ref === '#'
+        ? `#/components/schemas/${rootName}`
+        : ref.replace(/^#\/\$defs\/(.+)$/, (_, k: string) => `#/components/schemas/${names.get(k) ?? k}`);
     for (const [k, def] of Object.entries(defs)) this.components[names.get(k)!] = rewriteRefs(def, rewrite) as Json;
     const root = rewriteRefs(js, rewrite) as Json;
     if (!selfRef) return root;

@@ -32,14 +32,23 @@ export function buildOpenApi(routes: RouteDef[], facts: ServiceFacts): Json {
       responses: standardResponses(errorRef),
       securitySchemes: {
         [BEARER]: { type: 'http', scheme: 'bearer', description: 'Token from POST /api/signup, /api/login or /api/auth/did/verify.' },
-        [COOKIE]: { type: 'apiKey', in: 'cookie', name: 'markless_session', description: 'HttpOnly same-origin session cookie set at sign-in (web app only).' },
+        [COOKIE]: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'markless_session',
+          description: 'HttpOnly same-origin session cookie set at sign-in (web app only).',
+        },
       },
     },
   };
 }
 
 function uniqueId(def: RouteDef, seen: Set<string>): string {
-  const slug = def.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'root';
+  const slug =
+    def.path
+      .replace(/[{}]/g, '')
+      .replace(/[^A-Za-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'root';
   let id = `${def.method}_${slug}`;
   for (let n = 2; seen.has(id); n++) id = `${def.method}_${slug}_${n}`;
   seen.add(id);
@@ -62,7 +71,8 @@ function operationOf(def: RouteDef, sink: SchemaSink, operationId: string): Json
 }
 
 function accessNote(def: RouteDef): string | undefined {
-  if (def.access === 'admin') return '**Admin only:** the caller must be signed in with an account an operator made administrator (`npm run admin -- grant <username>`); others get 403.';
+  if (def.access === 'admin')
+    return '**Admin only:** the caller must be signed in with an account an operator made administrator (`npm run admin -- grant <username>`); others get 403.';
   if (def.access === 'optional') return 'A token is optional: when one is sent, the answer is personalised for its owner.';
   return undefined;
 }
@@ -95,9 +105,12 @@ function parametersOf(def: RouteDef, sink: SchemaSink): Json[] {
   const jobUpload = def.upload && /enrol|identify|video|auto|photos/.test(def.path);
   if (jobUpload || (def.method !== 'get' && !def.upload && def.access !== 'public')) {
     out.push({
-      name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
       description: jobUpload
-        ? 'repeat the same key to get the first request\'s result (or its 202 job) instead of a second enrolment or query'
+        ? "repeat the same key to get the first request's result (or its 202 job) instead of a second enrolment or query"
         : 'repeat the same key (signed in, within 7 days) to get the first answer back (header Idempotency-Replayed: true) instead of doing the write twice; the same key on another route is a 422',
     });
   }
@@ -115,7 +128,9 @@ function requestBodyOf(def: RouteDef, sink: SchemaSink): Json | undefined {
     if (def.upload) {
       const media = def.upload.kind === 'video' ? 'video/*' : 'image/*';
       properties[def.upload.field] = {
-        type: 'array', maxItems: def.upload.maxFiles, description: `the ${def.upload.kind} file(s); repeat the field for each file`,
+        type: 'array',
+        maxItems: def.upload.maxFiles,
+        description: `the ${def.upload.kind} file(s); repeat the field for each file`,
         items: { type: 'string', format: 'binary', contentMediaType: media },
       };
       for (const x of def.upload.extraFiles ?? []) {
@@ -124,7 +139,8 @@ function requestBodyOf(def: RouteDef, sink: SchemaSink): Json | undefined {
     }
     const schema: Json = { type: 'object', properties };
     if (Array.isArray(fields.required) && fields.required.length) schema.required = fields.required;
-    const json = def.upload && def.bodyType === 'json' && def.body ? { 'application/json': { schema: sink.convert(def.body, 'input') } } : {};
+    const json =
+      def.upload && def.bodyType === 'json' && def.body ? { 'application/json': { schema: sink.convert(def.body, 'input') } } : {};
     return { required: true, content: { ...json, 'multipart/form-data': { schema } } };
   }
   if (!def.body) return undefined;
@@ -175,6 +191,10 @@ function standardResponses(errorRef: Json): Json {
     AdminOnly: { description: 'signed in, but not an admin account', content: json },
     PayloadTooLarge: { description: 'the body is over the limit; refused while it streams in, before it is stored', content: json },
     ValidationFailed: { description: 'a field is missing or has the wrong type; `detail` names the field', content: json },
-    RateLimited: { description: 'too many requests: wait exactly Retry-After seconds', headers: { 'Retry-After': retryAfter }, content: json },
+    RateLimited: {
+      description: 'too many requests: wait exactly Retry-After seconds',
+      headers: { 'Retry-After': retryAfter },
+      content: json,
+    },
   };
 }

@@ -9,7 +9,11 @@ export const Species = z.object({
   scientific_name: z.string().min(3),
   name_vi: z.string().min(1),
   name_en: z.string().min(1),
-  detector_class: z.string().nullable().optional().describe('animals: the object-detector (COCO) class that stands for this species; null when the detector has none'),
+  detector_class: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('animals: the object-detector (COCO) class that stands for this species; null when the detector has none'),
 });
 
 /** Species the animal detector cannot tell apart (spec: "not in a confusable group"). */
@@ -25,17 +29,27 @@ export const Activity = z.object({
   id: z.string().regex(/^[a-z0-9_]+$/),
   name_vi: z.string().min(1),
   name_en: z.string().min(1),
-  kinds: z.array(z.enum(['tree', 'fruit', 'animal'])).optional().describe('entity kinds the activity applies to'),
+  kinds: z
+    .array(z.enum(['tree', 'fruit', 'animal']))
+    .optional()
+    .describe('entity kinds the activity applies to'),
 });
 
-const CatalogFile = z.object({ species: z.array(Species), activities: z.array(Activity), confusable_groups: z.array(ConfusableGroup).default([]) });
+const CatalogFile = z.object({
+  species: z.array(Species),
+  activities: z.array(Activity),
+  confusable_groups: z.array(ConfusableGroup).default([]),
+});
 
 /** What `/api/species/catalog` answers; `error` is present only when the catalogue could not be read. */
 export const CatalogOut = z.object({
   ok: z.literal(true),
   species: z.array(Species),
   activities: z.array(Activity),
-  confusable_groups: z.array(ConfusableGroup).optional().describe('animal species the detector cannot tell apart; /api/animal/detect asks to confirm among them'),
+  confusable_groups: z
+    .array(ConfusableGroup)
+    .optional()
+    .describe('animal species the detector cannot tell apart; /api/animal/detect asks to confirm among them'),
   error: z.string().optional().describe('a sentence saying the catalogue file could not be read; the lists are then empty'),
 });
 
@@ -59,7 +73,10 @@ export class SpeciesCatalog {
   private failedAt = -Infinity;
   private pending: Promise<void> | null = null;
 
-  constructor(private readonly filePath: string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly filePath: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The route body: the catalogue, or empty lists with a sentence in the caller's language. */
   async body(lang: Lang): Promise<CatalogBody> {

@@ -22,7 +22,13 @@ export interface RouteSummary {
   tag: string;
 }
 
-const summaryOf = (r: RouteDef): RouteSummary => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary, access: r.access, tag: r.tag });
+const summaryOf = (r: RouteDef): RouteSummary => ({
+  method: r.method.toUpperCase(),
+  path: r.path,
+  summary: r.summary,
+  access: r.access,
+  tag: r.tag,
+});
 
 const isApi = (r: RouteDef) => r.path === '/api' || r.path.startsWith('/api/');
 
@@ -43,7 +49,17 @@ export function apiIndex(routes: RouteDef[], facts: ServiceFacts) {
  * found in the live table under these prefixes, so it never names a route before it exists.
  */
 const KIND_PREFIXES: Record<'tree' | 'fruit' | 'animal', string[]> = {
-  tree: ['/api/enroll', '/api/identify', '/api/tree', '/api/trees', '/api/tree_views', '/api/verify_add', '/api/provenance', '/api/rename', '/api/resolve'],
+  tree: [
+    '/api/enroll',
+    '/api/identify',
+    '/api/tree',
+    '/api/trees',
+    '/api/tree_views',
+    '/api/verify_add',
+    '/api/provenance',
+    '/api/rename',
+    '/api/resolve',
+  ],
   fruit: ['/api/fruit'],
   animal: ['/api/animal'],
 };
@@ -87,12 +103,7 @@ export function robotsTxt(routes: RouteDef[]): string {
     (r) => isApi(r) && r.access === 'public' && r.method === 'get' && !r.path.startsWith('/api/auth/'),
   );
   const allows = [...new Set(publicApi.map((r) => (r.path === '/api' ? '/api$' : r.path.split('{')[0]!)))].sort();
-  return [
-    'User-agent: *',
-    ...allows.map((p) => `Allow: ${p}`),
-    'Disallow: /api/',
-    '',
-  ].join('\n');
+  return ['User-agent: *', ...allows.map((p) => `Allow: ${p}`), 'Disallow: /api/', ''].join('\n');
 }
 
 /** `/llms.txt` (llmstxt.org shape): a one-page map for agents, generated from the live table. */

@@ -41,7 +41,12 @@ export async function callerFromRequest(ctx: Context, auth: AuthService): Promis
 /** HttpOnly, SameSite=Strict: a browser sends it only to us, and page scripts cannot read it. */
 export function setSessionCookie(ctx: Context, token: string, maxAgeS: number): void {
   ctx.cookies.set(SESSION_COOKIE, token, {
-    httpOnly: true, sameSite: 'strict', path: '/', maxAge: maxAgeS * 1000, secure: ctx.secure, overwrite: true,
+    httpOnly: true,
+    sameSite: 'strict',
+    path: '/',
+    maxAge: maxAgeS * 1000,
+    secure: ctx.secure,
+    overwrite: true,
   });
 }
 

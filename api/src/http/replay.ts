@@ -18,7 +18,8 @@ export function createReplayStore(db: Queryable) {
       );
       const row = r.rows[0];
       if (!row) return null;
-      if (row.method !== method || row.path !== path) throw new AppError(422, 'validation_failed', { field: 'Idempotency-Key', rule: 'format', reason: 'reused' });
+      if (row.method !== method || row.path !== path)
+        throw new AppError(422, 'validation_failed', { field: 'Idempotency-Key', rule: 'format', reason: 'reused' });
       return { status: row.status, body: row.body };
     },
     async keep(owner: string, key: string, method: string, path: string, status: number, body: unknown): Promise<void> {

@@ -33,12 +33,21 @@ function ruleOf(issue: { code: string; path: PropertyKey[] }, value: unknown): s
       for (const k of issue.path) v = v == null ? undefined : (v as Record<PropertyKey, unknown>)[k];
       return v === undefined ? 'required' : 'type';
     }
-    case 'too_small': return 'too_small';
-    case 'too_big': return 'too_big';
-    case 'invalid_format': case 'invalid_string': return 'format';
-    case 'invalid_value': case 'invalid_enum_value': case 'invalid_union': return 'choice';
-    case 'not_multiple_of': return 'range';
-    default: return 'invalid';
+    case 'too_small':
+      return 'too_small';
+    case 'too_big':
+      return 'too_big';
+    case 'invalid_format':
+    case 'invalid_string':
+      return 'format';
+    case 'invalid_value':
+    case 'invalid_enum_value':
+    case 'invalid_union':
+      return 'choice';
+    case 'not_multiple_of':
+      return 'range';
+    default:
+      return 'invalid';
   }
 }
 
@@ -122,10 +131,9 @@ function handlerFor(def: RouteDef, resolve: CallerResolver, replay?: ReplayStore
         return;
       }
     }
-    const out = await requestScope.run({ idempotencyKey }, () => def.handler(
-      { body, query, params, files, caller, lang: ctx.state.lang, ip: ctx.ip, requestId: ctx.state.requestId },
-      ctx,
-    ));
+    const out = await requestScope.run({ idempotencyKey }, () =>
+      def.handler({ body, query, params, files, caller, lang: ctx.state.lang, ip: ctx.ip, requestId: ctx.state.requestId }, ctx),
+    );
     if (out instanceof Reply) {
       ctx.status = out.status;
       ctx.set(out.headers);

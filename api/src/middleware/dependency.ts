@@ -7,7 +7,8 @@ export type Dependency = 'database' | 'redis' | 'blobs';
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 // PostgreSQL SQLSTATEs of a server shutting down, starting up or gone (classes 08 and 57P).
 const PG_DOWN = /^(08\d\d\d|57P0[1-3])$/;
-const PG_TEXT = /Connection terminated|terminating connection|database system is (starting up|shutting down)|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+const PG_TEXT =
+  /Connection terminated|terminating connection|database system is (starting up|shutting down)|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 const REDIS_TEXT = /Connection is closed|Stream isn't writeable|enableOfflineQueue|max retries per request|MaxRetriesPerRequest/i;
 
 /** Which dependency listens on which port, from the configured URLs. */

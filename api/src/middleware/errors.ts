@@ -13,8 +13,10 @@ const isCode = (c: string): c is MessageCode => c in messages;
  */
 function renderParams(err: AppError, lang: Lang): Record<string, unknown> {
   const expected = err.params.expected;
-  const params = typeof expected === 'string' && isCode(`media_${expected}`)
-    ? { ...err.params, expected: renderMessage(`media_${expected}` as MessageCode, lang) } : err.params;
+  const params =
+    typeof expected === 'string' && isCode(`media_${expected}`)
+      ? { ...err.params, expected: renderMessage(`media_${expected}` as MessageCode, lang) }
+      : err.params;
   const reasons = params.reasons;
   if (typeof reasons !== 'string' && !Array.isArray(reasons)) return params;
   const codes = (Array.isArray(reasons) ? reasons.map(String) : reasons.split(',')).map((r) => r.trim()).filter(Boolean);
@@ -25,7 +27,8 @@ function renderParams(err: AppError, lang: Lang): Record<string, unknown> {
 /** Which catalogue sentence renders a validation failure: one per rule, never the validator's English. */
 function messageCode(err: AppError): MessageCode {
   const rule = err.params.rule;
-  if (err.code === 'validation_failed' && typeof rule === 'string' && isCode(`validation_${rule}`)) return `validation_${rule}` as MessageCode;
+  if (err.code === 'validation_failed' && typeof rule === 'string' && isCode(`validation_${rule}`))
+    return `validation_${rule}` as MessageCode;
   if (err.code === 'validation_failed') return 'validation_invalid' as MessageCode;
   return err.code;
 }
@@ -41,13 +44,27 @@ export function errorBody(ctx: Context, err: AppError) {
   const detail = typeof err.params.field === 'string' ? err.params.field : error;
   const reasons = err.params.reasons;
   return {
-    ok: false as const, error, detail, code: err.code,
+    ok: false as const,
+    error,
+    detail,
+    code: err.code,
     ...(typeof err.params.reason === 'string' ? { reason: err.params.reason } : {}),
-    ...(reasons !== undefined ? { reasons: Array.isArray(reasons) ? reasons.map(String) : String(reasons).split(',').map((r) => r.trim()).filter(Boolean) } : {}),
+    ...(reasons !== undefined
+      ? {
+          reasons: Array.isArray(reasons)
+            ? reasons.map(String)
+            : String(reasons)
+                .split(',')
+                .map((r) => r.trim())
+                .filter(Boolean),
+        }
+      : {}),
     // An enrolment names every refused photo at once (workers/src/handlers/enroll-photos.ts).
     ...(Array.isArray(err.params.refused) ? { refused: err.params.refused, overridable: err.params.overridable === true } : {}),
     // An animal enrolment whose photos already show one of the owner's animals names it.
-    ...(err.params.existing && typeof err.params.existing === 'object' ? { existing: err.params.existing, overridable: err.params.overridable === true } : {}),
+    ...(err.params.existing && typeof err.params.existing === 'object'
+      ? { existing: err.params.existing, overridable: err.params.overridable === true }
+      : {}),
     ...(ctx.state.requestId ? { request_id: String(ctx.state.requestId) } : {}),
   };
 }

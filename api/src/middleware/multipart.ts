@@ -26,7 +26,11 @@ export interface MultipartResult {
 function checkMultipartType(ctx: Context): AppError | null {
   const type = ctx.get('content-type');
   if (ctx.is('multipart/form-data') && /;\s*boundary=("?)[^";]+\1/i.test(type)) return null;
-  return new AppError(415, 'content_type_unsupported', { expected: 'multipart/form-data; boundary=…', got: type || '(none)', field: 'content-type' });
+  return new AppError(415, 'content_type_unsupported', {
+    expected: 'multipart/form-data; boundary=…',
+    got: type || '(none)',
+    field: 'content-type',
+  });
 }
 
 /**
@@ -61,7 +65,14 @@ export function parseMultipart(ctx: Context, limits: MultipartLimits): Promise<M
         limits: { fileSize: limits.fileBytes, files: limits.maxFiles, fields: 100, fieldSize: 64 * 1024 },
       });
     } catch {
-      reject(checkMultipartType(ctx) ?? new AppError(415, 'content_type_unsupported', { expected: 'multipart/form-data; boundary=…', got: ctx.get('content-type'), field: 'content-type' }));
+      reject(
+        checkMultipartType(ctx) ??
+          new AppError(415, 'content_type_unsupported', {
+            expected: 'multipart/form-data; boundary=…',
+            got: ctx.get('content-type'),
+            field: 'content-type',
+          }),
+      );
       return;
     }
     const onData = (chunk: Buffer) => {

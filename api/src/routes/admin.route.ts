@@ -10,12 +10,14 @@ export const PageQuery = z.object({
 });
 
 export const AdminFeedbackOut = Paged.extend({
-  items: z.array(z.object({
-    id: z.string().uuid(),
-    note: z.string(),
-    created_at: z.string(),
-    has_owner: z.boolean().describe('whether a signed-in account sent it; the account itself is never shown'),
-  })),
+  items: z.array(
+    z.object({
+      id: z.string().uuid(),
+      note: z.string(),
+      created_at: z.string(),
+      has_owner: z.boolean().describe('whether a signed-in account sent it; the account itself is never shown'),
+    }),
+  ),
 });
 export const AdminActivityOut = Ok.extend({
   total_users: z.number().int(),
@@ -23,23 +25,31 @@ export const AdminActivityOut = Ok.extend({
   offset: z.number().int(),
   skipped: z.number().int().describe('events with no owner, left out of the summary'),
   note: z.string().optional().describe('present when events were skipped; says how many'),
-  users: z.array(z.object({
-    account_id: z.string().uuid(),
-    username: z.string().nullable().describe('null when the account no longer exists'),
-    events: z.number().int(),
-    actions: z.record(z.string(), z.number().int()).describe('event count per action'),
-    first_seen: z.string(),
-    last_seen: z.string(),
-  })).describe('most recently active first'),
+  users: z
+    .array(
+      z.object({
+        account_id: z.string().uuid(),
+        username: z.string().nullable().describe('null when the account no longer exists'),
+        events: z.number().int(),
+        actions: z.record(z.string(), z.number().int()).describe('event count per action'),
+        first_seen: z.string(),
+        last_seen: z.string(),
+      }),
+    )
+    .describe('most recently active first'),
 });
 export const EventsOut = Paged.extend({
-  items: z.array(z.object({
-    id: z.number().int(),
-    owner_id: z.string().uuid().nullable(),
-    action: z.string(),
-    detail: z.record(z.string(), z.unknown()),
-    created_at: z.string(),
-  })).describe('newest first'),
+  items: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        owner_id: z.string().uuid().nullable(),
+        action: z.string(),
+        detail: z.record(z.string(), z.unknown()),
+        created_at: z.string(),
+      }),
+    )
+    .describe('newest first'),
 });
 
 const denied = { 401: err('not signed in'), 403: err('signed in, but not an administrator'), 422: err('bad limit or offset') };
@@ -48,13 +58,17 @@ const adminRoute = { tag: 'admin', access: 'admin', feature: 'admin', query: Pag
 export function adminRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({
-      ...adminRoute, method: 'get', path: '/api/admin/feedback',
+      ...adminRoute,
+      method: 'get',
+      path: '/api/admin/feedback',
       summary: 'Farmer feedback, newest first, without the sender',
       responses: { 200: { description: 'one page of feedback', schema: AdminFeedbackOut }, ...denied },
       handler: async ({ query }) => ({ ok: true, ...query, ...(await s.admin.feedback(query)) }),
     }),
     defineRoute({
-      ...adminRoute, method: 'get', path: '/api/admin/activity',
+      ...adminRoute,
+      method: 'get',
+      path: '/api/admin/activity',
       summary: 'Per-user activity summary: counts by action, first and last seen',
       description: 'Events with no owner cannot be attributed to a user; they are skipped, counted in `skipped` and flagged in `note`.',
       responses: { 200: { description: 'one page of users', schema: AdminActivityOut }, ...denied },
@@ -65,7 +79,9 @@ export function adminRoutes(s: Services): RouteDef[] {
       },
     }),
     defineRoute({
-      ...adminRoute, method: 'get', path: '/api/events',
+      ...adminRoute,
+      method: 'get',
+      path: '/api/events',
       summary: 'The full activity event log, newest first (internals; admin only)',
       responses: { 200: { description: 'one page of events', schema: EventsOut }, ...denied },
       handler: async ({ query }) => ({ ok: true, ...query, ...(await s.admin.events(query)) }),

@@ -11,5 +11,11 @@ import { animalPageRoutes } from './animal-pages.route.js';
  * which would otherwise match them.
  */
 export function animalRoutes(s: Services): RouteDef[] {
-  return withAnimalMirror([...animalRecognitionRoutes(s), ...animalFixedRoutes(s), ...animalReviewRoutes(s), ...animalPageRoutes(), ...animalItemRoutes(s)]);
+  return withAnimalMirror([
+    ...animalRecognitionRoutes(s),
+    ...animalFixedRoutes(s),
+    ...animalReviewRoutes(s),
+    ...animalPageRoutes(),
+    ...animalItemRoutes(s),
+  ]);
 }

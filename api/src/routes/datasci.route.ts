@@ -6,14 +6,21 @@ import { errorResponse as err } from './schemas.js';
 
 const ExportQuery = z.object({
   cursor: z.string().max(400).optional().describe('resume after the page that returned this cursor (header X-Export-Next-Cursor)'),
-  limit: z.coerce.number().int().min(1).max(5000).default(1000).describe('photos of the gallery plus identify queries per page, 1 to 5000 (default 1000)'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .default(1000)
+    .describe('photos of the gallery plus identify queries per page, 1 to 5000 (default 1000)'),
 });
 const AdminExportQuery = ExportQuery.extend({
   owner_id: z.string().uuid().optional().describe('one owner’s data; every owner’s when omitted'),
 });
 
 const zipDoc = {
-  description: 'one zip page: images/<cid>.<ext>, manifest.csv, manifest.jsonl, export.json. Headers: X-Export-Items-Total, X-Export-Items-Before, X-Export-Rows, X-Export-Next-Cursor (absent on the last page)',
+  description:
+    'one zip page: images/<cid>.<ext>, manifest.csv, manifest.jsonl, export.json. Headers: X-Export-Items-Total, X-Export-Items-Before, X-Export-Rows, X-Export-Next-Cursor (absent on the last page)',
   contentType: 'application/zip',
 };
 
@@ -36,18 +43,33 @@ function zipReply(p: ExportPage): Reply {
 export function datasciRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({
-      method: 'get', path: '/api/datasci/export', tag: 'datasci', access: 'user', feature: 'datasci-export',
+      method: 'get',
+      path: '/api/datasci/export',
+      tag: 'datasci',
+      access: 'user',
+      feature: 'datasci-export',
       summary: 'Export your enrolled photos and labelled identify queries (zip page: images, CSV, JSON Lines)',
-      description: 'Only the caller’s own photos, individuals, queries and labels. Resumable: pass the previous page’s X-Export-Next-Cursor as `cursor`. Layout in docs/data-science.md.',
+      description:
+        'Only the caller’s own photos, individuals, queries and labels. Resumable: pass the previous page’s X-Export-Next-Cursor as `cursor`. Layout in docs/data-science.md.',
       query: ExportQuery,
       responses: { 200: zipDoc, 400: err('a cursor this export did not give out'), 401: err('not signed in'), 422: err('bad limit') },
       handler: async ({ query, caller }) => zipReply(await s.datasciExport.exportPage({ owner: caller!.account_id }, query)),
     }),
     defineRoute({
-      method: 'get', path: '/api/admin/datasci/export', tag: 'admin', access: 'admin', feature: 'admin',
+      method: 'get',
+      path: '/api/admin/datasci/export',
+      tag: 'admin',
+      access: 'admin',
+      feature: 'admin',
       summary: 'Export one owner’s (owner_id) or every owner’s labelled data (admin only)',
       query: AdminExportQuery,
-      responses: { 200: zipDoc, 401: err('not signed in'), 400: err('a cursor this export did not give out'), 403: err('signed in, but not an administrator'), 422: err('bad owner_id or limit') },
+      responses: {
+        200: zipDoc,
+        401: err('not signed in'),
+        400: err('a cursor this export did not give out'),
+        403: err('signed in, but not an administrator'),
+        422: err('bad owner_id or limit'),
+      },
       handler: async ({ query }) => zipReply(await s.datasciExport.exportPage({ owner: query.owner_id ?? null }, query)),
     }),
   ];

@@ -17,7 +17,11 @@ export const FeedbackOut = Ok.extend({
 export function feedbackRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({
-      method: 'post', path: '/api/feedback', tag: 'feedback', access: 'optional', feature: 'feedback',
+      method: 'post',
+      path: '/api/feedback',
+      tag: 'feedback',
+      access: 'optional',
+      feature: 'feedback',
       summary: 'Send a feedback note (signed in or not)',
       description:
         'Urlencoded form with `note`. When a bearer token or session cookie comes along, the note is recorded as that ' +

@@ -36,7 +36,15 @@ import { fruitListRoutes } from './fruit-list.route.js';
  * same list, so it is passed to the system routes once the others are known.
  */
 export function buildRoutes(c: Container, s: Services): RouteDef[] {
-  const routes: RouteDef[] = [...accountRoutes(s), ...jobRoutes(s), ...autoRoutes(s), ...treeRoutes(s), ...fruitRoutes(s), ...animalRoutes(s), ...farmRoutes(s)];
+  const routes: RouteDef[] = [
+    ...accountRoutes(s),
+    ...jobRoutes(s),
+    ...autoRoutes(s),
+    ...treeRoutes(s),
+    ...fruitRoutes(s),
+    ...animalRoutes(s),
+    ...farmRoutes(s),
+  ];
   routes.push(...feedbackRoutes(s), ...adminRoutes(s), ...verdictRoutes(s));
   routes.push(...resolveRoutes(s), ...scanRoutes(s), ...treeManageRoutes(s), ...grantRoutes(s), ...webAppRoutes());
   routes.push(...evidenceRoutes(s));

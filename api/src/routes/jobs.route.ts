@@ -20,7 +20,7 @@ export const JobOut = Ok.extend({
 export const accepted = {
   description:
     'Accepted: the job is still running after JOB_WAIT_MS (default 30 s). Poll `GET /api/jobs/{job_id}` ' +
-    '(also given in the Location header) until `status` is `completed` (then `result` holds this route\'s answer) or `failed`.',
+    "(also given in the Location header) until `status` is `completed` (then `result` holds this route's answer) or `failed`.",
   schema: JobOut,
 };
 
@@ -33,10 +33,18 @@ export function answerJob(outcome: JobOutcome, render: (result: Record<string, u
 export function jobRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({
-      method: 'get', path: '/api/jobs/{id}', tag: 'jobs', access: 'user', feature: 'jobs',
+      method: 'get',
+      path: '/api/jobs/{id}',
+      tag: 'jobs',
+      access: 'user',
+      feature: 'jobs',
       summary: 'Status and result of a job you started',
       params: z.object({ id: z.string().min(1).max(200) }),
-      responses: { 200: { description: 'the job', schema: JobOut }, 401: errorResponse('not signed in'), 404: errorResponse('no such job, or not yours') },
+      responses: {
+        200: { description: 'the job', schema: JobOut },
+        401: errorResponse('not signed in'),
+        404: errorResponse('no such job, or not yours'),
+      },
       handler: async ({ params, caller }) => ({ ok: true, ...(await s.jobs.get(params.id, caller!.account_id)) }),
     }),
   ];

@@ -18,26 +18,57 @@ const ReasonMessage = z.object({
 const Run = z.object({
   id: z.number().int(),
   status: z.enum(['queued', 'adopted', 'refused', 'skipped', 'failed', 'rolled_back']),
-  trigger: z.record(z.string(), z.unknown()).describe('what queued it: new photos and labels since the previous run and the threshold, `manual`, or `command: rollback`'),
-  reason: z.string().nullable().describe('the decision in words, in English as the run stored it: why a new model was adopted or refused (held-out photos, served top-1, correct matches at ≤ 1% false matches)'),
-  reason_message: ReasonMessage.nullable().describe('the same decision in Vietnamese and English, for the app to show in the chosen language; null for runs stored before runs recorded it (show `reason`)'),
-  decision: z.record(z.string(), z.unknown()).nullable().describe('the figures behind it: the served-pipeline comparison, the training report and the refitted calibration'),
-  retrain: RetrainRecord.omit({ message: true }).extend({ reason_message: ReasonMessage.describe('`reason` in Vietnamese and English') }).nullable()
-    .describe('after an adoption, the same recipe trained again on every photo: both models scored on the held-out photos as the gate scores them, and which one serves and why (docs/recognition.md, "Adoption and the learning loop"); null when nothing was adopted, for a linear metric, and for runs stored before it'),
+  trigger: z
+    .record(z.string(), z.unknown())
+    .describe('what queued it: new photos and labels since the previous run and the threshold, `manual`, or `command: rollback`'),
+  reason: z
+    .string()
+    .nullable()
+    .describe(
+      'the decision in words, in English as the run stored it: why a new model was adopted or refused (held-out photos, served top-1, correct matches at ≤ 1% false matches)',
+    ),
+  reason_message: ReasonMessage.nullable().describe(
+    'the same decision in Vietnamese and English, for the app to show in the chosen language; null for runs stored before runs recorded it (show `reason`)',
+  ),
+  decision: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('the figures behind it: the served-pipeline comparison, the training report and the refitted calibration'),
+  retrain: RetrainRecord.omit({ message: true })
+    .extend({ reason_message: ReasonMessage.describe('`reason` in Vietnamese and English') })
+    .nullable()
+    .describe(
+      'after an adoption, the same recipe trained again on every photo: both models scored on the held-out photos as the gate scores them, and which one serves and why (docs/recognition.md, "Adoption and the learning loop"); null when nothing was adopted, for a linear metric, and for runs stored before it',
+    ),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });
 const LearningOut = Ok.extend({
   kind: z.enum(['tree', 'fruit', 'animal']),
-  learn_after_new: z.number().int().describe('new enrolled photos plus labels that queue the next run (LEARN_AFTER_NEW; 0: never by itself)'),
+  learn_after_new: z
+    .number()
+    .int()
+    .describe('new enrolled photos plus labels that queue the next run (LEARN_AFTER_NEW; 0: never by itself)'),
   pending: z.object({ since: z.string().nullable(), new_photos: z.number().int(), new_labels: z.number().int() }),
-  adopted: z.object({ version: z.number().int(), recipe: z.string() }).nullable().describe('the learned version serving now; null: the base model alone'),
+  adopted: z
+    .object({ version: z.number().int(), recipe: z.string() })
+    .nullable()
+    .describe('the learned version serving now; null: the base model alone'),
   runs: z.array(Run).describe('the last 10 runs, newest first'),
-  calibration: z.object({
-    pipeline: z.string(), fitted: z.boolean(), report: z.record(z.string(), z.unknown()), created_at: z.string(),
-    reason_message: ReasonMessage.nullable().describe('why it is not fitted, in Vietnamese and English (read from the report\'s figures); null when fitted, or when the figures do not say (`report.reason` then)'),
-  }).nullable()
-    .describe('your newest calibration fit for this kind; `fitted` false means too little data (or a fit made under the older photo-count rule, refitted at the next run), and identify uses the kind\'s defaults'),
+  calibration: z
+    .object({
+      pipeline: z.string(),
+      fitted: z.boolean(),
+      report: z.record(z.string(), z.unknown()),
+      created_at: z.string(),
+      reason_message: ReasonMessage.nullable().describe(
+        "why it is not fitted, in Vietnamese and English (read from the report's figures); null when fitted, or when the figures do not say (`report.reason` then)",
+      ),
+    })
+    .nullable()
+    .describe(
+      "your newest calibration fit for this kind; `fitted` false means too little data (or a fit made under the older photo-count rule, refitted at the next run), and identify uses the kind's defaults",
+    ),
 });
 
 /** A run's retrain after adoption as the owner reads it: its sentence in both languages instead of the code alone. */
@@ -54,27 +85,53 @@ export function learningRoutes(c: Container): RouteDef[] {
   c.metrics.watchLearning(() => runTotals(c.db));
   return [
     defineRoute({
-      method: 'get', path: '/api/learning/{kind}', tag: 'recognition', access: 'user', feature: 'learning',
-      summary: 'Your learning loop for one kind: pending photos and labels, the last runs and their decisions, the adopted version, the calibration',
+      method: 'get',
+      path: '/api/learning/{kind}',
+      tag: 'recognition',
+      access: 'user',
+      feature: 'learning',
+      summary:
+        'Your learning loop for one kind: pending photos and labels, the last runs and their decisions, the adopted version, the calibration',
       params: z.object({ kind: z.enum(['tree', 'fruit', 'animal']) }),
-      responses: { 200: { description: 'the loop\'s state', schema: LearningOut }, 401: err('not signed in'), 422: err('kind is not tree, fruit or animal') },
+      responses: {
+        200: { description: "the loop's state", schema: LearningOut },
+        401: err('not signed in'),
+        422: err('kind is not tree, fruit or animal'),
+      },
       handler: async ({ params, caller }) => {
         const owner = caller!.account_id;
         const { kind } = params;
-        const adopted = await c.db.query<{ version: number; recipe: string }>(`select version, recipe from learned_models where owner_id = $1 and kind = $2 and status = 'adopted'`, [owner, kind]);
+        const adopted = await c.db.query<{ version: number; recipe: string }>(
+          `select version, recipe from learned_models where owner_id = $1 and kind = $2 and status = 'adopted'`,
+          [owner, kind],
+        );
         const cal = await c.db.query<{ pipeline: string; params: unknown; report: Record<string, unknown>; created_at: Date | string }>(
-          'select pipeline, params, report, created_at from owner_calibrations where owner_id = $1 and kind = $2 order by id desc limit 1', [owner, kind]);
+          'select pipeline, params, report, created_at from owner_calibrations where owner_id = $1 and kind = $2 order by id desc limit 1',
+          [owner, kind],
+        );
         const runs = await listRuns(c.db, owner, kind);
         const row = cal.rows[0];
         return {
-          ok: true, kind, learn_after_new: c.config.LEARN_AFTER_NEW,
+          ok: true,
+          kind,
+          learn_after_new: c.config.LEARN_AFTER_NEW,
           pending: await pendingSinceLastRun(c.db, owner, kind),
           adopted: adopted.rows[0] ? { version: Number(adopted.rows[0].version), recipe: adopted.rows[0].recipe } : null,
-          runs: runs.map(({ kind: _k, ...r }) => ({ ...r, reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null, reason_message: runReason(r.status, r.decision), retrain: retrainView(r.decision) })),
-          calibration: row ? {
-            pipeline: row.pipeline, fitted: fitServes(row), report: row.report, created_at: new Date(row.created_at).toISOString(),
-            reason_message: calibrationReason(row.report, fitServes(row), isStaleFit(row)),
-          } : null,
+          runs: runs.map(({ kind: _k, ...r }) => ({
+            ...r,
+            reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null,
+            reason_message: runReason(r.status, r.decision),
+            retrain: retrainView(r.decision),
+          })),
+          calibration: row
+            ? {
+                pipeline: row.pipeline,
+                fitted: fitServes(row),
+                report: row.report,
+                created_at: new Date(row.created_at).toISOString(),
+                reason_message: calibrationReason(row.report, fitServes(row), isStaleFit(row)),
+              }
+            : null,
         };
       },
     }),

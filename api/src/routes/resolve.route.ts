@@ -10,29 +10,50 @@ import { TreeRef } from './tree-ref.js';
 const CodeParam = z.object({ code: z.string().min(1).max(200).describe('traceability code, `<PREFIX>-<geohash7>-<8 characters>`') });
 const TreeParam = z.object({ id: TreeRef });
 
-const Anchor = z.object({
-  backend: z.enum(['local', 'cardano']), status: z.string(), size: z.number().int(), root_hex: z.string(),
-  public_key: z.string().nullable().describe('local: did:key of the key that signed the checkpoint'),
-  key_fingerprint: z.string().nullable().describe('local: `SHA256:xxxx xxxx …`, compare with /.well-known/markless.json'),
-  checkpoint_seq: z.number().int().nullable(),
-  tx_hash: z.string().nullable(), confirmations: z.number().int(), explorer_url: z.string().nullable(),
-  text: z.object({ vi: z.string(), en: z.string() }).describe('what the anchor really is, in one sentence: "signed by this server\'s key (fingerprint …)" or "Cardano transaction … (N confirmations)"'),
-}).describe('the newest usable anchor of the tree\'s chain');
+const Anchor = z
+  .object({
+    backend: z.enum(['local', 'cardano']),
+    status: z.string(),
+    size: z.number().int(),
+    root_hex: z.string(),
+    public_key: z.string().nullable().describe('local: did:key of the key that signed the checkpoint'),
+    key_fingerprint: z.string().nullable().describe('local: `SHA256:xxxx xxxx …`, compare with /.well-known/markless.json'),
+    checkpoint_seq: z.number().int().nullable(),
+    tx_hash: z.string().nullable(),
+    confirmations: z.number().int(),
+    explorer_url: z.string().nullable(),
+    text: z
+      .object({ vi: z.string(), en: z.string() })
+      .describe(
+        'what the anchor really is, in one sentence: "signed by this server\'s key (fingerprint …)" or "Cardano transaction … (N confirmations)"',
+      ),
+  })
+  .describe("the newest usable anchor of the tree's chain");
 const PublicOut = Ok.extend({
   state: z.literal('public'),
   code: z.string(),
   link: z.string().describe('the human page, `/t/{code}`'),
   tree_id: z.string().describe('the tree, for its public timeline (`GET /api/tree/{tree_id}/timeline`)'),
-  record: z.object({
-    code: z.string(), species: z.string(), geohash: z.string().describe('coarse location, 7 characters (about 150 m)'),
-    images: z.array(z.string()).describe('CIDs of the photos in the anchored record'), created_at: z.string(), schema: z.number().int(),
-  }).describe('the canonical record, decoded from the bytes whose CID and hash follow'),
+  record: z
+    .object({
+      code: z.string(),
+      species: z.string(),
+      geohash: z.string().describe('coarse location, 7 characters (about 150 m)'),
+      images: z.array(z.string()).describe('CIDs of the photos in the anchored record'),
+      created_at: z.string(),
+      schema: z.number().int(),
+    })
+    .describe('the canonical record, decoded from the bytes whose CID and hash follow'),
   record_cid: z.string(),
   record_hash: z.string().describe('SHA-256 of the record bytes, hex'),
   image_count: z.number().int().describe('photos the server holds; may exceed record.images (later photos are not anchored)'),
   name: z.string().nullable(),
   farm_id: z.string().nullable(),
-  has_location: z.boolean().describe('false when the tree was enrolled without lat/lon: the code and record then carry the explicit "no location" geohash `0000000` (codes minted before 2026-11: `s000000`)'),
+  has_location: z
+    .boolean()
+    .describe(
+      'false when the tree was enrolled without lat/lon: the code and record then carry the explicit "no location" geohash `0000000` (codes minted before 2026-11: `s000000`)',
+    ),
   anchor: Anchor.nullable(),
 });
 const RestrictedOut = Ok.extend({
@@ -57,13 +78,26 @@ const unknownCode = () => new AppError(404, 'code_unknown', {}, { 'Cache-Control
  */
 export function resolveRoutes(s: Services): RouteDef[] {
   const owner = {
-    method: 'post', tag: 'traceability', access: 'user', feature: 'traceability-publish', params: TreeParam,
+    method: 'post',
+    tag: 'traceability',
+    access: 'user',
+    feature: 'traceability-publish',
+    params: TreeParam,
     description: 'Owner only. A grantee gets 403; anyone else, and a missing tree, the same 404.',
-    responses: { 200: { description: 'the new visibility', schema: VisibilityOut }, 401: errorResponse('not signed in'), 403: errorResponse('a grantee, not the owner'), 404: errorResponse('no such tree, or not yours') },
+    responses: {
+      200: { description: 'the new visibility', schema: VisibilityOut },
+      401: errorResponse('not signed in'),
+      403: errorResponse('a grantee, not the owner'),
+      404: errorResponse('no such tree, or not yours'),
+    },
   } as const;
   return [
     defineRoute({
-      method: 'get', path: '/api/resolve/{code}/export', tag: 'traceability', access: 'public', feature: 'traceability',
+      method: 'get',
+      path: '/api/resolve/{code}/export',
+      tag: 'traceability',
+      access: 'public',
+      feature: 'traceability',
       summary: "A published tree's evidence bundle, for anyone to re-check offline",
       description:
         'The same `markless-evidence-bundle` the owner exports (format: shared/src/evidence/verify-cli/FORMAT.md and the EvidenceBundle schema): ' +
@@ -73,12 +107,17 @@ export function resolveRoutes(s: Services): RouteDef[] {
       params: CodeParam,
       responses: {
         200: { description: 'the evidence bundle', schema: EvidenceBundle.extend({ ok: z.literal(true), code: z.string() }) },
-        404: errorResponse('unknown code, or the tree is not published'), 409: errorResponse('the chain is not anchored yet'),
+        404: errorResponse('unknown code, or the tree is not published'),
+        409: errorResponse('the chain is not anchored yet'),
       },
       handler: async ({ params }) => s.provenance.publicExport(params.code),
     }),
     defineRoute({
-      method: 'get', path: '/api/resolve/{code}', tag: 'traceability', access: 'public', feature: 'traceability',
+      method: 'get',
+      path: '/api/resolve/{code}',
+      tag: 'traceability',
+      access: 'public',
+      feature: 'traceability',
       summary: 'Look up a traceability code: public record, restricted summary, or unknown',
       description:
         'State `public`: the canonical record plus the link `/t/{code}`. `restricted`: a summary card with no images and no coordinates. ' +
@@ -95,10 +134,18 @@ export function resolveRoutes(s: Services): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/t/{code}', tag: 'traceability', access: 'public', feature: 'traceability',
-      summary: 'Human page for a traceability code (HTML): photos, timeline, a coarse map of the geohash cell and what the anchor is; same decision as /api/resolve/{code}',
+      method: 'get',
+      path: '/t/{code}',
+      tag: 'traceability',
+      access: 'public',
+      feature: 'traceability',
+      summary:
+        'Human page for a traceability code (HTML): photos, timeline, a coarse map of the geohash cell and what the anchor is; same decision as /api/resolve/{code}',
       params: CodeParam,
-      responses: { 200: { description: 'public record or restricted card', contentType: 'text/html' }, 404: { description: 'the fixed not-found page', contentType: 'text/html' } },
+      responses: {
+        200: { description: 'public record or restricted card', contentType: 'text/html' },
+        404: { description: 'the fixed not-found page', contentType: 'text/html' },
+      },
       handler: async ({ params }) => {
         // The page is one fixed shell that renders /api/resolve/{code}; the status comes from the
         // same decision, and an unknown code gets the one fixed not-found page.
@@ -107,15 +154,24 @@ export function resolveRoutes(s: Services): RouteDef[] {
       },
     }),
     defineRoute({
-      ...owner, path: '/api/tree/{id}/publish',
+      ...owner,
+      path: '/api/tree/{id}/publish',
       summary: 'Publish a tree: its code resolves to the full record, or with level=restricted to a summary card',
-      bodyType: 'form', body: z.object({ level: z.enum(['public', 'restricted']).default('public').describe('what the code reveals; default `public`') }),
-      handler: async ({ params, body, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, await s.treeRef(params.id), body.level)) }),
+      bodyType: 'form',
+      body: z.object({ level: z.enum(['public', 'restricted']).default('public').describe('what the code reveals; default `public`') }),
+      handler: async ({ params, body, caller }) => ({
+        ok: true,
+        ...(await s.trees.setVisibility(caller!.account_id, await s.treeRef(params.id), body.level)),
+      }),
     }),
     defineRoute({
-      ...owner, path: '/api/tree/{id}/unpublish',
+      ...owner,
+      path: '/api/tree/{id}/unpublish',
       summary: 'Unpublish a tree: its code answers exactly like a wrong code again',
-      handler: async ({ params, caller }) => ({ ok: true, ...(await s.trees.setVisibility(caller!.account_id, await s.treeRef(params.id), 'private')) }),
+      handler: async ({ params, caller }) => ({
+        ok: true,
+        ...(await s.trees.setVisibility(caller!.account_id, await s.treeRef(params.id), 'private')),
+      }),
     }),
   ];
 }

@@ -10,11 +10,22 @@ export const ErrorBody = z.object({
   request_id: z.string().optional().describe('the X-Request-Id of this request, to quote when asking for help'),
   reason: z.string().optional().describe('machine-readable reason of a validation failure'),
   reasons: z.array(z.string()).optional().describe('machine-readable reason codes, e.g. too_blurred'),
-  refused: z.array(z.object({ index: z.number().int(), filename: z.string(), reasons: z.array(z.string()), warning: z.boolean() })).optional()
-    .describe('enrolment (code photos_refused): every refused photo at once, by 0-based index and file name, with its reasons; warning: keepable with accept_warnings=true'),
-  existing: z.object({ animal_did: z.string(), individual_id: z.string(), name: z.string().nullable(), probability: z.number() }).optional()
-    .describe('animal enrolment (code already_enrolled): the animal of yours these photos already show; add them to it, or resend with accept_warnings=true'),
-  overridable: z.boolean().optional().describe('with refused: every refusal is a warning, so resending with accept_warnings=true keeps them all'),
+  refused: z
+    .array(z.object({ index: z.number().int(), filename: z.string(), reasons: z.array(z.string()), warning: z.boolean() }))
+    .optional()
+    .describe(
+      'enrolment (code photos_refused): every refused photo at once, by 0-based index and file name, with its reasons; warning: keepable with accept_warnings=true',
+    ),
+  existing: z
+    .object({ animal_did: z.string(), individual_id: z.string(), name: z.string().nullable(), probability: z.number() })
+    .optional()
+    .describe(
+      'animal enrolment (code already_enrolled): the animal of yours these photos already show; add them to it, or resend with accept_warnings=true',
+    ),
+  overridable: z
+    .boolean()
+    .optional()
+    .describe('with refused: every refusal is a warning, so resending with accept_warnings=true keeps them all'),
 });
 export const errorResponse = (description: string) => ({ description, schema: ErrorBody });
 /** A paged list's answer: extend with the items' field. */

@@ -26,24 +26,38 @@ export function systemRoutes(c: Container, s: Services, allRoutes: () => RouteDe
   };
   return [
     defineRoute({
-      method: 'get', path: '/api/health', tag: 'discovery', access: 'public', feature: 'health',
+      method: 'get',
+      path: '/api/health',
+      tag: 'discovery',
+      access: 'public',
+      feature: 'health',
       summary: 'Liveness, contract version, commit and the features this server has',
       responses: {
         200: {
           description: 'healthy',
           schema: z.object({
-            ok: z.literal(true), version: z.string(), commit: z.string(), features: z.array(z.string()), auth_open: z.boolean(),
+            ok: z.literal(true),
+            version: z.string(),
+            commit: z.string(),
+            features: z.array(z.string()),
+            auth_open: z.boolean(),
             mode: z.enum(['embedded', 'distributed']),
             recognition: z
               .object({
                 model: z.object({ name: z.string(), version: z.string() }),
-                provider: z.enum(['cuda', 'cpu']).describe('ONNX Runtime execution provider; cpu is the fallback when no CUDA provider or GPU is present'),
+                provider: z
+                  .enum(['cuda', 'cpu'])
+                  .describe('ONNX Runtime execution provider; cpu is the fallback when no CUDA provider or GPU is present'),
               })
               .nullable()
-              .describe('what the workers loaded, as they published it; null until a worker has started (or when none could load the model)'),
+              .describe(
+                'what the workers loaded, as they published it; null until a worker has started (or when none could load the model)',
+              ),
             dependencies: z
               .record(z.string(), z.enum(['up', 'down']))
-              .describe('each dependency probed now: database, blobs, and redis in distributed mode; while one is down, job routes answer 503 with Retry-After'),
+              .describe(
+                'each dependency probed now: database, blobs, and redis in distributed mode; while one is down, job routes answer 503 with Retry-After',
+              ),
           }),
         },
       },

@@ -9,26 +9,41 @@ import { TreeRef } from './tree-ref.js';
 export const flag = z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const TreeOut = z.object({
-  tree_id: z.string(), owner_id: z.string(),
+  tree_id: z.string(),
+  owner_id: z.string(),
   access: z.enum(['owner', 'read', 'write']).describe('`owner`, or the grant through which you see it'),
-  farm_id: z.string().nullable(), species: z.string().nullable(), name: z.string().nullable(),
-  lat: z.number().nullable(), lon: z.number().nullable(),
+  farm_id: z.string().nullable(),
+  species: z.string().nullable(),
+  name: z.string().nullable(),
+  lat: z.number().nullable(),
+  lon: z.number().nullable(),
   code: z.string().nullable().describe('traceability code; null until the canonical record exists'),
   visibility: z.enum(['private', 'restricted', 'public']),
-  image_count: z.number().int(), created_at: z.string(),
+  image_count: z.number().int(),
+  created_at: z.string(),
 });
 const ViewOut = z.object({
-  image_id: z.string(), cid: z.string(), source: z.string(), in_record: z.boolean(),
-  width: z.number().nullable(), height: z.number().nullable(),
-  quality: z.record(z.string(), z.unknown()), model_version: z.string().nullable(), created_at: z.string(),
+  image_id: z.string(),
+  cid: z.string(),
+  source: z.string(),
+  in_record: z.boolean(),
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+  quality: z.record(z.string(), z.unknown()),
+  model_version: z.string().nullable(),
+  created_at: z.string(),
 });
 const Feature = z.object({
-  part: z.enum(['upper', 'middle', 'lower', 'overall']), label_vi: z.string(),
-  score: z.number().describe('measured repeatability in [0, 1]'), band: z.enum(['cao', 'vừa', 'thấp']),
+  part: z.enum(['upper', 'middle', 'lower', 'overall']),
+  label_vi: z.string(),
+  score: z.number().describe('measured repeatability in [0, 1]'),
+  band: z.enum(['cao', 'vừa', 'thấp']),
   samples: z.number().int().describe('keypoints (regions) or view pairs (overall) measured'),
 });
 export const ViewsOut = Ok.extend({
-  tree_id: z.string(), views: z.array(ViewOut), count: z.number().int(),
+  tree_id: z.string(),
+  views: z.array(ViewOut),
+  count: z.number().int(),
   features_vi: z.string().optional().describe('describe=1: which parts re-photograph consistently and which vary, in bands cao/vừa/thấp'),
   features: z.array(Feature).optional().describe('describe=1: the measurements behind features_vi'),
   views_measured: z.number().int().optional(),
@@ -39,18 +54,29 @@ const notYours = { 401: errorResponse('not signed in'), 404: errorResponse('no s
 export function treeManageRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({
-      method: 'get', path: '/api/trees', tag: 'trees', access: 'user', feature: 'tree-list',
+      method: 'get',
+      path: '/api/trees',
+      tag: 'trees',
+      access: 'user',
+      feature: 'tree-list',
       summary: 'Your trees, optionally of one farm',
       description: 'include_shared=1 adds trees other accounts shared with you through POST /api/grant (`access` says how).',
       query: z.object({ farm_id: z.string().trim().min(1).max(100).optional(), include_shared: flag.optional() }),
-      responses: { 200: { description: 'the trees, oldest first', schema: Ok.extend({ trees: z.array(TreeOut), count: z.number().int() }) }, 401: errorResponse('not signed in') },
+      responses: {
+        200: { description: 'the trees, oldest first', schema: Ok.extend({ trees: z.array(TreeOut), count: z.number().int() }) },
+        401: errorResponse('not signed in'),
+      },
       handler: async ({ query, caller }) => {
         const trees = await s.trees.list(caller!.account_id, query);
         return { ok: true, trees, count: trees.length };
       },
     }),
     defineRoute({
-      method: 'get', path: '/api/tree_views', tag: 'trees', access: 'user', feature: 'tree-views',
+      method: 'get',
+      path: '/api/tree_views',
+      tag: 'trees',
+      access: 'user',
+      feature: 'tree-views',
       summary: 'The photos (views) of one tree; describe=1 adds features_vi measured from them',
       description:
         'features_vi is computed from the stored descriptors: the share of local keypoints in the upper, middle and lower third of each photo that are ' +
@@ -63,14 +89,22 @@ export function treeManageRoutes(s: Services): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/rename', tag: 'trees', access: 'user', feature: 'tree-rename',
+      method: 'post',
+      path: '/api/rename',
+      tag: 'trees',
+      access: 'user',
+      feature: 'tree-rename',
       summary: 'Rename a tree (owner or read-write grantee)',
       description:
         `Form (or JSON) tree_id, name. The name is cleaned (Unicode NFC; control, invisible and markup characters removed; spaces collapsed; at most ${NAME_MAX_CHARS} characters). ` +
         'A name with nothing left after cleaning answers HTTP 200 with ok:false and code `rename_empty`; the old name stays.',
-      bodyType: 'form', body: z.object({ tree_id: TreeRef, name: z.string().max(1000) }),
+      bodyType: 'form',
+      body: z.object({ tree_id: TreeRef, name: z.string().max(1000) }),
       responses: {
-        200: { description: 'renamed (ok:true) or nothing left after cleaning (ok:false)', schema: z.union([Ok.extend({ tree_id: z.string(), name: z.string() }), ErrorBody]) },
+        200: {
+          description: 'renamed (ok:true) or nothing left after cleaning (ok:false)',
+          schema: z.union([Ok.extend({ tree_id: z.string(), name: z.string() }), ErrorBody]),
+        },
         403: errorResponse('read-only grantee'),
         ...notYours,
       },

@@ -7,9 +7,11 @@ import type { Kind } from '../../../shared/src/domain/jobs.js';
 
 const VerdictForm = z.object({
   query_id: z.string().uuid().describe('the query_id an identify answer returned'),
-  verdict: z.enum(['correct', 'wrong', 'other', 'unknown_ok']).describe(
-    'correct: top-1 was right; wrong: it was not (send correct_id if known); other: another individual (correct_id) or an unknown one; unknown_ok: not enrolled and the answer rightly said so',
-  ),
+  verdict: z
+    .enum(['correct', 'wrong', 'other', 'unknown_ok'])
+    .describe(
+      'correct: top-1 was right; wrong: it was not (send correct_id if known); other: another individual (correct_id) or an unknown one; unknown_ok: not enrolled and the answer rightly said so',
+    ),
   correct_id: z.string().uuid().optional().describe('the right individual; kept only when it is yours, otherwise dropped silently'),
 });
 
@@ -17,7 +19,11 @@ const VerdictOut = Ok.extend({ correct_id: z.string().uuid().nullable().describe
 
 /** Animals name the right individual by `correct_did` (an animal_did or its bare uuid). */
 const AnimalVerdictForm = VerdictForm.omit({ correct_id: true }).extend({
-  correct_did: z.string().max(200).optional().describe('the right animal (animal_did or uuid); kept only when it is yours, otherwise dropped silently'),
+  correct_did: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('the right animal (animal_did or uuid); kept only when it is yours, otherwise dropped silently'),
 });
 const AnimalVerdictOut = Ok.extend({ correct_did: z.string().nullable().describe('null when none was sent or it was not yours') });
 
@@ -27,14 +33,24 @@ const AnimalVerdictOut = Ok.extend({ correct_did: z.string().nullable().describe
  */
 export function verdictRoute(s: Services, at: { path: string; tag: string; what: string; kind?: Kind }): RouteDef {
   const base = {
-    method: 'post' as const, path: at.path, tag: at.tag, access: 'user' as const, feature: 'identify-verdict',
+    method: 'post' as const,
+    path: at.path,
+    tag: at.tag,
+    access: 'user' as const,
+    feature: 'identify-verdict',
     summary: `Send a ground-truth label for a ${at.what} identify query (feeds calibration re-fits)`,
     bodyType: 'form' as const,
   };
-  const errors = { 401: errorResponse('not signed in'), 404: errorResponse('no such query, or not yours'), 422: errorResponse('missing field or wrong type') };
+  const errors = {
+    401: errorResponse('not signed in'),
+    404: errorResponse('no such query, or not yours'),
+    422: errorResponse('missing field or wrong type'),
+  };
   if (at.kind === 'animal') {
     return defineRoute({
-      ...base, body: AnimalVerdictForm, responses: { 200: { description: 'label stored', schema: AnimalVerdictOut }, ...errors },
+      ...base,
+      body: AnimalVerdictForm,
+      responses: { 200: { description: 'label stored', schema: AnimalVerdictOut }, ...errors },
       handler: async ({ body, caller }) => {
         const { correct_did, ...rest } = body;
         // A reference that names no animal of ours is dropped like a foreign one, never rejected.
@@ -45,8 +61,13 @@ export function verdictRoute(s: Services, at: { path: string; tag: string; what:
     });
   }
   return defineRoute({
-    ...base, body: VerdictForm, responses: { 200: { description: 'label stored', schema: VerdictOut }, ...errors },
-    handler: async ({ body, caller }) => ({ ok: true, ...(await s.verdicts.record(caller!, { ...body, ...(at.kind ? { kind: at.kind } : {}) })) }),
+    ...base,
+    body: VerdictForm,
+    responses: { 200: { description: 'label stored', schema: VerdictOut }, ...errors },
+    handler: async ({ body, caller }) => ({
+      ok: true,
+      ...(await s.verdicts.record(caller!, { ...body, ...(at.kind ? { kind: at.kind } : {}) })),
+    }),
   });
 }
 

@@ -65,7 +65,14 @@ function foldActivity(rows: ActivityRow[]): UserActivity[] {
   for (const r of rows) {
     let u = byOwner.get(r.owner_id);
     if (!u) {
-      u = { account_id: r.owner_id, username: r.username, events: r.total, actions: {}, first_seen: iso(r.first_seen), last_seen: iso(r.last_seen) };
+      u = {
+        account_id: r.owner_id,
+        username: r.username,
+        events: r.total,
+        actions: {},
+        first_seen: iso(r.first_seen),
+        last_seen: iso(r.last_seen),
+      };
       byOwner.set(r.owner_id, u);
     }
     u.actions[r.action] = r.n;

@@ -28,13 +28,20 @@ export interface AnchorDescription {
 }
 
 interface AnchorRowLite {
-  backend: 'local' | 'cardano'; status: string; size: number; root_hex: string; tx_hash: string | null;
-  explorer_url: string | null; confirmations: number; checkpoint_seq: number | null;
+  backend: 'local' | 'cardano';
+  status: string;
+  size: number;
+  root_hex: string;
+  tx_hash: string | null;
+  explorer_url: string | null;
+  confirmations: number;
+  checkpoint_seq: number | null;
 }
 
 /** The sentence for one anchor: who vouches for the root, and how far that can be trusted. */
 function anchorText(a: AnchorRowLite, fp: string | null): { vi: string; en: string } {
-  if (a.status === 'failed') return { vi: 'Lần neo gần nhất đã thất bại; chuỗi này chưa được neo.', en: 'The last anchoring failed; this chain is not anchored.' };
+  if (a.status === 'failed')
+    return { vi: 'Lần neo gần nhất đã thất bại; chuỗi này chưa được neo.', en: 'The last anchoring failed; this chain is not anchored.' };
   if (a.backend === 'local') {
     return {
       vi: `Được ký bởi khóa của chính máy chủ này (dấu vân tay ${fp ?? '?'}), không phải một blockchain công khai: chỉ đáng tin khi bạn tin khóa đó.`,
@@ -67,8 +74,16 @@ export async function describeLatestAnchor(db: Queryable, type: string, id: stri
   const key = a.checkpoint?.signer ?? null;
   const fp = key ? keyFingerprint(key) : null;
   return {
-    backend: a.backend, status: a.status, size: Number(a.size), root_hex: a.root_hex, public_key: key, key_fingerprint: fp,
-    checkpoint_seq: a.checkpoint_seq, tx_hash: a.tx_hash, confirmations: Number(a.confirmations), explorer_url: a.explorer_url,
+    backend: a.backend,
+    status: a.status,
+    size: Number(a.size),
+    root_hex: a.root_hex,
+    public_key: key,
+    key_fingerprint: fp,
+    checkpoint_seq: a.checkpoint_seq,
+    tx_hash: a.tx_hash,
+    confirmations: Number(a.confirmations),
+    explorer_url: a.explorer_url,
     text: anchorText(a, fp),
   };
 }
@@ -77,7 +92,9 @@ export async function describeLatestAnchor(db: Queryable, type: string, id: stri
 export function anchoringFacts(c: Container) {
   const publicKey = c.anchor.publicKey;
   return {
-    backend: c.anchor.kind, public_key: publicKey, key_fingerprint: publicKey ? keyFingerprint(publicKey) : null,
+    backend: c.anchor.kind,
+    public_key: publicKey,
+    key_fingerprint: publicKey ? keyFingerprint(publicKey) : null,
     log_id: c.anchor.kind === 'local' ? `markless/${c.config.CODE_PREFIX}` : null,
     checkpoints: '/api/anchor/checkpoints',
   };
@@ -97,7 +114,10 @@ export function createAnchorPublicService(c: Container) {
   return {
     /** Checkpoints with seq > `after`, oldest first, at most `limit`. */
     async checkpoints(after: number, limit: number) {
-      const r = await c.db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log where seq > $1 order by seq limit $2', [after, limit]);
+      const r = await c.db.query<{ checkpoint: SignedCheckpoint }>(
+        'select checkpoint from checkpoint_log where seq > $1 order by seq limit $2',
+        [after, limit],
+      );
       const total = (await c.db.query<{ n: number }>('select count(*)::int as n from checkpoint_log')).rows[0]!.n;
       const list = r.rows.map((x) => x.checkpoint);
       const last = list.at(-1);
@@ -112,7 +132,11 @@ export function createAnchorPublicService(c: Container) {
     async consistency(type: EntityType, idIn: string, first: number, second: number) {
       if (!PUBLIC_KINDS.has(type) || !UUID_RE.test(idIn) || first < 1 || first > second) throw ERRORS.notFound();
       const id = idIn.toLowerCase();
-      const pub = await c.db.query('select 1 from individuals where id = $1 and kind = $2 and visibility = $3 and deleted_at is null', [id, type, 'public']);
+      const pub = await c.db.query('select 1 from individuals where id = $1 and kind = $2 and visibility = $3 and deleted_at is null', [
+        id,
+        type,
+        'public',
+      ]);
       if (!pub.rows[0]) throw ERRORS.notFound();
       const anchored = await c.db.query<{ size: number; root_hex: string }>(
         `select size, root_hex from anchors where entity_type = $1 and entity_id = $2 and size = any($3::int[]) and status in ('confirmed', 'submitted')`,
@@ -125,8 +149,13 @@ export function createAnchorPublicService(c: Container) {
       // A published entity: the salts that open the log's commitments of both roots may be shown.
       const salt = async (n: number) => (await commitmentFor(c.db, type, id, n, rootAt(n)!)).salt;
       return {
-        ok: true as const, entity: `${type}/${id}`, entity_salts: { first: await salt(first), second: await salt(second) }, first, second,
-        first_root: chainRoot(chain.slice(0, first)), second_root: chainRoot(chain.slice(0, second)),
+        ok: true as const,
+        entity: `${type}/${id}`,
+        entity_salts: { first: await salt(first), second: await salt(second) },
+        first,
+        second,
+        first_root: chainRoot(chain.slice(0, first)),
+        second_root: chainRoot(chain.slice(0, second)),
         proof: consistencyProof(leaves, first),
       };
     },

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
-import { findAnchor, refreshAnchor, toAnchorView, type AnchorRow, type AnchorView } from '../../../shared/src/evidence/store/anchor-store.js';
+import {
+  findAnchor,
+  refreshAnchor,
+  toAnchorView,
+  type AnchorRow,
+  type AnchorView,
+} from '../../../shared/src/evidence/store/anchor-store.js';
 import type { EntityType } from '../../../shared/src/evidence/store/chain-store.js';
 import { ownedEntity } from './entity-access.js';
 import type { Caller } from '../http/route.js';
@@ -59,7 +65,11 @@ export function createAnchorService(c: Container, deps: { jobs: JobsService }) {
       const size = r.rows[0]?.n;
       if (size === undefined) throw ERRORS.notFound();
       const jobId = await anchorJobId(c, type, entity.entity_id, size);
-      return deps.jobs.run('anchor', { owner_id: caller.account_id, entity_type: type, entity_id: entity.entity_id, event_id: eventId.toLowerCase() }, jobId);
+      return deps.jobs.run(
+        'anchor',
+        { owner_id: caller.account_id, entity_type: type, entity_id: entity.entity_id, event_id: eventId.toLowerCase() },
+        jobId,
+      );
     },
 
     /** Health of the anchoring path and counts of anchors by status. */

@@ -20,8 +20,15 @@ const MAX_QUERIES = 5000;
 const MAX_VECTORS = 2000;
 
 type Channel = 'body' | 'face' | 'bio';
-interface Answer { p: number; verdict: string; at: number }
-interface StoredResult { verdict?: string; candidates?: { individual_id?: string; probability?: number }[] }
+interface Answer {
+  p: number;
+  verdict: string;
+  at: number;
+}
+interface StoredResult {
+  verdict?: string;
+  candidates?: { individual_id?: string; probability?: number }[];
+}
 type StoredEvidence = { individual_id: string; evidence: { local: number } }[] | null;
 /**
  * A runner-up whose local (keypoint) evidence reaches this share of the top answer's was a close
@@ -56,7 +63,8 @@ export function readAnswers(rows: { result: StoredResult; evidence: StoredEviden
     const ranked = (r.evidence ?? []).filter((x) => farm.has(x.individual_id));
     const lead = ranked[0];
     if (lead && lead.evidence.local > 0) {
-      for (const y of ranked.slice(1)) if (y.evidence.local >= CLOSE_CALL * lead.evidence.local) bump(close, pairKey(lead.individual_id, y.individual_id));
+      for (const y of ranked.slice(1))
+        if (y.evidence.local >= CLOSE_CALL * lead.evidence.local) bump(close, pairKey(lead.individual_id, y.individual_id));
     }
     const cands = (r.result?.candidates ?? []).filter((x) => x.individual_id && farm.has(x.individual_id));
     const top = r.result?.candidates?.[0];
@@ -70,7 +78,12 @@ export function readAnswers(rows: { result: StoredResult; evidence: StoredEviden
     // species no dataset stood for) almost every answer is `uncertain`, and its list holds animals
     // far behind the leader.
     const [lead1, lead2] = cands;
-    if (r.result?.verdict === 'uncertain' && lead1 && lead2 && Number(lead2.probability ?? 0) >= CLOSE_CALL * Number(lead1.probability ?? 0)) {
+    if (
+      r.result?.verdict === 'uncertain' &&
+      lead1 &&
+      lead2 &&
+      Number(lead2.probability ?? 0) >= CLOSE_CALL * Number(lead1.probability ?? 0)
+    ) {
       bump(together, pairKey(lead1.individual_id!, lead2.individual_id!));
     }
   }
@@ -95,8 +108,12 @@ export function weakening(answers: Map<string, Answer[]>) {
     const matchedBefore = earlier.filter((x) => x.verdict === 'match').length / Math.max(1, earlier.length) > 0.5;
     if (drop < DRIFT_DROP && !(uncertainShare >= 0.5 && matchedBefore)) continue;
     out.push({
-      id, answers: sorted.length, earlier_mean: round(mean(earlier.map((x) => x.p))), recent_mean: round(mean(recent.map((x) => x.p))),
-      recent_not_match: round(uncertainShare), reason: drop >= DRIFT_DROP ? 'probability_dropping' : 'mostly_uncertain',
+      id,
+      answers: sorted.length,
+      earlier_mean: round(mean(earlier.map((x) => x.p))),
+      recent_mean: round(mean(recent.map((x) => x.p))),
+      recent_not_match: round(uncertainShare),
+      reason: drop >= DRIFT_DROP ? 'probability_dropping' : 'mostly_uncertain',
     });
   }
   return out;
@@ -121,12 +138,20 @@ function closePairs(vectors: Map<string, Float32Array[]>, together: Map<string, 
     for (let y = x + 1; y < ids.length; y++) {
       const [a, b] = [ids[x]!, ids[y]!];
       let cross = -1;
-      for (const va of vectors.get(a)!) for (const vb of vectors.get(b)!) if (va.length === vb.length) cross = Math.max(cross, cosine(va, vb));
+      for (const va of vectors.get(a)!)
+        for (const vb of vectors.get(b)!) if (va.length === vb.length) cross = Math.max(cross, cosine(va, vb));
       const bar = Math.min(within.get(a) ?? 1, within.get(b) ?? 1);
       const confusedInQueries = together.get(pairKey(a, b)) ?? 0;
       const closeCalls = close.get(pairKey(a, b)) ?? 0;
       if ((cross >= bar && closeCalls >= 2) || confusedInQueries >= 2) {
-        pairs.push({ a, b, similarity: round(cross), self_similarity: round(bar), uncertain_together: confusedInQueries, close_calls: closeCalls });
+        pairs.push({
+          a,
+          b,
+          similarity: round(cross),
+          self_similarity: round(bar),
+          uncertain_together: confusedInQueries,
+          close_calls: closeCalls,
+        });
       }
     }
   }
@@ -180,15 +205,26 @@ export function createAnimalDriftService(c: Container) {
         return { ...who(id), ...rest, channels };
       });
       // Alike as a whole: the whole-body look cannot tell them apart, local detail (face, muzzle) can.
-      const pairs = closePairs(vectors, together, close).map(({ a, b, ...p }) => ({ a: who(a), b: who(b), ...p, channels: ['face', 'bio'] as Channel[] }));
+      const pairs = closePairs(vectors, together, close).map(({ a, b, ...p }) => ({
+        a: who(a),
+        b: who(b),
+        ...p,
+        channels: ['face', 'bio'] as Channel[],
+      }));
       const tally = new Map<Channel, number>();
-      for (const x of [...needs.map((n) => n.channels), ...pairs.flatMap((p) => [p.channels, p.channels])]) for (const ch of x) tally.set(ch, (tally.get(ch) ?? 0) + 1);
+      for (const x of [...needs.map((n) => n.channels), ...pairs.flatMap((p) => [p.channels, p.channels])])
+        for (const ch of x) tally.set(ch, (tally.get(ch) ?? 0) + 1);
       return {
-        farm_id: farmId, individuals_considered: farm.size, queries_considered: q.rows.length,
-        needs_rephotography: needs, confusable_pairs: pairs,
+        farm_id: farmId,
+        individuals_considered: farm.size,
+        queries_considered: q.rows.length,
+        needs_rephotography: needs,
+        confusable_pairs: pairs,
         channels_to_capture: [...tally.entries()].sort((a, b) => b[1] - a[1]).map(([channel, n]) => ({ channel, animals: n })),
         rules: {
-          min_answers: DRIFT_MIN_MATCHES, probability_drop: DRIFT_DROP, close_call: CLOSE_CALL,
+          min_answers: DRIFT_MIN_MATCHES,
+          probability_drop: DRIFT_DROP,
+          close_call: CLOSE_CALL,
           pair: 'embeddings as alike as one animal photographed twice plus two close calls, or offered together as uncertain twice',
         },
       };

@@ -5,19 +5,37 @@ const farm = new Set(['x', 'y', 'z']);
 const at = (k: number) => new Date(Date.UTC(2026, 10, 1, 0, k));
 const answer = (k: number, verdict: string, candidates: [string, number][]) => ({
   result: { verdict, candidates: candidates.map(([individual_id, probability]) => ({ individual_id, probability })) },
-  evidence: null, created_at: at(k),
+  evidence: null,
+  created_at: at(k),
 });
 
 describe('the drift report reads stored answers', () => {
   it('counts as offered together only the two leading candidates of an uncertain answer, the runner-up close to the leader', () => {
-    const { together } = readAnswers([
-      answer(1, 'uncertain', [['x', 0.5], ['y', 0.45], ['z', 0.15]]),
-      answer(2, 'uncertain', [['y', 0.6], ['x', 0.5], ['z', 0.3]]),
-      // The runner-up far behind the leader: not a pair about to be confused.
-      answer(3, 'uncertain', [['x', 0.9], ['z', 0.2]]),
-      // A match is no confusion at all.
-      answer(4, 'match', [['x', 0.99], ['y', 0.95]]),
-    ], farm);
+    const { together } = readAnswers(
+      [
+        answer(1, 'uncertain', [
+          ['x', 0.5],
+          ['y', 0.45],
+          ['z', 0.15],
+        ]),
+        answer(2, 'uncertain', [
+          ['y', 0.6],
+          ['x', 0.5],
+          ['z', 0.3],
+        ]),
+        // The runner-up far behind the leader: not a pair about to be confused.
+        answer(3, 'uncertain', [
+          ['x', 0.9],
+          ['z', 0.2],
+        ]),
+        // A match is no confusion at all.
+        answer(4, 'match', [
+          ['x', 0.99],
+          ['y', 0.95],
+        ]),
+      ],
+      farm,
+    );
     expect(Object.fromEntries(together)).toEqual({ 'x|y': 2 });
   });
 

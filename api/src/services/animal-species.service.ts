@@ -53,7 +53,14 @@ export function createAnimalSpeciesService(c: Container, deps: { media: MediaSer
 
   async function payload(caller: Caller, farmId: string | undefined, cid: string) {
     const [farm, cat] = await Promise.all([farmSpecies(caller.account_id, farmId), catalogue()]);
-    return { owner_id: caller.account_id, images: [cid], ...(farmId ? { farm_id: farmId } : {}), farm, groups: cat.groups, catalogue: cat.animals.map((s) => s.id) };
+    return {
+      owner_id: caller.account_id,
+      images: [cid],
+      ...(farmId ? { farm_id: farmId } : {}),
+      farm,
+      groups: cat.groups,
+      catalogue: cat.animals.map((s) => s.id),
+    };
   }
 
   return {
@@ -68,7 +75,9 @@ export function createAnimalSpeciesService(c: Container, deps: { media: MediaSer
         return { done: true, job_id: '', result: { detection: { ...decision, detections: [], detector: null } } };
       }
       if (!files.length) throw new AppError(422, 'animal_detect_photo_needed', { field: 'files' });
-      return deps.media.withUploads(files, 'image', 'files', async ([m]) => deps.jobs.run('animal_species', await payload(caller, farmId, m!.cid)));
+      return deps.media.withUploads(files, 'image', 'files', async ([m]) =>
+        deps.jobs.run('animal_species', await payload(caller, farmId, m!.cid)),
+      );
     },
 
     /** Detect the species, then identify within it (or within the narrowed list still to confirm). */

@@ -42,9 +42,14 @@ const SUMMARY_COLUMNS = `i.id, i.farm_id, i.species, i.name, i.created_at,
 
 function toSummary(r: Record<string, unknown>): AnimalSummary {
   return {
-    animal_did: animalDid(String(r.id)), individual_id: String(r.id), farm_id: (r.farm_id as string) ?? null,
-    species: (r.species as string) ?? null, name: (r.name as string) ?? null, image_count: Number(r.image_count),
-    cover: (r.cover as AnimalSummary['cover']) ?? null, created_at: iso(r.created_at),
+    animal_did: animalDid(String(r.id)),
+    individual_id: String(r.id),
+    farm_id: (r.farm_id as string) ?? null,
+    species: (r.species as string) ?? null,
+    name: (r.name as string) ?? null,
+    image_count: Number(r.image_count),
+    cover: (r.cover as AnimalSummary['cover']) ?? null,
+    created_at: iso(r.created_at),
   };
 }
 
@@ -54,7 +59,8 @@ export function createAnimalsService(
   deps: { trees: TreesService; views: ViewsService; media: MediaService; jobs: JobsService; species: AnimalSpeciesService },
 ) {
   const { db } = c;
-  const access = (callerId: string, ref: string, need: 'read' | 'write' | 'owner') => deps.trees.access(callerId, animalIdOr404(ref), need, 'animal');
+  const access = (callerId: string, ref: string, need: 'read' | 'write' | 'owner') =>
+    deps.trees.access(callerId, animalIdOr404(ref), need, 'animal');
 
   return {
     /** One page of the caller's animals on one farm (farm_id is scoped to the caller's account). */
@@ -107,7 +113,11 @@ export function createAnimalsService(
         );
         const removed = counts.rows[0]!;
         const event = await appendChainEvent(tx, {
-          entity_type: 'animal', entity_id: a.id, owner_id: a.owner_id, author_id: caller.account_id, author_role: 'owner',
+          entity_type: 'animal',
+          entity_id: a.id,
+          owner_id: a.owner_id,
+          author_id: caller.account_id,
+          author_role: 'owner',
           body: { type: 'deleted', animal_did: animalDid(a.id), images_removed: removed.images, embeddings_removed: removed.descriptors },
         });
         await tx.query('delete from descriptors where image_id in (select id from images where individual_id = $1)', [a.id]);
@@ -115,23 +125,42 @@ export function createAnimalsService(
         await tx.query('delete from animal_models3d where individual_id = $1', [a.id]);
         await tx.query('update individuals set deleted_at = now() where id = $1', [a.id]);
         const audit = { animal_did: animalDid(a.id), event_id: event.event_id, seq: event.seq, leaf_hash: event.leaf_hash, ...removed };
-        await tx.query(`insert into activity_events (owner_id, action, detail) values ($1, 'animal.delete', $2)`, [caller.account_id, audit]);
-        return { animal_did: animalDid(a.id), deleted: true, images_removed: removed.images, embeddings_removed: removed.descriptors, audit_event: { event_id: event.event_id, seq: event.seq, leaf_hash: event.leaf_hash } };
+        await tx.query(`insert into activity_events (owner_id, action, detail) values ($1, 'animal.delete', $2)`, [
+          caller.account_id,
+          audit,
+        ]);
+        return {
+          animal_did: animalDid(a.id),
+          deleted: true,
+          images_removed: removed.images,
+          embeddings_removed: removed.descriptors,
+          audit_event: { event_id: event.event_id, seq: event.seq, leaf_hash: event.leaf_hash },
+        };
       });
     },
 
     /** The spec's three 3D states; read-only (no route builds a model). */
     async model3d(callerId: string, ref: string) {
       const a = await access(callerId, ref, 'read');
-      const r = await db.query<{ status: 'built' | 'failed'; reason_code: string | null; gate: unknown; trust: unknown; model_cid: string | null }>(
-        'select status, reason_code, gate, trust, model_cid from animal_models3d where individual_id = $1',
-        [a.id],
-      );
+      const r = await db.query<{
+        status: 'built' | 'failed';
+        reason_code: string | null;
+        gate: unknown;
+        trust: unknown;
+        model_cid: string | null;
+      }>('select status, reason_code, gate, trust, model_cid from animal_models3d where individual_id = $1', [a.id]);
       const m = r.rows[0];
       const did = animalDid(a.id);
       if (!m) return { animal_did: did, available: false, status: 'not_built', meta: { reason_code: MODEL3D_NOT_BUILT } };
-      if (m.status === 'failed') return { animal_did: did, available: false, status: 'failed', meta: { reason_code: m.reason_code, gate: m.gate } };
-      return { animal_did: did, available: true, status: 'built', model_cid: m.model_cid, meta: { reason_code: m.reason_code, trust: m.trust } };
+      if (m.status === 'failed')
+        return { animal_did: did, available: false, status: 'failed', meta: { reason_code: m.reason_code, gate: m.gate } };
+      return {
+        animal_did: did,
+        available: true,
+        status: 'built',
+        model_cid: m.model_cid,
+        meta: { reason_code: m.reason_code, trust: m.trust },
+      };
     },
 
     /**
@@ -143,7 +172,12 @@ export function createAnimalsService(
       const a = await access(caller.account_id, ref, 'read');
       const outcome: JobOutcome = await deps.media.withUploads(files, 'image', 'files', (m) =>
         deps.jobs.run('identify', {
-          owner_id: caller.account_id, query_id: randomUUID(), kind: 'animal', images: m.map((x) => x.cid), filters: {}, ...(channels ? { channels } : {}),
+          owner_id: caller.account_id,
+          query_id: randomUUID(),
+          kind: 'animal',
+          images: m.map((x) => x.cid),
+          filters: {},
+          ...(channels ? { channels } : {}),
         }),
       );
       return { outcome, id: a.id };

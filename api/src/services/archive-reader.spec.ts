@@ -8,7 +8,10 @@ import { readArchive, unsafeEntryName } from './archive-reader.js';
 const DEFAULTS = { maxEntries: 1_000, maxEntryBytes: 20_000_000, maxTotalBytes: 128_000_000, maxRatio: 100 };
 
 async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 }
@@ -22,7 +25,9 @@ describe('archive reader', () => {
   });
 
   it('stops inflating an entry at the size it declares', async () => {
-    const e = await refusal(readArchive(rawZip([{ name: 'a.jpg', data: Buffer.alloc(5_000_000), declaredSize: 1_000 }]), 'b.zip', DEFAULTS));
+    const e = await refusal(
+      readArchive(rawZip([{ name: 'a.jpg', data: Buffer.alloc(5_000_000), declaredSize: 1_000 }]), 'b.zip', DEFAULTS),
+    );
     expect([e.status, e.code, e.params.entry]).toEqual([422, 'archive_entry_size_mismatch', 'a.jpg']);
   });
 
@@ -41,16 +46,20 @@ describe('archive reader', () => {
   });
 
   it('keeps every entry but clutter, in order; unsafe names and over-limit entries get a refused row without being inflated', async () => {
-    const out = await readArchive(rawZip([
-      { name: '../x.jpg', data: Buffer.from('a') },
-      { name: '__proto__', data: Buffer.from('b') },
-      { name: 'C:/win.jpg', data: Buffer.from('c') },
-      { name: 'dir/', data: Buffer.alloc(0), method: 0 },
-      { name: '__MACOSX/._a.jpg', data: Buffer.from('d') },
-      { name: 'sub/.hidden', data: Buffer.from('e') },
-      { name: 'big.jpg', data: Buffer.from('f'), declaredSize: 25_000_000 },
-      { name: 'ok.jpg', data: Buffer.from('g'), method: 0 },
-    ]), 'e.zip', DEFAULTS);
+    const out = await readArchive(
+      rawZip([
+        { name: '../x.jpg', data: Buffer.from('a') },
+        { name: '__proto__', data: Buffer.from('b') },
+        { name: 'C:/win.jpg', data: Buffer.from('c') },
+        { name: 'dir/', data: Buffer.alloc(0), method: 0 },
+        { name: '__MACOSX/._a.jpg', data: Buffer.from('d') },
+        { name: 'sub/.hidden', data: Buffer.from('e') },
+        { name: 'big.jpg', data: Buffer.from('f'), declaredSize: 25_000_000 },
+        { name: 'ok.jpg', data: Buffer.from('g'), method: 0 },
+      ]),
+      'e.zip',
+      DEFAULTS,
+    );
     expect(out.map((x) => [x.name, x.refused?.reason_code ?? x.bytes?.toString()])).toEqual([
       ['../x.jpg', 'archive_entry_unsafe_name'],
       ['__proto__', 'b'],
@@ -61,8 +70,15 @@ describe('archive reader', () => {
   });
 
   it('names unsafe entry names', () => {
-    expect(['../a', 'a/../b', '/etc/x', 'D:x', 'a\u0000b', 'a\nb', 'x'.repeat(1025)].map(unsafeEntryName)).toEqual(
-      ['parent_directory', 'parent_directory', 'absolute_path', 'absolute_path', 'control_character', 'control_character', 'too_long']);
+    expect(['../a', 'a/../b', '/etc/x', 'D:x', 'a\u0000b', 'a\nb', 'x'.repeat(1025)].map(unsafeEntryName)).toEqual([
+      'parent_directory',
+      'parent_directory',
+      'absolute_path',
+      'absolute_path',
+      'control_character',
+      'control_character',
+      'too_long',
+    ]);
     expect(['a.jpg', 'dir/a.jpg', '..a.jpg', '__proto__', 'ảnh cây.jpg'].map(unsafeEntryName)).toEqual([null, null, null, null, null]);
   });
 

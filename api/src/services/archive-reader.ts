@@ -49,13 +49,22 @@ export function unsafeEntryName(name: string): string | null {
  * `photo\u202Egpj.exe` cannot display as `photoexe.jpg`; length bounded.
  */
 export const shownFileName = (name: string) =>
-  [...name.normalize('NFC').replace(/\p{Cc}/gu, '?').replace(/\p{Cf}/gu, '')].slice(0, 255).join('');
+  [
+    ...name
+      .normalize('NFC')
+      .replace(/\p{Cc}/gu, '?')
+      .replace(/\p{Cf}/gu, ''),
+  ]
+    .slice(0, 255)
+    .join('');
 
 const invalid = (filename: string, reason: string) => new AppError(422, 'batch_archive_invalid', { field: 'archive', filename, reason });
 
 function open(bytes: Buffer): Promise<ZipFile | null> {
   return new Promise((resolve) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false }, (err, zip) => resolve(err || !zip ? null : zip));
+    yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false }, (err, zip) =>
+      resolve(err || !zip ? null : zip),
+    );
   });
 }
 
@@ -120,10 +129,19 @@ function entries(zip: ZipFile, filename: string, limits: ArchiveLimits, state: {
   });
 }
 
-async function readOne(zip: ZipFile, entry: Entry, filename: string, limits: ArchiveLimits, state: { total: number }): Promise<ArchiveEntry | null> {
+async function readOne(
+  zip: ZipFile,
+  entry: Entry,
+  filename: string,
+  limits: ArchiveLimits,
+  state: { total: number },
+): Promise<ArchiveEntry | null> {
   const raw = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false);
   const name = shownFileName(raw);
-  const refuse = (reason_code: string, reason_params: Record<string, unknown>): ArchiveEntry => ({ name, refused: { reason_code, reason_params: { filename: name, ...reason_params } } });
+  const refuse = (reason_code: string, reason_params: Record<string, unknown>): ArchiveEntry => ({
+    name,
+    refused: { reason_code, reason_params: { filename: name, ...reason_params } },
+  });
   const unsafe = unsafeEntryName(raw);
   if (unsafe) return refuse('archive_entry_unsafe_name', { reason: unsafe });
   if (isClutter(raw)) return null;
@@ -133,9 +151,14 @@ async function readOne(zip: ZipFile, entry: Entry, filename: string, limits: Arc
     throw new AppError(413, 'archive_ratio_too_high', { field: 'archive', filename, entry: name, max: limits.maxRatio });
   }
   if (state.total + declared > limits.maxTotalBytes) {
-    throw new AppError(413, 'archive_inflated_too_large', { field: 'archive', filename, limit_mb: Math.round(limits.maxTotalBytes / 1_000_000) });
+    throw new AppError(413, 'archive_inflated_too_large', {
+      field: 'archive',
+      filename,
+      limit_mb: Math.round(limits.maxTotalBytes / 1_000_000),
+    });
   }
-  if (entry.isEncrypted() || (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)) return refuse('archive_entry_unreadable', {});
+  if (entry.isEncrypted() || (entry.compressionMethod !== 0 && entry.compressionMethod !== 8))
+    return refuse('archive_entry_unreadable', {});
   const stream = await openStream(zip, entry);
   if (!stream) return refuse('archive_entry_unreadable', {});
   const bytes = await inflate(stream, entry, name, filename, limits, state);
@@ -143,7 +166,14 @@ async function readOne(zip: ZipFile, entry: Entry, filename: string, limits: Arc
 }
 
 /** Collect one entry's bytes, counting what really comes out; null when its deflate data is damaged. */
-function inflate(stream: Readable, entry: Entry, name: string, filename: string, limits: ArchiveLimits, state: { total: number }): Promise<Buffer | null> {
+function inflate(
+  stream: Readable,
+  entry: Entry,
+  name: string,
+  filename: string,
+  limits: ArchiveLimits,
+  state: { total: number },
+): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let got = 0;
@@ -159,9 +189,16 @@ function inflate(stream: Readable, entry: Entry, name: string, filename: string,
       got += chunk.length;
       state.total += chunk.length;
       // yauzl checks the declared size too; counting here keeps every cap independent of it.
-      if (got > entry.uncompressedSize) return stop(new AppError(422, 'archive_entry_size_mismatch', { field: 'archive', filename, entry: name }));
+      if (got > entry.uncompressedSize)
+        return stop(new AppError(422, 'archive_entry_size_mismatch', { field: 'archive', filename, entry: name }));
       if (got > limits.maxEntryBytes || state.total > limits.maxTotalBytes) {
-        return stop(new AppError(413, 'archive_inflated_too_large', { field: 'archive', filename, limit_mb: Math.round(limits.maxTotalBytes / 1_000_000) }));
+        return stop(
+          new AppError(413, 'archive_inflated_too_large', {
+            field: 'archive',
+            filename,
+            limit_mb: Math.round(limits.maxTotalBytes / 1_000_000),
+          }),
+        );
       }
       if (got > RATIO_FLOOR_BYTES && got > Math.max(entry.compressedSize, 1) * limits.maxRatio) {
         return stop(new AppError(413, 'archive_ratio_too_high', { field: 'archive', filename, entry: name, max: limits.maxRatio }));
@@ -170,7 +207,8 @@ function inflate(stream: Readable, entry: Entry, name: string, filename: string,
     });
     stream.on('error', (err: Error) => {
       // yauzl's size validation ("too many/few bytes in the stream") means the archive lied.
-      if (/bytes in the stream/.test(err.message)) return stop(new AppError(422, 'archive_entry_size_mismatch', { field: 'archive', filename, entry: name }));
+      if (/bytes in the stream/.test(err.message))
+        return stop(new AppError(422, 'archive_entry_size_mismatch', { field: 'archive', filename, entry: name }));
       stop(null);
     });
     stream.on('end', () => {

@@ -3,7 +3,14 @@ import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { enforceRateLimit } from '../middleware/rate-limit.js';
 import type { Caller } from '../http/route.js';
-import { checkLoginLock, checkSignupLock, clearLoginFailures, recordLoginFailure, recordSignupFailure, withHashSlot } from './login-throttle.js';
+import {
+  checkLoginLock,
+  checkSignupLock,
+  clearLoginFailures,
+  recordLoginFailure,
+  recordSignupFailure,
+  withHashSlot,
+} from './login-throttle.js';
 import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
 import { verifyDidSignature } from './did.js';
 import { IS_ADMIN_SQL } from '../../../shared/src/access/admins.js';
@@ -23,7 +30,14 @@ export interface Session {
   account: Account;
 }
 
-interface AccountRow { id: string; username: string; password_hash: string | null; did: string | null; created_at: Date | string; is_admin?: boolean }
+interface AccountRow {
+  id: string;
+  username: string;
+  password_hash: string | null;
+  did: string | null;
+  created_at: Date | string;
+  is_admin?: boolean;
+}
 // Admin rights are read from admin_grants with every account row, never from the username.
 const ACCOUNT_COLS = `a.*, ${IS_ADMIN_SQL('a')} as is_admin`;
 
@@ -35,19 +49,27 @@ export const challengeMessage = (nonce: string) => `markless sign-in ${nonce}`;
 export function createAuthService(c: Container) {
   const { db, config } = c;
   const throttle = {
-    free: config.LOGIN_FREE_FAILURES, sourceFree: config.LOGIN_SOURCE_FAILURES, accountFree: config.LOGIN_ACCOUNT_FAILURES, maxLockS: config.LOGIN_MAX_LOCK_S,
+    free: config.LOGIN_FREE_FAILURES,
+    sourceFree: config.LOGIN_SOURCE_FAILURES,
+    accountFree: config.LOGIN_ACCOUNT_FAILURES,
+    maxLockS: config.LOGIN_MAX_LOCK_S,
   };
   const toAccount = (r: AccountRow): Account => ({
-    id: r.id, username: r.username, is_admin: r.is_admin === true, did: r.did,
+    id: r.id,
+    username: r.username,
+    is_admin: r.is_admin === true,
+    did: r.did,
     created_at: new Date(r.created_at).toISOString(),
   });
 
   async function issue(row: AccountRow, via: string): Promise<Session> {
     const token = `mkl_${randomBytes(32).toString('base64url')}`;
-    await db.query(
-      `insert into tokens (hash, account_id, via, expires_at) values ($1, $2, $3, now() + ($4 || ' seconds')::interval)`,
-      [sha256hex(token), row.id, via, String(config.TOKEN_TTL_S)],
-    );
+    await db.query(`insert into tokens (hash, account_id, via, expires_at) values ($1, $2, $3, now() + ($4 || ' seconds')::interval)`, [
+      sha256hex(token),
+      row.id,
+      via,
+      String(config.TOKEN_TTL_S),
+    ]);
     await logActivity(row.id, 'session.issued', { via });
     return { token, token_type: 'Bearer', expires_in: config.TOKEN_TTL_S, account: toAccount(row) };
   }
@@ -91,7 +113,10 @@ export function createAuthService(c: Container) {
       // The spec lists every signup rule failure as 400, a taken name included; a taken name is
       // also what tells a prober that an account exists, so it counts against the address.
       if (inserted.affectedRows === 0) {
-        throw (await recordSignupFailure(db, client, config.SIGNUP_SOURCE_FAILURES, config.LOGIN_MAX_LOCK_S)) ?? new AppError(400, 'username_taken');
+        throw (
+          (await recordSignupFailure(db, client, config.SIGNUP_SOURCE_FAILURES, config.LOGIN_MAX_LOCK_S)) ??
+          new AppError(400, 'username_taken')
+        );
       }
       return issue(row, 'password');
     },

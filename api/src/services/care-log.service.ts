@@ -61,7 +61,12 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
   const { db } = c;
 
   /** The target if the caller owns it or holds a grant (write access when `write`); otherwise the one 404. */
-  async function target(callerId: string, type: CareTarget, id: string, write: boolean): Promise<ResolvedEntity & { species: string | null }> {
+  async function target(
+    callerId: string,
+    type: CareTarget,
+    id: string,
+    write: boolean,
+  ): Promise<ResolvedEntity & { species: string | null }> {
     // An animal may be named by its animal_did as well as by its id.
     const entity = await resolveEntity(db, type, (type === 'animal' && individualIdOf(id)) || id);
     if (!entity) throw ERRORS.notFound();
@@ -84,41 +89,67 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
     return named.length === 1 ? named[0]!.product : null;
   }
 
-  function withdrawalOf(input: CareLogInput, product: Product | null, kind: CareTarget, species: string | null, applied: Date): WithdrawalRecord | null {
+  function withdrawalOf(
+    input: CareLogInput,
+    product: Product | null,
+    kind: CareTarget,
+    species: string | null,
+    applied: Date,
+  ): WithdrawalRecord | null {
     const name = product?.name ?? input.product_name ?? input.action ?? '';
     const fromProduct = product ? applicableInterval(product, kind, species) : null;
     const days = Math.max(fromProduct?.days ?? 0, input.interval_days ?? 0);
     if (!fromProduct && input.interval_days === undefined) return null;
     const useLabel = fromProduct && fromProduct.days >= (input.interval_days ?? 0);
     return {
-      product_id: product?.id ?? null, product_name: name,
+      product_id: product?.id ?? null,
+      product_name: name,
       kind: fromProduct?.kind ?? (kind === 'animal' ? 'withdrawal' : 'pre_harvest'),
-      target: fromProduct?.target ?? species ?? kind, use: fromProduct?.use ?? (kind === 'animal' ? 'meat' : 'harvest'),
+      target: fromProduct?.target ?? species ?? kind,
+      use: fromProduct?.use ?? (kind === 'animal' ? 'meat' : 'harvest'),
       interval_days: days,
-      source: useLabel ? product!.source : { title: 'interval_days given by the farmer when logging', article: 'care log entry', url: null },
+      source: useLabel
+        ? product!.source
+        : { title: 'interval_days given by the farmer when logging', article: 'care log entry', url: null },
       until: new Date(applied.getTime() + days * DAY_MS).toISOString(),
     };
   }
 
   return {
     async log(callerId: string, input: CareLogInput) {
-      if (!input.product_id && !input.product_name?.trim() && !input.action?.trim()) throw new AppError(422, 'care_product_missing', { field: 'product_name' });
+      if (!input.product_id && !input.product_name?.trim() && !input.action?.trim())
+        throw new AppError(422, 'care_product_missing', { field: 'product_name' });
       const applied = input.applied_at ?? new Date();
       if (applied.getTime() > Date.now() + 5 * 60_000) throw new AppError(422, 'care_applied_in_future', { field: 'applied_at' });
       const entity = await target(callerId, input.target_type, input.target_id, true);
       const product = await productFor(input);
       const withdrawal = withdrawalOf(input, product, input.target_type, entity.species, applied);
-      const bannedText = [product?.name, ...(product?.active_ingredients ?? []), input.product_name, input.note].filter(Boolean).join(' ; ');
+      const bannedText = [product?.name, ...(product?.active_ingredients ?? []), input.product_name, input.note]
+        .filter(Boolean)
+        .join(' ; ');
       const banned = (await deps.care.bannedIn(bannedText)) ?? null;
       const insert = async (photoCid: string | null) => {
         const r = await db.query<CareRow>(
           `insert into care_entries (id, author_id, owner_id, target_type, target_id, action, product_id, product_name, dose, note, photo_cid,
              applied_at, withdrawal, withdrawal_until, banned)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) returning *`,
-          [randomUUID(), callerId, entity.owner_id, input.target_type, entity.entity_id, input.action?.trim() || null, product?.id ?? null,
-            product?.name ?? (input.product_name?.trim() || null), input.dose?.trim() || null, input.note?.trim() || null, photoCid,
-            applied.toISOString(), withdrawal ? JSON.stringify(withdrawal) : null, withdrawal?.until ?? null,
-            banned ? JSON.stringify(banned.map((b) => ({ id: b.id, name: b.name, severity: b.severity }))) : null],
+          [
+            randomUUID(),
+            callerId,
+            entity.owner_id,
+            input.target_type,
+            entity.entity_id,
+            input.action?.trim() || null,
+            product?.id ?? null,
+            product?.name ?? (input.product_name?.trim() || null),
+            input.dose?.trim() || null,
+            input.note?.trim() || null,
+            photoCid,
+            applied.toISOString(),
+            withdrawal ? JSON.stringify(withdrawal) : null,
+            withdrawal?.until ?? null,
+            banned ? JSON.stringify(banned.map((b) => ({ id: b.id, name: b.name, severity: b.severity }))) : null,
+          ],
         );
         return careEntryView(r.rows[0]!);
       };

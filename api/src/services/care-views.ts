@@ -35,18 +35,34 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 /** A live care entry as the care log shows it. */
 export function careEntryView(r: CareRow) {
   return {
-    id: r.id, target_type: r.target_type, target_id: r.target_id, author_role: r.author_id === r.owner_id ? ('owner' as const) : ('contributor' as const),
-    action: r.action, product_id: r.product_id, product_name: r.product_name, dose: r.dose, note: r.note, photo_cid: r.photo_cid,
-    applied_at: iso(r.applied_at), withdrawal: r.withdrawal ?? null, withdrawal_until: iso(r.withdrawal_until),
-    banned: (r.banned as { id: string; name: string; severity: string }[] | null) ?? [], created_at: iso(r.created_at)!,
+    id: r.id,
+    target_type: r.target_type,
+    target_id: r.target_id,
+    author_role: r.author_id === r.owner_id ? ('owner' as const) : ('contributor' as const),
+    action: r.action,
+    product_id: r.product_id,
+    product_name: r.product_name,
+    dose: r.dose,
+    note: r.note,
+    photo_cid: r.photo_cid,
+    applied_at: iso(r.applied_at),
+    withdrawal: r.withdrawal ?? null,
+    withdrawal_until: iso(r.withdrawal_until),
+    banned: (r.banned as { id: string; name: string; severity: string }[] | null) ?? [],
+    created_at: iso(r.created_at)!,
   };
 }
 
 /** The timeline event shape of an inherited care event (kept equal to the farm-care inherited events). */
 function inheritedEvent(r: CareRow, eventId: string, createdAt: string, body: Record<string, unknown>) {
   return {
-    event_id: eventId, body, author_role: r.author_id === r.owner_id ? ('owner' as const) : ('contributor' as const), created_at: createdAt,
-    visibility: 'private' as const, approval: 'approved' as const, inherited_from: { entity_type: 'care' as const, entity_id: r.id },
+    event_id: eventId,
+    body,
+    author_role: r.author_id === r.owner_id ? ('owner' as const) : ('contributor' as const),
+    created_at: createdAt,
+    visibility: 'private' as const,
+    approval: 'approved' as const,
+    inherited_from: { entity_type: 'care' as const, entity_id: r.id },
   };
 }
 
@@ -57,13 +73,23 @@ function inheritedEvent(r: CareRow, eventId: string, createdAt: string, body: Re
 export async function careTimelineEvents(db: Queryable, entity: ResolvedEntity, caller: Caller | null) {
   if (entity.entity_type === 'farm' || !caller) return [];
   if (!(await standingFor(db, caller.account_id, entity.owner_id, entity.entity_type))) return [];
-  const r = await db.query<CareRow>('select * from care_entries where target_type = $1 and target_id = $2 order by created_at, id', [entity.entity_type, entity.entity_id]);
+  const r = await db.query<CareRow>('select * from care_entries where target_type = $1 and target_id = $2 order by created_at, id', [
+    entity.entity_type,
+    entity.entity_id,
+  ]);
   return r.rows.map((row) => {
     if (row.deleted_at) return inheritedEvent(row, row.deletion_event_id!, iso(row.deleted_at)!, { type: 'care_deleted', care_id: row.id });
     const v = careEntryView(row);
     return inheritedEvent(row, row.id, v.created_at, {
-      type: 'care', action: v.action, product_id: v.product_id, product_name: v.product_name, dose: v.dose, applied_at: v.applied_at,
-      withdrawal_until: v.withdrawal_until, photo_cid: v.photo_cid, banned: v.banned.map((b) => b.name),
+      type: 'care',
+      action: v.action,
+      product_id: v.product_id,
+      product_name: v.product_name,
+      dose: v.dose,
+      applied_at: v.applied_at,
+      withdrawal_until: v.withdrawal_until,
+      photo_cid: v.photo_cid,
+      banned: v.banned.map((b) => b.name),
     });
   });
 }

@@ -5,7 +5,14 @@ import type { Lang } from '../../../shared/src/domain/messages.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
 import { assertPixels } from '../../../shared/src/domain/pixels.js';
 import {
-  loadCatalogue, loadProductStore, type BannedCatalogue, type BannedHit, type ProductStore, type Scope, type Severity, type Substance,
+  loadCatalogue,
+  loadProductStore,
+  type BannedCatalogue,
+  type BannedHit,
+  type ProductStore,
+  type Scope,
+  type Severity,
+  type Substance,
 } from '../../../shared/src/domain/care/catalogue.js';
 import { decideMatch, type MatchResult, type OcrOutcome } from '../../../shared/src/domain/care/match-result.js';
 import type { UploadedFile } from '../middleware/multipart.js';
@@ -35,7 +42,9 @@ export function createCareService(c: Container) {
   const productsPath = c.config.CARE_PRODUCTS_FILE ?? path.resolve('shared/data/care/products.json');
   // OCR runs a tesseract process per photo on this machine: bounded so a few huge photos cannot starve the API.
   const ocrSlots = createWorkSlots({
-    total: c.config.OCR_MAX_CONCURRENT, perAccount: c.config.OCR_MAX_PER_ACCOUNT, retryAfterS: OCR_RETRY_S,
+    total: c.config.OCR_MAX_CONCURRENT,
+    perAccount: c.config.OCR_MAX_PER_ACCOUNT,
+    retryAfterS: OCR_RETRY_S,
     codes: { total: 'ocr_busy', account: 'ocr_busy_account' },
   });
   let catalogue: BannedCatalogue | null = null;
@@ -55,7 +64,11 @@ export function createCareService(c: Container) {
   async function readPhoto(file: UploadedFile, account: string): Promise<OcrOutcome> {
     const sniffed = file.bytes.length ? sniffMedia(file.bytes) : null;
     if (!sniffed || sniffed.cls !== 'image') {
-      throw new AppError(422, file.bytes.length ? 'file_wrong_type' : 'file_empty', { field: 'files', filename: file.filename, expected: 'ảnh/image' });
+      throw new AppError(422, file.bytes.length ? 'file_wrong_type' : 'file_empty', {
+        field: 'files',
+        filename: file.filename,
+        expected: 'ảnh/image',
+      });
     }
     // Before OCR decodes anything: a small PNG can declare 16000×16000 pixels.
     await assertPixels(file.bytes, c.config.IMAGE_MAX_PIXELS, 'files', file.filename);
@@ -70,7 +83,9 @@ export function createCareService(c: Container) {
   }
 
   return {
-    getCatalogue, getProducts, match,
+    getCatalogue,
+    getProducts,
+    match,
 
     /** Substances banned in `text` (for the care log), or null when the catalogue is unavailable. */
     async bannedIn(text: string): Promise<BannedHit[] | null> {
@@ -96,7 +111,9 @@ export function createCareService(c: Container) {
 
     async products(scope: Scope | undefined, category: string | undefined) {
       const store = await getProducts();
-      const rows = (store?.products ?? []).filter((p) => (!scope || p.scope === scope) && (!category || p.category === category.trim().toLowerCase()));
+      const rows = (store?.products ?? []).filter(
+        (p) => (!scope || p.scope === scope) && (!category || p.category === category.trim().toLowerCase()),
+      );
       return { available: store !== null, count: rows.length, products: rows };
     },
   };

@@ -4,8 +4,15 @@ import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import {
-  csvHeader, csvLine, decodeCursor, encodeCursor, imagePath, labelIdentity,
-  type ExportCandidate, type ExportCursor, type ExportRow,
+  csvHeader,
+  csvLine,
+  decodeCursor,
+  encodeCursor,
+  imagePath,
+  labelIdentity,
+  type ExportCandidate,
+  type ExportCursor,
+  type ExportRow,
 } from '../../../shared/src/datasci/export-format.js';
 
 /** Whose data: one owner's, or (admin route only) every owner's (`owner: null`). */
@@ -29,13 +36,33 @@ type KeyedRow = ExportRow & { _key: { at: string; id: string } };
 const START: ExportCursor = { part: 'gallery', at: '1970-01-01T00:00:00Z', id: '00000000-0000-0000-0000-000000000000' };
 
 interface GalleryRow {
-  image_id: string; cid: string; at: string; owner_id: string; individual_id: string; kind: string;
-  species: string | null; farm_id: string | null; name: string | null; content_type: string | null;
-  model: string | null; model_version: string | null; models: { name: string; version: string }[] | null;
+  image_id: string;
+  cid: string;
+  at: string;
+  owner_id: string;
+  individual_id: string;
+  kind: string;
+  species: string | null;
+  farm_id: string | null;
+  name: string | null;
+  content_type: string | null;
+  model: string | null;
+  model_version: string | null;
+  models: { name: string; version: string }[] | null;
 }
 interface QueryRow {
-  id: string; owner_id: string; kind: string; image_cids: string[]; at: string; label: string | null; correct_id: string | null;
-  result: { verdict?: string; candidates?: { individual_id: string; probability: number }[]; model?: { name: string; version: string } } | null;
+  id: string;
+  owner_id: string;
+  kind: string;
+  image_cids: string[];
+  at: string;
+  label: string | null;
+  correct_id: string | null;
+  result: {
+    verdict?: string;
+    candidates?: { individual_id: string; probability: number }[];
+    model?: { name: string; version: string };
+  } | null;
 }
 
 /**
@@ -45,7 +72,10 @@ interface QueryRow {
 export function modelsOfEngine(m: { name: string; version: string } | null | undefined): { name: string; version: string }[] {
   if (!m) return [];
   const [first, ...rest] = m.version.split('+');
-  return [{ name: m.name, version: first ?? '' }, ...rest.filter((p) => p.includes('@')).map((p) => ({ name: p.split('@')[0]!, version: p.split('@')[1]! }))];
+  return [
+    { name: m.name, version: first ?? '' },
+    ...rest.filter((p) => p.includes('@')).map((p) => ({ name: p.split('@')[0]!, version: p.split('@')[1]! })),
+  ];
 }
 
 /**
@@ -68,12 +98,32 @@ export function createDatasciExportService(c: Container) {
        order by i.created_at, i.id limit $4`,
       [scope.owner, cur.at, cur.id, limit],
     );
-    return r.rows.map((x) => ({
-      identity: x.individual_id, path: imagePath(x.cid, x.content_type), split: 'gallery', owner_id: x.owner_id, individual_id: x.individual_id,
-      kind: x.kind, species: x.species ?? '', farm_id: x.farm_id ?? '', name: x.name ?? '', photo_cid: x.cid, captured_at: new Date(x.at).toISOString(),
-      image_id: x.image_id, query_id: '', answer_verdict: '', answer_top1: '', label: '', label_individual_id: '', candidates: [],
-      model: x.model ? `${x.model}@${x.model_version}` : '', model_versions: x.models ?? [], _key: { at: x.at, id: x.image_id },
-    } as KeyedRow));
+    return r.rows.map(
+      (x) =>
+        ({
+          identity: x.individual_id,
+          path: imagePath(x.cid, x.content_type),
+          split: 'gallery',
+          owner_id: x.owner_id,
+          individual_id: x.individual_id,
+          kind: x.kind,
+          species: x.species ?? '',
+          farm_id: x.farm_id ?? '',
+          name: x.name ?? '',
+          photo_cid: x.cid,
+          captured_at: new Date(x.at).toISOString(),
+          image_id: x.image_id,
+          query_id: '',
+          answer_verdict: '',
+          answer_top1: '',
+          label: '',
+          label_individual_id: '',
+          candidates: [],
+          model: x.model ? `${x.model}@${x.model_version}` : '',
+          model_versions: x.models ?? [],
+          _key: { at: x.at, id: x.image_id },
+        }) as KeyedRow,
+    );
   }
 
   async function queryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
@@ -85,26 +135,50 @@ export function createDatasciExportService(c: Container) {
       [scope.owner, cur.at, cur.id, limit],
     );
     const cids = [...new Set(r.rows.flatMap((q) => q.image_cids))];
-    const types = await c.db.query<{ cid: string; content_type: string }>('select cid, content_type from blobs where cid = any($1::text[])', [cids]);
+    const types = await c.db.query<{ cid: string; content_type: string }>(
+      'select cid, content_type from blobs where cid = any($1::text[])',
+      [cids],
+    );
     const typeOf = new Map(types.rows.map((t) => [t.cid, t.content_type]));
-    const ids = [...new Set(r.rows.flatMap((q) => [q.correct_id, q.result?.candidates?.[0]?.individual_id].filter((x): x is string => !!x)))];
+    const ids = [
+      ...new Set(r.rows.flatMap((q) => [q.correct_id, q.result?.candidates?.[0]?.individual_id].filter((x): x is string => !!x))),
+    ];
     const inds = await c.db.query<{ id: string; owner_id: string; species: string | null; farm_id: string | null; name: string | null }>(
-      'select id, owner_id, species, farm_id, name from individuals where id = any($1::uuid[])', [ids],
+      'select id, owner_id, species, farm_id, name from individuals where id = any($1::uuid[])',
+      [ids],
     );
     const indOf = new Map(inds.rows.map((x) => [x.id, x]));
     return r.rows.flatMap((q) => {
-      const cands: ExportCandidate[] = (q.result?.candidates ?? []).map((x) => ({ individual_id: x.individual_id, probability: x.probability }));
+      const cands: ExportCandidate[] = (q.result?.candidates ?? []).map((x) => ({
+        individual_id: x.individual_id,
+        probability: x.probability,
+      }));
       const top1 = cands[0]?.individual_id ?? null;
       const identity = labelIdentity(q.label, q.correct_id, top1);
       // Names and farms only of the query owner's own individuals (a granted pool's stay theirs).
       const ind = identity ? indOf.get(identity) : undefined;
       const own = ind && ind.owner_id === q.owner_id ? ind : undefined;
       return q.image_cids.map((cid) => ({
-        identity, path: imagePath(cid, typeOf.get(cid) ?? null), split: 'query' as const, owner_id: q.owner_id, individual_id: identity,
-        kind: q.kind, species: own?.species ?? '', farm_id: own?.farm_id ?? '', name: own?.name ?? '', photo_cid: cid,
-        captured_at: new Date(q.at).toISOString(), image_id: '', query_id: q.id, answer_verdict: q.result?.verdict ?? '', answer_top1: top1 ?? '',
-        label: q.label ?? '', label_individual_id: q.correct_id ?? '', candidates: cands,
-        model: q.result?.model ? `${q.result.model.name}@${q.result.model.version}` : '', model_versions: modelsOfEngine(q.result?.model),
+        identity,
+        path: imagePath(cid, typeOf.get(cid) ?? null),
+        split: 'query' as const,
+        owner_id: q.owner_id,
+        individual_id: identity,
+        kind: q.kind,
+        species: own?.species ?? '',
+        farm_id: own?.farm_id ?? '',
+        name: own?.name ?? '',
+        photo_cid: cid,
+        captured_at: new Date(q.at).toISOString(),
+        image_id: '',
+        query_id: q.id,
+        answer_verdict: q.result?.verdict ?? '',
+        answer_top1: top1 ?? '',
+        label: q.label ?? '',
+        label_individual_id: q.correct_id ?? '',
+        candidates: cands,
+        model: q.result?.model ? `${q.result.model.name}@${q.result.model.version}` : '',
+        model_versions: modelsOfEngine(q.result?.model),
         _key: { at: q.at, id: q.id },
       }));
     });
@@ -154,7 +228,11 @@ export function createDatasciExportService(c: Container) {
 }
 
 /** Streams the page as a zip: photos stored as they are (already compressed), manifests deflated. */
-function zipStream(c: Container, rows: ExportRow[], meta: { total: number; before: number; next: string | null; scope: ExportScope }): Readable {
+function zipStream(
+  c: Container,
+  rows: ExportRow[],
+  meta: { total: number; before: number; next: string | null; scope: ExportScope },
+): Readable {
   const out = new PassThrough();
   // A client that hangs up mid-download destroys the stream; never let that crash the process.
   out.on('error', (err) => c.logger.warn({ err }, 'export stream ended early'));
@@ -186,7 +264,22 @@ function zipStream(c: Container, rows: ExportRow[], meta: { total: number; befor
     }
     addText('manifest.csv', csvHeader() + kept.map(csvLine).join(''));
     addText('manifest.jsonl', kept.map((r) => JSON.stringify(r) + '\n').join(''));
-    addText('export.json', JSON.stringify({ format: 'markless-labels-1', rows: kept.length, items_total: meta.total, items_before: meta.before, next_cursor: meta.next, owner: meta.scope.owner ?? 'all', created_at: new Date().toISOString() }, null, 2) + '\n');
+    addText(
+      'export.json',
+      JSON.stringify(
+        {
+          format: 'markless-labels-1',
+          rows: kept.length,
+          items_total: meta.total,
+          items_before: meta.before,
+          next_cursor: meta.next,
+          owner: meta.scope.owner ?? 'all',
+          created_at: new Date().toISOString(),
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     zip.end();
   })().catch((err) => out.destroy(err as Error));
   return out;

@@ -49,7 +49,12 @@ function editDistance(a: string, b: string): number {
 }
 
 async function thumb(bytes: Buffer): Promise<Buffer | null> {
-  return sharp(bytes).greyscale().resize(16, 16, { fit: 'fill' }).raw().toBuffer().catch(() => null);
+  return sharp(bytes)
+    .greyscale()
+    .resize(16, 16, { fit: 'fill' })
+    .raw()
+    .toBuffer()
+    .catch(() => null);
 }
 
 const meanDiff = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - b[i]!), 0) / a.length;
@@ -69,7 +74,12 @@ export function createEnrolChecks(catalogPath: string, maxPixels: number) {
       .sort((a, b) => a.d - b.d || a.id.localeCompare(b.id))
       .slice(0, 3)
       .map((s) => s.id);
-    throw new AppError(422, 'species_unknown', { field: 'species', species: species.slice(0, 100), close: close.join(', '), reason: 'not_in_catalogue' });
+    throw new AppError(422, 'species_unknown', {
+      field: 'species',
+      species: species.slice(0, 100),
+      close: close.join(', '),
+      reason: 'not_in_catalogue',
+    });
   }
 
   /**
@@ -94,7 +104,8 @@ export function createEnrolChecks(catalogPath: string, maxPixels: number) {
       const t = await thumb(f.bytes);
       // Undecodable photos are refused later, with their own reason.
       if (!t) continue;
-      if (thumbs.some((o) => meanDiff(o, t) < NEAR_DUPLICATE)) out.push({ index, filename: f.filename, reasons: ['near_identical'], warning: true });
+      if (thumbs.some((o) => meanDiff(o, t) < NEAR_DUPLICATE))
+        out.push({ index, filename: f.filename, reasons: ['near_identical'], warning: true });
       thumbs.push(t);
     }
     return out;
@@ -111,7 +122,12 @@ export function createEnrolChecks(catalogPath: string, maxPixels: number) {
      * Check an enrolment: attributes with name and species cleaned, and the duplicate photos found
      * (answered by the worker with the quality refusals, so one answer names every photo).
      */
-    async check(kind: Kind, attrs: Record<string, unknown>, files: UploadedFile[], kept = 0): Promise<{ attrs: Record<string, unknown>; refused: PhotoRefusal[] }> {
+    async check(
+      kind: Kind,
+      attrs: Record<string, unknown>,
+      files: UploadedFile[],
+      kept = 0,
+    ): Promise<{ attrs: Record<string, unknown>; refused: PhotoRefusal[] }> {
       const out = { ...attrs };
       for (const field of ['name', 'species'] as const) {
         if (typeof out[field] !== 'string') continue;

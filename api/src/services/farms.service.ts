@@ -42,14 +42,21 @@ export function createFarmsService(c: Container) {
 
   async function get(callerId: string, farmId: string): Promise<FarmBoundary> {
     const chainId = await ownedFarm(db, callerId, farmId, false);
-    const r = await db.query<{ boundary: Polygon | null; boundary_updated_at: Date | null }>('select boundary, boundary_updated_at from farms where chain_id = $1', [chainId]);
+    const r = await db.query<{ boundary: Polygon | null; boundary_updated_at: Date | null }>(
+      'select boundary, boundary_updated_at from farms where chain_id = $1',
+      [chainId],
+    );
     const row = r.rows[0]!;
     const rec = row.boundary ? await latestRecord(db, chainId) : null;
     // A record counts only if it is of the current version (written in the same transaction).
     const current = rec && row.boundary_updated_at && rec.created_at.getTime() >= row.boundary_updated_at.getTime() ? rec : null;
     return {
-      farm_id: farmId, boundary: row.boundary, updated_at: iso(row.boundary_updated_at),
-      ...(current ? { evidence: 'recorded' as const, record_cid: current.record_cid, record_hash: current.record_hash } : { evidence: 'server_only' as const }),
+      farm_id: farmId,
+      boundary: row.boundary,
+      updated_at: iso(row.boundary_updated_at),
+      ...(current
+        ? { evidence: 'recorded' as const, record_cid: current.record_cid, record_hash: current.record_hash }
+        : { evidence: 'server_only' as const }),
     };
   }
 
@@ -61,14 +68,20 @@ export function createFarmsService(c: Container) {
       const encoded = await db.transaction(async (tx) => {
         const chainId = await ownedFarm(tx, callerId, farmId, true);
         const now = (await tx.query<{ now: Date }>('select now() as now')).rows[0]!.now;
-        await tx.query('update farms set boundary = $2, boundary_updated_at = $3 where chain_id = $1', [chainId, JSON.stringify(boundary), now]);
+        await tx.query('update farms set boundary = $2, boundary_updated_at = $3 where chain_id = $1', [
+          chainId,
+          JSON.stringify(boundary),
+          now,
+        ]);
         if (!c.config.EVIDENCE_FRUIT_AND_BOUNDARIES) return null;
         const enc = encodeBoundaryRecord({ farm_id: farmId, boundary, created_at: now });
         await writeSideRecord(tx, { entity_type: 'farm', entity_id: chainId, owner_id: callerId, encoded: enc, body_type: 'boundary' });
         return enc;
       });
       if (encoded && c.pinner) {
-        await pinSideRecord({ blobs: c.blobs, pinner: c.pinner }, encoded).catch((err: unknown) => c.logger.warn({ err, farm: farmId }, 'pinning to Kubo failed'));
+        await pinSideRecord({ blobs: c.blobs, pinner: c.pinner }, encoded).catch((err: unknown) =>
+          c.logger.warn({ err, farm: farmId }, 'pinning to Kubo failed'),
+        );
       }
       return get(callerId, farmId);
     },

@@ -21,7 +21,9 @@ export function createFeedbackService(c: Container) {
         );
         // The event carries no text and no feedback id: the note stays out of the activity log.
         await tx.query('insert into activity_events (owner_id, action, detail) values ($1, $2, $3)', [
-          ownerId, FEEDBACK_ACTION, { chars: note.length },
+          ownerId,
+          FEEDBACK_ACTION,
+          { chars: note.length },
         ]);
         return r.rows[0]!.created_at;
       });

@@ -15,11 +15,13 @@ describe('which fruit a batch photo is a view of', () => {
   });
 
   it('any other name is its own fruit, and an unsafe path names none', () => {
-    for (const n of ['IMG_0042.jpg', '__proto__', '__x.jpg', 'fruit-17__', 'fruit_17_cam2.jpg', '../x.jpg', '/etc/evil.jpg', 'a/../b.jpg']) expect(fruitOf(n), n).toBeNull();
+    for (const n of ['IMG_0042.jpg', '__proto__', '__x.jpg', 'fruit-17__', 'fruit_17_cam2.jpg', '../x.jpg', '/etc/evil.jpg', 'a/../b.jpg'])
+      expect(fruitOf(n), n).toBeNull();
   });
 
   it('groups in order of first appearance across sources, keeps ungrouped photos apart, and refuses a fruit over the cap', () => {
-    const item = (file_name: string, failed?: BatchItem['failed']): BatchItem => (failed ? { file_name, failed } : { file_name, bytes: Buffer.from(file_name) });
+    const item = (file_name: string, failed?: BatchItem['failed']): BatchItem =>
+      failed ? { file_name, failed } : { file_name, bytes: Buffer.from(file_name) };
     const items = [
       item('fruit-1__a.jpg'),
       item('loose.jpg'),

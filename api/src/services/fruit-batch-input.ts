@@ -29,7 +29,10 @@ export interface BatchLimits {
  * refused one; a hostile archive as a whole is 413/422.
  */
 async function unzipPhotos(archive: UploadedFile, limits: BatchLimits): Promise<BatchItem[]> {
-  const entries = await readArchive(archive.bytes, archive.filename || 'archive.zip', { ...limits.archive, maxEntryBytes: LIMITS.fileBytes });
+  const entries = await readArchive(archive.bytes, archive.filename || 'archive.zip', {
+    ...limits.archive,
+    maxEntryBytes: LIMITS.fileBytes,
+  });
   return entries.map((e) => (e.refused ? { file_name: e.name, failed: e.refused } : { file_name: e.name, bytes: e.bytes }));
 }
 
@@ -38,11 +41,15 @@ async function classify(item: BatchItem, maxPixels: number): Promise<BatchItem> 
   if (item.failed || !item.bytes) return item;
   const filename = item.file_name;
   if (item.bytes.length > LIMITS.fileBytes) {
-    return { file_name: filename, failed: { reason_code: 'batch_file_too_large', reason_params: { filename, limit_mb: LIMITS.fileBytes / 1_000_000 } } };
+    return {
+      file_name: filename,
+      failed: { reason_code: 'batch_file_too_large', reason_params: { filename, limit_mb: LIMITS.fileBytes / 1_000_000 } },
+    };
   }
   if (item.bytes.length === 0) return { file_name: filename, failed: { reason_code: 'file_empty', reason_params: { filename } } };
   const sniffed = sniffMedia(item.bytes);
-  if (sniffed?.cls !== 'image') return { file_name: filename, failed: { reason_code: 'file_wrong_type', reason_params: { filename, expected: 'ảnh/image' } } };
+  if (sniffed?.cls !== 'image')
+    return { file_name: filename, failed: { reason_code: 'file_wrong_type', reason_params: { filename, expected: 'ảnh/image' } } };
   const tooMany = await pixelError(item.bytes, maxPixels, 'files', filename);
   if (tooMany) return { file_name: filename, failed: { reason_code: tooMany.code, reason_params: tooMany.params } };
   return { ...item, type: sniffed.type };
@@ -55,7 +62,9 @@ async function classify(item: BatchItem, maxPixels: number): Promise<BatchItem> 
 export async function batchItems(files: UploadedFile[], limits: BatchLimits): Promise<BatchItem[]> {
   const archives = files.filter((f) => f.field === 'archive');
   if (archives.length > 1) throw ERRORS.validation('archive', 'send at most one archive');
-  const items: BatchItem[] = files.filter((f) => f.field === 'files').map((f) => ({ file_name: shownFileName(f.filename) || 'photo', bytes: f.bytes }));
+  const items: BatchItem[] = files
+    .filter((f) => f.field === 'files')
+    .map((f) => ({ file_name: shownFileName(f.filename) || 'photo', bytes: f.bytes }));
   if (archives[0]) items.push(...(await unzipPhotos(archives[0], limits)));
   if (items.length === 0) throw new AppError(422, 'file_missing', { field: 'files' });
   if (items.length > limits.maxPhotos) throw new AppError(413, 'batch_too_many_photos', { limit: limits.maxPhotos });
@@ -119,7 +128,8 @@ export function batchFruit(items: BatchItem[], maxViews: number): BatchFruit[] {
     fruit.views.push(item);
   }
   for (const f of out) {
-    if (f.views.length > maxViews) f.failed = { reason_code: 'batch_fruit_too_many_views', reason_params: { fruit: f.name, got: f.views.length, max: maxViews } };
+    if (f.views.length > maxViews)
+      f.failed = { reason_code: 'batch_fruit_too_many_views', reason_params: { fruit: f.name, got: f.views.length, max: maxViews } };
   }
   return out;
 }

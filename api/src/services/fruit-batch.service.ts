@@ -4,7 +4,14 @@ import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
 import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
-import { dropUnusedBlobs, fruitBatchRepo, type BatchCounts, type BatchRowRecord, type NewRow, type NewView } from '../../../shared/src/repos/fruit-batch.repo.js';
+import {
+  dropUnusedBlobs,
+  fruitBatchRepo,
+  type BatchCounts,
+  type BatchRowRecord,
+  type NewRow,
+  type NewView,
+} from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import { batchFruit, batchItems } from './fruit-batch-input.js';
@@ -13,22 +20,56 @@ import { csvCell } from '../../../shared/src/csv/csv.js';
 import type { FruitSummary } from './fruit-list.service.js';
 import { shownFileName } from './archive-reader.js';
 
-export interface BatchInput { files: UploadedFile[]; tree_id?: string; farm_id?: string }
+export interface BatchInput {
+  files: UploadedFile[];
+  tree_id?: string;
+  farm_id?: string;
+}
 
 /** One view of a row's fruit: its file, its photo, and whether it was used or failed on its own. */
-export interface BatchViewOut { file_name: string; status: 'pending' | 'used' | 'failed'; photo_url?: string; reason?: string }
+export interface BatchViewOut {
+  file_name: string;
+  status: 'pending' | 'used' | 'failed';
+  photo_url?: string;
+  reason?: string;
+}
 
 /** One row (one fruit) as the batch page and the CSV show it; absent fields are simply left out. */
 export interface BatchRowOut {
-  index: number; file_name: string; status: BatchRowRecord['status'];
-  fruit_id?: string; candidate?: string; probability?: number; verdict?: string; reason?: string;
-  photo_url?: string; fruit_name?: string; fruit_thumbnail?: string; tree_id?: string; tree_name?: string; tree_code?: string;
+  index: number;
+  file_name: string;
+  status: BatchRowRecord['status'];
+  fruit_id?: string;
+  candidate?: string;
+  probability?: number;
+  verdict?: string;
+  reason?: string;
+  photo_url?: string;
+  fruit_name?: string;
+  fruit_thumbnail?: string;
+  tree_id?: string;
+  tree_name?: string;
+  tree_code?: string;
   views: BatchViewOut[];
 }
 
 // The first eight columns are the original ones, unchanged; names and codes were added after them
 // (issue 24), and the fruit's views after those (issue 41), so a reader by position keeps working.
-export const CSV_HEADER = ['index', 'file_name', 'status', 'fruit_id', 'candidate', 'probability', 'verdict', 'reason', 'fruit_name', 'tree_id', 'tree_name', 'tree_code', 'views'] as const;
+export const CSV_HEADER = [
+  'index',
+  'file_name',
+  'status',
+  'fruit_id',
+  'candidate',
+  'probability',
+  'verdict',
+  'reason',
+  'fruit_name',
+  'tree_id',
+  'tree_name',
+  'tree_code',
+  'views',
+] as const;
 
 /** Between the file names of the CSV's `views` cell. */
 export const CSV_VIEW_SEPARATOR = ' | ';
@@ -44,11 +85,20 @@ function viewOut(v: BatchRowRecord['views'][number], row: BatchRowRecord, lang: 
 /** Photos shown per batch in the list of past batches. */
 const THUMBNAILS = 4;
 
-const links = (id: string) => ({ self: `/api/fruit/batch/${id}`, events: `/api/fruit/batch/${id}/events`, csv: `/api/fruit/batch/${id}/results.csv` });
+const links = (id: string) => ({
+  self: `/api/fruit/batch/${id}`,
+  events: `/api/fruit/batch/${id}/events`,
+  csv: `/api/fruit/batch/${id}/results.csv`,
+});
 
 function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> = new Map()): BatchRowOut {
   // Cleaned again on the way out: rows stored before names were cleaned may still hold bidi marks.
-  const out: BatchRowOut = { index: r.idx, file_name: shownFileName(r.file_name), status: r.status, views: r.views.map((v) => viewOut(v, r, lang)) };
+  const out: BatchRowOut = {
+    index: r.idx,
+    file_name: shownFileName(r.file_name),
+    status: r.status,
+    views: r.views.map((v) => viewOut(v, r, lang)),
+  };
   if (r.cid) out.photo_url = `/api/blobs/${r.cid}`;
   if (r.fruit_id) out.fruit_id = r.fruit_id;
   const f = r.fruit_id ? fruit.get(r.fruit_id) : undefined;
@@ -85,14 +135,21 @@ export { csvCell };
  * kept until the owner deletes the batch. Ownership comes from the token; another account's batch
  * is a 404.
  */
-export function createFruitBatchService(c: Container, deps: { trees: TreesService; fruitSummaries: (ids: string[]) => Promise<Map<string, FruitSummary>> }) {
+export function createFruitBatchService(
+  c: Container,
+  deps: { trees: TreesService; fruitSummaries: (ids: string[]) => Promise<Map<string, FruitSummary>> },
+) {
   const repo = fruitBatchRepo(c.db);
   const limits = {
     maxPhotos: c.config.BATCH_MAX_PHOTOS,
     maxViews: c.config.BATCH_MAX_VIEWS,
     maxBytes: c.config.BATCH_MAX_BYTES,
     maxPixels: c.config.IMAGE_MAX_PIXELS,
-    archive: { maxEntries: c.config.ARCHIVE_MAX_ENTRIES, maxTotalBytes: c.config.ARCHIVE_MAX_INFLATED_BYTES, maxRatio: c.config.ARCHIVE_MAX_RATIO },
+    archive: {
+      maxEntries: c.config.ARCHIVE_MAX_ENTRIES,
+      maxTotalBytes: c.config.ARCHIVE_MAX_INFLATED_BYTES,
+      maxRatio: c.config.ARCHIVE_MAX_RATIO,
+    },
   };
 
   async function owned(caller: Caller, id: string) {
@@ -110,7 +167,13 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
         const file_name = fruit.name.slice(0, 255);
         if (fruit.failed) {
           // Refused as a whole: its photos are listed but not kept.
-          rows.push({ idx, file_name, cid: null, failed: fruit.failed, views: fruit.views.map((v) => ({ file_name: v.file_name.slice(0, 255), cid: null })) });
+          rows.push({
+            idx,
+            file_name,
+            cid: null,
+            failed: fruit.failed,
+            views: fruit.views.map((v) => ({ file_name: v.file_name.slice(0, 255), cid: null })),
+          });
           continue;
         }
         const views: NewView[] = [];
@@ -141,12 +204,22 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
    * owner) and the name and printed code of the tree it was narrowed to.
    */
   async function listExtras(ids: string[]) {
-    const out = new Map<string, { thumbnails: { cid: string; url: string }[]; tree: { tree_id: string; name: string | null; code: string | null } | null }>();
+    const out = new Map<
+      string,
+      { thumbnails: { cid: string; url: string }[]; tree: { tree_id: string; name: string | null; code: string | null } | null }
+    >();
     if (!ids.length) return out;
-    const r = await c.db.query<{ id: string; cids: string[] | null; tree_id: string | null; tree_name: string | null; tree_code: string | null }>(
+    const r = await c.db.query<{
+      id: string;
+      cids: string[] | null;
+      tree_id: string | null;
+      tree_name: string | null;
+      tree_code: string | null;
+    }>(
       `select b.id, b.tree_id, t.name as tree_name, (select tr.code from tree_records tr where tr.individual_id = b.tree_id) as tree_code,
               array(select x.cid from fruit_batch_rows x where x.batch_id = b.id and x.cid is not null order by x.idx limit ${THUMBNAILS}) as cids
-         from fruit_batches b left join individuals t on t.id = b.tree_id where b.id = any($1::uuid[])`, [ids],
+         from fruit_batches b left join individuals t on t.id = b.tree_id where b.id = any($1::uuid[])`,
+      [ids],
     );
     for (const x of r.rows) {
       out.set(x.id, {
@@ -158,7 +231,8 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
   }
 
   /** Names, thumbnails and tree codes of the fruit the rows matched, looked up once per answer. */
-  const namesOf = (rows: BatchRowRecord[]) => deps.fruitSummaries([...new Set(rows.map((r) => r.fruit_id).filter((x): x is string => !!x))]);
+  const namesOf = (rows: BatchRowRecord[]) =>
+    deps.fruitSummaries([...new Set(rows.map((r) => r.fruit_id).filter((x): x is string => !!x))]);
 
   return {
     limits,
@@ -171,7 +245,11 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
       try {
         // The fixed job id makes a repeated enqueue of the same row one job, in both queues.
         for (const r of rows.filter((x) => !x.failed)) {
-          await c.queue.enqueue('fruit_batch_item', { owner_id: caller.account_id, batch_id: id, index: r.idx, cid: r.cid!, filters }, { jobId: `fbatch-${id}-${r.idx}` });
+          await c.queue.enqueue(
+            'fruit_batch_item',
+            { owner_id: caller.account_id, batch_id: id, index: r.idx, cid: r.cid!, filters },
+            { jobId: `fbatch-${id}-${r.idx}` },
+          );
         }
       } catch (err) {
         const cids = await repo.remove(id, caller.account_id);
@@ -186,8 +264,13 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
       const [counts, rows] = await Promise.all([repo.counts(id), repo.rows(id)]);
       const fruit = await namesOf(rows);
       return {
-        batch_id: b.id, status: counts!.status, total: counts!.total, done: counts!.done, failed: counts!.failed,
-        created_at: b.created_at, ...(counts!.status === 'done' && b.finished_at ? { finished_at: b.finished_at } : {}),
+        batch_id: b.id,
+        status: counts!.status,
+        total: counts!.total,
+        done: counts!.done,
+        failed: counts!.failed,
+        created_at: b.created_at,
+        ...(counts!.status === 'done' && b.finished_at ? { finished_at: b.finished_at } : {}),
         rows: rows.map((r) => rowOut(r, lang, fruit)),
       };
     },
@@ -196,9 +279,18 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
       const batches = await repo.list(caller.account_id);
       const extra = await listExtras(batches.map((b) => b.id));
       return batches.map((b) => ({
-        batch_id: b.id, status: b.status, total: b.total, done: b.done, failed: b.failed, created_at: b.created_at,
-        ...(b.finished_at ? { finished_at: b.finished_at } : {}), tree_id: b.tree_id, farm_id: b.farm_id, links: links(b.id),
-        thumbnails: extra.get(b.id)?.thumbnails ?? [], tree: extra.get(b.id)?.tree ?? null,
+        batch_id: b.id,
+        status: b.status,
+        total: b.total,
+        done: b.done,
+        failed: b.failed,
+        created_at: b.created_at,
+        ...(b.finished_at ? { finished_at: b.finished_at } : {}),
+        tree_id: b.tree_id,
+        farm_id: b.farm_id,
+        links: links(b.id),
+        thumbnails: extra.get(b.id)?.thumbnails ?? [],
+        tree: extra.get(b.id)?.tree ?? null,
       }));
     },
 
@@ -216,7 +308,9 @@ export function createFruitBatchService(c: Container, deps: { trees: TreesServic
       const rows = await repo.rows(id);
       const fruit = await namesOf(rows);
       for (const r of rows.map((x) => rowOut(x, lang, fruit))) {
-        lines.push(CSV_HEADER.map((k) => csvCell(k === 'views' ? r.views.map((v) => v.file_name).join(CSV_VIEW_SEPARATOR) : r[k])).join(','));
+        lines.push(
+          CSV_HEADER.map((k) => csvCell(k === 'views' ? r.views.map((v) => v.file_name).join(CSV_VIEW_SEPARATOR) : r[k])).join(','),
+        );
       }
       return `${lines.join('\r\n')}\r\n`;
     },

@@ -22,9 +22,13 @@ const COLUMNS = `f.id, f.name, f.species, f.farm_id, f.created_at, f.tree_id, t.
 function toSummary(r: Record<string, unknown>): FruitSummary {
   const cover = r.cover as { image_id: string; cid: string } | null;
   return {
-    fruit_id: String(r.id), name: (r.name as string) ?? null, species: (r.species as string) ?? null, farm_id: (r.farm_id as string) ?? null,
+    fruit_id: String(r.id),
+    name: (r.name as string) ?? null,
+    species: (r.species as string) ?? null,
+    farm_id: (r.farm_id as string) ?? null,
     tree: r.tree_id ? { tree_id: String(r.tree_id), name: (r.tree_name as string) ?? null, code: (r.tree_code as string) ?? null } : null,
-    image_count: Number(r.image_count), cover: cover ? { ...cover, url: `/api/blobs/${cover.cid}` } : null,
+    image_count: Number(r.image_count),
+    cover: cover ? { ...cover, url: `/api/blobs/${cover.cid}` } : null,
     created_at: new Date(r.created_at as string).toISOString(),
   };
 }
@@ -41,7 +45,11 @@ export function createFruitListService(c: Container) {
       let treeId: string | null = null;
       if (q.tree_id) {
         treeId = await treeIdOf(db, q.tree_id);
-        const own = await db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3 and deleted_at is null', [treeId, ownerId, 'tree']);
+        const own = await db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3 and deleted_at is null', [
+          treeId,
+          ownerId,
+          'tree',
+        ]);
         if (!own.rows[0]) throw ERRORS.notFound();
       }
       const where = `from individuals f left join individuals t on t.id = f.tree_id
@@ -49,7 +57,10 @@ export function createFruitListService(c: Container) {
           and ($2::uuid is null or f.tree_id = $2) and ($3::text is null or f.farm_id = $3) and ($4::uuid is null or f.id = $4)`;
       const params = [ownerId, treeId, q.farm_id ?? null, q.fruit_id ?? null];
       const total = await db.query<{ n: number }>(`select count(*)::int as n ${where}`, params);
-      const rows = await db.query<Record<string, unknown>>(`select ${COLUMNS} ${where} order by f.created_at desc, f.id limit $5 offset $6`, [...params, q.limit, q.offset]);
+      const rows = await db.query<Record<string, unknown>>(
+        `select ${COLUMNS} ${where} order by f.created_at desc, f.id limit $5 offset $6`,
+        [...params, q.limit, q.offset],
+      );
       return { fruit: rows.rows.map(toSummary), total: total.rows[0]!.n, limit: q.limit, offset: q.offset };
     },
 
@@ -61,7 +72,8 @@ export function createFruitListService(c: Container) {
     async summaries(ids: string[]): Promise<Map<string, FruitSummary>> {
       if (!ids.length) return new Map();
       const rows = await db.query<Record<string, unknown>>(
-        `select ${COLUMNS} from individuals f left join individuals t on t.id = f.tree_id where f.id = any($1::uuid[]) and f.kind = 'fruit'`, [ids],
+        `select ${COLUMNS} from individuals f left join individuals t on t.id = f.tree_id where f.id = any($1::uuid[]) and f.kind = 'fruit'`,
+        [ids],
       );
       return new Map(rows.rows.map((r) => [String(r.id), toSummary(r)]));
     },

@@ -14,14 +14,28 @@ export const LOOKUP_MAX = 5;
 const CANDIDATE_PHOTOS = 3;
 const PROVENANCE_PHOTOS = 12;
 
-export interface PublicPhoto { image_id: string; cid: string; url: string }
+export interface PublicPhoto {
+  image_id: string;
+  cid: string;
+  url: string;
+}
 /** A public tree the fruit hangs on; only ever present when that tree's owner published it. */
-export interface PublicTree { tree_id: string; code: string | null; link: string | null }
+export interface PublicTree {
+  tree_id: string;
+  code: string | null;
+  link: string | null;
+}
 /** How far the verdict vouches for a candidate (workers/src/handlers/fruit-public.handler.ts). */
 export type PublicConfidence = 'match' | 'possible' | 'unlikely';
 export type PublicVerdict = 'match' | 'uncertain' | 'no_match';
 export interface PublicCandidate {
-  fruit_id: string; probability: number; confidence: PublicConfidence; species: string | null; name: string | null; photos: PublicPhoto[]; tree: PublicTree | null;
+  fruit_id: string;
+  probability: number;
+  confidence: PublicConfidence;
+  species: string | null;
+  name: string | null;
+  photos: PublicPhoto[];
+  tree: PublicTree | null;
 }
 /** A public lookup's answer: the calibrated verdict, whether the photo is a fruit at all, and the candidates. */
 export interface PublicAnswer {
@@ -35,14 +49,22 @@ export interface PublicAnswer {
   candidates: PublicCandidate[];
 }
 
-interface RankedRaw { fruit_id: string; probability: number; confidence?: PublicConfidence; image_ids: string[] }
+interface RankedRaw {
+  fruit_id: string;
+  probability: number;
+  confidence?: PublicConfidence;
+  image_ids: string[];
+}
 
 /**
  * The verdict over the candidates still public at answer time: one that vouched for a fruit
  * unpublished meanwhile says no more than what is left (a `match` gone is never passed to the
  * next fruit down, and an `uncertain` with none of its list left is a `no_match`).
  */
-export function answerFor<C extends { confidence: PublicConfidence }>(verdict: PublicVerdict | undefined, live: C[]): { verdict: PublicVerdict; candidates: C[] } {
+export function answerFor<C extends { confidence: PublicConfidence }>(
+  verdict: PublicVerdict | undefined,
+  live: C[],
+): { verdict: PublicVerdict; candidates: C[] } {
   if (verdict === 'match' && live[0]?.confidence === 'match') return { verdict, candidates: live };
   const candidates = live.map((c) => (c.confidence === 'match' ? { ...c, confidence: 'unlikely' as const } : c));
   return { verdict: verdict !== 'no_match' && candidates.some((c) => c.confidence === 'possible') ? 'uncertain' : 'no_match', candidates };
@@ -51,7 +73,15 @@ export function answerFor<C extends { confidence: PublicConfidence }>(verdict: P
 const photoUrl = (cid: string) => `/api/blobs/${cid}`;
 const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
 
-interface FruitRow { id: string; species: string | null; name: string | null; created_at: Date | string; tree_id: string | null; tree_public: boolean; code: string | null }
+interface FruitRow {
+  id: string;
+  species: string | null;
+  name: string | null;
+  created_at: Date | string;
+  tree_id: string | null;
+  tree_public: boolean;
+  code: string | null;
+}
 
 /**
  * The public fruit routes (spec section 1 rules 3 and 5): lookup, the point-of-sale scan with
@@ -96,21 +126,27 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
    */
   async function rank(file: UploadedFile | undefined): Promise<PublicAnswer> {
     const created: string[] = [];
-    const raw = await deps.media.withUploads(file ? [file] : [], 'image', 'files', async ([m]) => {
-      // Only bytes this request wrote may go afterwards: a photo that was already stored (an
-      // owner's identify or care photo sent again by anyone) is never this public route's to delete.
-      if (m!.created) created.push(m!.cid);
-      const id = await c.queue.enqueue('fruit_lookup', { query_id: randomUUID(), images: [m!.cid], limit: LOOKUP_MAX });
-      const rec = await c.queue.waitFor(id, c.config.JOB_WAIT_MS);
-      if (!rec || (rec.state !== 'completed' && rec.state !== 'failed')) {
-        // The job still holds the photo: delete it once the job ends, not now.
-        const later = created.splice(0);
-        void c.queue.waitFor(id, 10 * 60_000).catch(() => null).then(() => dropUnusedBlobs(c, later)).catch(() => undefined);
-        throw ERRORS.rateLimited(Math.max(1, Math.ceil(c.config.JOB_WAIT_MS / 1000)));
-      }
-      if (rec.state === 'failed') throw jobFailure(rec);
-      return (rec.result ?? {}) as Partial<Omit<PublicAnswer, 'candidates'>> & { candidates?: RankedRaw[] };
-    }).finally(() => dropUnusedBlobs(c, created).catch((err) => c.logger.error({ err }, 'public photo clean-up failed')));
+    const raw = await deps.media
+      .withUploads(file ? [file] : [], 'image', 'files', async ([m]) => {
+        // Only bytes this request wrote may go afterwards: a photo that was already stored (an
+        // owner's identify or care photo sent again by anyone) is never this public route's to delete.
+        if (m!.created) created.push(m!.cid);
+        const id = await c.queue.enqueue('fruit_lookup', { query_id: randomUUID(), images: [m!.cid], limit: LOOKUP_MAX });
+        const rec = await c.queue.waitFor(id, c.config.JOB_WAIT_MS);
+        if (!rec || (rec.state !== 'completed' && rec.state !== 'failed')) {
+          // The job still holds the photo: delete it once the job ends, not now.
+          const later = created.splice(0);
+          void c.queue
+            .waitFor(id, 10 * 60_000)
+            .catch(() => null)
+            .then(() => dropUnusedBlobs(c, later))
+            .catch(() => undefined);
+          throw ERRORS.rateLimited(Math.max(1, Math.ceil(c.config.JOB_WAIT_MS / 1000)));
+        }
+        if (rec.state === 'failed') throw jobFailure(rec);
+        return (rec.result ?? {}) as Partial<Omit<PublicAnswer, 'candidates'>> & { candidates?: RankedRaw[] };
+      })
+      .finally(() => dropUnusedBlobs(c, created).catch((err) => c.logger.error({ err }, 'public photo clean-up failed')));
     const ranked = raw.candidates ?? [];
     const live = await publicFruit(ranked.map((x) => x.fruit_id));
     const out: PublicCandidate[] = [];
@@ -119,9 +155,22 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
       if (!f) continue;
       // A job result without a confidence (one queued before this answer had one) vouches for nothing.
       const confidence = x.confidence ?? 'unlikely';
-      out.push({ fruit_id: f.id, probability: x.probability, confidence, species: f.species, name: f.name, photos: await photosOf(f.id, x.image_ids, CANDIDATE_PHOTOS), tree: treeOf(f) });
+      out.push({
+        fruit_id: f.id,
+        probability: x.probability,
+        confidence,
+        species: f.species,
+        name: f.name,
+        photos: await photosOf(f.id, x.image_ids, CANDIDATE_PHOTOS),
+        tree: treeOf(f),
+      });
     }
-    return { ...answerFor(raw.verdict, out), not_fruit: raw.not_fruit === true, seen: raw.not_fruit ? (raw.seen ?? null) : null, match_vouched: raw.match_vouched === true };
+    return {
+      ...answerFor(raw.verdict, out),
+      not_fruit: raw.not_fruit === true,
+      seen: raw.not_fruit ? (raw.seen ?? null) : null,
+      match_vouched: raw.match_vouched === true,
+    };
   }
 
   /** The public provenance of one fruit: what its owner chose to show, nothing about the owner. */
@@ -131,12 +180,15 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
     const [count, rec] = await Promise.all([
       db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [fruitId]),
       db.query<{ record_cid: string; record_hash: string }>(
-        `select record_cid, record_hash from entity_records where entity_type = 'fruit' and entity_id = $1 order by created_at desc limit 1`, [fruitId],
+        `select record_cid, record_hash from entity_records where entity_type = 'fruit' and entity_id = $1 order by created_at desc limit 1`,
+        [fruitId],
       ),
     ]);
     const r = rec.rows[0];
     return {
-      fruit_id: f.id, species: f.species, name: f.name,
+      fruit_id: f.id,
+      species: f.species,
+      name: f.name,
       enrolled_at: (f.created_at instanceof Date ? f.created_at : new Date(f.created_at)).toISOString(),
       image_count: Number(count.rows[0]?.n ?? 0),
       photos: await photosOf(f.id, [], PROVENANCE_PHOTOS),
@@ -170,7 +222,9 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
       const token = randomBytes(24).toString('base64url');
       const expires = new Date(Date.now() + c.config.FRUIT_SCAN_TTL_S * 1000);
       await db.query('insert into fruit_scan_tokens (hash, candidates, expires_at) values ($1, $2, $3)', [
-        hashToken(token), JSON.stringify(candidates.map((x) => x.fruit_id)), expires,
+        hashToken(token),
+        JSON.stringify(candidates.map((x) => x.fruit_id)),
+        expires,
       ]);
       // Tokens a day past expiry can only ever answer "invalid"; sweeping here needs no timer.
       await db.query(`delete from fruit_scan_tokens where expires_at < now() - interval '1 day'`);
@@ -184,7 +238,8 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
     async choose(token: string, fruitId: string) {
       const hash = hashToken(token);
       const r = await db.query<{ candidates: string[]; consumed_at: unknown; expires_at: Date | string }>(
-        'select candidates, consumed_at, expires_at from fruit_scan_tokens where hash = $1', [hash],
+        'select candidates, consumed_at, expires_at from fruit_scan_tokens where hash = $1',
+        [hash],
       );
       const row = r.rows[0];
       const problem = tokenProblem(row);
@@ -198,7 +253,10 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
       );
       if (done.affectedRows !== 1) {
         // Lost a race with another choice, or expired in between: say which.
-        const again = await db.query<{ consumed_at: unknown; expires_at: Date | string }>('select consumed_at, expires_at from fruit_scan_tokens where hash = $1', [hash]);
+        const again = await db.query<{ consumed_at: unknown; expires_at: Date | string }>(
+          'select consumed_at, expires_at from fruit_scan_tokens where hash = $1',
+          [hash],
+        );
         throw tokenProblem(again.rows[0]) ?? ERRORS.internal();
       }
       return out;

@@ -5,11 +5,17 @@ const c = (id: string, confidence: 'match' | 'possible' | 'unlikely') => ({ frui
 
 describe('the public verdict over the fruit still public at answer time', () => {
   it('keeps a match whose fruit is still public', () => {
-    expect(answerFor('match', [c('a', 'match'), c('b', 'unlikely')])).toEqual({ verdict: 'match', candidates: [c('a', 'match'), c('b', 'unlikely')] });
+    expect(answerFor('match', [c('a', 'match'), c('b', 'unlikely')])).toEqual({
+      verdict: 'match',
+      candidates: [c('a', 'match'), c('b', 'unlikely')],
+    });
   });
 
   it('never passes a match to the next fruit down when the matched one was unpublished meanwhile', () => {
-    expect(answerFor('match', [c('b', 'unlikely'), c('c', 'unlikely')])).toEqual({ verdict: 'no_match', candidates: [c('b', 'unlikely'), c('c', 'unlikely')] });
+    expect(answerFor('match', [c('b', 'unlikely'), c('c', 'unlikely')])).toEqual({
+      verdict: 'no_match',
+      candidates: [c('b', 'unlikely'), c('c', 'unlikely')],
+    });
   });
 
   it('keeps uncertain while one of its short list is left, and says no_match once none is', () => {

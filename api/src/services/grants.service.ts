@@ -63,7 +63,10 @@ export function createGrantsService(c: Container) {
     const views = r.rows.map((g) => ({
       owner: { id: String(g.owner_id), username: String(g.owner_name) },
       grantee: { id: String(g.grantee_id), username: String(g.grantee_name) },
-      kind: g.kind as Kind, access: g.access as GrantAccess, created_at: iso(g.created_at), updated_at: iso(g.updated_at),
+      kind: g.kind as Kind,
+      access: g.access as GrantAccess,
+      created_at: iso(g.created_at),
+      updated_at: iso(g.updated_at),
     }));
     return { given: views.filter((v) => v.owner.id === accountId), received: views.filter((v) => v.grantee.id === accountId) };
   }

@@ -46,21 +46,39 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
       const { attrs, refused } = await checks.check(input.kind, rest, input.files, input.queryCids?.length ?? 0);
       return media.withUploads(input.files, 'image', 'files', (m) =>
         jobs.run('enroll', {
-          owner_id: caller.account_id, individual_id: randomUUID(), kind: input.kind, create: true, attrs,
+          owner_id: caller.account_id,
+          individual_id: randomUUID(),
+          kind: input.kind,
+          create: true,
+          attrs,
           // Query photos go last, so the refusals' indexes still point at the uploaded files.
-          images: [...m.map((x) => ({ cid: x.cid, source: 'enroll', filename: x.filename })),
-            ...(input.queryCids ?? []).map((cid, i) => ({ cid, source: 'enroll', filename: `query-${i + 1}` }))],
-          ...(refused.length ? { refused } : {}), ...(accept === true ? { accept_warnings: true } : {}),
+          images: [
+            ...m.map((x) => ({ cid: x.cid, source: 'enroll', filename: x.filename })),
+            ...(input.queryCids ?? []).map((cid, i) => ({ cid, source: 'enroll', filename: `query-${i + 1}` })),
+          ],
+          ...(refused.length ? { refused } : {}),
+          ...(accept === true ? { accept_warnings: true } : {}),
         }),
       );
     },
 
     /** Add photos to an individual the caller owns (second enrolment, confirmed new angle). */
-    async addViews(caller: Caller, kind: Kind, id: string, files: UploadedFile[], source: string, opts: { acceptWarnings?: boolean } = {}): Promise<JobOutcome> {
+    async addViews(
+      caller: Caller,
+      kind: Kind,
+      id: string,
+      files: UploadedFile[],
+      source: string,
+      opts: { acceptWarnings?: boolean } = {},
+    ): Promise<JobOutcome> {
       await owned(caller, id, kind);
       return media.withUploads(files, 'image', 'files', (m) =>
         jobs.run('enroll', {
-          owner_id: caller.account_id, individual_id: id, kind, create: false, attrs: {},
+          owner_id: caller.account_id,
+          individual_id: id,
+          kind,
+          create: false,
+          attrs: {},
           images: m.map((x) => ({ cid: x.cid, source, filename: x.filename })),
           ...(opts.acceptWarnings ? { accept_warnings: true } : {}),
         }),
@@ -71,7 +89,11 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
     async addQueryPhotos(caller: Caller, kind: Kind, id: string, cids: string[], queryId: string): Promise<JobOutcome> {
       await owned(caller, id, kind);
       return jobs.run('enroll', {
-        owner_id: caller.account_id, individual_id: id, kind, create: false, attrs: { query_id: queryId },
+        owner_id: caller.account_id,
+        individual_id: id,
+        kind,
+        create: false,
+        attrs: { query_id: queryId },
         images: cids.map((cid, i) => ({ cid, source: 'confirm', filename: `query-${i + 1}` })),
         // The owner has looked at the photo and said who it is: quality warnings do not stop it.
         accept_warnings: true,
@@ -81,8 +103,12 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
     identify(caller: Caller, input: IdentifyInput): Promise<JobOutcome> {
       return media.withUploads(input.files, 'image', 'files', (m) =>
         jobs.run('identify', {
-          owner_id: caller.account_id, query_id: randomUUID(), kind: input.kind, images: m.map((x) => x.cid),
-          filters: input.filters, ...(input.channels ? { channels: input.channels } : {}),
+          owner_id: caller.account_id,
+          query_id: randomUUID(),
+          kind: input.kind,
+          images: m.map((x) => x.cid),
+          filters: input.filters,
+          ...(input.channels ? { channels: input.channels } : {}),
         }),
       );
     },
@@ -90,23 +116,55 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
     /** Try every kind the caller has enrolled; only a match picks the lane (workers/src/handlers/auto.handler.ts). */
     identifyAuto(caller: Caller, files: UploadedFile[], near?: { lat: number; lon: number }): Promise<JobOutcome> {
       return media.withUploads(files, 'image', 'files', (m) =>
-        jobs.run('identify_auto', { owner_id: caller.account_id, query_id: randomUUID(), images: m.map((x) => x.cid), ...(near ? { near } : {}) }),
+        jobs.run('identify_auto', {
+          owner_id: caller.account_id,
+          query_id: randomUUID(),
+          images: m.map((x) => x.cid),
+          ...(near ? { near } : {}),
+        }),
       );
     },
 
-    identifyVideo(caller: Caller, kind: Kind, files: UploadedFile[], filters: Record<string, string>, maxFrames: number): Promise<JobOutcome> {
-      return media.withUploads(files, 'video', 'file', ([v]) =>
-        jobs.run('video', {
-          owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'identify', query_id: randomUUID(), max_frames: maxFrames, filters,
-        }),
+    identifyVideo(
+      caller: Caller,
+      kind: Kind,
+      files: UploadedFile[],
+      filters: Record<string, string>,
+      maxFrames: number,
+    ): Promise<JobOutcome> {
+      return media.withUploads(
+        files,
+        'video',
+        'file',
+        ([v]) =>
+          jobs.run('video', {
+            owner_id: caller.account_id,
+            video_cid: v!.cid,
+            kind,
+            purpose: 'identify',
+            query_id: randomUUID(),
+            max_frames: maxFrames,
+            filters,
+          }),
         caller.account_id,
       );
     },
 
     async addVideoViews(caller: Caller, kind: Kind, id: string, files: UploadedFile[], maxFrames: number): Promise<JobOutcome> {
       await owned(caller, id, kind);
-      return media.withUploads(files, 'video', 'file', ([v]) =>
-        jobs.run('video', { owner_id: caller.account_id, video_cid: v!.cid, kind, purpose: 'add_views', individual_id: id, max_frames: maxFrames }),
+      return media.withUploads(
+        files,
+        'video',
+        'file',
+        ([v]) =>
+          jobs.run('video', {
+            owner_id: caller.account_id,
+            video_cid: v!.cid,
+            kind,
+            purpose: 'add_views',
+            individual_id: id,
+            max_frames: maxFrames,
+          }),
         caller.account_id,
       );
     },
@@ -114,13 +172,19 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
     /** Store a video against a tree and return its content address; nothing else is derived from it. */
     async storeVideo(caller: Caller, treeId: string, files: UploadedFile[]) {
       await owned(caller, treeId, 'tree');
-      return media.withUploads(files, 'video', 'file', async ([v]) => {
-        await c.db.query(
-          `insert into activity_events (owner_id, action, detail) values ($1, 'tree.fruit_video', $2)`,
-          [caller.account_id, { tree_id: treeId, cid: v!.cid, size: v!.size }],
-        );
-        return { cid: v!.cid, size: v!.size, content_type: v!.contentType };
-      }, caller.account_id);
+      return media.withUploads(
+        files,
+        'video',
+        'file',
+        async ([v]) => {
+          await c.db.query(`insert into activity_events (owner_id, action, detail) values ($1, 'tree.fruit_video', $2)`, [
+            caller.account_id,
+            { tree_id: treeId, cid: v!.cid, size: v!.size },
+          ]);
+          return { cid: v!.cid, size: v!.size, content_type: v!.contentType };
+        },
+        caller.account_id,
+      );
     },
   };
 }

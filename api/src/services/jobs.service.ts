@@ -25,7 +25,11 @@ const ownerOf = (r: JobRecord) => (r.data as { owner_id?: string }).owner_id;
 
 export function toPublicJob(r: JobRecord): PublicJob {
   return {
-    job_id: r.id, name: r.name, status: r.state, attempts: r.attempts, created_at: r.created_at,
+    job_id: r.id,
+    name: r.name,
+    status: r.state,
+    attempts: r.attempts,
+    created_at: r.created_at,
     ...(r.finished_at ? { finished_at: r.finished_at } : {}),
     ...(r.state === 'completed' ? { result: r.result ?? {} } : {}),
     ...(r.state === 'failed' && r.error ? { error: { code: r.error.code, status: r.error.status } } : {}),

@@ -62,7 +62,12 @@ export async function checkLoginLock(db: Queryable, source: string, username: st
 }
 
 /** Count one failure under all three keys; returns the 429 to throw when it starts a lock for this address, else null. */
-export async function recordLoginFailure(db: Queryable, source: string, username: string, rules: ThrottleRules = DEFAULT_THROTTLE): Promise<AppError | null> {
+export async function recordLoginFailure(
+  db: Queryable,
+  source: string,
+  username: string,
+  rules: ThrottleRules = DEFAULT_THROTTLE,
+): Promise<AppError | null> {
   const k = keys(source, username);
   const r = await db.query<{ key: string; failures: number }>(
     `insert into login_failures (key, failures, updated_at) select unnest($1::text[]), 1, now()

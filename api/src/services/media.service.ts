@@ -34,7 +34,14 @@ export function createMediaService(c: Container) {
     return checked;
   }
 
-  async function store(files: UploadedFile[], cls: MediaClass, field: string, created: string[], staged: string[], ownerId?: string): Promise<StoredMedia[]> {
+  async function store(
+    files: UploadedFile[],
+    cls: MediaClass,
+    field: string,
+    created: string[],
+    staged: string[],
+    ownerId?: string,
+  ): Promise<StoredMedia[]> {
     const checked = await check(files, cls, field);
     if (cls === 'video') {
       const limits = { maxSeconds: c.config.VIDEO_MAX_SECONDS, maxPixels: c.config.VIDEO_MAX_PIXELS };
@@ -49,7 +56,8 @@ export function createMediaService(c: Container) {
       const { cid, created: isNew } = await storeBlob(c, file.bytes, type);
       if (isNew) created.push(cid);
       // Videos are named by no image row; this is what lets their uploader fetch them back.
-      if (cls === 'video' && ownerId) await db.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, ownerId]);
+      if (cls === 'video' && ownerId)
+        await db.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, ownerId]);
       out.push({ cid, filename: file.filename, contentType: type, size: file.bytes.length, created: isNew });
     }
     return out;
@@ -70,7 +78,13 @@ export function createMediaService(c: Container) {
      * Store `files` (checked to be non-empty media of class `cls`), then run `work` with them.
      * On any failure the new, unreferenced blobs are removed before the error propagates.
      */
-    async withUploads<T>(files: UploadedFile[], cls: MediaClass, field: string, work: (media: StoredMedia[]) => Promise<T>, ownerId?: string): Promise<T> {
+    async withUploads<T>(
+      files: UploadedFile[],
+      cls: MediaClass,
+      field: string,
+      work: (media: StoredMedia[]) => Promise<T>,
+      ownerId?: string,
+    ): Promise<T> {
       const created: string[] = [];
       const staged: string[] = [];
       let failed = false;

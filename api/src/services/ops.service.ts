@@ -15,10 +15,16 @@ const PROBE_MS = 2000;
 
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let t: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error('probe timed out')), ms)))]).finally(() => clearTimeout(t));
+  return Promise.race([p, new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error('probe timed out')), ms)))]).finally(
+    () => clearTimeout(t),
+  );
 }
 
-const probe = (p: () => Promise<unknown>): Promise<DependencyState> => within(p(), PROBE_MS).then(() => 'up' as const, () => 'down' as const);
+const probe = (p: () => Promise<unknown>): Promise<DependencyState> =>
+  within(p(), PROBE_MS).then(
+    () => 'up' as const,
+    () => 'down' as const,
+  );
 
 /**
  * Operations: what health reports (dependencies, the model the workers loaded), the metrics

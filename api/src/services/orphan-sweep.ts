@@ -28,9 +28,10 @@ export async function sweepOrphanBlobs(c: Pick<Container, 'db' | 'blobs' | 'conf
 
 /** Sweep now and then every max(60 s, grace); returns a stop function. Failures are logged, never thrown. */
 export function startOrphanSweep(c: Container): () => Promise<void> {
-  const run = () => sweepOrphanBlobs(c)
-    .then((cids) => cids.length && c.logger.info({ count: cids.length }, 'orphan blobs swept'))
-    .catch((err: unknown) => c.logger.warn({ err }, 'orphan blob sweep failed'));
+  const run = () =>
+    sweepOrphanBlobs(c)
+      .then((cids) => cids.length && c.logger.info({ count: cids.length }, 'orphan blobs swept'))
+      .catch((err: unknown) => c.logger.warn({ err }, 'orphan blob sweep failed'));
   const first = run();
   const timer = setInterval(() => void run(), Math.max(60, c.config.ORPHAN_BLOB_GRACE_S) * 1000);
   timer.unref();

@@ -23,7 +23,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const N = Number(n);
   const expected = Buffer.from(key, 'base64');
   const got = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
-    N, r: Number(r), p: Number(p), maxmem: 128 * N * Number(r) * 2,
+    N,
+    r: Number(r),
+    p: Number(p),
+    maxmem: 128 * N * Number(r) * 2,
   });
   return timingSafeEqual(got, expected);
 }
@@ -44,9 +47,31 @@ export const USERNAME = /^(?=.{3,32}$)[a-z0-9](?:[._]?[a-z0-9])*$/;
  * (no more digits than that: generated names such as `ops_1234567890` stay free).
  */
 export const RESERVED_USERNAMES: ReadonlySet<string> = new Set([
-  'admin', 'administrator', 'admins', 'root', 'system', 'sysadmin', 'superuser', 'markless', 'support', 'api', 'www',
-  'help', 'helpdesk', 'security', 'abuse', 'postmaster', 'hostmaster', 'webmaster', 'noreply', 'operator',
-  'staff', 'moderator', 'official', 'service', 'anonymous',
+  'admin',
+  'administrator',
+  'admins',
+  'root',
+  'system',
+  'sysadmin',
+  'superuser',
+  'markless',
+  'support',
+  'api',
+  'www',
+  'help',
+  'helpdesk',
+  'security',
+  'abuse',
+  'postmaster',
+  'hostmaster',
+  'webmaster',
+  'noreply',
+  'operator',
+  'staff',
+  'moderator',
+  'official',
+  'service',
+  'anonymous',
 ]);
 
 export function isReservedUsername(username: string): boolean {

@@ -14,7 +14,13 @@ import { BLOB_KEY } from '../../../shared/src/ports/blob-store.port.js';
 import type { Caller } from '../http/route.js';
 import type { AnchorService } from './anchor.service.js';
 
-interface RecordRow { code: string; record_cbor: Buffer; record_cid: string; record_hash: string; created_at: Date }
+interface RecordRow {
+  code: string;
+  record_cbor: Buffer;
+  record_cid: string;
+  record_hash: string;
+  created_at: Date;
+}
 
 /**
  * A tree's evidence for its owner: the provenance summary (spec: code, image CIDs, record CID,
@@ -25,7 +31,10 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
   async function ownedRecord(caller: Caller, treeId: string): Promise<{ treeId: string; rec: RecordRow }> {
     const tree = await resolveEntity(c.db, 'tree', treeId);
     if (!tree || tree.owner_id !== caller.account_id) throw ERRORS.notFound();
-    const r = await c.db.query<RecordRow>('select code, record_cbor, record_cid, record_hash, created_at from tree_records where individual_id = $1', [tree.entity_id]);
+    const r = await c.db.query<RecordRow>(
+      'select code, record_cbor, record_cid, record_hash, created_at from tree_records where individual_id = $1',
+      [tree.entity_id],
+    );
     if (!r.rows[0]) throw ERRORS.notFound();
     return { treeId: tree.entity_id, rec: r.rows[0] };
   }
@@ -36,10 +45,15 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
    * and that anchor's checkpoint or signed transaction. 409 while nothing usable is anchored yet.
    */
   async function bundle(
-    entityType: EntityType, entityId: string, rec: { record_cbor: Buffer; record_cid: string; record_hash: string }, record: unknown, imageCids: readonly string[],
+    entityType: EntityType,
+    entityId: string,
+    rec: { record_cbor: Buffer; record_cid: string; record_hash: string },
+    record: unknown,
+    imageCids: readonly string[],
   ): Promise<EvidenceBundleJson> {
     const anchored = await deps.anchors.current(entityType, entityId);
-    if (!anchored || anchored.view.status === 'failed' || anchored.view.status === 'pending') throw new AppError(409, 'evidence_not_anchored');
+    if (!anchored || anchored.view.status === 'failed' || anchored.view.status === 'pending')
+      throw new AppError(409, 'evidence_not_anchored');
     const events = (await loadChain(c.db, entityType, entityId)).map(toChainEvent);
     // The newest event naming the record: a farm's boundary versions each have one.
     const recordSeq = events.map((e) => e.body.record_cid).lastIndexOf(rec.record_cid);
@@ -49,8 +63,11 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
       if (bytes) images.set(cid, new Uint8Array(bytes));
     }
     return toBundleJson({
-      recordBytes: new Uint8Array(rec.record_cbor), recordFile: { cid: rec.record_cid, hash: rec.record_hash, record },
-      images, events, proof: eventInclusionProof(events, Math.max(0, recordSeq), anchored.row.size),
+      recordBytes: new Uint8Array(rec.record_cbor),
+      recordFile: { cid: rec.record_cid, hash: rec.record_hash, record },
+      images,
+      events,
+      proof: eventInclusionProof(events, Math.max(0, recordSeq), anchored.row.size),
       anchor: await anchorFile(anchored.row),
     });
   }
@@ -64,10 +81,18 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
       const chain = await loadChain(c.db, 'tree', treeId);
       const anchored = await deps.anchors.current('tree', treeId);
       return {
-        ok: true as const, tree_id: treeId, code: rec.code, record_cid: rec.record_cid, record_hash: rec.record_hash,
-        record, images: record.images, record_image_count: record.images.length, image_count: count.rows[0]!.n,
+        ok: true as const,
+        tree_id: treeId,
+        code: rec.code,
+        record_cid: rec.record_cid,
+        record_hash: rec.record_hash,
+        record,
+        images: record.images,
+        record_image_count: record.images.length,
+        image_count: count.rows[0]!.n,
         chain: { size: chain.length, root_hex: chainRoot(chain) },
-        anchor_status: anchored?.view.status ?? 'none', anchor: anchored?.view ?? null,
+        anchor_status: anchored?.view.status ?? 'none',
+        anchor: anchored?.view ?? null,
       };
     },
 
@@ -102,7 +127,11 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
      * The same bundle for a fruit's or a farm boundary's record (written only with
      * EVIDENCE_FRUIT_AND_BOUNDARIES on; a farm's newest boundary version). 404 when there is none.
      */
-    async exportSideBundle(caller: Caller, entityType: 'fruit' | 'farm', entityIdIn: string): Promise<EvidenceBundleJson & { ok: true; entity_type: string; entity_id: string }> {
+    async exportSideBundle(
+      caller: Caller,
+      entityType: 'fruit' | 'farm',
+      entityIdIn: string,
+    ): Promise<EvidenceBundleJson & { ok: true; entity_type: string; entity_id: string }> {
       const entity = await resolveEntity(c.db, entityType, entityIdIn, { callerId: caller.account_id });
       if (!entity || entity.owner_id !== caller.account_id) throw ERRORS.notFound();
       const r = await c.db.query<{ record_cbor: Buffer; record_cid: string; record_hash: string }>(
@@ -113,7 +142,12 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
       if (!rec) throw ERRORS.notFound();
       const record = decodeSideRecord(new Uint8Array(rec.record_cbor));
       const images = Array.isArray(record.images) ? record.images.map(String) : [];
-      return { ok: true, entity_type: entityType, entity_id: entity.entity_id, ...(await bundle(entityType, entity.entity_id, rec, record, images)) };
+      return {
+        ok: true,
+        entity_type: entityType,
+        entity_id: entity.entity_id,
+        ...(await bundle(entityType, entity.entity_id, rec, record, images)),
+      };
     },
 
     /**
@@ -160,7 +194,8 @@ export function createProvenanceService(c: Container, deps: { anchors: AnchorSer
     const m = await anchorMaterial(c.db, row);
     // The owner is shown the salt that opens the log's commitment to this entity (entity-commitment.ts).
     const { salt } = await commitmentFor(c.db, row.entity_type, row.entity_id, Number(row.size), row.root_hex);
-    if (row.backend === 'cardano') return { backend: 'cardano', tx_hash: row.tx_hash ?? '', tx_cbor_hex: m.tx_cbor_hex ?? '', entity_salt: salt };
+    if (row.backend === 'cardano')
+      return { backend: 'cardano', tx_hash: row.tx_hash ?? '', tx_cbor_hex: m.tx_cbor_hex ?? '', entity_salt: salt };
     if (!m.checkpoint) throw ERRORS.internal();
     // The service's own key when it still runs the local backend; else the key the checkpoint names.
     return { backend: 'local', checkpoint: m.checkpoint, public_key: c.anchor.publicKey ?? m.checkpoint.signer, entity_salt: salt };

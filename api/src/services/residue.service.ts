@@ -2,7 +2,14 @@ import path from 'node:path';
 import type { Container } from '../../../shared/src/container.js';
 import type { Lang } from '../../../shared/src/domain/messages.js';
 import { loadMrlTable, type MrlTable } from '../../../shared/src/domain/residue/limits.js';
-import { interpret, unresolved, UNITS, type InterpretInput, type Measurement, type Unit } from '../../../shared/src/domain/residue/interpret.js';
+import {
+  interpret,
+  unresolved,
+  UNITS,
+  type InterpretInput,
+  type Measurement,
+  type Unit,
+} from '../../../shared/src/domain/residue/interpret.js';
 import type { CareService } from './care.service.js';
 
 /**
@@ -28,17 +35,22 @@ export function createResidueService(c: Container, deps: { care: CareService }) 
       let measurements: Measurement[];
       try {
         const stamps = await Promise.all(input.stamps.map((id) => store.fetchStamp(id)));
-        measurements = stamps.flatMap((s) => s.measurements.map((m) => {
-          const unit = m.unit.trim().toLowerCase() as Unit;
-          if (!UNITS.includes(unit)) throw new Error(`unknown unit ${m.unit}`);
-          return { analyte: m.analyte, value: m.value, unit, commodity: m.commodity ?? s.commodity };
-        }));
+        measurements = stamps.flatMap((s) =>
+          s.measurements.map((m) => {
+            const unit = m.unit.trim().toLowerCase() as Unit;
+            if (!UNITS.includes(unit)) throw new Error(`unknown unit ${m.unit}`);
+            return { analyte: m.analyte, value: m.value, unit, commodity: m.commodity ?? s.commodity };
+          }),
+        );
       } catch (err) {
         c.logger.warn({ err, stamps: input.stamps }, 'residue store failed: verdict UNKNOWN');
         return { ...unresolved(t, lang), resolved: false };
       }
       if (measurements.length === 0) return { ...unresolved(t, lang), resolved: false };
-      return { ...interpret({ commodity: input.commodity, region: input.region, measurements }, t, await deps.care.getCatalogue(), lang), resolved: true };
+      return {
+        ...interpret({ commodity: input.commodity, region: input.region, measurements }, t, await deps.care.getCatalogue(), lang),
+        resolved: true,
+      };
     },
   };
 }

@@ -67,10 +67,18 @@ async function publicView(db: Queryable, row: CodeRow, link: string): Promise<Pu
   const count = await db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [row.individual_id]);
   const record = decodeRecord(new Uint8Array(row.record_cbor));
   return {
-    state: 'public', code: row.code, link, tree_id: row.individual_id, record, has_location: !isNoLocation(record.geohash),
-    record_cid: row.record_cid, record_hash: row.record_hash,
+    state: 'public',
+    code: row.code,
+    link,
+    tree_id: row.individual_id,
+    record,
+    has_location: !isNoLocation(record.geohash),
+    record_cid: row.record_cid,
+    record_hash: row.record_hash,
     // Cleaned on the way out too, for names stored before enrolment cleaned them.
-    image_count: count.rows[0]!.n, name: row.name === null ? null : sanitizeName(row.name), farm_id: row.farm_id,
+    image_count: count.rows[0]!.n,
+    name: row.name === null ? null : sanitizeName(row.name),
+    farm_id: row.farm_id,
     anchor: await latestAnchor(db, row.individual_id),
   };
 }
@@ -101,7 +109,9 @@ export function createResolveService(c: Container) {
       if (row.visibility === 'public') return publicView(db, row, link);
       const anchored = (await latestAnchor(db, row.individual_id))?.status === 'confirmed';
       return {
-        state: 'restricted', code: row.code, link,
+        state: 'restricted',
+        code: row.code,
+        link,
         summary: { species: row.species, enrolled_on: iso(row.created_at).slice(0, 10), record_hash: row.record_hash, anchored },
       };
     },

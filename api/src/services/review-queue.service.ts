@@ -18,12 +18,21 @@ export function createReviewQueueService(c: Container) {
     async list(ownerId: string, q: { kind?: string; limit: number; offset: number }) {
       const params = [ownerId, q.kind ?? null];
       const total = await c.db.query<{ n: number }>(`select count(*)::int as n ${PENDING}`, params);
-      const rows = await c.db.query<{ id: string; kind: string; image_cids: string[]; result: Record<string, unknown>; created_at: Date | string }>(
-        `select q.id, q.kind, q.image_cids, q.result, q.created_at ${PENDING} order by q.created_at desc, q.id limit $3 offset $4`,
-        [...params, q.limit, q.offset],
-      );
+      const rows = await c.db.query<{
+        id: string;
+        kind: string;
+        image_cids: string[];
+        result: Record<string, unknown>;
+        created_at: Date | string;
+      }>(`select q.id, q.kind, q.image_cids, q.result, q.created_at ${PENDING} order by q.created_at desc, q.id limit $3 offset $4`, [
+        ...params,
+        q.limit,
+        q.offset,
+      ]);
       const items = rows.rows.map((r) => ({
-        query_id: r.id, kind: r.kind, verdict: String(r.result.verdict),
+        query_id: r.id,
+        kind: r.kind,
+        verdict: String(r.result.verdict),
         // A video identify stores the video's CID as its photo; a survey track its crops.
         source: r.result.survey_id ? 'survey' : r.result.frames_used != null ? 'video' : 'photos',
         photos: r.image_cids.map((cid) => ({ cid, url: `/api/blobs/${cid}` })),

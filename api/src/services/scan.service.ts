@@ -101,13 +101,23 @@ export function createScanService(c: Container) {
       const token = randomBytes(24).toString('base64url');
       const expires = new Date(Date.now() + SCAN_TOKEN_TTL_S * 1000);
       const topK = candidates.map((s) => s.species);
-      await db.query(
-        'insert into scan_tokens (hash, owner_id, species_guess, top_k, expires_at) values ($1, $2, $3, $4, $5)',
-        [hashToken(token), ownerId, topK[0] ?? null, JSON.stringify(topK), expires],
-      );
+      await db.query('insert into scan_tokens (hash, owner_id, species_guess, top_k, expires_at) values ($1, $2, $3, $4, $5)', [
+        hashToken(token),
+        ownerId,
+        topK[0] ?? null,
+        JSON.stringify(topK),
+        expires,
+      ]);
       // Old tokens are useless; clearing this owner's keeps the table small without a sweeper.
       await db.query(`delete from scan_tokens where owner_id = $1 and expires_at < now() - interval '1 day'`, [ownerId]);
-      return { scan_token: token, species_guess: topK[0] ?? '', top_k: topK, candidates, need_confirm: true, expires_at: expires.toISOString() };
+      return {
+        scan_token: token,
+        species_guess: topK[0] ?? '',
+        top_k: topK,
+        candidates,
+        need_confirm: true,
+        expires_at: expires.toISOString(),
+      };
     },
 
     /** Consume the token when every condition of the spec's table holds; any failure leaves it unchanged. */

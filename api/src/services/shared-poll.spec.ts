@@ -73,7 +73,14 @@ describe('createSharedPoll', () => {
   });
 
   it('passes a read error to every listener', async () => {
-    const poll = createSharedPoll<{ n: number }>({ read: async () => { throw new Error('db down'); }, key: (v) => String(v.n), final: () => false, intervalMs: 10 });
+    const poll = createSharedPoll<{ n: number }>({
+      read: async () => {
+        throw new Error('db down');
+      },
+      key: (v) => String(v.n),
+      final: () => false,
+      intervalMs: 10,
+    });
     const stop = new AbortController();
     await expect(collect(poll.subscribe('x', stop.signal))).rejects.toThrow('db down');
     expect(poll.running()).toBe(0);

@@ -45,6 +45,12 @@ export function createStreamSlots(limits: { perBatch: number; perSurvey?: number
       };
     },
     open: ({ account, batch, survey }) =>
-      account ? byAccount.get(account) ?? 0 : batch ? bySubject.get(`batch:${batch}`) ?? 0 : survey ? bySubject.get(`survey:${survey}`) ?? 0 : 0,
+      account
+        ? (byAccount.get(account) ?? 0)
+        : batch
+          ? (bySubject.get(`batch:${batch}`) ?? 0)
+          : survey
+            ? (bySubject.get(`survey:${survey}`) ?? 0)
+            : 0,
   };
 }

@@ -3,12 +3,28 @@ import { exclusiveMatches, summarise, type DecidedTrack } from '../../../shared/
 import { labelFor } from './survey-review.js';
 
 const track = (n: number, verdict: DecidedTrack['verdict'], id: string | null = null): DecidedTrack => ({
-  track_no: n, verdict, individual_id: id, name: null, candidates: [], frame_cids: [], first_s: 0, last_s: 1, label: 'cow',
+  track_no: n,
+  verdict,
+  individual_id: id,
+  name: null,
+  candidates: [],
+  frame_cids: [],
+  first_s: 0,
+  last_s: 1,
+  label: 'cow',
 });
 
 describe('survey summary', () => {
   it('counts an animal seen on two tracks once, each uncertain or unknown track once, and lists the enrolled not seen', () => {
-    const s = summarise('animal', [track(1, 'match', 'a'), track(2, 'match', 'a'), track(3, 'uncertain'), track(4, 'no_match')], [{ id: 'a', name: 'A' }, { id: 'b', name: 'B' }], null);
+    const s = summarise(
+      'animal',
+      [track(1, 'match', 'a'), track(2, 'match', 'a'), track(3, 'uncertain'), track(4, 'no_match')],
+      [
+        { id: 'a', name: 'A' },
+        { id: 'b', name: 'B' },
+      ],
+      null,
+    );
     expect(s.count).toBe(3);
     expect(s.known).toEqual([{ individual_id: 'a', name: null, tracks: [1, 2] }]);
     expect(s.uncertain.map((x) => x.track)).toEqual([3]);
@@ -18,10 +34,17 @@ describe('survey summary', () => {
 
   it('never lets two tracks seen at the same time be one animal; a later track may be it again', () => {
     const t = (n: number, first: number, last: number, p: number): DecidedTrack => ({
-      ...track(n, 'match', 'a'), first_s: first, last_s: last, candidates: [{ individual_id: 'a', name: null, probability: p }],
+      ...track(n, 'match', 'a'),
+      first_s: first,
+      last_s: last,
+      candidates: [{ individual_id: 'a', name: null, probability: p }],
     });
     const out = exclusiveMatches([t(1, 0, 3, 0.9), t(2, 1, 2, 0.97), t(3, 5, 6, 0.8)]);
-    expect(out.map((x) => [x.track_no, x.verdict, x.individual_id])).toEqual([[1, 'uncertain', null], [2, 'match', 'a'], [3, 'match', 'a']]);
+    expect(out.map((x) => [x.track_no, x.verdict, x.individual_id])).toEqual([
+      [1, 'uncertain', null],
+      [2, 'match', 'a'],
+      [3, 'match', 'a'],
+    ]);
     expect(summarise('animal', out, [{ id: 'a', name: null }], null).count).toBe(2);
   });
 
@@ -36,9 +59,17 @@ describe('review labels', () => {
     expect(labelFor({ verdict: 'match', individual_id: 'a' }, { action: 'confirm' })).toEqual({ verdict: 'correct', correct_id: 'a' });
     expect(labelFor({ verdict: 'no_match', individual_id: null }, { action: 'confirm' })).toEqual({ verdict: 'unknown_ok' });
     expect(() => labelFor({ verdict: 'uncertain', individual_id: null }, { action: 'confirm' })).toThrow();
-    expect(labelFor({ verdict: 'match', individual_id: 'a' }, { action: 'correct', individual_id: 'b' })).toEqual({ verdict: 'wrong', correct_id: 'b' });
+    expect(labelFor({ verdict: 'match', individual_id: 'a' }, { action: 'correct', individual_id: 'b' })).toEqual({
+      verdict: 'wrong',
+      correct_id: 'b',
+    });
     expect(labelFor({ verdict: 'match', individual_id: 'a' }, { action: 'correct', individual_id: null })).toEqual({ verdict: 'wrong' });
-    expect(labelFor({ verdict: 'uncertain', individual_id: null }, { action: 'correct', individual_id: 'b' })).toEqual({ verdict: 'other', correct_id: 'b' });
-    expect(labelFor({ verdict: 'uncertain', individual_id: null }, { action: 'correct', individual_id: null })).toEqual({ verdict: 'unknown_ok' });
+    expect(labelFor({ verdict: 'uncertain', individual_id: null }, { action: 'correct', individual_id: 'b' })).toEqual({
+      verdict: 'other',
+      correct_id: 'b',
+    });
+    expect(labelFor({ verdict: 'uncertain', individual_id: null }, { action: 'correct', individual_id: null })).toEqual({
+      verdict: 'unknown_ok',
+    });
   });
 });

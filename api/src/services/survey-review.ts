@@ -10,11 +10,22 @@ import { summarise, type DecidedTrack } from '../../../shared/src/domain/survey-
 import type { Caller } from '../http/route.js';
 import type { VerdictLabel } from './verdict.service.js';
 
-export interface ReviewInput { action: 'confirm' | 'correct'; individual_id?: string | null | undefined }
+export interface ReviewInput {
+  action: 'confirm' | 'correct';
+  individual_id?: string | null | undefined;
+}
 
 interface TrackRow {
-  track_no: number; query_id: string | null; verdict: DecidedTrack['verdict']; individual_id: string | null; candidates: DecidedTrack['candidates'];
-  frame_cids: string[]; first_s: number; last_s: number; reviewed: 'confirmed' | 'corrected' | null; reviewed_id: string | null;
+  track_no: number;
+  query_id: string | null;
+  verdict: DecidedTrack['verdict'];
+  individual_id: string | null;
+  candidates: DecidedTrack['candidates'];
+  frame_cids: string[];
+  first_s: number;
+  last_s: number;
+  reviewed: 'confirmed' | 'corrected' | null;
+  reviewed_id: string | null;
 }
 
 /** Which label a review stands for (spec: correct, wrong, other, unknown_ok). */
@@ -34,15 +45,34 @@ export function labelFor(t: Pick<TrackRow, 'verdict' | 'individual_id'>, r: Revi
 
 /** The verdict a track counts with after review. */
 function effective(t: TrackRow): DecidedTrack {
-  const base = { track_no: t.track_no, candidates: t.candidates, frame_cids: t.frame_cids, first_s: t.first_s, last_s: t.last_s, label: '', name: null };
+  const base = {
+    track_no: t.track_no,
+    candidates: t.candidates,
+    frame_cids: t.frame_cids,
+    first_s: t.first_s,
+    last_s: t.last_s,
+    label: '',
+    name: null,
+  };
   if (t.reviewed === 'corrected') return { ...base, verdict: t.reviewed_id ? 'match' : 'no_match', individual_id: t.reviewed_id };
   if (t.reviewed === 'confirmed') return { ...base, verdict: t.verdict, individual_id: t.individual_id };
   return { ...base, verdict: t.verdict, individual_id: t.individual_id };
 }
 
-export function createSurveyReview(c: Container, deps: { record: (caller: Caller, input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: 'animal' }) => Promise<{ correct_id: string | null }> }) {
+export function createSurveyReview(
+  c: Container,
+  deps: {
+    record: (
+      caller: Caller,
+      input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: 'animal' },
+    ) => Promise<{ correct_id: string | null }>;
+  },
+) {
   return async function review(caller: Caller, surveyId: string, trackNo: number, input: ReviewInput) {
-    const s = await c.db.query<{ kind: string; status: string; result: Record<string, unknown> | null }>('select kind, status, result from surveys where id = $1 and owner_id = $2', [surveyId, caller.account_id]);
+    const s = await c.db.query<{ kind: string; status: string; result: Record<string, unknown> | null }>(
+      'select kind, status, result from surveys where id = $1 and owner_id = $2',
+      [surveyId, caller.account_id],
+    );
     const survey = s.rows[0];
     if (!survey) throw ERRORS.notFound();
     if (survey.status !== 'done' || !survey.result) throw new AppError(422, 'survey_not_done', { field: 'survey_id' });
@@ -51,20 +81,40 @@ export function createSurveyReview(c: Container, deps: { record: (caller: Caller
     const track = rows.rows.find((t) => t.track_no === trackNo);
     if (!track?.query_id) throw new AppError(404, 'survey_track_unknown', { field: 'track', track: trackNo });
     const label = labelFor(track, input);
-    const stored = await deps.record(caller, { query_id: track.query_id, kind: 'animal', verdict: label.verdict, ...(label.correct_id ? { correct_id: label.correct_id } : {}) });
+    const stored = await deps.record(caller, {
+      query_id: track.query_id,
+      kind: 'animal',
+      verdict: label.verdict,
+      ...(label.correct_id ? { correct_id: label.correct_id } : {}),
+    });
     // Only an individual of the caller's own counts as known; another id was dropped with the label.
     const reviewed = input.action === 'confirm' ? 'confirmed' : 'corrected';
     const reviewedId = input.action === 'confirm' ? track.individual_id : stored.correct_id;
-    await c.db.query('update survey_tracks set reviewed = $3, reviewed_id = $4 where survey_id = $1 and track_no = $2', [surveyId, trackNo, reviewed, reviewedId]);
+    await c.db.query('update survey_tracks set reviewed = $3, reviewed_id = $4 where survey_id = $1 and track_no = $2', [
+      surveyId,
+      trackNo,
+      reviewed,
+      reviewedId,
+    ]);
     track.reviewed = reviewed;
     track.reviewed_id = reviewedId;
-    const prev = survey.result as { known: { individual_id: string; name: string | null }[]; not_seen: { individual_id: string; name: string | null }[]; tracks: Record<string, unknown>[] };
+    const prev = survey.result as {
+      known: { individual_id: string; name: string | null }[];
+      not_seen: { individual_id: string; name: string | null }[];
+      tracks: Record<string, unknown>[];
+    };
     const enrolled = [...prev.known, ...prev.not_seen].map((k) => ({ id: k.individual_id, name: k.name }));
     const names = new Map(enrolled.map((e) => [e.id, e.name]));
     const decided = rows.rows.map((t) => ({ ...effective(t), name: names.get(effective(t).individual_id ?? '') ?? null }));
     const summary = summarise('animal', decided, enrolled, null);
-    const reviews = new Map(rows.rows.filter((t) => t.reviewed).map((t) => [t.track_no, { review: t.reviewed, individual_id: t.reviewed_id }]));
-    const result = { ...survey.result, ...summary, tracks: prev.tracks.map((t) => ({ ...t, ...(reviews.has(t.track as number) ? { review: reviews.get(t.track as number) } : {}) })) };
+    const reviews = new Map(
+      rows.rows.filter((t) => t.reviewed).map((t) => [t.track_no, { review: t.reviewed, individual_id: t.reviewed_id }]),
+    );
+    const result = {
+      ...survey.result,
+      ...summary,
+      tracks: prev.tracks.map((t) => ({ ...t, ...(reviews.has(t.track as number) ? { review: reviews.get(t.track as number) } : {}) })),
+    };
     await c.db.query('update surveys set result = $2 where id = $1', [surveyId, result]);
     return { survey_id: surveyId, track: trackNo, label: label.verdict, count: summary.count, result };
   };

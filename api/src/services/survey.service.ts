@@ -24,12 +24,28 @@ export interface SurveyInput {
 }
 
 interface SurveyRow {
-  id: string; kind: string; species: string | null; farm_id: string | null; tree_id: string | null; zone: string; video_cid: string; job_id: string;
-  status: 'running' | 'done' | 'failed'; frames_read: number; tracks: number; result: Record<string, unknown> | null;
-  error: { code: string; params?: Record<string, unknown> } | null; created_at: Date; finished_at: Date | null;
+  id: string;
+  kind: string;
+  species: string | null;
+  farm_id: string | null;
+  tree_id: string | null;
+  zone: string;
+  video_cid: string;
+  job_id: string;
+  status: 'running' | 'done' | 'failed';
+  frames_read: number;
+  tracks: number;
+  result: Record<string, unknown> | null;
+  error: { code: string; params?: Record<string, unknown> } | null;
+  created_at: Date;
+  finished_at: Date | null;
 }
 
-export interface SurveyProgress { status: SurveyRow['status']; frames_read: number; tracks: number }
+export interface SurveyProgress {
+  status: SurveyRow['status'];
+  frames_read: number;
+  tracks: number;
+}
 
 const links = (id: string, jobId: string) => ({ self: `/api/survey/${id}`, events: `/api/survey/${id}/events`, job: `/api/jobs/${jobId}` });
 /** Animals of a farm are counted as one herd unless the caller names a zone. */
@@ -40,7 +56,10 @@ export const DEFAULT_ZONE = 'all';
  * `survey` job enqueued (workers/src/handlers/survey.handler.ts); progress and the result are read
  * back from the row, by polling or SSE, in both modes. Ownership comes from the token only.
  */
-export function createSurveyService(c: Container, deps: { media: MediaService; trees: TreesService; verdicts: VerdictService; jobs: JobsService }) {
+export function createSurveyService(
+  c: Container,
+  deps: { media: MediaService; trees: TreesService; verdicts: VerdictService; jobs: JobsService },
+) {
   const { db } = c;
   const review = createSurveyReview(c, { record: (caller, input) => deps.verdicts.record(caller, input) });
   const progressPoll = createSharedPoll<SurveyProgress>({
@@ -68,11 +87,27 @@ export function createSurveyService(c: Container, deps: { media: MediaService; t
 
   function view(r: SurveyRow, lang: Lang) {
     return {
-      survey_id: r.id, status: r.status, kind: r.kind, species: r.species, farm_id: r.farm_id, tree_id: r.tree_id, zone: r.zone, video_cid: r.video_cid,
-      frames_read: r.frames_read, tracks: r.tracks, created_at: r.created_at.toISOString(),
+      survey_id: r.id,
+      status: r.status,
+      kind: r.kind,
+      species: r.species,
+      farm_id: r.farm_id,
+      tree_id: r.tree_id,
+      zone: r.zone,
+      video_cid: r.video_cid,
+      frames_read: r.frames_read,
+      tracks: r.tracks,
+      created_at: r.created_at.toISOString(),
       ...(r.finished_at ? { finished_at: r.finished_at.toISOString() } : {}),
       ...(r.status === 'done' && r.result ? { result: r.result } : {}),
-      ...(r.status === 'failed' && r.error ? { error: { code: r.error.code, message: renderMessage(r.error.code as MessageCode, lang, { field: 'file', ...(r.error.params ?? {}) }) } } : {}),
+      ...(r.status === 'failed' && r.error
+        ? {
+            error: {
+              code: r.error.code,
+              message: renderMessage(r.error.code as MessageCode, lang, { field: 'file', ...(r.error.params ?? {}) }),
+            },
+          }
+        : {}),
       links: links(r.id, r.job_id),
     };
   }
@@ -85,24 +120,49 @@ export function createSurveyService(c: Container, deps: { media: MediaService; t
       const id = randomUUID();
       const jobId = `survey-${id}`;
       const zone = input.zone ?? DEFAULT_ZONE;
-      return deps.media.withUploads(input.files, 'video', 'file', async ([v]) => {
-        await db.query(
-          `insert into surveys (id, owner_id, kind, species, farm_id, tree_id, zone, video_cid, job_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [id, caller.account_id, input.kind, input.kind === 'animal' ? input.species!.trim() : null, input.farm_id ?? null, input.tree_id ?? null, zone, v!.cid, jobId],
-        );
-        try {
-          await c.queue.enqueue('survey', {
-            owner_id: caller.account_id, survey_id: id, video_cid: v!.cid, kind: input.kind, zone,
-            ...(input.kind === 'animal' ? { species: input.species!.trim() } : {}),
-            ...(input.farm_id ? { farm_id: input.farm_id } : {}), ...(input.tree_id ? { tree_id: input.tree_id } : {}),
-            ...(input.fps ? { fps: input.fps } : {}),
-          }, { jobId });
-        } catch (err) {
-          await db.query('delete from surveys where id = $1', [id]);
-          throw err;
-        }
-        return { survey_id: id, job_id: jobId, status: 'running' as const, links: links(id, jobId) };
-      }, caller.account_id);
+      return deps.media.withUploads(
+        input.files,
+        'video',
+        'file',
+        async ([v]) => {
+          await db.query(
+            `insert into surveys (id, owner_id, kind, species, farm_id, tree_id, zone, video_cid, job_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+            [
+              id,
+              caller.account_id,
+              input.kind,
+              input.kind === 'animal' ? input.species!.trim() : null,
+              input.farm_id ?? null,
+              input.tree_id ?? null,
+              zone,
+              v!.cid,
+              jobId,
+            ],
+          );
+          try {
+            await c.queue.enqueue(
+              'survey',
+              {
+                owner_id: caller.account_id,
+                survey_id: id,
+                video_cid: v!.cid,
+                kind: input.kind,
+                zone,
+                ...(input.kind === 'animal' ? { species: input.species!.trim() } : {}),
+                ...(input.farm_id ? { farm_id: input.farm_id } : {}),
+                ...(input.tree_id ? { tree_id: input.tree_id } : {}),
+                ...(input.fps ? { fps: input.fps } : {}),
+              },
+              { jobId },
+            );
+          } catch (err) {
+            await db.query('delete from surveys where id = $1', [id]);
+            throw err;
+          }
+          return { survey_id: id, job_id: jobId, status: 'running' as const, links: links(id, jobId) };
+        },
+        caller.account_id,
+      );
     },
 
     async get(caller: Caller, id: string, lang: Lang) {
@@ -110,7 +170,9 @@ export function createSurveyService(c: Container, deps: { media: MediaService; t
     },
 
     async list(caller: Caller, lang: Lang) {
-      const r = await db.query<SurveyRow>('select * from surveys where owner_id = $1 order by created_at desc limit 100', [caller.account_id]);
+      const r = await db.query<SurveyRow>('select * from surveys where owner_id = $1 order by created_at desc limit 100', [
+        caller.account_id,
+      ]);
       return r.rows.map((x) => {
         const { result: _r, ...rest } = view(x, lang);
         return { ...rest, count: (x.result?.count as number | undefined) ?? null };
@@ -126,7 +188,13 @@ export function createSurveyService(c: Container, deps: { media: MediaService; t
      * that animal, so the counts and the label follow. Answers the job's outcome (202 while it runs).
      */
     async enrolTrack(caller: Caller, surveyId: string, trackNo: number, name: string | undefined): Promise<JobOutcome> {
-      const r = await db.query<{ species: string | null; farm_id: string | null; kind: string; status: string; frame_cids: string[] | null }>(
+      const r = await db.query<{
+        species: string | null;
+        farm_id: string | null;
+        kind: string;
+        status: string;
+        frame_cids: string[] | null;
+      }>(
         `select s.species, s.farm_id, s.kind, s.status, t.enrol_cids as frame_cids from surveys s left join survey_tracks t on t.survey_id = s.id and t.track_no = $3
           where s.id = $1 and s.owner_id = $2`,
         [surveyId, caller.account_id, trackNo],
@@ -139,7 +207,11 @@ export function createSurveyService(c: Container, deps: { media: MediaService; t
       const id = randomUUID();
       const attrs = { species: row.species, ...(row.farm_id ? { farm_id: row.farm_id } : {}), ...(name ? { name } : {}) };
       const out = await deps.jobs.run('enroll', {
-        owner_id: caller.account_id, individual_id: id, kind: 'animal', create: true, attrs,
+        owner_id: caller.account_id,
+        individual_id: id,
+        kind: 'animal',
+        create: true,
+        attrs,
         images: row.frame_cids.map((cid, i) => ({ cid, source: 'survey', filename: `survey-${surveyId}-track-${trackNo}-${i + 1}` })),
       });
       if (out.done) await review(caller, surveyId, trackNo, { action: 'correct', individual_id: id });

@@ -44,15 +44,22 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
 
 function view(r: Row, pathId: string): SubmissionView {
   return {
-    event_id: r.id, entity_type: r.entity_type, entity_id: pathId, body: r.body, author_role: 'contributor',
-    created_at: iso(r.created_at), visibility: 'private', approval: 'pending',
+    event_id: r.id,
+    entity_type: r.entity_type,
+    entity_id: pathId,
+    body: r.body,
+    author_role: 'contributor',
+    created_at: iso(r.created_at),
+    visibility: 'private',
+    approval: 'pending',
   };
 }
 
 /** 422 when a body is over the size cap or uses the reserved key. */
 export function checkEventBody(body: Record<string, unknown>): void {
   const bytes = Buffer.byteLength(JSON.stringify(body), 'utf8');
-  if (bytes > EVENT_BODY_MAX_BYTES) throw new AppError(422, 'event_too_large', { field: 'body', max_kb: EVENT_BODY_MAX_BYTES / 1024, bytes });
+  if (bytes > EVENT_BODY_MAX_BYTES)
+    throw new AppError(422, 'event_too_large', { field: 'body', max_kb: EVENT_BODY_MAX_BYTES / 1024, bytes });
   if (CONTRIBUTION_KEY in body) throw new AppError(422, 'event_reserved_key', { field: 'body', key: CONTRIBUTION_KEY });
 }
 
@@ -70,7 +77,14 @@ const ENTITY_QUOTA_RETRY_S = 3600;
  * or when the pending events of all non-owners together would pass the entity's cap (count or
  * bytes): many fresh accounts cannot together grow an owner's timeline without bound.
  */
-export async function submit(tx: Queryable, entity: ResolvedEntity, authorId: string, body: Record<string, unknown>, pathId: string, quota: EntityQuota): Promise<SubmissionView> {
+export async function submit(
+  tx: Queryable,
+  entity: ResolvedEntity,
+  authorId: string,
+  body: Record<string, unknown>,
+  pathId: string,
+  quota: EntityQuota,
+): Promise<SubmissionView> {
   // All submissions to one entity take turns, so neither count below can be raced past.
   await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`submit:${entity.entity_type}/${entity.entity_id}`]);
   const recent = await tx.query<{ n: number; oldest: Date | null }>(
@@ -82,7 +96,12 @@ export async function submit(tx: Queryable, entity: ResolvedEntity, authorId: st
   if (n >= SUBMISSIONS_PER_AUTHOR_PER_DAY) {
     const freeAt = new Date(oldest!).getTime() + 86_400_000;
     const retry = Math.max(1, Math.ceil((freeAt - Date.now()) / 1000));
-    throw new AppError(429, 'event_quota_exceeded', { max: SUBMISSIONS_PER_AUTHOR_PER_DAY, retry_after: retry }, { 'Retry-After': String(retry) });
+    throw new AppError(
+      429,
+      'event_quota_exceeded',
+      { max: SUBMISSIONS_PER_AUTHOR_PER_DAY, retry_after: retry },
+      { 'Retry-After': String(retry) },
+    );
   }
   const held = await tx.query<{ n: number; bytes: number }>(
     `select count(*)::int as n, coalesce(sum(octet_length(body::text)), 0)::bigint as bytes from timeline_submissions
@@ -91,9 +110,12 @@ export async function submit(tx: Queryable, entity: ResolvedEntity, authorId: st
   );
   const size = Buffer.byteLength(JSON.stringify(body), 'utf8');
   if (held.rows[0]!.n + 1 > quota.maxEvents || Number(held.rows[0]!.bytes) + size > quota.maxBytes) {
-    throw new AppError(429, 'event_entity_quota_exceeded',
+    throw new AppError(
+      429,
+      'event_entity_quota_exceeded',
       { max_events: quota.maxEvents, max_kb: Math.floor(quota.maxBytes / 1024), retry_after: ENTITY_QUOTA_RETRY_S },
-      { 'Retry-After': String(ENTITY_QUOTA_RETRY_S) });
+      { 'Retry-After': String(ENTITY_QUOTA_RETRY_S) },
+    );
   }
   const r = await tx.query<Row>(
     `insert into timeline_submissions (id, entity_type, entity_id, owner_id, author_id, body)
@@ -104,7 +126,12 @@ export async function submit(tx: Queryable, entity: ResolvedEntity, authorId: st
 }
 
 /** Pending submissions the caller may see: all of them for the owner, their own for an author. */
-export async function pendingFor(db: Queryable, entity: ResolvedEntity, callerId: string | null, pathId: string): Promise<SubmissionView[]> {
+export async function pendingFor(
+  db: Queryable,
+  entity: ResolvedEntity,
+  callerId: string | null,
+  pathId: string,
+): Promise<SubmissionView[]> {
   if (!callerId) return [];
   const owner = callerId === entity.owner_id;
   const r = await db.query<Row>(
@@ -120,7 +147,12 @@ export async function pendingFor(db: Queryable, entity: ResolvedEntity, callerId
  * action, its body carrying `_contribution` {author_id, submitted_at, approved_by, approved_at};
  * reject: marked and never shown again. Null when there is no such pending submission.
  */
-export async function decide(tx: Queryable, entity: ResolvedEntity, eventId: string, approve: boolean): Promise<StoredEvent | 'rejected' | null> {
+export async function decide(
+  tx: Queryable,
+  entity: ResolvedEntity,
+  eventId: string,
+  approve: boolean,
+): Promise<StoredEvent | 'rejected' | null> {
   const r = await tx.query<Row>(
     `update timeline_submissions set status = $4, decided_at = now()
       where id = $1 and entity_type = $2 and entity_id = $3 and status = 'pending'
@@ -132,8 +164,22 @@ export async function decide(tx: Queryable, entity: ResolvedEntity, eventId: str
   if (!approve) return 'rejected';
   const approvedAt = new Date();
   return appendChainEvent(tx, {
-    id: row.id, entity_type: entity.entity_type, entity_id: entity.entity_id, owner_id: entity.owner_id,
-    author_id: row.author_id, author_role: 'contributor', approved: true, created_at: approvedAt,
-    body: { ...row.body, [CONTRIBUTION_KEY]: { author_id: row.author_id, submitted_at: iso(row.created_at), approved_by: entity.owner_id, approved_at: approvedAt.toISOString() } },
+    id: row.id,
+    entity_type: entity.entity_type,
+    entity_id: entity.entity_id,
+    owner_id: entity.owner_id,
+    author_id: row.author_id,
+    author_role: 'contributor',
+    approved: true,
+    created_at: approvedAt,
+    body: {
+      ...row.body,
+      [CONTRIBUTION_KEY]: {
+        author_id: row.author_id,
+        submitted_at: iso(row.created_at),
+        approved_by: entity.owner_id,
+        approved_at: approvedAt.toISOString(),
+      },
+    },
   });
 }

@@ -4,7 +4,12 @@ import { EvidenceFormatError, fromHex } from '../../../shared/src/evidence/bytes
 import { chainRoot, eventInclusionProof, verifyChain } from '../../../shared/src/evidence/chain.js';
 import { consistencyProof } from '../../../shared/src/evidence/merkle-consistency.js';
 import {
-  appendChainEvent, loadChain, loadFarmCare, toChainEvent, type EntityType, type StoredEvent,
+  appendChainEvent,
+  loadChain,
+  loadFarmCare,
+  toChainEvent,
+  type EntityType,
+  type StoredEvent,
 } from '../../../shared/src/evidence/store/chain-store.js';
 import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
 import type { Caller } from '../http/route.js';
@@ -72,15 +77,24 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const isOwner = entity.owner_id === caller.account_id;
       try {
         if (!isOwner) {
-          const pending = await c.db.transaction((tx) => submit(tx, entity, caller.account_id, body, id, {
-            maxEvents: c.config.TIMELINE_PENDING_MAX_PER_ENTITY, maxBytes: c.config.TIMELINE_PENDING_MAX_BYTES_PER_ENTITY,
-          }));
+          const pending = await c.db.transaction((tx) =>
+            submit(tx, entity, caller.account_id, body, id, {
+              maxEvents: c.config.TIMELINE_PENDING_MAX_PER_ENTITY,
+              maxBytes: c.config.TIMELINE_PENDING_MAX_BYTES_PER_ENTITY,
+            }),
+          );
           return { ok: true as const, event: pending };
         }
-        const event = await c.db.transaction((tx) => appendChainEvent(tx, {
-          entity_type: type, entity_id: entity.entity_id, owner_id: entity.owner_id, author_id: caller.account_id,
-          author_role: 'owner', body,
-        }));
+        const event = await c.db.transaction((tx) =>
+          appendChainEvent(tx, {
+            entity_type: type,
+            entity_id: entity.entity_id,
+            owner_id: entity.owner_id,
+            author_id: caller.account_id,
+            author_role: 'owner',
+            body,
+          }),
+        );
         return { ok: true as const, event: eventView(event, true) };
       } catch (err) {
         if (err instanceof EvidenceFormatError) throw ERRORS.validation('body', err.message);
@@ -101,7 +115,10 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const events = [...own, ...pending, ...care, ...careLog].sort((a, b) => a.created_at.localeCompare(b.created_at));
       const verdict = verifyChain(chain.map(toChainEvent));
       return {
-        ok: true as const, entity_type: type, entity_id: type === 'farm' ? id : entity.entity_id, chain_ok: verdict.ok,
+        ok: true as const,
+        entity_type: type,
+        entity_id: type === 'farm' ? id : entity.entity_id,
+        chain_ok: verdict.ok,
         ...(isOwner ? { size: chain.length, ...(verdict.ok ? {} : { broken_at: verdict.broken_at }) } : {}),
         events,
       };
@@ -147,7 +164,11 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const p = eventInclusionProof(chain.map(toChainEvent), event.seq, n);
       const anchored = await deps.anchors.current(type, entity.entity_id, n);
       return {
-        ok: true as const, event_id: event.event_id, leaf_hash: p.leaf_hash, path: p.path, root_hex: p.root_hex,
+        ok: true as const,
+        event_id: event.event_id,
+        leaf_hash: p.leaf_hash,
+        path: p.path,
+        root_hex: p.root_hex,
         ...(isOwner ? { n: p.n, index: p.index } : {}),
         anchor: anchorForProof(anchored && anchored.view.status !== 'failed' ? anchored.view : null, isOwner),
       };
@@ -162,8 +183,11 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       if (first < 1 || first > n) throw ERRORS.validation('first', `must be between 1 and ${n}`);
       const leaves = chain.slice(0, n).map((e) => fromHex(e.leaf_hash, 32));
       return {
-        ok: true as const, first, second: n,
-        first_root: chainRoot(chain.slice(0, first)), second_root: chainRoot(chain.slice(0, n)),
+        ok: true as const,
+        first,
+        second: n,
+        first_root: chainRoot(chain.slice(0, first)),
+        second_root: chainRoot(chain.slice(0, n)),
         proof: consistencyProof(leaves, first),
       };
     },

@@ -11,9 +11,9 @@ export async function treeIdOf(db: Queryable, ref: string): Promise<string> {
   if (UUID.test(ref)) return ref.toLowerCase();
   const r = await db.query<{ individual_id: string }>(
     `select r.individual_id from tree_records r join individuals i on i.id = r.individual_id
-     where upper(r.code) = upper($1) and i.deleted_at is null`, [ref.replace(/\s+/g, '')],
+     where upper(r.code) = upper($1) and i.deleted_at is null`,
+    [ref.replace(/\s+/g, '')],
   );
   if (!r.rows[0]) throw ERRORS.notFound();
   return r.rows[0].individual_id;
 }
-

@@ -55,11 +55,18 @@ const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
 
 function toSummary(r: Record<string, unknown>, callerId: string): TreeSummary {
   return {
-    tree_id: String(r.id), owner_id: String(r.owner_id),
+    tree_id: String(r.id),
+    owner_id: String(r.owner_id),
     access: r.owner_id === callerId ? 'owner' : (r.access as 'read' | 'write'),
-    farm_id: (r.farm_id as string) ?? null, species: (r.species as string) ?? null, name: (r.name as string) ?? null,
-    lat: (r.lat as number) ?? null, lon: (r.lon as number) ?? null, code: (r.code as string) ?? null,
-    visibility: r.visibility as Visibility, image_count: Number(r.image_count), created_at: iso(r.created_at),
+    farm_id: (r.farm_id as string) ?? null,
+    species: (r.species as string) ?? null,
+    name: (r.name as string) ?? null,
+    lat: (r.lat as number) ?? null,
+    lon: (r.lon as number) ?? null,
+    code: (r.code as string) ?? null,
+    visibility: r.visibility as Visibility,
+    image_count: Number(r.image_count),
+    created_at: iso(r.created_at),
   };
 }
 
@@ -123,7 +130,9 @@ export function createTreesService(c: Container) {
       const code = rec.rows[0]?.code ?? null;
       // Only a published record goes to the public IPFS network; best effort, like every pin.
       if (visibility === 'public' && c.pinner) {
-        await pinTreeEvidence({ db, blobs: c.blobs, pinner: c.pinner }, tree.id).catch((err: unknown) => c.logger.warn({ err, tree: tree.id }, 'pinning to Kubo failed'));
+        await pinTreeEvidence({ db, blobs: c.blobs, pinner: c.pinner }, tree.id).catch((err: unknown) =>
+          c.logger.warn({ err, tree: tree.id }, 'pinning to Kubo failed'),
+        );
       }
       return { tree_id: tree.id, visibility, code, link: code && visibility !== 'private' ? `/t/${encodeURIComponent(code)}` : null };
     },

@@ -15,12 +15,19 @@ export type VerdictLabel = 'correct' | 'wrong' | 'other' | 'unknown_ok';
 export function createVerdictService(c: Container) {
   return {
     async record(caller: Caller, input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: Kind }) {
-      const q = await c.db.query<{ kind: string }>('select kind from identify_queries where id = $1 and owner_id = $2', [input.query_id, caller.account_id]);
+      const q = await c.db.query<{ kind: string }>('select kind from identify_queries where id = $1 and owner_id = $2', [
+        input.query_id,
+        caller.account_id,
+      ]);
       // A kind's own verdict route labels only that kind's queries; another kind's query is as absent as a missing one.
       if (!q.rows[0] || (input.kind && q.rows[0].kind !== input.kind)) throw ERRORS.notFound();
       let correct: string | null = null;
       if (input.correct_id) {
-        const own = await c.db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3', [input.correct_id, caller.account_id, q.rows[0].kind]);
+        const own = await c.db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3', [
+          input.correct_id,
+          caller.account_id,
+          q.rows[0].kind,
+        ]);
         correct = own.rows.length ? input.correct_id : null;
       }
       await c.db.query(
@@ -29,7 +36,9 @@ export function createVerdictService(c: Container) {
         [randomUUID(), input.query_id, caller.account_id, input.verdict, correct],
       );
       // The learning loop: enough new labels queue the owner's training (never fails the label).
-      await maybeQueueLearning(c, caller.account_id, q.rows[0].kind as Kind).catch((err: unknown) => c.logger.warn({ err }, 'learning loop check failed'));
+      await maybeQueueLearning(c, caller.account_id, q.rows[0].kind as Kind).catch((err: unknown) =>
+        c.logger.warn({ err }, 'learning loop check failed'),
+      );
       return { correct_id: correct };
     },
   };

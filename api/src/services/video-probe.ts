@@ -24,7 +24,11 @@ const PROBE_TIMEOUT_MS = 15_000;
 
 function ffprobe(file: string): Promise<Probe | null> {
   return new Promise((resolve) => {
-    const p = spawn('ffprobe', ['-v', 'error', '-select_streams', 'v', '-show_entries', 'stream=width,height,duration:format=duration', '-of', 'json', file], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const p = spawn(
+      'ffprobe',
+      ['-v', 'error', '-select_streams', 'v', '-show_entries', 'stream=width,height,duration:format=duration', '-of', 'json', file],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     let out = '';
     const timer = setTimeout(() => p.kill('SIGKILL'), PROBE_TIMEOUT_MS);
     p.stdout.on('data', (d) => (out += d));
@@ -33,7 +37,10 @@ function ffprobe(file: string): Promise<Probe | null> {
       clearTimeout(timer);
       if (code !== 0) return resolve(null);
       try {
-        const j = JSON.parse(out) as { streams?: Array<{ width?: number; height?: number; duration?: string }>; format?: { duration?: string } };
+        const j = JSON.parse(out) as {
+          streams?: Array<{ width?: number; height?: number; duration?: string }>;
+          format?: { duration?: string };
+        };
         const streams = j.streams ?? [];
         const first = streams[0];
         if (!first?.width || !first.height) return resolve(null);
@@ -61,7 +68,12 @@ export async function checkVideo(bytes: Buffer, limits: VideoLimits, field: stri
     }
     const largest = p.frames.reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
     if (largest.width * largest.height > limits.maxPixels) {
-      throw new AppError(422, 'video_too_big_frame', { field, got: `${largest.width}×${largest.height}`, max: `${limits.maxPixels} px`, reason: 'resolution' });
+      throw new AppError(422, 'video_too_big_frame', {
+        field,
+        got: `${largest.width}×${largest.height}`,
+        max: `${limits.maxPixels} px`,
+        reason: 'resolution',
+      });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

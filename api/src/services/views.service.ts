@@ -141,7 +141,9 @@ const REGIONS = [
 
 /** An animal's surface is its coat (lông), not bark or peel (vỏ); the words differ, the measure does not. */
 const WORDS: Record<Kind, { surface: string; one: string }> = {
-  tree: { surface: 'vỏ', one: 'cây' }, fruit: { surface: 'vỏ', one: 'quả' }, animal: { surface: 'lông', one: 'con vật' },
+  tree: { surface: 'vỏ', one: 'cây' },
+  fruit: { surface: 'vỏ', one: 'quả' },
+  animal: { surface: 'lông', one: 'con vật' },
 };
 
 /** Repeatability of the upper, middle and lower thirds of the frame, from the keypoints found again. */
@@ -160,7 +162,15 @@ export function regionRepeatability(views: Keypoints[], kind: Kind = 'tree'): Pa
     });
     if (total === 0) return [];
     const score = repeated / total;
-    return [{ part: r.part, label_vi: r.label_vi.replace('vỏ', WORDS[kind].surface), score, band: bandOf(score, BAND_THRESHOLDS.local), samples: total }];
+    return [
+      {
+        part: r.part,
+        label_vi: r.label_vi.replace('vỏ', WORDS[kind].surface),
+        score,
+        band: bandOf(score, BAND_THRESHOLDS.local),
+        samples: total,
+      },
+    ];
   });
 }
 
@@ -172,7 +182,7 @@ export function overallRepeatability(vectors: Float32Array[]): PartMeasure | nul
 }
 
 const fmt = (m: PartMeasure) => `${m.label_vi} (${m.band})`;
-const BAND_RANK: Record<Band, number> = { cao: 2, 'vừa': 1, 'thấp': 0 };
+const BAND_RANK: Record<Band, number> = { cao: 2, vừa: 1, thấp: 0 };
 
 /**
  * One Vietnamese sentence naming what re-photographs consistently and what varies. The split
@@ -180,7 +190,8 @@ const BAND_RANK: Record<Band, number> = { cao: 2, 'vừa': 1, 'thấp': 0 };
  * of inventing a contrast.
  */
 export function sentenceVi(measures: PartMeasure[], views: number, kind: Kind = 'tree'): string {
-  if (views < 2 || measures.length === 0) return `Mới có ${views} ảnh dùng được: cần ít nhất 2 ảnh của cùng ${WORDS[kind].one} để đo độ lặp lại.`;
+  if (views < 2 || measures.length === 0)
+    return `Mới có ${views} ảnh dùng được: cần ít nhất 2 ảnh của cùng ${WORDS[kind].one} để đo độ lặp lại.`;
   const sorted = [...measures].sort((a, b) => BAND_RANK[b.band] - BAND_RANK[a.band] || b.score - a.score);
   const top = BAND_RANK[sorted[0]!.band];
   const steady = sorted.filter((m) => BAND_RANK[m.band] === top);
@@ -234,7 +245,9 @@ export function describeViews(rows: ViewRow[], kind: Kind = 'tree'): ViewsDescri
   for (const r of rows) if (r.model_version && r.global) counts.set(r.model_version, (counts.get(r.model_version) ?? 0) + 1);
   const version = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const usable = rows.filter((r) => r.model_version === version && r.global);
-  const keypoints = spread(usable, MAX_COMPARED_VIEWS).map((r) => unpackKeypoints(r.local)).filter((k): k is Keypoints => k !== null);
+  const keypoints = spread(usable, MAX_COMPARED_VIEWS)
+    .map((r) => unpackKeypoints(r.local))
+    .filter((k): k is Keypoints => k !== null);
   const overall = overallRepeatability(usable.map((r) => toFloats(r.global!)));
   const features = [...(keypoints.length >= 2 ? regionRepeatability(keypoints, kind) : []), ...(overall ? [overall] : [])];
   return { features_vi: sentenceVi(features, usable.length, kind), features, views_measured: usable.length };
@@ -247,7 +260,12 @@ export function createViewsService(c: Container, deps: { trees: TreesService }) 
   const { db } = c;
   return {
     /** Views of one individual of `kind` the caller may read (own, or shared through a grant). */
-    async list(callerId: string, treeId: string, describe: boolean, kind: Kind = 'tree'): Promise<{ tree_id: string; views: TreeView[] } & Partial<ViewsDescription>> {
+    async list(
+      callerId: string,
+      treeId: string,
+      describe: boolean,
+      kind: Kind = 'tree',
+    ): Promise<{ tree_id: string; views: TreeView[] } & Partial<ViewsDescription>> {
       const tree = await deps.trees.access(callerId, treeId, 'read', kind);
       const r = await db.query<ViewRow>(
         `select im.id as image_id, im.cid, im.source, im.in_record, im.width, im.height, im.created_at,
@@ -258,8 +276,15 @@ export function createViewsService(c: Container, deps: { trees: TreesService }) 
         [tree.id],
       );
       const views = r.rows.map((v) => ({
-        image_id: v.image_id, cid: v.cid, source: v.source, in_record: v.in_record, width: v.width, height: v.height,
-        quality: v.quality ?? {}, model_version: v.model_version, created_at: iso(v.created_at),
+        image_id: v.image_id,
+        cid: v.cid,
+        source: v.source,
+        in_record: v.in_record,
+        width: v.width,
+        height: v.height,
+        quality: v.quality ?? {},
+        model_version: v.model_version,
+        created_at: iso(v.created_at),
       }));
       return { tree_id: tree.id, views, ...(describe ? describeViews(r.rows, kind) : {}) };
     },

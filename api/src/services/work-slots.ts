@@ -14,7 +14,12 @@ export interface WorkSlots {
   running(): number;
 }
 
-export function createWorkSlots(limits: { total: number; perAccount: number; retryAfterS: number; codes: { total: MessageCode; account: MessageCode } }): WorkSlots {
+export function createWorkSlots(limits: {
+  total: number;
+  perAccount: number;
+  retryAfterS: number;
+  codes: { total: MessageCode; account: MessageCode };
+}): WorkSlots {
   let running = 0;
   const byAccount = new Map<string, number>();
   const refuse = (code: MessageCode, max: number) =>

@@ -17,16 +17,26 @@ const file = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.ur
  */
 async function build(variant: 'field' | 'demo'): Promise<BuiltPage> {
   const [shell, app, intro] = await Promise.all([
-    readFile(file('animal-field.html'), 'utf8'), readFile(file('animal-app.js'), 'utf8'), readFile(file('animal-demo-intro.html'), 'utf8'),
+    readFile(file('animal-field.html'), 'utf8'),
+    readFile(file('animal-app.js'), 'utf8'),
+    readFile(file('animal-demo-intro.html'), 'utf8'),
   ]);
   let html = shell.replace('<script>/*APP*/</script>', () => `<script>${app}</script>`);
   if (variant === 'demo') {
-    html = html.replace('<!--INTRO-->', () => intro).replace('<input id="farm" placeholder="farm_id" value="">', '<input id="farm" placeholder="farm_id" value="demo-farm">');
+    html = html
+      .replace('<!--INTRO-->', () => intro)
+      .replace('<input id="farm" placeholder="farm_id" value="">', '<input id="farm" placeholder="farm_id" value="demo-farm">');
   }
   const hash = createHash('sha256').update(app, 'utf8').digest('base64');
   const csp = [
-    "default-src 'none'", `script-src 'sha256-${hash}'`, "connect-src 'self'", "img-src 'self' data: blob:",
-    "style-src 'unsafe-inline'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'",
+    "default-src 'none'",
+    `script-src 'sha256-${hash}'`,
+    "connect-src 'self'",
+    "img-src 'self' data: blob:",
+    "style-src 'unsafe-inline'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
   ].join('; ');
   return { html, csp };
 }

@@ -14,7 +14,8 @@ describe('serving the built web app', () => {
 
   it('serves only flat built file names', () => {
     for (const ok of ['main.js', 'app.css', 'view-enrol.js', 'index.html']) expect(ASSET_NAME.test(ok), ok).toBe(true);
-    for (const bad of ['../package.json', '.env', 'a/b.js', 'main.ts', 'x.js.map', 'Main.js', '']) expect(ASSET_NAME.test(bad), bad).toBe(false);
+    for (const bad of ['../package.json', '.env', 'a/b.js', 'main.ts', 'x.js.map', 'Main.js', ''])
+      expect(ASSET_NAME.test(bad), bad).toBe(false);
   });
 
   it('answers 304 only when the client copy is at least as new, to the second', () => {

@@ -12,8 +12,12 @@ export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.
 export const ASSET_NAME = /^[a-z0-9][a-z0-9-]*\.(js|css|html|svg|png|webmanifest)$/;
 
 const TYPES: Record<string, string> = {
-  js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', html: 'text/html; charset=utf-8', svg: 'image/svg+xml',
-  png: 'image/png', webmanifest: 'application/manifest+json',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  webmanifest: 'application/manifest+json',
 };
 
 /**
@@ -22,8 +26,16 @@ const TYPES: Record<string, string> = {
  */
 export const WEB_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Security-Policy': [
-    "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", "connect-src 'self'",
-    "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'", "manifest-src 'self'", "worker-src 'self'",
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' blob: data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+    "manifest-src 'self'",
+    "worker-src 'self'",
   ].join('; '),
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -70,8 +82,18 @@ export function notModifiedSince(ifModifiedSince: string, lastModifiedS: number)
 export async function serveWebFile(name: string, req: { ifNoneMatch: string; ifModifiedSince: string }): Promise<Reply> {
   const f = await webFile(name);
   if (!f) throw new AppError(503, 'web_not_built');
-  const headers = { ...WEB_HEADERS, 'Cache-Control': 'no-cache', ETag: f.etag, 'Last-Modified': new Date(f.lastModifiedS * 1000).toUTCString() };
-  const fresh = req.ifNoneMatch ? req.ifNoneMatch.split(',').map((s) => s.trim()).includes(f.etag) : notModifiedSince(req.ifModifiedSince, f.lastModifiedS);
+  const headers = {
+    ...WEB_HEADERS,
+    'Cache-Control': 'no-cache',
+    ETag: f.etag,
+    'Last-Modified': new Date(f.lastModifiedS * 1000).toUTCString(),
+  };
+  const fresh = req.ifNoneMatch
+    ? req.ifNoneMatch
+        .split(',')
+        .map((s) => s.trim())
+        .includes(f.etag)
+    : notModifiedSince(req.ifModifiedSince, f.lastModifiedS);
   if (fresh) return raw(304, '', f.type, headers);
   return raw(200, f.bytes, f.type, headers);
 }
@@ -83,7 +105,13 @@ export async function serveWebFile(name: string, req: { ifNoneMatch: string; ifM
 export async function servePage(name: string, status: number, data?: unknown): Promise<Reply> {
   const f = await webFile(name);
   if (!f) throw new AppError(503, 'web_not_built');
-  const body = data === undefined ? f.bytes : Buffer.from(f.bytes.toString('utf8').replace(DATA_SLOT, () => dataBlock(data)), 'utf8');
+  const body =
+    data === undefined
+      ? f.bytes
+      : Buffer.from(
+          f.bytes.toString('utf8').replace(DATA_SLOT, () => dataBlock(data)),
+          'utf8',
+        );
   return raw(status, body, f.type, { ...WEB_HEADERS, 'Cache-Control': 'no-store' });
 }
 

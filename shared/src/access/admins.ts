@@ -49,10 +49,10 @@ export async function grantAdmin(db: Queryable, username: string, by: string): P
 export async function revokeAdmin(db: Queryable, username: string, by: string): Promise<RevokeResult> {
   const id = await accountId(db, username);
   if (!id) return 'no_such_account';
-  const r = await db.query(
-    'update admin_grants set revoked_by = $2, revoked_at = now() where account_id = $1 and revoked_at is null',
-    [id, by],
-  );
+  const r = await db.query('update admin_grants set revoked_by = $2, revoked_at = now() where account_id = $1 and revoked_at is null', [
+    id,
+    by,
+  ]);
   if (r.affectedRows === 0) return 'not_admin';
   await audit(db, id, 'admin.revoked', by);
   return 'revoked';
@@ -88,21 +88,29 @@ export async function applyConfiguredAdmins(db: Queryable, entries: readonly str
   for (const entry of entries) {
     const pin = parseAdminEntry(entry);
     if (!pin) {
-      log.warn({ entry }, 'ADMIN_USERS entry pins no account id; nothing granted (use `npm run admin -- grant <username>`, or write `<username>:<account id>`)');
+      log.warn(
+        { entry },
+        'ADMIN_USERS entry pins no account id; nothing granted (use `npm run admin -- grant <username>`, or write `<username>:<account id>`)',
+      );
       continue;
     }
-    const row = (await db.query<{ username: string; revoked_by: string | null; granted: boolean }>(
-      `select a.username, g.revoked_by, g.account_id is not null as granted
+    const row = (
+      await db.query<{ username: string; revoked_by: string | null; granted: boolean }>(
+        `select a.username, g.revoked_by, g.account_id is not null as granted
          from accounts a left join admin_grants g on g.account_id = a.id where a.id = $1`,
-      [pin.id],
-    )).rows[0];
+        [pin.id],
+      )
+    ).rows[0];
     if (!row || (pin.username !== undefined && pin.username !== row.username)) {
       log.warn({ entry }, 'ADMIN_USERS entry pins an account id that does not exist (or no longer has that username); nothing granted');
       continue;
     }
     // An operator's revoke wins over the setting: a revoked account is not granted again here.
     if (row.granted && row.revoked_by) {
-      log.warn({ username: row.username, revoked_by: row.revoked_by }, 'ADMIN_USERS names an account whose admin rights were revoked; not granted again (use `npm run admin -- grant` to restore them)');
+      log.warn(
+        { username: row.username, revoked_by: row.revoked_by },
+        'ADMIN_USERS names an account whose admin rights were revoked; not granted again (use `npm run admin -- grant` to restore them)',
+      );
       continue;
     }
     const r = await grantAdmin(db, row.username, 'ADMIN_USERS');

@@ -3,10 +3,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { QUEUES, isQueueName, parseConcurrency, type QueueName } from '../domain/queues.js';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const list = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /** Every environment variable the service reads. Parsed once, at start. */
 const EnvSchema = z.object({
@@ -22,9 +25,15 @@ const EnvSchema = z.object({
   S3_BUCKET: z.string().min(3).default('markless'),
   S3_REGION: z.string().default('us-east-1'),
   /** Namespace for every Redis key (queues, rate limits), so several deployments can share one Redis. */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('markless'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('markless'),
   /** BullMQ queue name; separate names give separate worker pools. */
-  QUEUE_NAME: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('markless'),
+  QUEUE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('markless'),
   JOB_WAIT_MS: z.coerce.number().int().min(0).default(30_000),
   JOB_ATTEMPTS: z.coerce.number().int().min(1).default(3),
   /** How quickly a job whose worker died is noticed and handed to another worker. */
@@ -74,7 +83,10 @@ const EnvSchema = z.object({
   LOGIN_ACCOUNT_FAILURES: z.coerce.number().int().min(1).default(10),
   /** Longest lock of the exponential back-off (30 s, 60 s, ...). */
   LOGIN_MAX_LOCK_S: z.coerce.number().int().min(1).default(900),
-  CODE_PREFIX: z.string().regex(/^[A-Z]{2,6}$/).default('MKL'),
+  CODE_PREFIX: z
+    .string()
+    .regex(/^[A-Z]{2,6}$/)
+    .default('MKL'),
   RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(600),
   DID_CHALLENGE_PER_MIN: z.coerce.number().int().min(1).default(10),
   DID_CHALLENGE_TTL_S: z.coerce.number().int().min(10).default(300),
@@ -83,7 +95,11 @@ const EnvSchema = z.object({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   /** Video limits, checked with ffprobe before any decoding (422 naming the limit). */
   VIDEO_MAX_SECONDS: z.coerce.number().min(1).default(120),
-  VIDEO_MAX_PIXELS: z.coerce.number().int().min(64 * 64).default(1920 * 1080),
+  VIDEO_MAX_PIXELS: z.coerce
+    .number()
+    .int()
+    .min(64 * 64)
+    .default(1920 * 1080),
   VIDEO_MAX_FRAMES_DECODED: z.coerce.number().int().min(1).default(600),
   /**
    * How many looks the survey's detector takes at a frame (workers/src/survey/views.ts): `all` (the
@@ -110,7 +126,10 @@ const EnvSchema = z.object({
   CARDANO_API_KEY: z.string().optional(),
   CARDANO_NETWORK: z.enum(['mainnet', 'preprod', 'preview']).default('preprod'),
   /** Hex Ed25519 key paying anchor fees: 64 hex (normal key) or 128 hex (extended key). */
-  CARDANO_SIGNING_KEY: z.string().regex(/^(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{128})$/).optional(),
+  CARDANO_SIGNING_KEY: z
+    .string()
+    .regex(/^(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{128})$/)
+    .optional(),
   CARDANO_CONFIRMATIONS: z.coerce.number().int().min(1).default(6),
   /** Explorer link prefix; the transaction hash is appended. Default: cardanoscan for the network. */
   CARDANO_EXPLORER_URL: z.string().url().optional(),
@@ -131,7 +150,10 @@ const EnvSchema = z.object({
   /** Care: OCR of packaging photos, `tesseract` (Debian's tesseract-ocr CLI) or `none` (reason ocr_unavailable). */
   OCR_ENGINE: z.enum(['tesseract', 'none']).default('tesseract'),
   TESSERACT_BIN: z.string().default('tesseract'),
-  TESSERACT_LANGS: z.string().regex(/^[a-z_]+(\+[a-z_]+)*$/).default('vie+eng'),
+  TESSERACT_LANGS: z
+    .string()
+    .regex(/^[a-z_]+(\+[a-z_]+)*$/)
+    .default('vie+eng'),
   OCR_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Label photos read by OCR at once on this API process, and for one account; past either, 429 with Retry-After. */
   OCR_MAX_CONCURRENT: z.coerce.number().int().min(1).default(2),
@@ -159,7 +181,11 @@ const EnvSchema = z.object({
   ARCHIVE_MAX_INFLATED_BYTES: z.coerce.number().int().min(1_000_000).default(128_000_000),
   ARCHIVE_MAX_RATIO: z.coerce.number().min(2).default(100),
   /** Most pixels (width × height × frames) of an image, read from its header before anything decodes it. */
-  IMAGE_MAX_PIXELS: z.coerce.number().int().min(64 * 64).default(50_000_000),
+  IMAGE_MAX_PIXELS: z.coerce
+    .number()
+    .int()
+    .min(64 * 64)
+    .default(50_000_000),
   /** How often the batch events stream (SSE) looks for progress, in ms. */
   BATCH_EVENTS_POLL_MS: z.coerce.number().int().min(20).default(250),
   /** Public fruit lookup and scan: requests per minute per client IP (the IP is counted, never stored). */
@@ -209,7 +235,9 @@ export class ConfigError extends Error {
 
 function gitCommit(): string {
   try {
-    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }

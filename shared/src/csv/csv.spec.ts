@@ -14,7 +14,7 @@ describe('the one CSV writer', () => {
     [' =HYPERLINK("http://x","y")', `"' =HYPERLINK(""http://x"",""y"")"`],
     ['  \t-2', `'  \t-2`],
     ['\u00a0@x', `'\u00a0@x`],
-    ['=cmd|\' /C calc\'!A0', `'=cmd|' /C calc'!A0`],
+    ["=cmd|' /C calc'!A0", `'=cmd|' /C calc'!A0`],
   ])('guards a text cell a spreadsheet would run: %j → %j', (input, out) => {
     expect(csvCell(input)).toBe(out);
   });

@@ -43,8 +43,16 @@ export async function exportToFolder(o: FolderExportOptions): Promise<{ rows: nu
   let total = 0;
   for (let pages = 0; o.maxPages === undefined || pages < o.maxPages; pages++) {
     // Drop whatever a stopped run appended after the last completed page.
-    for (const [p, n] of [[csvPath, state.csv], [jsonlPath, state.jsonl]] as const) if (existsSync(p) && size(p) > n) truncateSync(p, n);
-    const q = new URLSearchParams({ limit: String(o.limit ?? 1000), ...(state.cursor ? { cursor: state.cursor } : {}), ...(o.owner ? { owner_id: o.owner } : {}) });
+    for (const [p, n] of [
+      [csvPath, state.csv],
+      [jsonlPath, state.jsonl],
+    ] as const)
+      if (existsSync(p) && size(p) > n) truncateSync(p, n);
+    const q = new URLSearchParams({
+      limit: String(o.limit ?? 1000),
+      ...(state.cursor ? { cursor: state.cursor } : {}),
+      ...(o.owner ? { owner_id: o.owner } : {}),
+    });
     const route = o.owner || o.all ? '/api/admin/datasci/export' : '/api/datasci/export';
     const res = await fetch(`${o.url}${route}?${q.toString()}`, { headers: { authorization: `Bearer ${o.token}` } });
     if (res.status !== 200) throw new Error(`export page: HTTP ${res.status} ${await res.text()}`);
@@ -53,7 +61,11 @@ export async function exportToFolder(o: FolderExportOptions): Promise<{ rows: nu
     const csv = new TextDecoder().decode(files['manifest.csv']!);
     appendFileSync(csvPath, size(csvPath) === 0 ? csv : csv.slice(csv.indexOf('\n') + 1));
     appendFileSync(jsonlPath, files['manifest.jsonl']!);
-    const meta = JSON.parse(new TextDecoder().decode(files['export.json']!)) as { rows: number; next_cursor: string | null; items_total: number };
+    const meta = JSON.parse(new TextDecoder().decode(files['export.json']!)) as {
+      rows: number;
+      next_cursor: string | null;
+      items_total: number;
+    };
     rows += meta.rows;
     total = meta.items_total;
     const next = res.headers.get('x-export-next-cursor');

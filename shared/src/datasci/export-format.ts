@@ -46,8 +46,26 @@ export interface ExportRow {
 }
 
 export const EXPORT_COLUMNS: (keyof ExportRow)[] = [
-  'identity', 'path', 'split', 'owner_id', 'individual_id', 'kind', 'species', 'farm_id', 'name', 'photo_cid', 'captured_at',
-  'image_id', 'query_id', 'answer_verdict', 'answer_top1', 'label', 'label_individual_id', 'candidates', 'model', 'model_versions',
+  'identity',
+  'path',
+  'split',
+  'owner_id',
+  'individual_id',
+  'kind',
+  'species',
+  'farm_id',
+  'name',
+  'photo_cid',
+  'captured_at',
+  'image_id',
+  'query_id',
+  'answer_verdict',
+  'answer_top1',
+  'label',
+  'label_individual_id',
+  'candidates',
+  'model',
+  'model_versions',
 ];
 
 // The one CSV writer (formula guard and quoting); see shared/src/csv/csv.ts.
@@ -83,13 +101,18 @@ export const encodeCursor = (c: ExportCursor): string => Buffer.from(JSON.string
  * A Postgres `timestamptz::text` (or ISO) time with real calendar values: anything else would
  * reach the query and fail there (500) instead of being refused at the edge (400).
  */
-const CursorTime = z.string().max(40).refine((t) => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-]\d{2}(?::?\d{2})?)$/.exec(t);
-  if (!m) return false;
-  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const day = new Date(Date.UTC(y, mo - 1, d));
-  return y >= 1970 && day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d && h < 24 && mi < 60 && se < 60;
-});
+const CursorTime = z
+  .string()
+  .max(40)
+  .refine((t) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-]\d{2}(?::?\d{2})?)$/.exec(t);
+    if (!m) return false;
+    const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+    const day = new Date(Date.UTC(y, mo - 1, d));
+    return (
+      y >= 1970 && day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d && h < 24 && mi < 60 && se < 60
+    );
+  });
 export const ExportCursorSchema = z.strictObject({ part: z.enum(['gallery', 'query']), at: CursorTime, id: z.uuid() });
 
 /** @returns the cursor, or null when it is not one we wrote (not base64url JSON, or not the cursor's shape). */

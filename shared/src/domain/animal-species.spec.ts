@@ -9,17 +9,22 @@ const catalogFile = JSON.parse(readFileSync(new URL('../../data/species-catalog.
 const animals = catalogFile.species.filter((s) => s.kind === 'animal');
 const groups = catalogFile.confusable_groups.map((g) => g.species);
 const catalogue = animals.map((s) => s.id);
-const farmOf = (...ids: string[]): FarmSpecies[] => ids.map((id) => ({ id, detector_class: animals.find((s) => s.id === id)?.detector_class ?? null }));
+const farmOf = (...ids: string[]): FarmSpecies[] =>
+  ids.map((id) => ({ id, detector_class: animals.find((s) => s.id === id)?.detector_class ?? null }));
 const det = (label: string, score: number): LabelledDetection => ({ label, score, box: { x: 0, y: 0, width: 10, height: 10 } });
 
 describe('the species catalogue declares what the detector cannot tell apart', () => {
   it('gives every animal species a detector class or null, and groups every pair sharing a class', () => {
     for (const s of animals) expect(s, s.id).toHaveProperty('detector_class');
-    for (const a of animals) for (const b of animals) {
-      if (a.id < b.id && a.detector_class && a.detector_class === b.detector_class) {
-        expect(groups.some((g) => g.includes(a.id) && g.includes(b.id)), `${a.id} and ${b.id} share ${a.detector_class}`).toBe(true);
+    for (const a of animals)
+      for (const b of animals) {
+        if (a.id < b.id && a.detector_class && a.detector_class === b.detector_class) {
+          expect(
+            groups.some((g) => g.includes(a.id) && g.includes(b.id)),
+            `${a.id} and ${b.id} share ${a.detector_class}`,
+          ).toBe(true);
+        }
       }
-    }
     for (const g of groups) for (const id of g) expect(catalogue).toContain(id);
   });
 });
@@ -33,7 +38,12 @@ describe('decideSpecies: the three detect rules', () => {
 
   it('rule 2: one species proceeds at once without a photo, whatever a detector would say', () => {
     const d = decideSpecies({ farm: farmOf('goat'), groups, catalogue, detections: [det('horse', 0.99)] });
-    expect(d).toEqual({ rule: 'single_species', species: 'goat', need_confirm: false, candidates: [{ species: 'goat', score: null, confusable_with: [] }] });
+    expect(d).toEqual({
+      rule: 'single_species',
+      species: 'goat',
+      need_confirm: false,
+      candidates: [{ species: 'goat', score: null, confusable_with: [] }],
+    });
   });
 
   it('rule 3: confident and not confusable proceeds', () => {
@@ -61,7 +71,12 @@ describe('decideSpecies: the three detect rules', () => {
   });
 
   it('rule 3: below the confidence bar asks; nothing seen offers the whole farm', () => {
-    const low = decideSpecies({ farm: farmOf('cattle', 'horse', 'sheep'), groups, catalogue, detections: [det('horse', DETECT_CONFIDENT - 0.01)] });
+    const low = decideSpecies({
+      farm: farmOf('cattle', 'horse', 'sheep'),
+      groups,
+      catalogue,
+      detections: [det('horse', DETECT_CONFIDENT - 0.01)],
+    });
     expect(low).toMatchObject({ need_confirm: true, reason: 'low_confidence', species: null });
     // A weak sighting rules nothing out: the whole farm, best score first.
     expect(low.candidates.map((c) => c.species)).toEqual(['horse', 'cattle', 'sheep']);

@@ -58,8 +58,12 @@ export function confusableWith(id: string, farm: readonly FarmSpecies[], groups:
   const me = farm.find((f) => f.id === id);
   return farm
     .filter((f) => f.id !== id)
-    .filter((f) =>
-      groups.some((g) => g.includes(id) && g.includes(f.id)) || !me?.detector_class || !f.detector_class || me.detector_class === f.detector_class,
+    .filter(
+      (f) =>
+        groups.some((g) => g.includes(id) && g.includes(f.id)) ||
+        !me?.detector_class ||
+        !f.detector_class ||
+        me.detector_class === f.detector_class,
     )
     .map((f) => f.id);
 }
@@ -81,15 +85,29 @@ export function decideSpecies(input: {
 }): SpeciesDecision {
   const { farm, groups } = input;
   if (farm.length === 0) {
-    return { rule: 'new_farm', species: null, need_confirm: true, candidates: input.catalogue.map((s) => ({ species: s, score: null, confusable_with: [] })) };
+    return {
+      rule: 'new_farm',
+      species: null,
+      need_confirm: true,
+      candidates: input.catalogue.map((s) => ({ species: s, score: null, confusable_with: [] })),
+    };
   }
   if (farm.length === 1) {
-    return { rule: 'single_species', species: farm[0]!.id, need_confirm: false, candidates: [{ species: farm[0]!.id, score: null, confusable_with: [] }] };
+    return {
+      rule: 'single_species',
+      species: farm[0]!.id,
+      need_confirm: false,
+      candidates: [{ species: farm[0]!.id, score: null, confusable_with: [] }],
+    };
   }
   const best = new Map<string, number>();
   for (const d of input.detections ?? []) best.set(d.label, Math.max(best.get(d.label) ?? 0, d.score));
   const scored = farm
-    .map((f) => ({ species: f.id, score: f.detector_class ? (best.get(f.detector_class) ?? 0) : null, confusable_with: confusableWith(f.id, farm, groups) }))
+    .map((f) => ({
+      species: f.id,
+      score: f.detector_class ? (best.get(f.detector_class) ?? 0) : null,
+      confusable_with: confusableWith(f.id, farm, groups),
+    }))
     .sort((a, b) => (b.score ?? -1) - (a.score ?? -1) || a.species.localeCompare(b.species));
   const top = scored[0]!;
   const topScore = top.score ?? 0;
@@ -99,6 +117,7 @@ export function decideSpecies(input: {
   const reason = topScore < DETECT_FLOOR ? 'no_detection' : topScore < DETECT_CONFIDENT ? 'low_confidence' : 'confusable';
   // Narrowed only on a confident sighting (to it and what it cannot be told from); a weak or no
   // sighting rules nothing out, so the whole farm is offered, best score first.
-  const candidates = reason === 'confusable' ? scored.filter((s) => s.species === top.species || top.confusable_with.includes(s.species)) : scored;
+  const candidates =
+    reason === 'confusable' ? scored.filter((s) => s.species === top.species || top.confusable_with.includes(s.species)) : scored;
   return { rule: 'detector', species: null, need_confirm: true, candidates, reason };
 }

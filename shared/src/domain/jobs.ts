@@ -20,13 +20,13 @@ export const jobCatalog = {
     /** True when this job creates the individual; false when it adds views to an existing one. */
     create: z.boolean(),
     attrs: z.record(z.string(), z.unknown()).default({}),
-    images: z
-      .array(z.object({ cid: Cid, source: z.string().default('enroll'), filename: z.string().max(255).default('') }))
-      .min(1),
+    images: z.array(z.object({ cid: Cid, source: z.string().default('enroll'), filename: z.string().max(255).default('') })).min(1),
     /** The owner accepts the warnings (dark, blurred, near-identical): those photos are kept. */
     accept_warnings: z.boolean().optional(),
     /** Refusals the API found before storing (duplicates), answered together with the worker's own. */
-    refused: z.array(z.object({ index: z.number().int(), filename: z.string(), reasons: z.array(z.string()), warning: z.boolean() })).optional(),
+    refused: z
+      .array(z.object({ index: z.number().int(), filename: z.string(), reasons: z.array(z.string()), warning: z.boolean() }))
+      .optional(),
   }),
   /** Identify one individual from one or several photos (several frames are fused). */
   identify: z.object({
@@ -34,9 +34,7 @@ export const jobCatalog = {
     query_id: Uuid,
     kind: Kind,
     images: z.array(Cid).min(1),
-    filters: z
-      .object({ farm_id: z.string().optional(), tree_id: z.string().optional(), species: z.string().optional() })
-      .default({}),
+    filters: z.object({ farm_id: z.string().optional(), tree_id: z.string().optional(), species: z.string().optional() }).default({}),
     channels: z.array(z.enum(['body', 'face', 'bio'])).optional(),
   }),
   /**
@@ -49,8 +47,19 @@ export const jobCatalog = {
     images: z.array(Cid).length(1),
     farm_id: z.string().max(100).optional(),
     /** The farm's species: catalogue id (or the stored name when not catalogued), detector class, stored spellings. */
-    farm: z.array(z.object({ id: z.string().max(100), detector_class: z.string().max(50).nullable(), spellings: z.array(z.string().max(100)).max(50) })).max(200),
-    groups: z.array(z.array(z.string().max(100))).max(100).default([]),
+    farm: z
+      .array(
+        z.object({
+          id: z.string().max(100),
+          detector_class: z.string().max(50).nullable(),
+          spellings: z.array(z.string().max(100)).max(50),
+        }),
+      )
+      .max(200),
+    groups: z
+      .array(z.array(z.string().max(100)))
+      .max(100)
+      .default([]),
     catalogue: z.array(z.string().max(100)).max(500).default([]),
     /** Present for scans: the query id under which the identification is stored. */
     identify: z.object({ query_id: Uuid, channels: z.array(z.enum(['body', 'face', 'bio'])).optional() }).optional(),

@@ -8,9 +8,12 @@ describe('learning reasons in both languages', () => {
     expect(renderLearning(m, 'en')).toContain('from 94.3% to 73.3% on 105 held-out photos');
   });
 
-  it('reads a run\'s message from the decision or its report; a failed run without one says it failed; an older run has none', () => {
+  it("reads a run's message from the decision or its report; a failed run without one says it failed; an older run has none", () => {
     const m = learningMessage('learn_needs_two', { photos: 3 });
-    expect(runReason('skipped', { reason: 'x', message: m })).toMatchObject({ code: 'learn_needs_two', vi: 'Bỏ qua: cần ít nhất hai cá thể, trong đó một cá thể có hai ảnh (hiện có 3 ảnh).' });
+    expect(runReason('skipped', { reason: 'x', message: m })).toMatchObject({
+      code: 'learn_needs_two',
+      vi: 'Bỏ qua: cần ít nhất hai cá thể, trong đó một cá thể có hai ảnh (hiện có 3 ảnh).',
+    });
     expect(runReason('refused', { reason: 'x', report: { message: m } })?.code).toBe('learn_needs_two');
     expect(runReason('failed', { reason: 'training failed: out of memory' })?.code).toBe('learn_failed');
     expect(runReason('refused', { reason: 'refused: an English sentence stored before codes' })).toBeNull();
@@ -20,10 +23,19 @@ describe('learning reasons in both languages', () => {
 
   it('says why a calibration does not serve in the order the fit refuses, from its stored figures', () => {
     const base = { reason: 'English', n: 400, right: 200, individuals: 12, effective_n: 350, minimum_sample: 299 };
-    expect(calibrationReason({ ...base, n: 120 }, false, false)).toMatchObject({ code: 'cal_too_few_queries', params: { n: 120, needed: 299 } });
+    expect(calibrationReason({ ...base, n: 120 }, false, false)).toMatchObject({
+      code: 'cal_too_few_queries',
+      params: { n: 120, needed: 299 },
+    });
     expect(calibrationReason({ ...base, individuals: 3 }, false, false)?.code).toBe('cal_too_few_individuals');
-    expect(calibrationReason({ ...base, right: 395 }, false, false)).toMatchObject({ code: 'cal_too_few_answers', params: { right: 395, wrong: 5 } });
-    expect(calibrationReason({ ...base, effective_n: 96 }, false, false)).toMatchObject({ code: 'cal_too_few_effective', en: expect.stringContaining('about 96 independent ones; 299 are needed') });
+    expect(calibrationReason({ ...base, right: 395 }, false, false)).toMatchObject({
+      code: 'cal_too_few_answers',
+      params: { right: 395, wrong: 5 },
+    });
+    expect(calibrationReason({ ...base, effective_n: 96 }, false, false)).toMatchObject({
+      code: 'cal_too_few_effective',
+      en: expect.stringContaining('about 96 independent ones; 299 are needed'),
+    });
     expect(calibrationReason(base, false, true)?.code).toBe('cal_stale');
     expect(calibrationReason(base, true, false)).toBeNull();
     // Figures that explain nothing: the stored English is shown instead.

@@ -34,17 +34,23 @@ export const percent = (v: number): number => Math.round(v * 1000) / 10;
 
 /** The sentence in one language; Vietnamese writes decimals with a comma. */
 export function renderLearning(m: LearningMessage, lang: Lang): string {
-  const params = lang === 'vi'
-    ? Object.fromEntries(Object.entries(m.params).map(([k, v]) => [k, typeof v === 'number' && !Number.isInteger(v) ? String(v).replace('.', ',') : v]))
-    : m.params;
+  const params =
+    lang === 'vi'
+      ? Object.fromEntries(
+          Object.entries(m.params).map(([k, v]) => [k, typeof v === 'number' && !Number.isInteger(v) ? String(v).replace('.', ',') : v]),
+        )
+      : m.params;
   return renderMessage(m.code, lang, params);
 }
 
 export const bilingual = (m: LearningMessage): BilingualReason => ({ ...m, vi: renderLearning(m, 'vi'), en: renderLearning(m, 'en') });
 
 const isMessage = (x: unknown): x is LearningMessage =>
-  typeof x === 'object' && x !== null && typeof (x as LearningMessage).code === 'string' && (x as LearningMessage).code.startsWith('learn_')
-  && typeof (x as LearningMessage).params === 'object';
+  typeof x === 'object' &&
+  x !== null &&
+  typeof (x as LearningMessage).code === 'string' &&
+  (x as LearningMessage).code.startsWith('learn_') &&
+  typeof (x as LearningMessage).params === 'object';
 
 /**
  * A run's reason in both languages: the message it recorded; for a failed run that recorded none
@@ -70,11 +76,14 @@ const figure = (v: unknown): number | undefined => (typeof v === 'number' && Num
 export function calibrationReason(report: Record<string, unknown>, serves: boolean, stale: boolean): BilingualReason | null {
   if (serves) return null;
   if (stale) return bilingual(learningMessage('cal_stale'));
-  const [n, right, individuals, effective, needed] = ['n', 'right', 'individuals', 'effective_n', 'minimum_sample'].map((k) => figure(report[k]));
+  const [n, right, individuals, effective, needed] = ['n', 'right', 'individuals', 'effective_n', 'minimum_sample'].map((k) =>
+    figure(report[k]),
+  );
   if (!report.reason || n === undefined || needed === undefined) return null;
   if (n < needed) return bilingual(learningMessage('cal_too_few_queries', { n, needed }));
   if (individuals !== undefined && individuals < 5) return bilingual(learningMessage('cal_too_few_individuals', { individuals }));
-  if (right !== undefined && (right < 10 || n - right < 10)) return bilingual(learningMessage('cal_too_few_answers', { right, wrong: n - right }));
+  if (right !== undefined && (right < 10 || n - right < 10))
+    return bilingual(learningMessage('cal_too_few_answers', { right, wrong: n - right }));
   if (effective !== undefined && effective < needed) return bilingual(learningMessage('cal_too_few_effective', { effective, needed }));
   return null;
 }

@@ -13,16 +13,27 @@ const Figures = z.object({
   closed: z.number().int().describe('held-out photos asked with their individual enrolled'),
   open: z.number().int().describe('asked again with their individual hidden (strangers only)'),
   top1: z.number().describe('served top-1 on those photos (0–1)'),
-  correct_match: z.number().describe('right `match` answers at ≤ 1% false matches, at the threshold its own calibration can vouch for (0–1)'),
-  calibration_queries: z.number().int().describe('queries of photos it never trained on that its calibration can rest on; 0 for the retrained model, which trained on all of them'),
+  correct_match: z
+    .number()
+    .describe('right `match` answers at ≤ 1% false matches, at the threshold its own calibration can vouch for (0–1)'),
+  calibration_queries: z
+    .number()
+    .int()
+    .describe(
+      'queries of photos it never trained on that its calibration can rest on; 0 for the retrained model, which trained on all of them',
+    ),
   allowed_false_matches: z.number().int().describe('false matches that calibration allows in this sample; -1: none vouched, no `match`'),
 });
 
 export const RetrainRecord = z.object({
   served: z.enum(['retrained', 'judged']).describe('which model serves: the one trained on every photo, or the one the gate judged'),
   reason: z.string().describe('why, in English'),
-  message: z.object({ code: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])) }).describe('the same sentence as a catalogue code and its figures'),
-  recipe: z.record(z.string(), z.union([z.string(), z.number()])).describe('the settings both trained with (epochs, seed, freeze, margin, input size, width of the embedding)'),
+  message: z
+    .object({ code: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])) })
+    .describe('the same sentence as a catalogue code and its figures'),
+  recipe: z
+    .record(z.string(), z.union([z.string(), z.number()]))
+    .describe('the settings both trained with (epochs, seed, freeze, margin, input size, width of the embedding)'),
   judged: Figures.describe('the model the gate judged and adopted'),
   retrained: Figures.nullable().describe('the same recipe trained on every photo; null when that training failed'),
   error: z.string().nullable().describe('why the retrain failed; null otherwise'),

@@ -18,7 +18,11 @@ const SIGNATURES: Signature[] = [
   { type: 'image/webp', cls: 'image', test: (b) => at(b, 0, 'RIFF') && at(b, 8, 'WEBP') },
   { type: 'image/gif', cls: 'image', test: (b) => at(b, 0, 'GIF87a') || at(b, 0, 'GIF89a') },
   { type: 'image/tiff', cls: 'image', test: (b) => at(b, 0, 'II*\x00') || at(b, 0, 'MM\x00*') },
-  { type: 'image/heic', cls: 'image', test: (b) => at(b, 4, 'ftyp') && /^(heic|heix|mif1|msf1|avif)$/.test(b.subarray(8, 12).toString('latin1')) },
+  {
+    type: 'image/heic',
+    cls: 'image',
+    test: (b) => at(b, 4, 'ftyp') && /^(heic|heix|mif1|msf1|avif)$/.test(b.subarray(8, 12).toString('latin1')),
+  },
   { type: 'video/x-msvideo', cls: 'video', test: (b) => at(b, 0, 'RIFF') && at(b, 8, 'AVI ') },
   { type: 'video/webm', cls: 'video', test: (b) => b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3 },
   { type: 'video/mp4', cls: 'video', test: (b) => at(b, 4, 'ftyp') },

@@ -132,7 +132,7 @@ export const messages = {
   },
   evidence_not_anchored: {
     vi: 'Chuỗi sự kiện của cây này chưa được neo. Hãy neo trước (POST .../event/<event_id>/anchor) rồi xuất lại.',
-    en: 'This tree\'s timeline is not anchored yet. Anchor it first (POST .../event/<event_id>/anchor), then export again.',
+    en: "This tree's timeline is not anchored yet. Anchor it first (POST .../event/<event_id>/anchor), then export again.",
   },
   ...hardeningMessages,
   ...evidenceMessages,

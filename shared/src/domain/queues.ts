@@ -49,10 +49,14 @@ export const isQueueName = (s: string): s is QueueName => (QUEUES as readonly st
  */
 export function parseConcurrency(spec: string, fallback: number): Record<QueueName, number> {
   const out = Object.fromEntries(QUEUES.map((q) => [q, fallback])) as Record<QueueName, number>;
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [q, n] = part.split(/[=:]/);
     const v = Number(n);
-    if (!q || !isQueueName(q) || !Number.isInteger(v) || v < 1) throw new Error(`bad queue concurrency "${part}" (want queue=N, queues: ${QUEUES.join(', ')})`);
+    if (!q || !isQueueName(q) || !Number.isInteger(v) || v < 1)
+      throw new Error(`bad queue concurrency "${part}" (want queue=N, queues: ${QUEUES.join(', ')})`);
     out[q] = v;
   }
   return out;

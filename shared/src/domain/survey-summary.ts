@@ -15,11 +15,21 @@ export interface DecidedTrack {
   label: string;
 }
 
-export interface Enrolled { id: string; name: string | null }
+export interface Enrolled {
+  id: string;
+  name: string | null;
+}
 
 export function summarise(kind: 'animal' | 'fruit', tracks: DecidedTrack[], enrolled: Enrolled[], treeId: string | null) {
   if (kind === 'fruit') {
-    return { count: tracks.length, fruit_per_tree: [{ tree_id: treeId, count: tracks.length }], known: [], uncertain: [], unknown: [], not_seen: [] };
+    return {
+      count: tracks.length,
+      fruit_per_tree: [{ tree_id: treeId, count: tracks.length }],
+      known: [],
+      uncertain: [],
+      unknown: [],
+      not_seen: [],
+    };
   }
   const known = new Map<string, { individual_id: string; name: string | null; tracks: number[] }>();
   const uncertain = [];
@@ -39,7 +49,10 @@ export function summarise(kind: 'animal' | 'fruit', tracks: DecidedTrack[], enro
   const notSeen = enrolled.filter((e) => !seen.has(e.id)).map((e) => ({ individual_id: e.id, name: e.name }));
   return {
     count: known.size + uncertain.length + unknown.length,
-    known: [...known.values()], uncertain, unknown, not_seen: notSeen,
+    known: [...known.values()],
+    uncertain,
+    unknown,
+    not_seen: notSeen,
   };
 }
 

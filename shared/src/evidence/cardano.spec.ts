@@ -110,11 +110,19 @@ describe('buildAnchorTx / decodeAnchorTx', () => {
     const b = CSL.TransactionBuilder.new(
       CSL.TransactionBuilderConfigBuilder.new()
         .fee_algo(CSL.LinearFee.new(CSL.BigNum.from_str('44'), CSL.BigNum.from_str('155381')))
-        .coins_per_utxo_byte(CSL.BigNum.from_str('4310')).pool_deposit(CSL.BigNum.zero()).key_deposit(CSL.BigNum.zero())
-        .max_value_size(5000).max_tx_size(16384).build(),
+        .coins_per_utxo_byte(CSL.BigNum.from_str('4310'))
+        .pool_deposit(CSL.BigNum.zero())
+        .key_deposit(CSL.BigNum.zero())
+        .max_value_size(5000)
+        .max_tx_size(16384)
+        .build(),
     );
     const key = CSL.PrivateKey.from_normal_bytes(fromHex(w.seedHex));
-    b.add_key_input(key.to_public().hash(), CSL.TransactionInput.new(CSL.TransactionHash.from_bytes(new Uint8Array(32)), 0), CSL.Value.new(CSL.BigNum.from_str('5000000')));
+    b.add_key_input(
+      key.to_public().hash(),
+      CSL.TransactionInput.new(CSL.TransactionHash.from_bytes(new Uint8Array(32)), 0),
+      CSL.Value.new(CSL.BigNum.from_str('5000000')),
+    );
     b.add_change_if_needed(CSL.Address.from_bech32(w.address));
     expect(() => decodeAnchorTx(b.build_tx().to_hex())).toThrow(/no metadata under label 1455/);
   });

@@ -85,7 +85,10 @@ export function buildAnchorTx(input: BuildAnchorTxInput): BuiltAnchorTx {
   if (input.utxos.length === 0) throw new EvidenceFormatError('at least one UTxO is needed to pay the fee');
   const keyHash = key.to_public().hash();
   for (const [i, u] of input.utxos.entries()) {
-    const txIn = CSL.TransactionInput.new(CSL.TransactionHash.from_bytes(fromHex(u.tx_hash, 32, `utxos[${i}].tx_hash`)), requireCount(u.index, `utxos[${i}].index`));
+    const txIn = CSL.TransactionInput.new(
+      CSL.TransactionHash.from_bytes(fromHex(u.tx_hash, 32, `utxos[${i}].tx_hash`)),
+      requireCount(u.index, `utxos[${i}].index`),
+    );
     builder.add_key_input(keyHash, txIn, CSL.Value.new(bigNum(u.lovelace, `utxos[${i}].lovelace`)));
   }
   builder.add_metadatum(CSL.BigNum.from_str(String(ANCHOR_METADATA_LABEL)), anchorMetadatum(input.anchor));
@@ -114,15 +117,17 @@ function buildBody(builder: CSL.TransactionBuilder, changeAddress: string): CSL.
 }
 
 function builderConfig(p: AnchorFeeParams): CSL.TransactionBuilderConfig {
-  return CSL.TransactionBuilderConfigBuilder.new()
-    .fee_algo(CSL.LinearFee.new(bigNum(p.min_fee_a, 'min_fee_a'), bigNum(p.min_fee_b, 'min_fee_b')))
-    .coins_per_utxo_byte(bigNum(p.coins_per_utxo_byte, 'coins_per_utxo_byte'))
-    // Deposits only matter for certificates, which an anchor never carries.
-    .pool_deposit(bigNum(p.pool_deposit ?? 0, 'pool_deposit'))
-    .key_deposit(bigNum(p.key_deposit ?? 0, 'key_deposit'))
-    .max_value_size(p.max_value_size ?? 5000)
-    .max_tx_size(requireCount(p.max_tx_size, 'max_tx_size'))
-    .build();
+  return (
+    CSL.TransactionBuilderConfigBuilder.new()
+      .fee_algo(CSL.LinearFee.new(bigNum(p.min_fee_a, 'min_fee_a'), bigNum(p.min_fee_b, 'min_fee_b')))
+      .coins_per_utxo_byte(bigNum(p.coins_per_utxo_byte, 'coins_per_utxo_byte'))
+      // Deposits only matter for certificates, which an anchor never carries.
+      .pool_deposit(bigNum(p.pool_deposit ?? 0, 'pool_deposit'))
+      .key_deposit(bigNum(p.key_deposit ?? 0, 'key_deposit'))
+      .max_value_size(p.max_value_size ?? 5000)
+      .max_tx_size(requireCount(p.max_tx_size, 'max_tx_size'))
+      .build()
+  );
 }
 
 function signingKey(hex: string): CSL.PrivateKey {

@@ -41,7 +41,9 @@ describe('event hashing format', () => {
       prev_hash: GENESIS_PREV_HASH,
     });
     expect(Buffer.from(canonicalEventBytes(e))).toEqual(Buffer.from(expectedBytes));
-    const leaf = createHash('sha256').update(Buffer.concat([Buffer.from([0]), expectedBytes])).digest('hex');
+    const leaf = createHash('sha256')
+      .update(Buffer.concat([Buffer.from([0]), expectedBytes]))
+      .digest('hex');
     expect(e.leaf_hash).toBe(leaf);
     expect(e.prev_hash).toBe('0'.repeat(64));
   });
@@ -60,9 +62,7 @@ describe('event hashing format', () => {
     ['an unsafe integer', { x: 2 ** 60 }],
     ['the key __proto__', JSON.parse('{"__proto__": 1}')],
   ])('refuses %s', (_what, body) => {
-    expect(() =>
-      appendEvent([], { entity_type: 'tree', entity_id: 't', body, created_at: '2026-07-01T00:00:00Z' }),
-    ).toThrow();
+    expect(() => appendEvent([], { entity_type: 'tree', entity_id: 't', body, created_at: '2026-07-01T00:00:00Z' })).toThrow();
   });
 });
 
@@ -88,7 +88,12 @@ describe('verifyChain', () => {
 
   it('catches a rewritten event even when its own leaf_hash was recomputed', () => {
     const chain = buildChain(5);
-    const forged = appendEvent(chain.slice(0, 2), { entity_type: 'tree', entity_id: 'tree-42', body: { kind: 'fake' }, created_at: '2026-07-02T00:00:00Z' });
+    const forged = appendEvent(chain.slice(0, 2), {
+      entity_type: 'tree',
+      entity_id: 'tree-42',
+      body: { kind: 'fake' },
+      created_at: '2026-07-02T00:00:00Z',
+    });
     const tampered = [...chain.slice(0, 2), forged, ...chain.slice(3)];
     expect(verifyChain(tampered)).toMatchObject({ ok: false, broken_at: 3, reason: expect.stringMatching(/prev_hash/) });
   });
@@ -102,7 +107,9 @@ describe('verifyChain', () => {
   });
 
   it('refuses to append an event of another entity', () => {
-    expect(() => appendEvent(buildChain(1), { entity_type: 'tree', entity_id: 'other', body: {}, created_at: new Date() })).toThrow(/another entity/);
+    expect(() => appendEvent(buildChain(1), { entity_type: 'tree', entity_id: 'other', body: {}, created_at: new Date() })).toThrow(
+      /another entity/,
+    );
   });
 });
 

@@ -24,15 +24,7 @@
  * of an entity's own chain and must not be passed here.
  */
 import * as dagCbor from '@ipld/dag-cbor';
-import {
-  EvidenceFormatError,
-  canonicalTimestamp,
-  fromHex,
-  isHash32Hex,
-  requireCount,
-  requireString,
-  toHex,
-} from './bytes.js';
+import { EvidenceFormatError, canonicalTimestamp, fromHex, isHash32Hex, requireCount, requireString, toHex } from './bytes.js';
 import { hashLeaf, inclusionProof, merkleRoot, type AuditStep } from './merkle.js';
 
 /** prev_hash of the first event of every chain. */

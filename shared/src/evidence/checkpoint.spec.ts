@@ -128,11 +128,19 @@ describe('verifyCheckpointLog', () => {
   }
 
   it('accepts a linked log and rejects a removed, reordered or shrinking one', () => {
-    const log = buildLog([['tree/a', 1], ['tree/b', 3], ['tree/a', 2], ['tree/a', 5]]);
+    const log = buildLog([
+      ['tree/a', 1],
+      ['tree/b', 3],
+      ['tree/a', 2],
+      ['tree/a', 5],
+    ]);
     expect(verifyCheckpointLog(log, did)).toEqual({ ok: true });
     expect(verifyCheckpointLog([log[0], log[2], log[3]] as SignedCheckpoint[], did)).toMatchObject({ ok: false, broken_at: 1 });
     expect(verifyCheckpointLog([log[1], log[0]] as SignedCheckpoint[], did)).toMatchObject({ ok: false, broken_at: 0 });
-    const shrinking = buildLog([['tree/a', 4], ['tree/a', 3]]);
+    const shrinking = buildLog([
+      ['tree/a', 4],
+      ['tree/a', 3],
+    ]);
     expect(verifyCheckpointLog(shrinking, did)).toMatchObject({ ok: false, broken_at: 1, reason: expect.stringMatching(/shrinks/) });
   });
 });

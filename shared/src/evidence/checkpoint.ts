@@ -20,16 +20,7 @@
  */
 import { generateKeyPairSync, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import * as dagCbor from '@ipld/dag-cbor';
-import {
-  EvidenceFormatError,
-  canonicalTimestamp,
-  fromHex,
-  isHash32Hex,
-  requireCount,
-  requireString,
-  sha256,
-  toHex,
-} from './bytes.js';
+import { EvidenceFormatError, canonicalTimestamp, fromHex, isHash32Hex, requireCount, requireString, sha256, toHex } from './bytes.js';
 import { didKeyToPublicKey, ed25519PublicKeyObject, keyObjectToDidKey, publicKeyToDidKey } from './did-key.js';
 
 export { didKeyToPublicKey, publicKeyToDidKey } from './did-key.js';
@@ -155,7 +146,8 @@ export function verifyCheckpointLog(cps: readonly SignedCheckpoint[], publicKey:
     const prev = cps[i - 1];
     const expectedPrev = prev ? checkpointHash(prev) : GENESIS_CHECKPOINT_HASH;
     if (cp.seq !== i) return { ok: false, broken_at: i, reason: `checkpoint ${i} has seq ${cp.seq}` };
-    if (cp.prev_checkpoint_hash !== expectedPrev) return { ok: false, broken_at: i, reason: `checkpoint ${i} does not link to checkpoint ${i - 1}` };
+    if (cp.prev_checkpoint_hash !== expectedPrev)
+      return { ok: false, broken_at: i, reason: `checkpoint ${i} does not link to checkpoint ${i - 1}` };
     if (prev && cp.log_id !== prev.log_id) return { ok: false, broken_at: i, reason: `checkpoint ${i} is from another log` };
     if (cp.size < (sizes.get(cp.entity) ?? 0)) return { ok: false, broken_at: i, reason: `checkpoint ${i} shrinks ${cp.entity}` };
     sizes.set(cp.entity, cp.size);

@@ -1,15 +1,7 @@
 import { createCipheriv, createHash } from 'node:crypto';
 import { CID } from 'multiformats/cid';
 import { describe, expect, it } from 'vitest';
-import {
-  KUBO_CIDV1_PROFILE,
-  MemoryBlockstore,
-  bytesMatchCid,
-  canonicalCid,
-  cidForBytes,
-  cidForStream,
-  type UnixfsProfile,
-} from './cid.js';
+import { KUBO_CIDV1_PROFILE, MemoryBlockstore, bytesMatchCid, canonicalCid, cidForBytes, cidForStream, type UnixfsProfile } from './cid.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -91,34 +83,24 @@ describe('the importer pipeline against Kubo multi-chunk vectors', () => {
 
   it('v1-2025: 1 MiB + 1 byte, raw leaves, CIDv1 dag-pb root (FileOverChunkSizeCID)', async () => {
     const data = kuboDeterministicBytes(1_048_577, 'chunk-v1-seed');
-    expect(await cidForBytes(data, { profile: UNIXFS_V1_2025 })).toBe(
-      'bafybeigmix7t42i6jacydtquhet7srwvgpizfg7gjbq7627d35mjomtu64',
-    );
+    expect(await cidForBytes(data, { profile: UNIXFS_V1_2025 })).toBe('bafybeigmix7t42i6jacydtquhet7srwvgpizfg7gjbq7627d35mjomtu64');
   });
 
   it('v1-2025: exactly 1 MiB is a single raw block (FileAtChunkSizeCID)', async () => {
     const data = kuboDeterministicBytes(1_048_576, 'chunk-v1-seed');
-    expect(await cidForBytes(data, { profile: UNIXFS_V1_2025 })).toBe(
-      'bafkreiacndfy443ter6qr2tmbbdhadvxxheowwf75s6zehscklu6ezxmta',
-    );
+    expect(await cidForBytes(data, { profile: UNIXFS_V1_2025 })).toBe('bafkreiacndfy443ter6qr2tmbbdhadvxxheowwf75s6zehscklu6ezxmta');
   });
 
   it('v0-2015: 256 KiB + 1 byte splits at 262144 (FileOverChunkSizeCID)', async () => {
     const data = kuboDeterministicBytes(262_145, 'chunk-v0-seed');
-    expect(await cidForBytes(data, { profile: UNIXFS_V0_2015 })).toBe(
-      'QmYyLxtzZyW22zpoVAtKANLRHpDjZtNeDjQdJrcQNWoRkJ',
-    );
+    expect(await cidForBytes(data, { profile: UNIXFS_V0_2015 })).toBe('QmYyLxtzZyW22zpoVAtKANLRHpDjZtNeDjQdJrcQNWoRkJ');
   });
 
   it('v0-2015: 174 chunks fit one node, 175 force a second level (balanced, 174 links)', async () => {
     const atMax = kuboDeterministicBytes(174 * 262_144, 'v0-seed');
-    expect(await cidForBytes(atMax, { profile: UNIXFS_V0_2015 })).toBe(
-      'QmUbBALi174SnogsUzLpYbD4xPiBSFANF4iztWCsHbMKh2',
-    );
+    expect(await cidForBytes(atMax, { profile: UNIXFS_V0_2015 })).toBe('QmUbBALi174SnogsUzLpYbD4xPiBSFANF4iztWCsHbMKh2');
     const overMax = kuboDeterministicBytes(175 * 262_144, 'v0-seed');
-    expect(await cidForBytes(overMax, { profile: UNIXFS_V0_2015 })).toBe(
-      'QmepeWtdmS1hHXx1oZXsPUv6bMrfRRKfZcoPPU4eEfjnbf',
-    );
+    expect(await cidForBytes(overMax, { profile: UNIXFS_V0_2015 })).toBe('QmepeWtdmS1hHXx1oZXsPUv6bMrfRRKfZcoPPU4eEfjnbf');
   });
 
   it('the default profile is the Kubo --cid-version=1 parameter set', () => {

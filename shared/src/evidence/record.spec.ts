@@ -34,9 +34,7 @@ describe('identify (CID and hash of DAG-CBOR bytes)', () => {
 
   it('encodes a CID link exactly as the fixture does', () => {
     const link = CID.parse('bafkreiebzrnroamgos2adnbpgw5apo3z4iishhbdx77gldnbk57d4zdio4');
-    expect(toHex(dagCbor.encode(link))).toBe(
-      'd82a5825000155122081cc5b17018674b401b42f35ba07bb79e211239c23bffe658da1577e3e646877',
-    );
+    expect(toHex(dagCbor.encode(link))).toBe('d82a5825000155122081cc5b17018674b401b42f35ba07bb79e211239c23bffe658da1577e3e646877');
   });
 });
 

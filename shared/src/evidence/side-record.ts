@@ -102,12 +102,16 @@ export function verifySideRecord(bytes: Uint8Array, expected: { cid: string; has
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
-  if ((v.kind !== 'fruit' && v.kind !== 'farm_boundary') || v.schema !== SIDE_RECORD_SCHEMA) return { ok: false, reason: 'not a fruit or farm-boundary record of schema 1' };
+  if ((v.kind !== 'fruit' && v.kind !== 'farm_boundary') || v.schema !== SIDE_RECORD_SCHEMA)
+    return { ok: false, reason: 'not a fruit or farm-boundary record of schema 1' };
   const reencoded = dagCbor.encode(v);
-  if (reencoded.length !== bytes.length || reencoded.some((b, i) => b !== bytes[i])) return { ok: false, reason: 'record bytes are not canonical DAG-CBOR' };
+  if (reencoded.length !== bytes.length || reencoded.some((b, i) => b !== bytes[i]))
+    return { ok: false, reason: 'record bytes are not canonical DAG-CBOR' };
   const images = Array.isArray(v.images) ? v.images.map((c) => canonicalCid(c as CID)) : [];
   const { cid, hash } = identify(bytes);
-  const ids = Object.fromEntries(['fruit_id', 'tree_code', 'farm_id'].filter((k) => typeof v[k] === 'string').map((k) => [k, v[k] as string]));
+  const ids = Object.fromEntries(
+    ['fruit_id', 'tree_code', 'farm_id'].filter((k) => typeof v[k] === 'string').map((k) => [k, v[k] as string]),
+  );
   const base = { kind: v.kind, images, cid, hash, ids };
   if (canonicalCid(expected.cid) !== cid) return { ...base, ok: false, reason: `record CID is ${cid}, expected ${expected.cid}` };
   if (expected.hash.toLowerCase() !== hash) return { ...base, ok: false, reason: `record hash is ${hash}, expected ${expected.hash}` };

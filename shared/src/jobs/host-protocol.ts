@@ -19,7 +19,14 @@ export type HostMessage =
 
 /** Main → host. */
 export type MainMessage =
-  | { t: 'job'; id: number; name: string; data: unknown; ctx: { id: string; attempt: number }; trace: { requestId?: string; jobId?: string } }
+  | {
+      t: 'job';
+      id: number;
+      name: string;
+      data: unknown;
+      ctx: { id: string; attempt: number };
+      trace: { requestId?: string; jobId?: string };
+    }
   | { t: 'reply'; id: number; ok: true; value: unknown }
   | { t: 'reply'; id: number; ok: false; error: WireErrorLike }
   | { t: 'close' };

@@ -45,47 +45,52 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
       .catch((err: unknown) => c.logger.error({ err }, 'job host reply could not be posted'));
   };
 
-  const spawn = () => new Promise<void>((resolve, reject) => {
-    const w = new Worker(HOST_ENTRY, { workerData: { env }, env: { ...process.env, ...env }, stdout: false, stderr: false });
-    worker = w;
-    let failure: Error | null = null;
-    w.on('message', (m: HostMessage) => {
-      switch (m.t) {
-        case 'ready':
-          alive = true;
-          return resolve();
-        case 'failed': return reject(new Error(`the job host failed to start: ${m.error}`));
-        case 'db': return reply(m.id, dbCall(m));
-        case 'queue': return reply(m.id, (c.queue[m.method] as (...a: unknown[]) => Promise<unknown>)(...m.args));
-        case 'metric': return void (c.metrics as unknown as Record<string, (...a: unknown[]) => void>)[m.method]?.(...m.args);
-        case 'done': {
-          const j = jobs.get(m.id);
-          jobs.delete(m.id);
-          return m.ok ? j?.resolve(m.result) : j?.reject(fromWire(m.error));
+  const spawn = () =>
+    new Promise<void>((resolve, reject) => {
+      const w = new Worker(HOST_ENTRY, { workerData: { env }, env: { ...process.env, ...env }, stdout: false, stderr: false });
+      worker = w;
+      let failure: Error | null = null;
+      w.on('message', (m: HostMessage) => {
+        switch (m.t) {
+          case 'ready':
+            alive = true;
+            return resolve();
+          case 'failed':
+            return reject(new Error(`the job host failed to start: ${m.error}`));
+          case 'db':
+            return reply(m.id, dbCall(m));
+          case 'queue':
+            return reply(m.id, (c.queue[m.method] as (...a: unknown[]) => Promise<unknown>)(...m.args));
+          case 'metric':
+            return void (c.metrics as unknown as Record<string, (...a: unknown[]) => void>)[m.method]?.(...m.args);
+          case 'done': {
+            const j = jobs.get(m.id);
+            jobs.delete(m.id);
+            return m.ok ? j?.resolve(m.result) : j?.reject(fromWire(m.error));
+          }
         }
-      }
+      });
+      w.on('error', (err) => {
+        failure = err;
+        c.logger.error({ err }, 'job host thread failed');
+      });
+      w.on('exit', (code) => {
+        alive = false;
+        const err = failure ?? new Error(`the job host thread exited (${code})`);
+        for (const j of jobs.values()) j.reject(err);
+        jobs.clear();
+        // A transaction the thread left open would hold PGlite for good.
+        for (const t of txs.values()) t.end(false);
+        txs.clear();
+        reject(err);
+        if (started && !closing) {
+          c.logger.error({ err }, 'job host thread exited: starting a new one');
+          // Jobs arriving meanwhile wait for the new host instead of burning their retries.
+          current = new Promise<void>((r) => setTimeout(r, 1000).unref()).then(spawn);
+          current.catch((e) => c.logger.error({ err: e }, 'job host thread could not restart'));
+        }
+      });
     });
-    w.on('error', (err) => {
-      failure = err;
-      c.logger.error({ err }, 'job host thread failed');
-    });
-    w.on('exit', (code) => {
-      alive = false;
-      const err = failure ?? new Error(`the job host thread exited (${code})`);
-      for (const j of jobs.values()) j.reject(err);
-      jobs.clear();
-      // A transaction the thread left open would hold PGlite for good.
-      for (const t of txs.values()) t.end(false);
-      txs.clear();
-      reject(err);
-      if (started && !closing) {
-        c.logger.error({ err }, 'job host thread exited: starting a new one');
-        // Jobs arriving meanwhile wait for the new host instead of burning their retries.
-        current = new Promise<void>((r) => setTimeout(r, 1000).unref()).then(spawn);
-        current.catch((e) => c.logger.error({ err: e }, 'job host thread could not restart'));
-      }
-    });
-  });
 
   async function dbCall(m: Extract<HostMessage, { t: 'db' }>): Promise<unknown> {
     if (m.op === 'begin') {
@@ -116,22 +121,27 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
       return null;
     }
     if (m.op === 'exec') return c.db.exec(m.sql!);
-    const on: Queryable = m.tx !== undefined ? txs.get(m.tx)?.tx ?? noTx : c.db;
+    const on: Queryable = m.tx !== undefined ? (txs.get(m.tx)?.tx ?? noTx) : c.db;
     return on.query(m.sql!, m.params);
   }
 
   let current = spawn();
   await current;
   started = true;
-  const handlers = Object.fromEntries(jobNames.map((name) => [name, async (data: unknown, ctx: { id: string; attempt: number }) => {
-    if (!alive) await current;
-    if (closing || !alive) throw new Error('the job host thread is not running');
-    const id = nextJob++;
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      jobs.set(id, { resolve, reject });
-      post({ t: 'job', id, name, data, ctx, trace: { ...currentTrace() } });
-    });
-  }])) as unknown as JobHandlers;
+  const handlers = Object.fromEntries(
+    jobNames.map((name) => [
+      name,
+      async (data: unknown, ctx: { id: string; attempt: number }) => {
+        if (!alive) await current;
+        if (closing || !alive) throw new Error('the job host thread is not running');
+        const id = nextJob++;
+        return new Promise<Record<string, unknown>>((resolve, reject) => {
+          jobs.set(id, { resolve, reject });
+          post({ t: 'job', id, name, data, ctx, trace: { ...currentTrace() } });
+        });
+      },
+    ]),
+  ) as unknown as JobHandlers;
 
   return {
     handlers,

@@ -15,7 +15,16 @@ export function jobHooks(logger: Logger, metrics: Metrics): JobHooks {
     },
     finished(i) {
       metrics.jobHooks.finished(i);
-      const line = { jobId: i.id, reqId: i.requestId, queue: i.queue, job: i.name, attempt: i.attempt, waitMs: i.waitMs, runMs: i.runMs, outcome: i.outcome };
+      const line = {
+        jobId: i.id,
+        reqId: i.requestId,
+        queue: i.queue,
+        job: i.name,
+        attempt: i.attempt,
+        waitMs: i.waitMs,
+        runMs: i.runMs,
+        outcome: i.outcome,
+      };
       if (i.outcome === 'completed') logger.info(line, 'job finished');
       else logger.warn({ ...line, error: i.error }, i.outcome === 'retry' ? 'job failed, will retry' : 'job failed for good');
     },

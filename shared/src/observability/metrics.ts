@@ -44,25 +44,90 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'markless_' });
   const reg = { registers: [registry] };
-  const requests = new Counter({ name: 'markless_http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], ...reg });
-  const latency = new Histogram({ name: 'markless_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route'], buckets: SECONDS, ...reg });
-  const wait = new Histogram({ name: 'markless_job_wait_seconds', help: 'Time a job waited in its queue before a run started', labelNames: ['queue', 'job'], buckets: SECONDS, ...reg });
-  const run = new Histogram({ name: 'markless_job_run_seconds', help: 'Time one run of a job took', labelNames: ['queue', 'job', 'outcome'], buckets: SECONDS, ...reg });
-  const failed = new Counter({ name: 'markless_jobs_failed_total', help: 'Jobs that failed for good (no retry left, or bad input)', labelNames: ['queue', 'job'], ...reg });
-  const provider = new Gauge({ name: 'markless_onnx_provider_info', help: 'ONNX Runtime execution provider and model this process loaded (value 1)', labelNames: ['provider', 'model', 'version'], ...reg });
-  const batch = new Histogram({ name: 'markless_embed_batch_size', help: 'Images per ONNX embedding run', buckets: [1, 2, 4, 8, 16, 32, 64], ...reg });
-  const index = new Gauge({ name: 'markless_index_size', help: 'Vectors in an owner\'s HNSW index held by this process', labelNames: ['owner'], ...reg });
-  const stages = new Histogram({ name: 'markless_stage_seconds', help: 'Time per pipeline stage (engine stages summed over a batch)', labelNames: ['stage'], buckets: SECONDS, ...reg });
-  const poolWaiting = new Gauge({ name: 'markless_engine_waiting', help: 'Photos waiting for an engine pool thread, per lane', labelNames: ['lane'], ...reg });
+  const requests = new Counter({
+    name: 'markless_http_requests_total',
+    help: 'HTTP requests by route template and status',
+    labelNames: ['method', 'route', 'status'],
+    ...reg,
+  });
+  const latency = new Histogram({
+    name: 'markless_http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route'],
+    buckets: SECONDS,
+    ...reg,
+  });
+  const wait = new Histogram({
+    name: 'markless_job_wait_seconds',
+    help: 'Time a job waited in its queue before a run started',
+    labelNames: ['queue', 'job'],
+    buckets: SECONDS,
+    ...reg,
+  });
+  const run = new Histogram({
+    name: 'markless_job_run_seconds',
+    help: 'Time one run of a job took',
+    labelNames: ['queue', 'job', 'outcome'],
+    buckets: SECONDS,
+    ...reg,
+  });
+  const failed = new Counter({
+    name: 'markless_jobs_failed_total',
+    help: 'Jobs that failed for good (no retry left, or bad input)',
+    labelNames: ['queue', 'job'],
+    ...reg,
+  });
+  const provider = new Gauge({
+    name: 'markless_onnx_provider_info',
+    help: 'ONNX Runtime execution provider and model this process loaded (value 1)',
+    labelNames: ['provider', 'model', 'version'],
+    ...reg,
+  });
+  const batch = new Histogram({
+    name: 'markless_embed_batch_size',
+    help: 'Images per ONNX embedding run',
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    ...reg,
+  });
+  const index = new Gauge({
+    name: 'markless_index_size',
+    help: "Vectors in an owner's HNSW index held by this process",
+    labelNames: ['owner'],
+    ...reg,
+  });
+  const stages = new Histogram({
+    name: 'markless_stage_seconds',
+    help: 'Time per pipeline stage (engine stages summed over a batch)',
+    labelNames: ['stage'],
+    buckets: SECONDS,
+    ...reg,
+  });
+  const poolWaiting = new Gauge({
+    name: 'markless_engine_waiting',
+    help: 'Photos waiting for an engine pool thread, per lane',
+    labelNames: ['lane'],
+    ...reg,
+  });
   const poolBusy = new Gauge({ name: 'markless_engine_busy_threads', help: 'Engine pool threads describing photos now', ...reg });
   const admins: QueueAdmin[] = [];
   let learning: Parameters<Metrics['watchLearning']>[0] | null = null;
   for (const [name, help, value] of [
-    ['markless_learning_runs', 'Learning loop runs by kind and outcome (queued, adopted, refused, skipped, failed, rolled_back)', (r: { n: number }) => r.n],
-    ['markless_learning_last_run_timestamp_seconds', 'When the newest learning run of each kind and outcome finished (or was queued)', (r: { last: number | null }) => r.last],
+    [
+      'markless_learning_runs',
+      'Learning loop runs by kind and outcome (queued, adopted, refused, skipped, failed, rolled_back)',
+      (r: { n: number }) => r.n,
+    ],
+    [
+      'markless_learning_last_run_timestamp_seconds',
+      'When the newest learning run of each kind and outcome finished (or was queued)',
+      (r: { last: number | null }) => r.last,
+    ],
   ] as const) {
     new Gauge({
-      name, help, labelNames: ['kind', 'status'], ...reg,
+      name,
+      help,
+      labelNames: ['kind', 'status'],
+      ...reg,
       async collect() {
         this.reset();
         // A scrape while the database is away still answers, without these.
@@ -74,13 +139,17 @@ export function createMetrics(): Metrics {
     });
   }
   new Gauge({
-    name: 'markless_queue_depth', help: 'Jobs per queue and state (waiting, active, delayed, failed)', labelNames: ['queue', 'state'], ...reg,
+    name: 'markless_queue_depth',
+    help: 'Jobs per queue and state (waiting, active, delayed, failed)',
+    labelNames: ['queue', 'state'],
+    ...reg,
     async collect() {
       this.reset();
       for (const a of admins) {
         // A scrape during a Redis outage still answers, with the depths left out.
         const stats = await a.stats().catch(() => []);
-        for (const s of stats) for (const st of ['waiting', 'active', 'delayed', 'failed'] as const) this.set({ queue: s.queue, state: st }, s[st]);
+        for (const s of stats)
+          for (const st of ['waiting', 'active', 'delayed', 'failed'] as const) this.set({ queue: s.queue, state: st }, s[st]);
       }
     },
   });

@@ -22,12 +22,22 @@ describe('population alert rules', () => {
 
   it('renders each rule as one sentence in the asked language, naming the animal by name or DID', () => {
     const row: AlertRow = {
-      id: 'a', farm_id: 'f', zone: 'north', count_id: 'c', rule: 'not_seen', individual_id: '6f1c1f0e-8c5e-4a57-9a1b-3f2d9d7c1e55',
-      facts: { name: null, days_unseen: 9 }, created_at: new Date('2026-11-23T00:00:00Z'), resolved_at: null, resolved_note: null,
+      id: 'a',
+      farm_id: 'f',
+      zone: 'north',
+      count_id: 'c',
+      rule: 'not_seen',
+      individual_id: '6f1c1f0e-8c5e-4a57-9a1b-3f2d9d7c1e55',
+      facts: { name: null, days_unseen: 9 },
+      created_at: new Date('2026-11-23T00:00:00Z'),
+      resolved_at: null,
+      resolved_note: null,
     };
     const out = alertOut(row, 'en');
     expect(out.animal_did).toBe('did:markless:animal:6f1c1f0e-8c5e-4a57-9a1b-3f2d9d7c1e55');
     expect(out.message).toBe(`Animal ${out.animal_did} in zone north has not been re-identified for 9 days.`);
-    expect(alertOut({ ...row, facts: { name: 'Bông', days_unseen: 9 } }, 'vi').message).toBe('Con vật Bông ở vùng north chưa được nhận dạng lại trong 9 ngày.');
+    expect(alertOut({ ...row, facts: { name: 'Bông', days_unseen: 9 } }, 'vi').message).toBe(
+      'Con vật Bông ở vùng north chưa được nhận dạng lại trong 9 ngày.',
+    );
   });
 });

@@ -56,15 +56,26 @@ export function dropIsSudden(baseline: number, count: number): boolean {
   return drop >= 1 && drop >= Math.ceil(baseline * DROP_SHARE);
 }
 
-const RULE_MESSAGE = { below_enrolled: 'population_below_enrolled', sudden_drop: 'population_sudden_drop', not_seen: 'population_not_seen' } as const;
+const RULE_MESSAGE = {
+  below_enrolled: 'population_below_enrolled',
+  sudden_drop: 'population_sudden_drop',
+  not_seen: 'population_not_seen',
+} as const;
 
 export function alertOut(a: AlertRow, lang: Lang): AlertOut {
   const did = a.individual_id ? animalDid(a.individual_id) : null;
   const label = (a.facts.name as string | null) || did;
   return {
-    alert_id: a.id, farm_id: a.farm_id, zone: a.zone, rule: a.rule,
+    alert_id: a.id,
+    farm_id: a.farm_id,
+    zone: a.zone,
+    rule: a.rule,
     message: renderMessage(RULE_MESSAGE[a.rule], lang, { zone: a.zone, label, ...a.facts }),
-    animal_did: did, facts: a.facts, count_id: a.count_id,
-    created_at: a.created_at.toISOString(), resolved_at: a.resolved_at ? a.resolved_at.toISOString() : null, resolved_note: a.resolved_note,
+    animal_did: did,
+    facts: a.facts,
+    count_id: a.count_id,
+    created_at: a.created_at.toISOString(),
+    resolved_at: a.resolved_at ? a.resolved_at.toISOString() : null,
+    resolved_note: a.resolved_note,
   };
 }

@@ -5,8 +5,15 @@ import { ERRORS } from '../domain/errors.js';
 import type { Queryable } from '../ports/database.port.js';
 import type { StoredMedia } from '../domain/stored-media.js';
 import {
-  ALERT_WINDOW_HOURS, alertOut, BASELINE_COUNTS, BASELINE_DAYS, dropIsSudden, median,
-  type AlertOut, type AlertRow, type AlertRule,
+  ALERT_WINDOW_HOURS,
+  alertOut,
+  BASELINE_COUNTS,
+  BASELINE_DAYS,
+  dropIsSudden,
+  median,
+  type AlertOut,
+  type AlertRow,
+  type AlertRule,
 } from './population-rules.js';
 
 /** One count as the caller sends it (validated at the edge). */
@@ -35,7 +42,12 @@ export interface CountResult {
   alerts: AlertOut[];
 }
 
-interface HeadRow { id: string; name: string | null; created_at: Date; last_seen: Date }
+interface HeadRow {
+  id: string;
+  name: string | null;
+  created_at: Date;
+  last_seen: Date;
+}
 
 const iso = (d: Date) => d.toISOString();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -93,7 +105,13 @@ export function createPopulationService(c: Container) {
     return r.rows.map((x) => Number(x.count));
   }
 
-  async function insertAlert(tx: Queryable, base: { owner: string; farm: string; zone: string; countId: string }, rule: AlertRule, facts: Record<string, unknown>, individualId: string | null) {
+  async function insertAlert(
+    tx: Queryable,
+    base: { owner: string; farm: string; zone: string; countId: string },
+    rule: AlertRule,
+    facts: Record<string, unknown>,
+    individualId: string | null,
+  ) {
     const r = await tx.query<AlertRow>(
       `insert into population_alerts (id, owner_id, farm_id, zone, count_id, rule, individual_id, facts)
        values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
@@ -116,7 +134,15 @@ export function createPopulationService(c: Container) {
     const base = { owner: ownerId, farm: input.farm_id, zone: input.zone, countId };
     const out: AlertRow[] = [];
     if (input.count < heads.length) {
-      out.push(await insertAlert(tx, base, 'below_enrolled', { counted: input.count, enrolled: heads.length, missing: heads.length - input.count }, null));
+      out.push(
+        await insertAlert(
+          tx,
+          base,
+          'below_enrolled',
+          { counted: input.count, enrolled: heads.length, missing: heads.length - input.count },
+          null,
+        ),
+      );
     }
     const baseline = median(previous);
     if (baseline !== null && dropIsSudden(baseline, input.count)) {
@@ -127,7 +153,13 @@ export function createPopulationService(c: Container) {
     for (const h of heads) {
       if (now - h.last_seen.getTime() < staleMs || (await alreadyOpen(tx, ownerId, h.id))) continue;
       const days = Math.floor((now - h.last_seen.getTime()) / 86_400_000);
-      const facts = { animal_did: animalDid(h.id), name: h.name, last_seen_at: iso(h.last_seen), days_unseen: days, stale_after_days: input.stale_after_days };
+      const facts = {
+        animal_did: animalDid(h.id),
+        name: h.name,
+        last_seen_at: iso(h.last_seen),
+        days_unseen: days,
+        stale_after_days: input.stale_after_days,
+      };
       out.push(await insertAlert(tx, base, 'not_seen', facts, h.id));
     }
     return { rows: out, baseline };
@@ -148,9 +180,16 @@ export function createPopulationService(c: Container) {
         );
         const { rows, baseline } = await raise(tx, ownerId, input, countId, heads, previous);
         return {
-          count_id: countId, farm_id: input.farm_id, zone: input.zone, count: input.count, method: input.method,
-          media: media.map((m) => ({ cid: m.cid, content_type: m.contentType })), created_at: iso(row.rows[0]!.created_at),
-          enrolled: heads.length, baseline, alerts: rows.map((a) => alertOut(a, lang)),
+          count_id: countId,
+          farm_id: input.farm_id,
+          zone: input.zone,
+          count: input.count,
+          method: input.method,
+          media: media.map((m) => ({ cid: m.cid, content_type: m.contentType })),
+          created_at: iso(row.rows[0]!.created_at),
+          enrolled: heads.length,
+          baseline,
+          alerts: rows.map((a) => alertOut(a, lang)),
         };
       });
     },
@@ -221,8 +260,13 @@ export function createPopulationService(c: Container) {
     const openAlerts = open.rows[0]!.n;
     const status: 'not_counted' | 'alert' | 'ok' = !l ? 'not_counted' : openAlerts > 0 ? 'alert' : 'ok';
     return {
-      zone, status, latest_count: l ? Number(l.count) : null, method: l?.method ?? null,
-      counted_at: l ? iso(l.created_at) : null, enrolled: heads.length, open_alerts: openAlerts,
+      zone,
+      status,
+      latest_count: l ? Number(l.count) : null,
+      method: l?.method ?? null,
+      counted_at: l ? iso(l.created_at) : null,
+      enrolled: heads.length,
+      open_alerts: openAlerts,
     };
   }
 }

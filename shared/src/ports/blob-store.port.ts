@@ -17,7 +17,7 @@ export interface BlobStore {
   stream(key: string): Promise<Readable | null>;
   has(key: string): Promise<boolean>;
   /** Size and content type, or null when absent. */
-  stat(key: string): Promise<BlobMeta & { size: number } | null>;
+  stat(key: string): Promise<(BlobMeta & { size: number }) | null>;
   delete(key: string): Promise<void>;
   readonly kind: 'fs' | 's3';
 }

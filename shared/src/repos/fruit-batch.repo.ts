@@ -15,7 +15,10 @@ import { releaseBlobs } from '../evidence/store/blob-refs.js';
 export type RowStatus = 'pending' | 'done' | 'failed';
 
 /** A refusal in the message catalogue: the code and its parameters. */
-export interface Refusal { reason_code: string; reason_params: Record<string, unknown> }
+export interface Refusal {
+  reason_code: string;
+  reason_params: Record<string, unknown>;
+}
 
 /** One photo of a fruit: its file, its stored photo, and its own failure when it alone could not be used. */
 export interface ViewRecord {
@@ -98,8 +101,14 @@ const iso = (d: unknown) => (d == null ? null : d instanceof Date ? d.toISOStrin
 
 function toBatch(r: Record<string, unknown>): BatchRecord {
   return {
-    id: String(r.id), owner_id: String(r.owner_id), tree_id: (r.tree_id as string) ?? null, farm_id: (r.farm_id as string) ?? null,
-    total: Number(r.total), status: r.status as BatchRecord['status'], created_at: iso(r.created_at)!, finished_at: iso(r.finished_at),
+    id: String(r.id),
+    owner_id: String(r.owner_id),
+    tree_id: (r.tree_id as string) ?? null,
+    farm_id: (r.farm_id as string) ?? null,
+    total: Number(r.total),
+    status: r.status as BatchRecord['status'],
+    created_at: iso(r.created_at)!,
+    finished_at: iso(r.finished_at),
   };
 }
 
@@ -121,7 +130,11 @@ export function fruitBatchRepo(db: Database) {
     async create(b: { id: string; owner_id: string; tree_id: string | null; farm_id: string | null }, rows: NewRow[]): Promise<void> {
       await db.transaction(async (tx) => {
         await tx.query('insert into fruit_batches (id, owner_id, tree_id, farm_id, total) values ($1, $2, $3, $4, $5)', [
-          b.id, b.owner_id, b.tree_id, b.farm_id, rows.length,
+          b.id,
+          b.owner_id,
+          b.tree_id,
+          b.farm_id,
+          rows.length,
         ]);
         // One statement for the whole batch: hundreds of single inserts are slow on PGlite.
         await tx.query(
@@ -132,8 +145,12 @@ export function fruitBatchRepo(db: Database) {
                   case when u.reason_code is null then null else now() end
              from unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) as u(idx, file_name, cid, reason_code, reason_params)`,
           [
-            b.id, rows.map((r) => r.idx), rows.map((r) => r.file_name), rows.map((r) => r.cid),
-            rows.map((r) => r.failed?.reason_code ?? null), rows.map((r) => (r.failed ? JSON.stringify(r.failed.reason_params) : null)),
+            b.id,
+            rows.map((r) => r.idx),
+            rows.map((r) => r.file_name),
+            rows.map((r) => r.cid),
+            rows.map((r) => r.failed?.reason_code ?? null),
+            rows.map((r) => (r.failed ? JSON.stringify(r.failed.reason_params) : null)),
           ],
         );
         const views = rows.flatMap((r) => r.views.map((v, view) => ({ idx: r.idx, view, ...v })));
@@ -142,8 +159,13 @@ export function fruitBatchRepo(db: Database) {
            select $1, u.idx, u.view, u.file_name, u.cid, u.reason_code, u.reason_params::jsonb
              from unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) as u(idx, view, file_name, cid, reason_code, reason_params)`,
           [
-            b.id, views.map((v) => v.idx), views.map((v) => v.view), views.map((v) => v.file_name), views.map((v) => v.cid),
-            views.map((v) => v.failed?.reason_code ?? null), views.map((v) => (v.failed ? JSON.stringify(v.failed.reason_params) : null)),
+            b.id,
+            views.map((v) => v.idx),
+            views.map((v) => v.view),
+            views.map((v) => v.file_name),
+            views.map((v) => v.cid),
+            views.map((v) => v.failed?.reason_code ?? null),
+            views.map((v) => (v.failed ? JSON.stringify(v.failed.reason_params) : null)),
           ],
         );
       });
@@ -183,7 +205,8 @@ export function fruitBatchRepo(db: Database) {
     async rows(batchId: string): Promise<BatchRowRecord[]> {
       const r = await db.query<Omit<BatchRowRecord, 'views'>>('select * from fruit_batch_rows where batch_id = $1 order by idx', [batchId]);
       const v = await db.query<ViewRecord & { idx: number }>(
-        'select idx, view, file_name, cid, reason_code, reason_params from fruit_batch_views where batch_id = $1 order by idx, view', [batchId],
+        'select idx, view, file_name, cid, reason_code, reason_params from fruit_batch_views where batch_id = $1 order by idx, view',
+        [batchId],
       );
       const views = new Map<number, ViewRecord[]>();
       for (const x of v.rows) {
@@ -194,7 +217,9 @@ export function fruitBatchRepo(db: Database) {
       return r.rows.map((x) => {
         const idx = Number(x.idx);
         // A row from before migration 180 was one photo: it is its own one view.
-        const own = views.get(idx) ?? [{ view: 0, file_name: x.file_name, cid: x.cid, reason_code: x.reason_code, reason_params: x.reason_params }];
+        const own = views.get(idx) ?? [
+          { view: 0, file_name: x.file_name, cid: x.cid, reason_code: x.reason_code, reason_params: x.reason_params },
+        ];
         return { ...x, idx, probability: x.probability == null ? null : Number(x.probability), views: own };
       });
     },
@@ -208,7 +233,8 @@ export function fruitBatchRepo(db: Database) {
       const row = r.rows[0];
       if (!row) return null;
       const v = await db.query<{ view: number; file_name: string; cid: string | null; reason_code: string | null }>(
-        'select view, file_name, cid, reason_code from fruit_batch_views where batch_id = $1 and idx = $2 order by view', [batchId, idx],
+        'select view, file_name, cid, reason_code from fruit_batch_views where batch_id = $1 and idx = $2 order by view',
+        [batchId, idx],
       );
       const views = v.rows.map((x) => ({ view: Number(x.view), file_name: x.file_name, cid: x.cid, failed: x.reason_code != null }));
       // A row queued before migration 180 has no views: its one photo is the row's.

@@ -21,7 +21,10 @@ export interface Pending {
 
 /** What arrived since the owner's last run of this kind (its start; all of it before the first run). */
 export async function pendingSinceLastRun(db: Queryable, ownerId: string, kind: Kind): Promise<Pending> {
-  const last = await db.query<{ at: Date | string | null }>('select max(created_at) as at from learning_runs where owner_id = $1 and kind = $2 and status <> $3', [ownerId, kind, 'rolled_back']);
+  const last = await db.query<{ at: Date | string | null }>(
+    'select max(created_at) as at from learning_runs where owner_id = $1 and kind = $2 and status <> $3',
+    [ownerId, kind, 'rolled_back'],
+  );
   const since = last.rows[0]?.at ? new Date(last.rows[0].at) : new Date(0);
   const photos = await db.query<{ n: number }>(
     `select count(*)::int as n from images i join individuals ind on ind.id = i.individual_id
@@ -41,12 +44,20 @@ export async function pendingSinceLastRun(db: Queryable, ownerId: string, kind: 
  * from any process after every enrolment or label: the check and the row are one transaction
  * under an advisory lock, and the job id is the run's, so a second caller queues nothing.
  */
-export async function maybeQueueLearning(c: Container, ownerId: string, kind: Kind, threshold = c.config.LEARN_AFTER_NEW): Promise<{ queued: boolean; run_id?: number; job_id?: string } & Pending> {
+export async function maybeQueueLearning(
+  c: Container,
+  ownerId: string,
+  kind: Kind,
+  threshold = c.config.LEARN_AFTER_NEW,
+): Promise<{ queued: boolean; run_id?: number; job_id?: string } & Pending> {
   if (threshold <= 0) return { queued: false, since: null, new_photos: 0, new_labels: 0 };
   const decided = await c.db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`learning:${ownerId}:${kind}`]);
     // A run queued a day ago and never finished (its job lost) no longer holds the loop back.
-    const open = await tx.query(`select 1 from learning_runs where owner_id = $1 and kind = $2 and status = 'queued' and created_at > now() - interval '1 day'`, [ownerId, kind]);
+    const open = await tx.query(
+      `select 1 from learning_runs where owner_id = $1 and kind = $2 and status = 'queued' and created_at > now() - interval '1 day'`,
+      [ownerId, kind],
+    );
     const pending = await pendingSinceLastRun(tx, ownerId, kind);
     if (open.rows.length || pending.new_photos + pending.new_labels < threshold) return { pending, run: null };
     const r = await tx.query<{ id: number }>(
@@ -66,7 +77,10 @@ export async function maybeQueueLearning(c: Container, ownerId: string, kind: Ki
   } catch (err) {
     // Not queued (quota, queue down): the run is closed as failed so the next trigger retries.
     const message = learningMessage('learn_not_queued', { detail: (err as Error).message });
-    await c.db.query(`update learning_runs set status = 'failed', decision = $2, finished_at = now() where id = $1`, [decided.run, { reason: renderLearning(message, 'en'), message }]);
+    await c.db.query(`update learning_runs set status = 'failed', decision = $2, finished_at = now() where id = $1`, [
+      decided.run,
+      { reason: renderLearning(message, 'en'), message },
+    ]);
     return { queued: false, ...decided.pending };
   }
   return { queued: true, run_id: decided.run, job_id: jobId, ...decided.pending };
@@ -77,9 +91,15 @@ export async function maybeQueueLearning(c: Container, ownerId: string, kind: Ki
  * `decision` holds the figures, the English `reason` and, in `message` or `report.message`, the
  * same sentence as a catalogue code the owner reads in their language (domain/learning-reason.ts).
  */
-export async function recordRun(db: Queryable, run: { ownerId: string; kind: Kind; jobId: string; status: Exclude<RunStatus, 'queued'>; decision: Record<string, unknown> }): Promise<void> {
+export async function recordRun(
+  db: Queryable,
+  run: { ownerId: string; kind: Kind; jobId: string; status: Exclude<RunStatus, 'queued'>; decision: Record<string, unknown> },
+): Promise<void> {
   // The loop's own row, or the row of an earlier attempt of the same job: one row per job.
-  const u = await db.query(`update learning_runs set status = $2, decision = $3, finished_at = now() where job_id = $1 and owner_id = $4 and kind = $5`, [run.jobId, run.status, run.decision, run.ownerId, run.kind]);
+  const u = await db.query(
+    `update learning_runs set status = $2, decision = $3, finished_at = now() where job_id = $1 and owner_id = $4 and kind = $5`,
+    [run.jobId, run.status, run.decision, run.ownerId, run.kind],
+  );
   if (u.affectedRows) return;
   await db.query(
     `insert into learning_runs (owner_id, kind, job_id, trigger, status, decision, finished_at) values ($1, $2, $3, $4, $5, $6, now())`,
@@ -103,7 +123,12 @@ export async function listRuns(db: Queryable, ownerId: string, kind: Kind, limit
     'select id, kind, status, trigger, decision, created_at, finished_at from learning_runs where owner_id = $1 and kind = $2 order by id desc limit $3',
     [ownerId, kind, limit],
   );
-  return r.rows.map((x) => ({ ...x, id: Number(x.id), created_at: new Date(x.created_at).toISOString(), finished_at: x.finished_at ? new Date(x.finished_at).toISOString() : null }));
+  return r.rows.map((x) => ({
+    ...x,
+    id: Number(x.id),
+    created_at: new Date(x.created_at).toISOString(),
+    finished_at: x.finished_at ? new Date(x.finished_at).toISOString() : null,
+  }));
 }
 
 /** Operator figures for /metrics: runs per kind and status, and the newest finish of each. */

@@ -17,12 +17,23 @@ export interface Registration {
 }
 
 export async function listRegistrations(c: Pick<Container, 'db'>): Promise<Registration[]> {
-  return (await c.db.query<Registration>('select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations order by created_at')).rows;
+  return (
+    await c.db.query<Registration>(
+      'select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations order by created_at',
+    )
+  ).rows;
 }
 
 /** Per registration: requests scored, agreement with the served answer, and accuracy of both on labelled ones. */
 export async function shadowReport(c: Pick<Container, 'db'>) {
-  const rows = await c.db.query<{ registration_id: string; top1: string | null; served_top1: string | null; agrees: boolean; label: string | null; correct_id: string | null }>(
+  const rows = await c.db.query<{
+    registration_id: string;
+    top1: string | null;
+    served_top1: string | null;
+    agrees: boolean;
+    label: string | null;
+    correct_id: string | null;
+  }>(
     `select s.registration_id, s.top1, s.served_top1, s.agrees, v.verdict as label, v.correct_id
      from shadow_scores s left join identify_verdicts v on v.query_id = s.query_id and v.owner_id = s.owner_id`,
   );
@@ -31,7 +42,11 @@ export async function shadowReport(c: Pick<Container, 'db'>) {
     const labelled = mine.filter((r) => r.label && (r.label === 'unknown_ok' || labelIdentity(r.label, r.correct_id, r.served_top1)));
     const right = (top: string | null, r: (typeof mine)[number]) => (top ?? '') === labelIdentity(r.label, r.correct_id, r.served_top1);
     return {
-      model: `${reg.name}@${reg.version}`, status: reg.status, shadow_share: reg.shadow_share, sha256: reg.sha256, licence: reg.licence,
+      model: `${reg.name}@${reg.version}`,
+      status: reg.status,
+      shadow_share: reg.shadow_share,
+      sha256: reg.sha256,
+      licence: reg.licence,
       scored: mine.length,
       agreement: mine.length ? mine.filter((r) => r.agrees).length / mine.length : null,
       labelled: labelled.length,

@@ -32,7 +32,12 @@ export function operations(doc: any): Operation[] {
   for (const [p, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
-      const params: Param[] = (op.parameters ?? []).map((x: any) => ({ name: x.name, in: x.in, required: !!x.required, schema: deref(doc, x.schema ?? {}) }));
+      const params: Param[] = (op.parameters ?? []).map((x: any) => ({
+        name: x.name,
+        in: x.in,
+        required: !!x.required,
+        schema: deref(doc, x.schema ?? {}),
+      }));
       const bodies = Object.entries<any>(op.requestBody?.content ?? {}).map(([type, c]) => ({ type, schema: deref(doc, c.schema ?? {}) }));
       const security: object[] = op.security ?? doc.security ?? [];
       const isPublic = !security.length || security.some((alt) => !Object.keys(alt).length);
@@ -48,18 +53,26 @@ export function operations(doc: any): Operation[] {
 export function deref(doc: any, s: Schema, depth = 0): Schema {
   if (!s || typeof s !== 'object' || depth > 8) return {};
   if (typeof s.$ref === 'string') {
-    const target = s.$ref.replace(/^#\//, '').split('/').reduce((o: any, k: string) => o?.[k], doc);
+    const target = s.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o: any, k: string) => o?.[k], doc);
     return deref(doc, { ...target, ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$ref')) }, depth + 1);
   }
   const out: Schema = { ...s };
-  if (s.properties) out.properties = Object.fromEntries(Object.entries<Schema>(s.properties).map(([k, v]) => [k, deref(doc, v, depth + 1)]));
+  if (s.properties)
+    out.properties = Object.fromEntries(Object.entries<Schema>(s.properties).map(([k, v]) => [k, deref(doc, v, depth + 1)]));
   if (s.items) out.items = deref(doc, s.items, depth + 1);
   for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[k])) out[k] = s[k].map((x: Schema) => deref(doc, x, depth + 1));
   return out;
 }
 
 /** A file part: name, media type and bytes. */
-export interface FilePart { name: string; type: string; bytes: Uint8Array }
+export interface FilePart {
+  name: string;
+  type: string;
+  bytes: Uint8Array;
+}
 
 export const isBinary = (s: Schema): boolean => s.format === 'binary' || (s.type === 'array' && s.items?.format === 'binary');
 
@@ -73,7 +86,7 @@ export function fieldsOf(s: Schema): { plain: Record<string, Schema>; files: str
   collect(s);
   const plain: Record<string, Schema> = {};
   const files: string[] = [];
-  for (const [k, v] of Object.entries(props)) (isBinary(v) ? files.push(k) : (plain[k] = v));
+  for (const [k, v] of Object.entries(props)) isBinary(v) ? files.push(k) : (plain[k] = v);
   return { plain, files, required: new Set<string>(s.required ?? []) };
 }
 
@@ -87,12 +100,16 @@ export function valueArb(s: Schema, depth = 0): fc.Arbitrary<unknown> {
   const alts = s.anyOf ?? s.oneOf;
   if (Array.isArray(alts) && alts.length) return fc.oneof(...alts.map((a: Schema) => valueArb(a, depth + 1)));
   if (Array.isArray(s.allOf) && s.allOf.length) return valueArb(Object.assign({}, ...s.allOf), depth + 1);
-  const type = Array.isArray(s.type) ? s.type[0] : s.type ?? (s.properties ? 'object' : undefined);
+  const type = Array.isArray(s.type) ? s.type[0] : (s.type ?? (s.properties ? 'object' : undefined));
   switch (type) {
     case 'string': {
       if (s.format === 'uuid') return fc.uuid({ version: 4 });
-      if (s.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2026-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
-      if (s.format === 'date') return fc.date({ min: new Date('2020-01-01'), max: new Date('2026-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      if (s.format === 'date-time')
+        return fc.date({ min: new Date('2020-01-01'), max: new Date('2026-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+      if (s.format === 'date')
+        return fc
+          .date({ min: new Date('2020-01-01'), max: new Date('2026-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString().slice(0, 10));
       if (typeof s.pattern === 'string' && s.pattern.length < 200) {
         try {
           return fc.stringMatching(new RegExp(s.pattern)).filter((x) => x.length <= cap(s.maxLength, 200));
@@ -111,7 +128,10 @@ export function valueArb(s: Schema, depth = 0): fc.Arbitrary<unknown> {
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(valueArb(s.items ?? {}, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.max(s.minItems ?? 0, cap(s.maxItems, 3)) });
+      return fc.array(valueArb(s.items ?? {}, depth + 1), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.max(s.minItems ?? 0, cap(s.maxItems, 3)),
+      });
     case 'object': {
       const props = Object.entries<Schema>(s.properties ?? {});
       const req = new Set<string>(s.required ?? []);
@@ -132,9 +152,36 @@ export const RAW = '\u0001raw:';
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   // Sent as they are in a path: invalid UTF-8 and broken percent escapes.
   fc.constantFrom(`${RAW}%ED%A0%80`, `${RAW}%`, `${RAW}%E0%A4%A`, `${RAW}%2e%2e`, `${RAW}..%2f..%2f`),
-  fc.constantFrom('', ' ', '.', '..', '../../etc/passwd', '%00', '\u0000', 'null', 'undefined', '-1', '0', '1e309', '9'.repeat(40),
-    "' or 1=1 --", '${7*7}', '__proto__', 'constructor', '😀', 'a'.repeat(300), 'bafy', 'did:markless:', '00000000-0000-0000-0000-00000000000g',
-    '%ZZ', '\ud800', 'NaN', '[]', '{}', 'true'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '.',
+    '..',
+    '../../etc/passwd',
+    '%00',
+    '\u0000',
+    'null',
+    'undefined',
+    '-1',
+    '0',
+    '1e309',
+    '9'.repeat(40),
+    "' or 1=1 --",
+    '${7*7}',
+    '__proto__',
+    'constructor',
+    '😀',
+    'a'.repeat(300),
+    'bafy',
+    'did:markless:',
+    '00000000-0000-0000-0000-00000000000g',
+    '%ZZ',
+    '\ud800',
+    'NaN',
+    '[]',
+    '{}',
+    'true',
+  ),
   fc.string({ maxLength: 40, unit: 'binary' }),
 );
 
@@ -150,8 +197,15 @@ export function sameShape(id: string, rnd: () => number): string {
   // A CID (base32, "b" + "afy/afk"), a DID ("did:method:..."), a code: keep the head, redraw the tail.
   const head = id.startsWith('baf') ? 8 : id.lastIndexOf(':') + 1;
   const body = id.slice(head);
-  const set = /^[0-9a-f]+$/.test(body) ? hex : /^[a-z2-7]+$/.test(body) ? 'abcdefghijklmnopqrstuvwxyz234567' : /^[A-Z0-9]+$/.test(body) ? 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789' : 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const set = /^[0-9a-f]+$/.test(body)
+    ? hex
+    : /^[a-z2-7]+$/.test(body)
+      ? 'abcdefghijklmnopqrstuvwxyz234567'
+      : /^[A-Z0-9]+$/.test(body)
+        ? 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
+        : 'abcdefghijklmnopqrstuvwxyz0123456789';
   let out = id;
-  for (let tries = 0; out === id && tries < 5; tries++) out = id.slice(0, head) + body.replace(/[A-Za-z0-9]/g, (c) => (/[A-Za-z0-9]/.test(c) ? pick(set) : c));
+  for (let tries = 0; out === id && tries < 5; tries++)
+    out = id.slice(0, head) + body.replace(/[A-Za-z0-9]/g, (c) => (/[A-Za-z0-9]/.test(c) ? pick(set) : c));
   return out;
 }

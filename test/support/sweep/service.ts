@@ -41,10 +41,14 @@ export async function startSweepService(mode: Mode, env: Record<string, string>)
   };
   try {
     // Ready once the model is loaded and the queues are consumed (the worker's own readiness probe).
-    await until(async () => {
-      if (gone) throw new Error('exited');
-      return (await fetch(`http://127.0.0.1:${port}/ready`)).ok;
-    }, 120_000, 200);
+    await until(
+      async () => {
+        if (gone) throw new Error('exited');
+        return (await fetch(`http://127.0.0.1:${port}/ready`)).ok;
+      },
+      120_000,
+      200,
+    );
   } catch {
     await stop();
     throw new Error(`the sweep's worker did not become ready:\n${worker.output().slice(-3000)}`);

@@ -47,7 +47,15 @@ export async function stateReader(app: SweepService): Promise<StateReader> {
   let blobs: StateReader['blobs'];
   if (app.mode === 'distributed') {
     const url = new URL(app.env.S3_ENDPOINT!);
-    const s3 = new Minio.Client({ endPoint: url.hostname, port: Number(url.port), useSSL: false, accessKey: app.env.S3_ACCESS_KEY!, secretKey: app.env.S3_SECRET_KEY!, region: 'us-east-1', pathStyle: true });
+    const s3 = new Minio.Client({
+      endPoint: url.hostname,
+      port: Number(url.port),
+      useSSL: false,
+      accessKey: app.env.S3_ACCESS_KEY!,
+      secretKey: app.env.S3_SECRET_KEY!,
+      region: 'us-east-1',
+      pathStyle: true,
+    });
     blobs = async () => {
       const out: string[] = [];
       for await (const o of s3.listObjectsV2(app.env.S3_BUCKET!, '', true)) out.push(`${o.name}:${o.size}`);
@@ -57,9 +65,13 @@ export async function stateReader(app: SweepService): Promise<StateReader> {
     blobs = async () => (await walk(path.join(app.env.DATA_DIR!, 'blobs'))).sort();
   }
   return {
-    rows, blobs, close,
+    rows,
+    blobs,
+    close,
     async counts() {
-      const tables = await rows(`select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`);
+      const tables = await rows(
+        `select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`,
+      );
       const out: Record<string, number> = {};
       for (const { t } of tables) out[t] = Number((await rows(`select count(*)::int as n from "${t}"`))[0].n);
       return out;
@@ -121,7 +133,9 @@ export function probeHealth(url: string, inFlight: Set<string>, pid?: number, ev
       const queued = Math.min(wall, (await queuedMs(pid)) - q0);
       samples.push(wall - queued);
       walls.push(wall);
-      phases.push(`${phase} (${Math.round(wall)} ms wall, ${Math.round(queued)} ms waiting for a CPU)${during ? `, in flight: ${during}` : ''}`);
+      phases.push(
+        `${phase} (${Math.round(wall)} ms wall, ${Math.round(queued)} ms waiting for a CPU)${during ? `, in flight: ${during}` : ''}`,
+      );
       // The probe interval, cut short by stop(): a pacing delay, not a wait for readiness.
       await new Promise<void>((res) => {
         wake = res;
@@ -130,7 +144,9 @@ export function probeHealth(url: string, inFlight: Set<string>, pid?: number, ev
     }
   })();
   return {
-    samples, walls, failures,
+    samples,
+    walls,
+    failures,
     slow: (ms) => samples.flatMap((x, i) => (x > ms ? [`${Math.round(x)} ms during ${phases[i]}`] : [])),
     phase: (name) => void (phase = name),
     async stop() {

@@ -119,9 +119,19 @@ interface Waiting {
 export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string; observer?: PoolObserver } = {}): EnginePool {
   // Given values win over the environment; ONNX threads follow the pool size unless set.
   const given = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'modelDir' && k !== 'observer'));
-  const settings = poolSettings({ ...process.env, ...Object.fromEntries(Object.entries({
-    ENGINE_POOL_SIZE: given.size, ENGINE_BATCH_SIZE: given.batchSize, ENGINE_LINGER_MS: given.lingerMs, MARKLESS_ORT_THREADS: given.ortThreads,
-  }).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])) });
+  const settings = poolSettings({
+    ...process.env,
+    ...Object.fromEntries(
+      Object.entries({
+        ENGINE_POOL_SIZE: given.size,
+        ENGINE_BATCH_SIZE: given.batchSize,
+        ENGINE_LINGER_MS: given.lingerMs,
+        MARKLESS_ORT_THREADS: given.ortThreads,
+      })
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    ),
+  });
   const piscina = new Piscina({
     filename: new URL('./boot.mjs', import.meta.url).href,
     minThreads: settings.size,
@@ -145,7 +155,11 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
   }
 
   function pump(): void {
-    while (!closed && busy < settings.size && (queue.interactive.length || queue.bulk.length || jobs.interactive.length || jobs.bulk.length)) {
+    while (
+      !closed &&
+      busy < settings.size &&
+      (queue.interactive.length || queue.bulk.length || jobs.interactive.length || jobs.bulk.length)
+    ) {
       if (jobs.interactive.length) {
         void dispatchJob(jobs.interactive.shift()!);
         continue;
@@ -224,15 +238,25 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
     describeMany: (items) => Promise.all(items.map((i) => enqueue(i.bytes, i.opts))),
     runJob,
     async verify(query, gallery, ids, s) {
-      const payload: VerifyPayload = { query, gallery: ids.flatMap((id) => (gallery.has(id) ? [[id, gallery.get(id)!] as [string, Uint8Array]] : [])), ids, settings: s };
+      const payload: VerifyPayload = {
+        query,
+        gallery: ids.flatMap((id) => (gallery.has(id) ? [[id, gallery.get(id)!] as [string, Uint8Array]] : [])),
+        ids,
+        settings: s,
+      };
       return new Map(await runJob<[string, LocalScore][]>('verify', payload));
     },
-    detect: (img, opts) => runJob<Detection[]>('detect', { rgb: img.rgb, width: img.width, height: img.height, opts } satisfies DetectPayload),
-    detectLooks: (img, opts, views) => runJob<Detection[]>('detectLooks', { rgb: img.rgb, width: img.width, height: img.height, opts, views } satisfies DetectLooksPayload),
+    detect: (img, opts) =>
+      runJob<Detection[]>('detect', { rgb: img.rgb, width: img.width, height: img.height, opts } satisfies DetectPayload),
+    detectLooks: (img, opts, views) =>
+      runJob<Detection[]>('detectLooks', { rgb: img.rgb, width: img.width, height: img.height, opts, views } satisfies DetectLooksPayload),
     motion: (prev, cur, boxes) => runJob<Mat>('motion', { prev, cur, boxes: boxes.map((b) => ({ ...b })) } satisfies MotionPayload),
     stats: () => ({
       waiting: { interactive: queue.interactive.length + jobs.interactive.length, bulk: queue.bulk.length + jobs.bulk.length },
-      busy, size: settings.size, batches, photos,
+      busy,
+      size: settings.size,
+      batches,
+      photos,
     }),
     async close() {
       closed = true;

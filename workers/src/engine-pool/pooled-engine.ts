@@ -24,18 +24,24 @@ export function pooledEngine(base: RecognitionEngine, pool: EnginePool, metrics:
     identify: {
       value: async (req: Parameters<RecognitionEngine['identify']>[0]) => {
         let outside = 0;
-        const timed = <A extends unknown[], R>(stage: string, fn: (...a: A) => R | Promise<R>) => async (...a: A): Promise<R> => {
-          const t0 = performance.now();
-          try {
-            return await fn(...a);
-          } finally {
-            const s = seconds(t0);
-            outside += s;
-            metrics.stage(stage, s);
-          }
-        };
+        const timed =
+          <A extends unknown[], R>(stage: string, fn: (...a: A) => R | Promise<R>) =>
+          async (...a: A): Promise<R> => {
+            const t0 = performance.now();
+            try {
+              return await fn(...a);
+            } finally {
+              const s = seconds(t0);
+              outside += s;
+              metrics.stage(stage, s);
+            }
+          };
         const g = req.gallery;
-        const gallery: GalleryLookup = { search: timed('search', g.search.bind(g)), localFeatures: timed('database', g.localFeatures.bind(g)), learned: g.learned };
+        const gallery: GalleryLookup = {
+          search: timed('search', g.search.bind(g)),
+          localFeatures: timed('database', g.localFeatures.bind(g)),
+          learned: g.learned,
+        };
         const t0 = performance.now();
         try {
           // Called on this view, so the engine's `this.verifier` is the pool's.
@@ -68,16 +74,17 @@ export function poolObserver(metrics: Metrics, pool: () => EnginePool | undefine
 /** The container as the handlers see it: database and blob store calls timed per stage. */
 export function timedContainer(c: Container): Container {
   const m = c.metrics;
-  const q = <T extends Queryable>(on: T): T => Object.assign(Object.create(on), {
-    query: async (sql: string, params?: readonly unknown[]) => {
-      const t0 = performance.now();
-      try {
-        return await on.query(sql, params);
-      } finally {
-        m.stage('database', seconds(t0));
-      }
-    },
-  });
+  const q = <T extends Queryable>(on: T): T =>
+    Object.assign(Object.create(on), {
+      query: async (sql: string, params?: readonly unknown[]) => {
+        const t0 = performance.now();
+        try {
+          return await on.query(sql, params);
+        } finally {
+          m.stage('database', seconds(t0));
+        }
+      },
+    });
   const db = Object.assign(q(c.db), { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => c.db.transaction((tx) => fn(q(tx))) });
   const blobs = Object.assign(Object.create(c.blobs), {
     get: async (key: string) => {

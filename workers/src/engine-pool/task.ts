@@ -23,7 +23,8 @@ function engineFor(modelDir: string): Promise<RecognitionEngine> {
     else {
       const entry = readManifestFile(modelDir).models.find((m) => m.role === 'global-embedding')!;
       e = Embedder.load({ ...entry, dir: modelDir, origin: 'operator' }).then((embedder) =>
-        RecognitionEngine.create({ embedder, calibration: {}, registry: loadRegistry({ operatorDir: modelDir }) }));
+        RecognitionEngine.create({ embedder, calibration: {}, registry: loadRegistry({ operatorDir: modelDir }) }),
+      );
     }
     engines.set(modelDir, e);
   }
@@ -92,14 +93,22 @@ export interface VerifyPayload {
 }
 
 export type TaskIn = DescribeTask | { op: 'job'; name: string; payload: unknown };
-export type DescribeOut = { results: ({ ok: true; d: unknown } | { ok: false; error: WireError })[]; timings: StageTimings; threadId: number };
+export type DescribeOut = {
+  results: ({ ok: true; d: unknown } | { ok: false; error: WireError })[];
+  timings: StageTimings;
+  threadId: number;
+};
 
 export default async function run(task: TaskIn): Promise<unknown> {
   if (task.op === 'describe') {
     const engine = await engineFor(task.modelDir);
     const timings: StageTimings = {};
     const out = await engine.describeMany(task.items, timings);
-    return { results: out.map((r) => (r instanceof Error ? { ok: false, error: toWire(r) } : { ok: true, d: r })), timings, threadId } satisfies DescribeOut;
+    return {
+      results: out.map((r) => (r instanceof Error ? { ok: false, error: toWire(r) } : { ok: true, d: r })),
+      timings,
+      threadId,
+    } satisfies DescribeOut;
   }
   const fn = jobs[task.name];
   if (!fn) throw new Error(`no pool job named ${task.name}`);

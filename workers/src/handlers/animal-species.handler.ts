@@ -20,14 +20,18 @@ async function individualsOf(c: Container, data: JobData<'animal_species'>, spel
   return new Set(r.rows.map((x) => x.id));
 }
 
-async function detectIn(deps: AnimalSpeciesDeps, cid: string): Promise<{ detections: LabelledDetection[]; model: AnimalDetector['model'] }> {
+async function detectIn(
+  deps: AnimalSpeciesDeps,
+  cid: string,
+): Promise<{ detections: LabelledDetection[]; model: AnimalDetector['model'] }> {
   const bytes = await deps.c.blobs.get(cid);
   if (!bytes) throw new Error(`blob ${cid} missing from the store`);
   const detector = await deps.detector();
   try {
     return { detections: await detector.detect(bytes), model: detector.model };
   } catch (err) {
-    if ((err as { unrecoverable?: boolean })?.unrecoverable) throw new UnrecoverableJobError(String(err), 422, 'image_undecodable', { field: 'files', filename: 'photo-1' });
+    if ((err as { unrecoverable?: boolean })?.unrecoverable)
+      throw new UnrecoverableJobError(String(err), 422, 'image_undecodable', { field: 'files', filename: 'photo-1' });
     throw err;
   }
 }
@@ -50,7 +54,12 @@ export function animalSpeciesHandler(deps: AnimalSpeciesDeps): JobHandler<'anima
     const spellings = data.farm.filter((f) => chosen.includes(f.id)).flatMap((f) => f.spellings);
     const only = await individualsOf(deps.c, data, spellings);
     const query = await describeOrRefuse(deps.c, deps.engine, cid, 'photo-1', 'animal');
-    const q = { owner_id: data.owner_id, kind: 'animal' as const, filters: data.farm_id ? { farm_id: data.farm_id } : {}, channels: data.identify.channels };
+    const q = {
+      owner_id: data.owner_id,
+      kind: 'animal' as const,
+      filters: data.farm_id ? { farm_id: data.farm_id } : {},
+      channels: data.identify.channels,
+    };
     // An empty set would mean "no narrowing" to the index: nobody of these species means no candidate at all.
     const found = only.size
       ? await identifyDescriptors({ ...deps, poolOwners: async () => [data.owner_id] }, q, [query], only)

@@ -58,7 +58,8 @@ function describer(deps: IdentifyDeps, cids: string[]) {
     if (!all) {
       all = (async () => {
         const out: Descriptor[] = [];
-        for (const [i, cid] of cids.entries()) out.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, kind, { enforceQuality: false }));
+        for (const [i, cid] of cids.entries())
+          out.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, kind, { enforceQuality: false }));
         return out;
       })();
       cache.set(key, all);

@@ -23,9 +23,14 @@ export async function describeOrRefuse(
   } catch (err) {
     const e = err as { unrecoverable?: boolean; code?: string; reasons?: string[]; message?: string };
     if (e?.code === 'image_unusable' || Array.isArray(e?.reasons)) {
-      throw new UnrecoverableJobError(String(e.message), 422, 'image_unusable', { field: 'files', filename, reasons: (e.reasons ?? []).join(', ') });
+      throw new UnrecoverableJobError(String(e.message), 422, 'image_unusable', {
+        field: 'files',
+        filename,
+        reasons: (e.reasons ?? []).join(', '),
+      });
     }
-    if (e?.code === 'no_animal_found') throw new UnrecoverableJobError(String(e.message), 422, 'no_animal_found', { field: 'files', filename });
+    if (e?.code === 'no_animal_found')
+      throw new UnrecoverableJobError(String(e.message), 422, 'no_animal_found', { field: 'files', filename });
     if (e?.unrecoverable) throw new UnrecoverableJobError(String(e.message), 422, 'image_undecodable', { field: 'files', filename });
     throw err;
   }

@@ -46,7 +46,13 @@ export async function describeAll(deps: { c: Container; engine: RecognitionEngin
     } catch (err) {
       const e = err as UnrecoverableJobError;
       if (!(err instanceof UnrecoverableJobError)) throw err;
-      const reasons = e.code === 'image_unusable' ? String(e.params.reasons ?? '').split(',').map((r) => r.trim()).filter(Boolean) : [String(e.code)];
+      const reasons =
+        e.code === 'image_unusable'
+          ? String(e.params.reasons ?? '')
+              .split(',')
+              .map((r) => r.trim())
+              .filter(Boolean)
+          : [String(e.code)];
       refused.push({ index, filename: img.filename, reasons, warning: reasons.every((r) => WARNING_REASONS.has(r)) });
       continue;
     }
@@ -65,8 +71,12 @@ export async function describeAll(deps: { c: Container; engine: RecognitionEngin
 export function photosRefused(refused: Refusal[]): UnrecoverableJobError {
   const reasons = [...new Set(refused.flatMap((r) => r.reasons))];
   return new UnrecoverableJobError('photos refused', 422, 'photos_refused', {
-    field: 'files', count: refused.length, files: refused.map((r) => `${r.index + 1}. ${r.filename || '?'}`).join('; '),
-    reasons: reasons.join(', '), refused, overridable: refused.every((r) => r.warning),
+    field: 'files',
+    count: refused.length,
+    files: refused.map((r) => `${r.index + 1}. ${r.filename || '?'}`).join('; '),
+    reasons: reasons.join(', '),
+    refused,
+    overridable: refused.every((r) => r.warning),
   });
 }
 
@@ -102,7 +112,10 @@ export async function checkAlreadyEnrolled(
   }
   if (!hit) return;
   throw new UnrecoverableJobError('already enrolled', 422, 'already_enrolled', {
-    field: 'files', reason: 'already_enrolled', name: hit.name ?? animalDid(hit.id), overridable: true,
+    field: 'files',
+    reason: 'already_enrolled',
+    name: hit.name ?? animalDid(hit.id),
+    overridable: true,
     existing: { animal_did: animalDid(hit.id), individual_id: hit.id, name: hit.name, probability: hit.probability },
   });
 }

@@ -30,10 +30,24 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
       await tx.query(
         `insert into individuals (id, owner_id, kind, farm_id, tree_id, species, name, lat, lon, attrs)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict (id) do nothing`,
-        [data.individual_id, data.owner_id, data.kind, a.farm_id ?? null, a.tree_id ?? null, a.species ?? null, a.name ?? null, a.lat ?? null, a.lon ?? null, a],
+        [
+          data.individual_id,
+          data.owner_id,
+          data.kind,
+          a.farm_id ?? null,
+          a.tree_id ?? null,
+          a.species ?? null,
+          a.name ?? null,
+          a.lat ?? null,
+          a.lon ?? null,
+          a,
+        ],
       );
     }
-    const owned = await tx.query('select 1 from individuals where id = $1 and owner_id = $2 and deleted_at is null', [data.individual_id, data.owner_id]);
+    const owned = await tx.query('select 1 from individuals where id = $1 and owner_id = $2 and deleted_at is null', [
+      data.individual_id,
+      data.owner_id,
+    ]);
     if (!owned.rows.length) throw new UnrecoverableJobError('individual not found', 404, 'not_found');
     const images: { image_id: string; cid: string }[] = [];
     // Photos new to the individual: a retry after a crash finds them stored and records nothing twice.
@@ -50,14 +64,27 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
       await tx.query(
         `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality, models, subject)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing`,
-        [imageId, data.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d), JSON.stringify(d.models), d.subject ? JSON.stringify(d.subject) : null],
+        [
+          imageId,
+          data.owner_id,
+          d.model.name,
+          d.model.version,
+          vectorToBytes(d.global),
+          Buffer.from(d.local),
+          qualityOf(d),
+          JSON.stringify(d.models),
+          d.subject ? JSON.stringify(d.subject) : null,
+        ],
       );
       images.push({ image_id: imageId, cid });
       if (r.rows[0]!.inserted) added.push(cid);
     }
     if (data.kind === 'animal' && added.length) await recordAnimalPhotos(tx, data, added);
     const record = data.create && data.kind === 'tree' ? await writeRecord(deps, tx, data, described) : null;
-    const side = data.create && data.kind === 'fruit' && deps.c.config.EVIDENCE_FRUIT_AND_BOUNDARIES ? await writeFruitRecord(tx, data, described) : null;
+    const side =
+      data.create && data.kind === 'fruit' && deps.c.config.EVIDENCE_FRUIT_AND_BOUNDARIES
+        ? await writeFruitRecord(tx, data, described)
+        : null;
     return { images, record, side };
   });
 }
@@ -70,9 +97,29 @@ async function recordAnimalPhotos(tx: Queryable, data: JobData<'enroll'>, cids: 
   const a = data.attrs as { species?: string; farm_id?: string; name?: string; query_id?: string };
   const source = data.images[0]?.source ?? 'enroll';
   const body = data.create
-    ? { type: 'enroll', animal_did: animalDid(data.individual_id), species: a.species ?? null, farm_id: a.farm_id ?? null, name: a.name ?? null, images: cids }
-    : { type: source === 'confirm' ? 'identification_confirmed' : 'photos_added', animal_did: animalDid(data.individual_id), images: cids, source, ...(a.query_id ? { query_id: a.query_id } : {}) };
-  await appendChainEvent(tx, { entity_type: 'animal', entity_id: data.individual_id, owner_id: data.owner_id, author_id: data.owner_id, author_role: 'owner', body });
+    ? {
+        type: 'enroll',
+        animal_did: animalDid(data.individual_id),
+        species: a.species ?? null,
+        farm_id: a.farm_id ?? null,
+        name: a.name ?? null,
+        images: cids,
+      }
+    : {
+        type: source === 'confirm' ? 'identification_confirmed' : 'photos_added',
+        animal_did: animalDid(data.individual_id),
+        images: cids,
+        source,
+        ...(a.query_id ? { query_id: a.query_id } : {}),
+      };
+  await appendChainEvent(tx, {
+    entity_type: 'animal',
+    entity_id: data.individual_id,
+    owner_id: data.owner_id,
+    author_id: data.owner_id,
+    author_role: 'owner',
+    body,
+  });
 }
 
 /** With EVIDENCE_FRUIT_AND_BOUNDARIES on, a fruit's first enrolment gets a canonical record (see side-record.ts). */
@@ -81,9 +128,18 @@ async function writeFruitRecord(tx: Queryable, data: JobData<'enroll'>, describe
   const tree = treeId ? await tx.query<{ code: string }>('select code from tree_records where individual_id = $1', [treeId]) : null;
   const created = await tx.query<{ created_at: Date }>('select created_at from individuals where id = $1', [data.individual_id]);
   const encoded = encodeFruitRecord({
-    fruit_id: data.individual_id, tree_code: tree?.rows[0]?.code ?? null, images: described.map((x) => x.cid), created_at: new Date(created.rows[0]!.created_at),
+    fruit_id: data.individual_id,
+    tree_code: tree?.rows[0]?.code ?? null,
+    images: described.map((x) => x.cid),
+    created_at: new Date(created.rows[0]!.created_at),
   });
-  const row = await writeSideRecord(tx, { entity_type: 'fruit', entity_id: data.individual_id, owner_id: data.owner_id, encoded, body_type: 'enroll' });
+  const row = await writeSideRecord(tx, {
+    entity_type: 'fruit',
+    entity_id: data.individual_id,
+    owner_id: data.owner_id,
+    encoded,
+    body_type: 'enroll',
+  });
   return { ...row, encoded };
 }
 
@@ -94,8 +150,13 @@ async function writeFruitRecord(tx: Queryable, data: JobData<'enroll'>, describe
 function writeRecord(deps: EnrollDeps, tx: Queryable, data: JobData<'enroll'>, described: { cid: string }[]): Promise<TreeRecordRow> {
   const a = data.attrs as { species?: string; lat?: number; lon?: number };
   return writeTreeRecord(tx, {
-    tree_id: data.individual_id, owner_id: data.owner_id, code_prefix: deps.c.config.CODE_PREFIX,
-    species: a.species ?? null, lat: a.lat ?? null, lon: a.lon ?? null, image_cids: described.map((x) => x.cid),
+    tree_id: data.individual_id,
+    owner_id: data.owner_id,
+    code_prefix: deps.c.config.CODE_PREFIX,
+    species: a.species ?? null,
+    lat: a.lat ?? null,
+    lon: a.lon ?? null,
+    image_cids: described.map((x) => x.cid),
   });
 }
 
@@ -124,13 +185,23 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
     const pinFailed = (err: unknown) => deps.c.logger.warn({ err, individual: data.individual_id }, 'pinning to Kubo failed');
     // A tree's record goes to IPFS when its owner publishes it (trees.service), never before:
     // pinning a private tree would put its photos on a public network.
-    if (side && pinner) await pinSideRecord({ blobs: deps.c.blobs, pinner }, side.encoded, described.map((x) => x.cid)).catch(pinFailed);
+    if (side && pinner)
+      await pinSideRecord(
+        { blobs: deps.c.blobs, pinner },
+        side.encoded,
+        described.map((x) => x.cid),
+      ).catch(pinFailed);
     await deps.onEnrolled(data.owner_id, data.kind);
     return {
       individual_id: data.individual_id,
       images: images.map((i, k) => ({
-        ...i, width: described[k]!.d.width, height: described[k]!.d.height, quality: qualityOf(described[k]!.d), subject: described[k]!.d.subject,
-        filename: described[k]!.filename, warnings: described[k]!.warnings,
+        ...i,
+        width: described[k]!.d.width,
+        height: described[k]!.d.height,
+        quality: qualityOf(described[k]!.d),
+        subject: described[k]!.d.subject,
+        filename: described[k]!.filename,
+        warnings: described[k]!.warnings,
       })),
       model: described[0]!.d.model,
       ...(record ? { code: record.code, record_cid: record.record_cid, record_hash: record.record_hash } : {}),

@@ -47,17 +47,29 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
       if (queries.length === 0) {
         // A single photo fails with its own reason, as a batch of single photos always did.
         const own = row.views.length === 1 ? viewFailures[0] : undefined;
-        const reason = own ?? { reason_code: 'batch_fruit_no_usable_view', reason_params: { fruit: row.file_name, views: row.views.length } };
+        const reason = own ?? {
+          reason_code: 'batch_fruit_no_usable_view',
+          reason_params: { fruit: row.file_name, views: row.views.length },
+        };
         outcome = { status: 'failed', reason_code: reason.reason_code, reason_params: reason.reason_params };
       } else {
-        const r = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'fruit', filters: data.filters }, queries, undefined, { review: false });
+        const r = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'fruit', filters: data.filters }, queries, undefined, {
+          review: false,
+        });
         const top = r.candidates[0] as { individual_id: string; name: string | null; probability: number } | undefined;
-        outcome = { status: 'done', verdict: r.verdict, fruit_id: top?.individual_id ?? null, candidate: top ? (top.name ?? top.individual_id) : null, probability: top?.probability ?? null };
+        outcome = {
+          status: 'done',
+          verdict: r.verdict,
+          fruit_id: top?.individual_id ?? null,
+          candidate: top ? (top.name ?? top.individual_id) : null,
+          probability: top?.probability ?? null,
+        };
       }
     } catch (err) {
       const refused = refusal(err);
       if (refused) outcome = { status: 'failed', ...refused };
-      else if (ctx.attempt >= deps.c.config.JOB_ATTEMPTS) outcome = { status: 'failed', reason_code: 'batch_row_error', reason_params: { filename: row.file_name } };
+      else if (ctx.attempt >= deps.c.config.JOB_ATTEMPTS)
+        outcome = { status: 'failed', reason_code: 'batch_row_error', reason_params: { filename: row.file_name } };
       else throw err;
     }
     outcome.work_ms = Math.round(performance.now() - started);

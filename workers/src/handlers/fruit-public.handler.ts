@@ -22,7 +22,8 @@ export function fruitLookupHandler(deps: IdentifyDeps): JobHandler<'fruit_lookup
     const query = await describeOrRefuse(deps.c, deps.engine, data.images[0]!, 'photo', 'fruit', { subject: { report: true } });
     // Only a confident sighting says "not a fruit": a faint one is as often a shadow on a peel,
     // and a close-up of a coat is often missed, so below it the verdict alone speaks.
-    if (query.subject?.score != null && query.subject.score >= DETECT_CONFIDENT) return { verdict: 'no_match', not_fruit: true, seen: query.subject.label, match_vouched: false, candidates: [] };
+    if (query.subject?.score != null && query.subject.score >= DETECT_CONFIDENT)
+      return { verdict: 'no_match', not_fruit: true, seen: query.subject.label, match_vouched: false, candidates: [] };
     const cal = publicCalibration(deps.engine.calibrationFor('fruit'));
     const pub = await deps.c.db.query<{ id: string; owner_id: string }>(
       `select id, owner_id from individuals where kind = 'fruit' and visibility = 'public' and deleted_at is null`,

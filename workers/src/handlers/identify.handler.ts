@@ -27,13 +27,21 @@ export interface IdentifyDeps {
   detect?: { run: FrameDetector['detect']; looks?: FrameDetector['detectLooks']; motion?: SurveyDeps['motion']; threads: number };
 }
 
-interface IndividualRow { id: string; owner_id: string; name: string | null; species: string | null; farm_id: string | null }
+interface IndividualRow {
+  id: string;
+  owner_id: string;
+  name: string | null;
+  species: string | null;
+  farm_id: string | null;
+}
 
 /** Candidates as the API shows them: who, how likely, and the enrolled photos that support it. */
 async function present(c: Container, kind: Kind, cands: Candidate[]) {
   if (!cands.length) return [];
   const ids = cands.map((x) => x.individualId);
-  const inds = await c.db.query<IndividualRow>('select id, owner_id, name, species, farm_id from individuals where id = any($1::uuid[])', [ids]);
+  const inds = await c.db.query<IndividualRow>('select id, owner_id, name, species, farm_id from individuals where id = any($1::uuid[])', [
+    ids,
+  ]);
   const imageIds = cands.flatMap((x) => x.imageIds.slice(0, 3));
   const imgs = await c.db.query<{ id: string; cid: string }>('select id, cid from images where id = any($1::uuid[])', [imageIds]);
   const byInd = new Map(inds.rows.map((r) => [r.id, r]));
@@ -56,7 +64,13 @@ async function present(c: Container, kind: Kind, cands: Candidate[]) {
  * A species confirmed by a scan narrows the pool to individuals of that species (compared
  * NFC-trimmed and case-insensitively, like the scan's own list), within `only` when given.
  */
-async function narrowBySpecies(c: Container, owners: string[], kind: Kind, species: string | undefined, only?: ReadonlySet<string>): Promise<ReadonlySet<string> | undefined> {
+async function narrowBySpecies(
+  c: Container,
+  owners: string[],
+  kind: Kind,
+  species: string | undefined,
+  only?: ReadonlySet<string>,
+): Promise<ReadonlySet<string> | undefined> {
   const key = species?.normalize('NFC').trim().toLowerCase();
   if (!key) return only;
   const r = await c.db.query<{ id: string; species: string | null }>(
@@ -72,7 +86,13 @@ async function narrowBySpecies(c: Container, owners: string[], kind: Kind, speci
  * one species (the confirmed one, else the only one the pool holds; null for a mixed pool) and how
  * many there are.
  */
-async function poolFacts(c: Container, owners: string[], confirmed: string | undefined, farmId: string | null, only?: ReadonlySet<string>): Promise<PoolFacts> {
+async function poolFacts(
+  c: Container,
+  owners: string[],
+  confirmed: string | undefined,
+  farmId: string | null,
+  only?: ReadonlySet<string>,
+): Promise<PoolFacts> {
   const r = await c.db.query<{ species: string | null; n: string }>(
     `select lower(species) as species, count(*) as n from individuals
       where owner_id = any($1::uuid[]) and kind = 'animal' and deleted_at is null and ($2::text is null or farm_id = $2) and ($3::uuid[] is null or id = any($3::uuid[]))
@@ -98,14 +118,30 @@ export async function identifyDescriptors(
 ) {
   const owners = await deps.poolOwners(data.owner_id, data.kind);
   only = await narrowBySpecies(deps.c, owners, data.kind, data.filters.species, only);
-  const filter = { kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null, ...(only ? { individualIds: only } : {}) };
+  const filter = {
+    kind: data.kind,
+    farmId: data.filters.farm_id ?? null,
+    treeId: data.filters.tree_id ?? null,
+    ...(only ? { individualIds: only } : {}),
+  };
   const base = await deps.pools.gallery(owners, filter);
   const gallery = (await deps.learned?.gallery(data.owner_id, owners, filter, base)) ?? base;
   // The caller's own calibration for the pipeline that searched (fruit within a tree has its own).
   const scope = data.kind === 'fruit' && filter.treeId ? 'tree' : 'all';
   // The pool's species and size pick the kind's shipped threshold; counted only when the owner's own fit does not serve.
-  const kindDefault = async () => deps.engine.calibrationFor(data.kind, data.kind === 'animal' ? await poolFacts(deps.c, owners, data.filters.species, filter.farmId, only) : {});
-  const cal = await calibrationFor(deps.c.db, data.owner_id, data.kind, pipelineKey(deps.engine, gallery.learned ?? null, scope), kindDefault, gallery.learned ?? null);
+  const kindDefault = async () =>
+    deps.engine.calibrationFor(
+      data.kind,
+      data.kind === 'animal' ? await poolFacts(deps.c, owners, data.filters.species, filter.farmId, only) : {},
+    );
+  const cal = await calibrationFor(
+    deps.c.db,
+    data.owner_id,
+    data.kind,
+    pipelineKey(deps.engine, gallery.learned ?? null, scope),
+    kindDefault,
+    gallery.learned ?? null,
+  );
   const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery, calibration: cal.params });
   const candidates = await present(deps.c, data.kind, out.candidates);
   return {
@@ -125,7 +161,11 @@ export async function identifyDescriptors(
 export const EVIDENCE = '_evidence';
 
 /** The stored query row, and the result without the internal evidence. */
-export async function storeQuery(c: Container, q: { id: string; owner: string; kind: Kind; cids: string[] }, full: Record<string, unknown>) {
+export async function storeQuery(
+  c: Container,
+  q: { id: string; owner: string; kind: Kind; cids: string[] },
+  full: Record<string, unknown>,
+) {
   const { [EVIDENCE]: evidence, ...result } = full;
   await c.db.query(
     `insert into identify_queries (id, owner_id, kind, image_cids, result, evidence, learned_version) values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,

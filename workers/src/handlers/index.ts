@@ -40,8 +40,11 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
   // A model promoted through the registry (npm run models -- promote) serves from the next start.
   const base = (await servingEngine(c)) ?? (await engineOnce());
   const pool = createEnginePool({
-    size: c.config.ENGINE_POOL_SIZE, batchSize: c.config.ENGINE_BATCH_SIZE, lingerMs: c.config.ENGINE_LINGER_MS,
-    modelDir: (await servingDir(c)) ?? '', observer: poolObserver(c.metrics, () => pool),
+    size: c.config.ENGINE_POOL_SIZE,
+    batchSize: c.config.ENGINE_BATCH_SIZE,
+    lingerMs: c.config.ENGINE_LINGER_MS,
+    modelDir: (await servingDir(c)) ?? '',
+    observer: poolObserver(c.metrics, () => pool),
   });
   container.onClose(() => pool.close());
   const engine = pooledEngine(base, pool, c.metrics);
@@ -55,11 +58,20 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
   const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
   const learned = createLearnedGalleries(c, engine);
   const detect = { run: pool.detect, looks: pool.detectLooks, motion: pool.motion, threads: pool.settings.size };
-  const deps = { c, engine, pools, poolOwners, learned, detect, onEnrolled: async (owner: string, kind: Kind) => {
-    await pools.indexFor(owner);
-    // The learning loop: enough new photos queue the owner's training (never fails an enrolment).
-    await maybeQueueLearning(c, owner, kind).catch((err: unknown) => c.logger.warn({ err, owner }, 'learning loop check failed'));
-  }, shadow: createShadow(c, poolOwners) };
+  const deps = {
+    c,
+    engine,
+    pools,
+    poolOwners,
+    learned,
+    detect,
+    onEnrolled: async (owner: string, kind: Kind) => {
+      await pools.indexFor(owner);
+      // The learning loop: enough new photos queue the owner's training (never fails an enrolment).
+      await maybeQueueLearning(c, owner, kind).catch((err: unknown) => c.logger.warn({ err, owner }, 'learning loop check failed'));
+    },
+    shadow: createShadow(c, poolOwners),
+  };
   const handlers: Partial<JobHandlers> = {
     enroll: enrollHandler(deps),
     identify: identifyHandler(deps),

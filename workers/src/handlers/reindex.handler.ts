@@ -25,7 +25,12 @@ async function missing(c: Container, engine: RecognitionEngine, owner?: string) 
  * keep resting on the owner's own photos rather than the kind's defaults. Idempotent: a retry
  * only does what is still missing.
  */
-export function reindexHandler(deps: { c: Container; engine: RecognitionEngine; pools: Pools; learned?: LearnedGalleries }): JobHandler<'reindex'> {
+export function reindexHandler(deps: {
+  c: Container;
+  engine: RecognitionEngine;
+  pools: Pools;
+  learned?: LearnedGalleries;
+}): JobHandler<'reindex'> {
   return async (data) => {
     const { c, engine } = deps;
     let done = 0;
@@ -42,7 +47,17 @@ export function reindexHandler(deps: { c: Container; engine: RecognitionEngine; 
       await c.db.query(
         `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality, models, subject)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing`,
-        [img.id, img.owner_id, d.model.name, d.model.version, vectorToBytes(d.global), Buffer.from(d.local), qualityOf(d), JSON.stringify(d.models), d.subject ? JSON.stringify(d.subject) : null],
+        [
+          img.id,
+          img.owner_id,
+          d.model.name,
+          d.model.version,
+          vectorToBytes(d.global),
+          Buffer.from(d.local),
+          qualityOf(d),
+          JSON.stringify(d.models),
+          d.subject ? JSON.stringify(d.subject) : null,
+        ],
       );
       done++;
     }

@@ -16,7 +16,11 @@ export const REVIEW_PHOTOS = 4;
  * its best photo, so the owner sees why. `candidates` keeps the verdict's own list untouched.
  */
 export async function closestForReview(
-  c: Container, kind: Kind, ranked: readonly Candidate[], query: Descriptor | undefined, gallery: GalleryLookup,
+  c: Container,
+  kind: Kind,
+  ranked: readonly Candidate[],
+  query: Descriptor | undefined,
+  gallery: GalleryLookup,
   /** Inlier pairs verification found per image (IdentifyResult.pairs): drawn without matching again. */
   verified: ReadonlyMap<string, Int32Array> = new Map(),
 ) {
@@ -24,10 +28,12 @@ export async function closestForReview(
   if (!top.length) return [];
   const ids = top.map((x) => x.individualId);
   const inds = await c.db.query<{ id: string; name: string | null; species: string | null; farm_id: string | null }>(
-    'select id, name, species, farm_id from individuals where id = any($1::uuid[]) and deleted_at is null', [ids],
+    'select id, name, species, farm_id from individuals where id = any($1::uuid[]) and deleted_at is null',
+    [ids],
   );
   const imgs = await c.db.query<{ id: string; cid: string; individual_id: string }>(
-    'select id, cid, individual_id from images where individual_id = any($1::uuid[]) order by created_at, id', [ids],
+    'select id, cid, individual_id from images where individual_id = any($1::uuid[]) order by created_at, id',
+    [ids],
   );
   const byInd = new Map(inds.rows.map((r) => [r.id, r]));
   const s = settingsFor(kind);
@@ -36,7 +42,10 @@ export async function closestForReview(
     if (!ind) return [];
     const own = imgs.rows.filter((r) => r.individual_id === x.individualId);
     // Supporting photos first (best first), then the rest of the individual's photos.
-    const order = [...x.imageIds.filter((id) => own.some((r) => r.id === id)), ...own.map((r) => r.id).filter((id) => !x.imageIds.includes(id))];
+    const order = [
+      ...x.imageIds.filter((id) => own.some((r) => r.id === id)),
+      ...own.map((r) => r.id).filter((id) => !x.imageIds.includes(id)),
+    ];
     const photos = order.slice(0, REVIEW_PHOTOS).map((id) => {
       const cid = own.find((r) => r.id === id)!.cid;
       return { image_id: id, cid, url: `/api/blobs/${cid}` };
@@ -60,7 +69,9 @@ export async function closestForReview(
       rank: rank + 1,
       individual_id: x.individualId,
       ...(kind === 'animal' ? { animal_did: animalDid(x.individualId) } : {}),
-      name: ind.name, species: ind.species, farm_id: ind.farm_id,
+      name: ind.name,
+      species: ind.species,
+      farm_id: ind.farm_id,
       probability: Math.round(x.probability * 1e4) / 1e4,
       photos,
       match_lines: lines,

@@ -27,10 +27,12 @@ async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids:
   if (data.kind === 'fruit') return { ...base, verdict: 'counted', individual_id: null, name: null, candidates: [] };
   const queries: Descriptor[] = [];
   for (const c of t.crops) {
-    const d = await deps.engine.describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } }).catch((e: { unrecoverable?: boolean }) => {
-      if (e?.unrecoverable) return null;
-      throw e;
-    });
+    const d = await deps.engine
+      .describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } })
+      .catch((e: { unrecoverable?: boolean }) => {
+        if (e?.unrecoverable) return null;
+        throw e;
+      });
     if (d) queries.push(d);
   }
   if (!queries.length) return { ...base, verdict: 'no_match', individual_id: null, name: null, candidates: [] };
@@ -38,9 +40,20 @@ async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids:
   const full = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'animal', filters }, queries);
   // Stored like any identify query: labels can correct it, and a match counts as "seen" for alerts.
   const queryId = randomUUID();
-  await storeQuery(deps.c, { id: queryId, owner: data.owner_id, kind: 'animal', cids }, { query_id: queryId, survey_id: data.survey_id, ...full });
+  await storeQuery(
+    deps.c,
+    { id: queryId, owner: data.owner_id, kind: 'animal', cids },
+    { query_id: queryId, survey_id: data.survey_id, ...full },
+  );
   const cands = full.candidates.map((x) => ({ individual_id: x.individual_id, name: x.name, probability: x.probability }));
-  return { ...base, query_id: queryId, verdict: full.verdict, individual_id: full.match?.individual_id ?? null, name: full.match?.name ?? null, candidates: cands } as DecidedTrack;
+  return {
+    ...base,
+    query_id: queryId,
+    verdict: full.verdict,
+    individual_id: full.match?.individual_id ?? null,
+    name: full.match?.name ?? null,
+    candidates: cands,
+  } as DecidedTrack;
 }
 
 async function enrolled(deps: IdentifyDeps, data: Data): Promise<Enrolled[]> {
@@ -63,9 +76,16 @@ async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<
     const entity = await resolveEntity(deps.c.db, t.type, t.id, { callerId: data.owner_id });
     if (!entity || entity.owner_id !== data.owner_id) continue;
     const extra = t.type === 'animal' ? { animal_did: animalDid(t.id) } : {};
-    await deps.c.db.transaction((tx) => appendChainEvent(tx, {
-      entity_type: t.type, entity_id: entity.entity_id, owner_id: data.owner_id, author_id: data.owner_id, author_role: 'owner', body: { ...body, ...extra },
-    }));
+    await deps.c.db.transaction((tx) =>
+      appendChainEvent(tx, {
+        entity_type: t.type,
+        entity_id: entity.entity_id,
+        owner_id: data.owner_id,
+        author_id: data.owner_id,
+        author_role: 'owner',
+        body: { ...body, ...extra },
+      }),
+    );
   }
 }
 
@@ -77,7 +97,10 @@ async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<
 export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
   const { c } = deps;
   return async (data) => {
-    const row = await c.db.query<{ status: string; result: Record<string, unknown> | null }>('select status, result from surveys where id = $1 and owner_id = $2', [data.survey_id, data.owner_id]);
+    const row = await c.db.query<{ status: string; result: Record<string, unknown> | null }>(
+      'select status, result from surveys where id = $1 and owner_id = $2',
+      [data.survey_id, data.owner_id],
+    );
     if (!row.rows[0]) return { survey_id: data.survey_id, skipped: 'deleted' };
     if (row.rows[0].status === 'done') return row.rows[0].result ?? {};
     await c.db.query(`update surveys set status = 'running', frames_read = 0, tracks = 0, error = null where id = $1`, [data.survey_id]);
@@ -88,21 +111,33 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     try {
       const file = path.join(dir, 'video');
       await writeFile(file, bytes);
-      pass = await surveyVideo(file, { kind: data.kind, fps: data.fps, maxSeconds: c.config.VIDEO_MAX_SECONDS, views: looksFor(c.config.SURVEY_DETECT_LOOKS) }, {
-        // On the engine pool when there is one: a frame per thread (all its looks), ahead of the
-        // tracker, and the camera motion there too; this thread only tracks.
-        ...(deps.detect
-          ? {
-            detector: { detect: deps.detect.run, ...(deps.detect.looks ? { detectLooks: deps.detect.looks } : {}) },
-            ...(deps.detect.motion ? { motion: deps.detect.motion } : {}),
-            ahead: deps.detect.threads,
-          }
-          : { detector: await loadDetector() }),
-        onProgress: async (p) => void (await c.db.query('update surveys set frames_read = $2, tracks = $3 where id = $1', [data.survey_id, p.frames_read, p.tracks])),
-      });
+      pass = await surveyVideo(
+        file,
+        { kind: data.kind, fps: data.fps, maxSeconds: c.config.VIDEO_MAX_SECONDS, views: looksFor(c.config.SURVEY_DETECT_LOOKS) },
+        {
+          // On the engine pool when there is one: a frame per thread (all its looks), ahead of the
+          // tracker, and the camera motion there too; this thread only tracks.
+          ...(deps.detect
+            ? {
+                detector: { detect: deps.detect.run, ...(deps.detect.looks ? { detectLooks: deps.detect.looks } : {}) },
+                ...(deps.detect.motion ? { motion: deps.detect.motion } : {}),
+                ahead: deps.detect.threads,
+              }
+            : { detector: await loadDetector() }),
+          onProgress: async (p) =>
+            void (await c.db.query('update surveys set frames_read = $2, tracks = $3 where id = $1', [
+              data.survey_id,
+              p.frames_read,
+              p.tracks,
+            ])),
+        },
+      );
     } catch (err) {
       if (err instanceof SurveyVideoError) {
-        await c.db.query(`update surveys set status = 'failed', tracks = 0, error = $2, finished_at = now() where id = $1`, [data.survey_id, { code: err.code, params: err.params }]);
+        await c.db.query(`update surveys set status = 'failed', tracks = 0, error = $2, finished_at = now() where id = $1`, [
+          data.survey_id,
+          { code: err.code, params: err.params },
+        ]);
         throw new UnrecoverableJobError(err.message, 422, err.code, { field: 'file', ...err.params });
       }
       throw err;
@@ -118,7 +153,11 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
       for (const cr of t.crops) {
         const { cid } = await storeBlob(c, cr.jpeg, 'image/jpeg');
         // Enrolment refuses a photo its detector finds no animal in: "enrol as new" sends only crops that pass.
-        if (data.kind === 'animal' && (await detector.detect(new Uint8Array(cr.jpeg), { classes: ANIMAL_CLASS_IDS, minScore: minSubject })).length) enrolCids.push(cid);
+        if (
+          data.kind === 'animal' &&
+          (await detector.detect(new Uint8Array(cr.jpeg), { classes: ANIMAL_CLASS_IDS, minScore: minSubject })).length
+        )
+          enrolCids.push(cid);
         // The owner reads the track's thumbnails back by CID (GET /api/blobs/{cid}) and nobody else.
         await c.db.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, data.owner_id]);
         cids.push(cid);
@@ -130,23 +169,66 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     const summary = summarise(data.kind, decided, heads, data.tree_id ?? null);
     let population: Record<string, unknown> | null = null;
     if (data.kind === 'animal' && data.farm_id) {
-      const out = await createPopulationService(c).count(data.owner_id, {
-        farm_id: data.farm_id, zone: data.zone, count: summary.count, method: 'survey', note: `survey ${data.survey_id}`, stale_after_days: DEFAULT_STALE_DAYS,
-      }, [{ cid: data.video_cid, filename: 'survey', contentType: 'video/mp4', size: bytes.length, created: false }], 'en');
-      population = { count_id: out.count_id, enrolled: out.enrolled, alerts: out.alerts.map((a) => ({ alert_id: a.alert_id, rule: a.rule })) };
+      const out = await createPopulationService(c).count(
+        data.owner_id,
+        {
+          farm_id: data.farm_id,
+          zone: data.zone,
+          count: summary.count,
+          method: 'survey',
+          note: `survey ${data.survey_id}`,
+          stale_after_days: DEFAULT_STALE_DAYS,
+        },
+        [{ cid: data.video_cid, filename: 'survey', contentType: 'video/mp4', size: bytes.length, created: false }],
+        'en',
+      );
+      population = {
+        count_id: out.count_id,
+        enrolled: out.enrolled,
+        alerts: out.alerts.map((a) => ({ alert_id: a.alert_id, rule: a.rule })),
+      };
     }
     const result = {
-      survey_id: data.survey_id, kind: data.kind, species: data.species ?? null, farm_id: data.farm_id ?? null, tree_id: data.tree_id ?? null,
-      frames_read: pass.frames, seconds: Math.round(pass.seconds * 100) / 100, frames_per_second: Math.round((pass.frames / Math.max(1, pass.ms)) * 1e5) / 100,
-      ...summary, population,
-      tracks: decided.map((t) => ({ track: t.track_no, verdict: t.verdict, individual_id: t.individual_id, name: t.name, candidates: t.candidates, frames: t.frame_cids, first_s: t.first_s, last_s: t.last_s, label: t.label })),
+      survey_id: data.survey_id,
+      kind: data.kind,
+      species: data.species ?? null,
+      farm_id: data.farm_id ?? null,
+      tree_id: data.tree_id ?? null,
+      frames_read: pass.frames,
+      seconds: Math.round(pass.seconds * 100) / 100,
+      frames_per_second: Math.round((pass.frames / Math.max(1, pass.ms)) * 1e5) / 100,
+      ...summary,
+      population,
+      tracks: decided.map((t) => ({
+        track: t.track_no,
+        verdict: t.verdict,
+        individual_id: t.individual_id,
+        name: t.name,
+        candidates: t.candidates,
+        frames: t.frame_cids,
+        first_s: t.first_s,
+        last_s: t.last_s,
+        label: t.label,
+      })),
     };
     await c.db.transaction(async (tx) => {
       for (const [i, t] of decided.entries()) {
         await tx.query(
           `insert into survey_tracks (survey_id, track_no, query_id, verdict, individual_id, candidates, frame_cids, enrol_cids, first_s, last_s, boxes)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (survey_id, track_no) do nothing`,
-          [data.survey_id, t.track_no, t.query_id ?? null, t.verdict, t.individual_id, JSON.stringify(t.candidates), t.frame_cids, t.enrol_cids, t.first_s, t.last_s, JSON.stringify(pass.tracks[i]!.boxes.filter((_, k) => k % 5 === 0))],
+          [
+            data.survey_id,
+            t.track_no,
+            t.query_id ?? null,
+            t.verdict,
+            t.individual_id,
+            JSON.stringify(t.candidates),
+            t.frame_cids,
+            t.enrol_cids,
+            t.first_s,
+            t.last_s,
+            JSON.stringify(pass.tracks[i]!.boxes.filter((_, k) => k % 5 === 0)),
+          ],
         );
       }
       await tx.query(

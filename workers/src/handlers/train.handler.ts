@@ -16,7 +16,13 @@ import type { LearnedGalleries } from '../learn/gallery.js';
  * (a new version is a new pipeline; new photos are more data either way), and the run's decision
  * is recorded for the owner (learning loop, learn/loop.ts).
  */
-export function trainHandler(deps: { c: Container; engine: RecognitionEngine; backbone?: BackboneOptions; pools?: Pools; learned?: LearnedGalleries }): JobHandler<'train_metric'> {
+export function trainHandler(deps: {
+  c: Container;
+  engine: RecognitionEngine;
+  backbone?: BackboneOptions;
+  pools?: Pools;
+  learned?: LearnedGalleries;
+}): JobHandler<'train_metric'> {
   return async (data, ctx) => {
     // A loop run names no recipe: the best this worker can train (a backbone for animals where torch is installed).
     const recipe = data.recipe ?? (ctx.id.startsWith('learn-') ? await chooseRecipe(data.kind) : 'linear');
@@ -25,12 +31,23 @@ export function trainHandler(deps: { c: Container; engine: RecognitionEngine; ba
       out = await trainOwner(deps.c, deps.engine, data.owner_id, data.kind, `job:${ctx.id}`, { recipe, backbone: deps.backbone });
     } catch (err) {
       // Recorded, so the owner sees it and the loop is not held by a run that will never finish; a retry overwrites it.
-      await recordRun(deps.c.db, { ownerId: data.owner_id, kind: data.kind, jobId: ctx.id, status: 'failed', decision: { reason: `training failed: ${(err as Error).message}` } }).catch(() => undefined);
+      await recordRun(deps.c.db, {
+        ownerId: data.owner_id,
+        kind: data.kind,
+        jobId: ctx.id,
+        status: 'failed',
+        decision: { reason: `training failed: ${(err as Error).message}` },
+      }).catch(() => undefined);
       throw err;
     }
     let calibration: Record<string, unknown> | null = null;
     if (deps.pools) {
-      const fitDeps: OwnerFitDeps = { c: deps.c, engine: deps.engine, pools: deps.pools, ...(deps.learned ? { learned: deps.learned } : {}) };
+      const fitDeps: OwnerFitDeps = {
+        c: deps.c,
+        engine: deps.engine,
+        pools: deps.pools,
+        ...(deps.learned ? { learned: deps.learned } : {}),
+      };
       calibration = {};
       for (const scope of calibrationScopes(data.kind)) {
         const { pipeline, report } = await fitOwnerCalibration(fitDeps, data.owner_id, data.kind, scope);
@@ -40,7 +57,10 @@ export function trainHandler(deps: { c: Container; engine: RecognitionEngine; ba
     }
     const status = out.status === 'adopted' ? 'adopted' : out.status === 'rejected' ? 'refused' : 'skipped';
     await recordRun(deps.c.db, {
-      ownerId: data.owner_id, kind: data.kind, jobId: ctx.id, status,
+      ownerId: data.owner_id,
+      kind: data.kind,
+      jobId: ctx.id,
+      status,
       decision: { version: out.version, reason: out.report.decision ?? out.report.reason ?? null, report: out.report, calibration },
     });
     return { owner_id: data.owner_id, kind: data.kind, ...out };

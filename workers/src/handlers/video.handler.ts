@@ -61,7 +61,10 @@ export function videoHandler(deps: IdentifyDeps & EnrollDeps): JobHandler<'video
       const { cid } = await storeBlob(deps.c, f.jpeg, 'image/jpeg');
       images.push({ cid, source: 'video', filename: `frame@${f.at.toFixed(2)}s` });
     }
-    const out = await enroll({ owner_id: data.owner_id, individual_id: data.individual_id!, kind: data.kind, create: false, attrs: {}, images }, ctx);
+    const out = await enroll(
+      { owner_id: data.owner_id, individual_id: data.individual_id!, kind: data.kind, create: false, attrs: {}, images },
+      ctx,
+    );
     return { ...out, video_cid: data.video_cid, frames_used: images.length };
   };
 }

@@ -34,7 +34,8 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 // bytea comes back as a Buffer from both adapters; structured clone hands over a Uint8Array.
 function revive<T>(r: QueryResult<T>): QueryResult<T> {
   for (const row of r.rows as Record<string, unknown>[]) {
-    for (const [k, v] of Object.entries(row)) if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    for (const [k, v] of Object.entries(row))
+      if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   }
   return r;
 }
@@ -42,12 +43,16 @@ function revive<T>(r: QueryResult<T>): QueryResult<T> {
 let nextTx = 1;
 const remoteDb: Database = {
   kind: 'pglite',
-  query: async <T>(sql: string, params?: readonly unknown[]) => revive(await call<QueryResult<T>>({ t: 'db', op: 'query', sql, params: params ? [...params] : undefined })),
+  query: async <T>(sql: string, params?: readonly unknown[]) =>
+    revive(await call<QueryResult<T>>({ t: 'db', op: 'query', sql, params: params ? [...params] : undefined })),
   exec: (sql) => call({ t: 'db', op: 'exec', sql }),
   async transaction(fn) {
     const tx = nextTx++;
     await call({ t: 'db', op: 'begin', tx });
-    const handle: Queryable = { query: async <T>(sql: string, params?: readonly unknown[]) => revive(await call<QueryResult<T>>({ t: 'db', op: 'query', tx, sql, params: params ? [...params] : undefined })) };
+    const handle: Queryable = {
+      query: async <T>(sql: string, params?: readonly unknown[]) =>
+        revive(await call<QueryResult<T>>({ t: 'db', op: 'query', tx, sql, params: params ? [...params] : undefined })),
+    };
     let result;
     try {
       result = await fn(handle);
@@ -72,9 +77,12 @@ const remoteQueue = {
 } as unknown as JobQueue;
 
 // Every metric call is replayed on the main thread's registry, which /metrics serves.
-const remoteMetrics = new Proxy({}, {
-  get: (_t, method) => (method === 'watchQueue' ? () => {} : (...args: unknown[]) => post({ t: 'metric', method: String(method), args })),
-}) as Metrics;
+const remoteMetrics = new Proxy(
+  {},
+  {
+    get: (_t, method) => (method === 'watchQueue' ? () => {} : (...args: unknown[]) => post({ t: 'metric', method: String(method), args })),
+  },
+) as Metrics;
 
 /**
  * Test hook (MARKLESS_TEST_HOLD_JOBS_UNTIL=<file>): every job first spins this thread, without
@@ -85,7 +93,9 @@ function holdIfAsked(): void {
   if (!file) return;
   while (!existsSync(file)) {
     const until = Date.now() + 20;
-    while (Date.now() < until) { /* spin: the point is to hold the thread */ }
+    while (Date.now() < until) {
+      /* spin: the point is to hold the thread */
+    }
   }
 }
 
@@ -130,7 +140,12 @@ function crashIfAsked(): void {
 async function main() {
   const config = loadConfig(env);
   const logger = createLogger(config.LOG_LEVEL);
-  const c = await createContainer(config, { logger, queue: remoteQueue, metrics: remoteMetrics, ...(config.DATABASE_URL ? {} : { db: remoteDb }) });
+  const c = await createContainer(config, {
+    logger,
+    queue: remoteQueue,
+    metrics: remoteMetrics,
+    ...(config.DATABASE_URL ? {} : { db: remoteDb }),
+  });
   const handlers = await createHandlers(c);
   jobs = { handlers, close: () => c.close() };
   post({ t: 'ready' });

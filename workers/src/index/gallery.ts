@@ -19,7 +19,10 @@ export class IndexedGallery implements GalleryLookup {
 
   search(global: Float32Array, k: number): GalleryHit[] {
     if (this.exclude.size === 0) return this.index.search(global, k, this.filter);
-    return this.index.search(global, k + this.exclude.size, this.filter).filter((h) => !this.exclude.has(h.id)).slice(0, k);
+    return this.index
+      .search(global, k + this.exclude.size, this.filter)
+      .filter((h) => !this.exclude.has(h.id))
+      .slice(0, k);
   }
 
   localFeatures(ids: readonly string[]): Promise<Map<string, Uint8Array>> | Map<string, Uint8Array> {

@@ -36,7 +36,16 @@ describe('OwnerIndex', () => {
     const before = first.index.search(q, 10, { kind: 'tree' });
     expect(before[0]!.id).toBe('img-5');
 
-    const reopened = await openOwnerIndex({ root, ownerId: owner, modelVersion: 'v1', dim: DIM, expected, loadRows: async () => { throw new Error('should load from disk'); } });
+    const reopened = await openOwnerIndex({
+      root,
+      ownerId: owner,
+      modelVersion: 'v1',
+      dim: DIM,
+      expected,
+      loadRows: async () => {
+        throw new Error('should load from disk');
+      },
+    });
     expect(reopened.rebuilt).toBe(false);
     expect(reopened.index.search(q, 10, { kind: 'tree' })).toEqual(before);
 

@@ -22,7 +22,12 @@ import { poolImageIds, poolRows, type PoolRow } from './pool-rows.js';
 import { LEARNED_MODEL_NAME, type LearnedVersion } from './store.js';
 
 /** Keeps one enrolled photo's embedding under a backbone version (a second store of it is a no-op). */
-export async function storeLearnedEmbedding(db: Queryable, v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>, imageId: string, vector: Float32Array): Promise<void> {
+export async function storeLearnedEmbedding(
+  db: Queryable,
+  v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>,
+  imageId: string,
+  vector: Float32Array,
+): Promise<void> {
   await db.query(
     'insert into learned_embeddings (owner_id, kind, version, image_id, vector) values ($1, $2, $3, $4, $5) on conflict do nothing',
     [v.ownerId, v.kind, v.version, imageId, vectorToBytes(vector)],
@@ -80,9 +85,20 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
         // Rows the model could not embed are left out, so the expectation counts what was indexed.
         const kept = rows.filter((r) => vectors.has(r.image_id));
         const { index } = await openOwnerIndex({
-          root: join(c.config.indexDir, 'learned'), ownerId: `backbone:${key}`, modelVersion, dim: (v.report.shape as BackboneShape).dim,
+          root: join(c.config.indexDir, 'learned'),
+          ownerId: `backbone:${key}`,
+          modelVersion,
+          dim: (v.report.shape as BackboneShape).dim,
           expected: { modelVersion, count: kept.length, idsChecksum: checksumIds(kept.map((r) => r.image_id)) },
-          loadRows: async () => kept.map((r) => ({ id: r.image_id, individualId: r.individual_id, kind: filter.kind, farmId: r.farm_id, treeId: r.tree_id, vector: vectors.get(r.image_id)! })),
+          loadRows: async () =>
+            kept.map((r) => ({
+              id: r.image_id,
+              individualId: r.individual_id,
+              kind: filter.kind,
+              farmId: r.farm_id,
+              treeId: r.tree_id,
+              vector: vectors.get(r.image_id)!,
+            })),
         });
         hit = { index, base: new Map(rows.map((r) => [r.image_id, bytesToVector(r.global)])), stamp };
         cache.set(key, hit);

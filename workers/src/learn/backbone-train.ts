@@ -130,7 +130,11 @@ export function heldOut(samples: readonly CropSample[], away: ReadonlySet<string
 }
 
 /** Top-1 of each held-out photo against the enrolled training photos, nearest individual by best cosine. */
-export function heldOutTop1(vectors: readonly (Float32Array | null)[], labels: readonly string[], test: ReadonlySet<number>): { evaluated: number; top1: number } {
+export function heldOutTop1(
+  vectors: readonly (Float32Array | null)[],
+  labels: readonly string[],
+  test: ReadonlySet<number>,
+): { evaluated: number; top1: number } {
   let hits = 0;
   for (const i of test) {
     let best = -Infinity;
@@ -157,7 +161,10 @@ async function currentVectors(samples: readonly CropSample[], current: LearnedVe
   if (current?.backbone) {
     const model = await OwnerBackbone.fromBytes(current.backbone, current.report.shape as BackboneShape);
     const idx = samples.flatMap((s, i) => (s.base ? [i] : []));
-    const vecs = await embedFiles(model, idx.map((i) => samples[i]!.file));
+    const vecs = await embedFiles(
+      model,
+      idx.map((i) => samples[i]!.file),
+    );
     const out: (Float32Array | null)[] = samples.map(() => null);
     idx.forEach((i, k) => (out[i] = vecs[k]!));
     return out;
@@ -166,15 +173,28 @@ async function currentVectors(samples: readonly CropSample[], current: LearnedVe
 }
 
 /** Trains on all but the held-out photos, and scores candidate and current on them. */
-export async function judgeBackbone(dir: string, samples: readonly CropSample[], current: LearnedVersion | null, opts: BackboneOptions & { minGain?: number } = {}): Promise<BackboneJudgement> {
+export async function judgeBackbone(
+  dir: string,
+  samples: readonly CropSample[],
+  current: LearnedVersion | null,
+  opts: BackboneOptions & { minGain?: number } = {},
+): Promise<BackboneJudgement> {
   const away = strangers(samples);
   const test = heldOut(samples, away);
   // A stranger's verdict photos are kept out too: it must be a stranger to the model.
   const train = samples.filter((s, i) => !test.has(i) && !away.has(s.label));
-  const trained = await trainBackbone(dir, train, [...test].map((i) => samples[i]!), opts);
+  const trained = await trainBackbone(
+    dir,
+    train,
+    [...test].map((i) => samples[i]!),
+    opts,
+  );
   const model = await OwnerBackbone.fromBytes(trained.onnx, trained.shape);
   const enrolled = samples.flatMap((s, i) => (s.base ? [i] : []));
-  const vecs = await embedFiles(model, enrolled.map((i) => samples[i]!.file));
+  const vecs = await embedFiles(
+    model,
+    enrolled.map((i) => samples[i]!.file),
+  );
   const candidate: (Float32Array | null)[] = samples.map(() => null);
   enrolled.forEach((i, k) => (candidate[i] = vecs[k]!));
   const labels = samples.map((s) => s.label);
@@ -184,8 +204,18 @@ export async function judgeBackbone(dir: string, samples: readonly CropSample[],
   const minGain = opts.minGain ?? 0.01;
   return {
     adopt: cand.evaluated > 0 && cand.top1 >= cur.top1 + minGain,
-    candidateTop1: cand.top1, currentTop1: cur.top1, evaluated: cand.evaluated, minGain,
-    onnx: trained.onnx, shape: trained.shape, log: trained.log, options: trained.options, vectors: candidate, currentVectors: curVectors, test, strangers: away,
+    candidateTop1: cand.top1,
+    currentTop1: cur.top1,
+    evaluated: cand.evaluated,
+    minGain,
+    onnx: trained.onnx,
+    shape: trained.shape,
+    log: trained.log,
+    options: trained.options,
+    vectors: candidate,
+    currentVectors: curVectors,
+    test,
+    strangers: away,
   };
 }
 
@@ -201,25 +231,44 @@ export interface RetrainedBackbone {
  * Trains again on every sample, nothing held out, with `options` as the judged run resolved
  * them: the same recipe, given every photo (learn/keep-learned.ts decides whether it serves).
  */
-export async function retrainBackbone(dir: string, samples: readonly CropSample[], options: Required<BackboneOptions>): Promise<RetrainedBackbone> {
+export async function retrainBackbone(
+  dir: string,
+  samples: readonly CropSample[],
+  options: Required<BackboneOptions>,
+): Promise<RetrainedBackbone> {
   const trained = await trainBackbone(dir, samples, [], options);
   const model = await OwnerBackbone.fromBytes(trained.onnx, trained.shape);
   const enrolled = samples.flatMap((s, i) => (s.base ? [i] : []));
-  const vecs = await embedFiles(model, enrolled.map((i) => samples[i]!.file));
+  const vecs = await embedFiles(
+    model,
+    enrolled.map((i) => samples[i]!.file),
+  );
   const vectors: (Float32Array | null)[] = samples.map(() => null);
   enrolled.forEach((i, k) => (vectors[i] = vecs[k]!));
   return { onnx: trained.onnx, shape: trained.shape, log: trained.log, vectors };
 }
 
 /** Writes the owner's labelled crops (enrolled photos, then verdict-labelled queries) to `dir`. */
-export async function ownerCrops(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, dir: string, opts: BackboneOptions = {}): Promise<CropSample[]> {
+export async function ownerCrops(
+  c: Container,
+  engine: RecognitionEngine,
+  ownerId: string,
+  kind: Kind,
+  dir: string,
+  opts: BackboneOptions = {},
+): Promise<CropSample[]> {
   const out: CropSample[] = [];
   const enrolled = await poolRows(c, engine, [ownerId], kind);
   for (const r of enrolled) {
     const bytes = await c.blobs.get(r.cid);
     if (!bytes) continue;
     const crop = await subjectCrop(await decodeImage(bytes), kind, r.subject?.box ?? null);
-    out.push({ label: r.individual_id, imageId: r.image_id, base: bytesToVector(r.global), file: await writeCrop(dir, `e${out.length}`, crop, opts) });
+    out.push({
+      label: r.individual_id,
+      imageId: r.image_id,
+      base: bytesToVector(r.global),
+      file: await writeCrop(dir, `e${out.length}`, crop, opts),
+    });
   }
   // Verdict photos train only individuals that also have enrolled photos here.
   const enrolledLabels = new Set(out.map((s) => s.label));
@@ -247,8 +296,13 @@ export interface FineTuneRun {
  * while the crops are still there (a retrain after adoption trains on them again).
  */
 export async function fineTuneOwner<T>(
-  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, current: LearnedVersion | null,
-  opts: BackboneOptions & { minGain?: number }, then: (run: FineTuneRun) => Promise<T>,
+  c: Container,
+  engine: RecognitionEngine,
+  ownerId: string,
+  kind: Kind,
+  current: LearnedVersion | null,
+  opts: BackboneOptions & { minGain?: number },
+  then: (run: FineTuneRun) => Promise<T>,
 ): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'markless-train-'));
   try {
@@ -259,4 +313,3 @@ export async function fineTuneOwner<T>(
     await rm(dir, { recursive: true, force: true });
   }
 }
-

@@ -30,7 +30,7 @@ describe('the fine-tune recipe follows the device that trains', () => {
     expect(await canTrainBackbone()).toBe(false);
   });
 
-  it('asks the real interpreter which device its torch sees: Debian\'s torch, a CPU build, says cpu', async (ctx) => {
+  it("asks the real interpreter which device its torch sees: Debian's torch, a CPU build, says cpu", async (ctx) => {
     delete process.env.TRAIN_PYTHON;
     if (!(await canTrainBackbone())) ctx.skip();
     expect(await trainerDevice()).toBe('cpu');

@@ -43,7 +43,16 @@ export interface BackboneOptions {
   threads?: number;
 }
 
-export const BACKBONE_DEFAULTS: Required<BackboneOptions> = { epochs: 16, height: 192, width: 288, dim: 256, freeze: 8, margin: 0.3, seed: 1, threads: 2 };
+export const BACKBONE_DEFAULTS: Required<BackboneOptions> = {
+  epochs: 16,
+  height: 192,
+  width: 288,
+  dim: 256,
+  freeze: 8,
+  margin: 0.3,
+  seed: 1,
+  threads: 2,
+};
 
 /** Where the trainer's torch trains: `cuda` where its build sees a GPU (a GPU worker). */
 export type TrainerDevice = 'cuda' | 'cpu';
@@ -87,7 +96,10 @@ export async function canTrainBackbone(): Promise<boolean> {
 
 /** A fine-tuned model loaded for embedding. */
 export class OwnerBackbone {
-  private constructor(private readonly session: ort.InferenceSession, readonly shape: BackboneShape) {}
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    readonly shape: BackboneShape,
+  ) {}
 
   static async fromBytes(bytes: Uint8Array, shape: BackboneShape): Promise<OwnerBackbone> {
     const threads = Number(process.env.MARKLESS_ORT_THREADS ?? 1);
@@ -113,7 +125,10 @@ export class OwnerBackbone {
 
 /** Stretches a crop to the model's input and normalises it as ImageNet models expect (NCHW). */
 async function toTensor(img: DecodedImage, h: number, w: number): Promise<Float32Array> {
-  const rgb = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer();
+  const rgb = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(w, h, { fit: 'fill' })
+    .raw()
+    .toBuffer();
   const t = new Float32Array(3 * h * w);
   for (let i = 0; i < h * w; i++) {
     for (let c = 0; c < 3; c++) t[c * h * w + i] = (rgb[i * 3 + c]! / 255 - MEAN[c]!) / STD[c]!;
@@ -164,22 +179,54 @@ export async function trainBackbone(
   if (!base) throw new Error('no trainable-backbone model in the registry');
   const spec = join(dir, 'crops.json');
   const out = join(dir, 'candidate.onnx');
-  await writeFile(spec, JSON.stringify({ items: items.map((x) => ({ ...x, box: null })), eval: evalItems.map((x) => ({ ...x, box: null })) }));
+  await writeFile(
+    spec,
+    JSON.stringify({ items: items.map((x) => ({ ...x, box: null })), eval: evalItems.map((x) => ({ ...x, box: null })) }),
+  );
   const args = [
-    SCRIPT, '--base', join(base.dir, base.file), '--data', spec, '--out', out,
-    '--epochs', String(o.epochs), '--height', String(o.height), '--width', String(o.width),
-    '--dim', String(o.dim), '--freeze', String(o.freeze), '--margin', String(o.margin), '--seed', String(o.seed), '--threads', String(o.threads),
-    '--device', device,
+    SCRIPT,
+    '--base',
+    join(base.dir, base.file),
+    '--data',
+    spec,
+    '--out',
+    out,
+    '--epochs',
+    String(o.epochs),
+    '--height',
+    String(o.height),
+    '--width',
+    String(o.width),
+    '--dim',
+    String(o.dim),
+    '--freeze',
+    String(o.freeze),
+    '--margin',
+    String(o.margin),
+    '--seed',
+    String(o.seed),
+    '--threads',
+    String(o.threads),
+    '--device',
+    device,
   ];
   const r = await run(trainPython(), args);
   if (r.code !== 0) throw new Error(`backbone training failed (exit ${r.code}): ${r.stderr.slice(-800)}`);
   const last = r.stdout.trim().split('\n').pop() ?? '{}';
-  return { onnx: new Uint8Array(await readFile(out)), shape: { height: o.height, width: o.width, dim: o.dim }, log: JSON.parse(last) as Record<string, unknown>, options: o };
+  return {
+    onnx: new Uint8Array(await readFile(out)),
+    shape: { height: o.height, width: o.width, dim: o.dim },
+    log: JSON.parse(last) as Record<string, unknown>,
+    options: o,
+  };
 }
 
 function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? '2' } });
+    const p = spawn(cmd, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? '2' },
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -28,8 +28,12 @@ const owner = arg('--owner');
 const kind = Kind.parse(arg('--kind') ?? 'animal');
 const recipe = (arg('--recipe') ?? 'linear') as RecipeName;
 if (!(recipe in RECIPES)) throw new Error(`--recipe must be one of ${Object.keys(RECIPES).join(', ')}`);
-const backbone = { ...(arg('--epochs') ? { epochs: Number(arg('--epochs')) } : {}), ...(arg('--freeze') ? { freeze: Number(arg('--freeze')) } : {}) };
-if (!owner || !/^[0-9a-f-]{36}$/i.test(owner)) throw new Error('usage: npm run train -- --owner <account uuid> [--kind tree|fruit|animal] [--rollback | --list | --enqueue]');
+const backbone = {
+  ...(arg('--epochs') ? { epochs: Number(arg('--epochs')) } : {}),
+  ...(arg('--freeze') ? { freeze: Number(arg('--freeze')) } : {}),
+};
+if (!owner || !/^[0-9a-f-]{36}$/i.test(owner))
+  throw new Error('usage: npm run train -- --owner <account uuid> [--kind tree|fruit|animal] [--rollback | --list | --enqueue]');
 
 const c = await createContainer(loadConfig());
 try {

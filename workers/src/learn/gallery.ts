@@ -26,7 +26,12 @@ import { adoptedVersion, LEARNED_MODEL_NAME } from './store.js';
  * A gallery searched in a learned space. `inner` holds projected embeddings; `baseOf` gives an
  * image's base-model embedding, whose cosine with the query is reported as the similarity.
  */
-export function projectingGallery(inner: GalleryLookup, metric: LinearMetric, learned: ModelRef, baseOf: (id: string) => Float32Array | undefined): GalleryLookup {
+export function projectingGallery(
+  inner: GalleryLookup,
+  metric: LinearMetric,
+  learned: ModelRef,
+  baseOf: (id: string) => Float32Array | undefined,
+): GalleryLookup {
   return {
     learned,
     async search(global: Float32Array, k: number) {
@@ -43,7 +48,14 @@ export function projectingGallery(inner: GalleryLookup, metric: LinearMetric, le
 /** Enrolled rows of these owners and kind under the base model (base embeddings). */
 async function baseRows(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<IndexRow[]> {
   const rows = await poolRows(c, engine, owners, kind);
-  return rows.map((x) => ({ id: x.image_id, individualId: x.individual_id, kind, farmId: x.farm_id, treeId: x.tree_id, vector: bytesToVector(x.global) }));
+  return rows.map((x) => ({
+    id: x.image_id,
+    individualId: x.individual_id,
+    kind,
+    farmId: x.farm_id,
+    treeId: x.tree_id,
+    vector: bytesToVector(x.global),
+  }));
 }
 
 /**
@@ -73,7 +85,11 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine) 
         // The base embeddings give the reported similarity; they are read once per change.
         const rows = await baseRows(c, engine, owners, filter.kind);
         const { index } = await openOwnerIndex({
-          root: join(c.config.indexDir, 'learned'), ownerId: key, modelVersion, dim: metric.dimOut, expected,
+          root: join(c.config.indexDir, 'learned'),
+          ownerId: key,
+          modelVersion,
+          dim: metric.dimOut,
+          expected,
           loadRows: async () => rows.map((r) => ({ ...r, vector: project(metric, r.vector) })),
         });
         hit = { index, base: new Map(rows.map((r) => [r.id, r.vector])) };

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { HELD_OUT_PER_INDIVIDUAL, heldOut, STRANGERS, strangers, type CropSample } from './backbone-train.js';
 
-const sample = (label: string, enrolled = true): CropSample => ({ label, file: `${label}.jpg`, base: enrolled ? new Float32Array(1) : null });
+const sample = (label: string, enrolled = true): CropSample => ({
+  label,
+  file: `${label}.jpg`,
+  base: enrolled ? new Float32Array(1) : null,
+});
 
-describe('photos held out of a backbone\'s training', () => {
-  it('takes the last third of each individual\'s enrolled photos, at least one and at most four, never a lone photo or a verdict photo', () => {
+describe("photos held out of a backbone's training", () => {
+  it("takes the last third of each individual's enrolled photos, at least one and at most four, never a lone photo or a verdict photo", () => {
     const samples = [
       sample('lone'),
       ...Array.from({ length: 2 }, () => sample('pair')),

@@ -49,7 +49,10 @@ export function dot(a: Float32Array, b: Float32Array): number {
 /** Scores a fixed metric (or the raw embedding when `metric` is null). */
 export function scoreMetric(samples: readonly Labelled[], metric: LinearMetric | null): HoldoutScore {
   const vectors = samples.map((s) => (metric ? project(metric, s.vector) : s.vector));
-  return leaveOneOutTop1(vectors, samples.map((s) => s.label));
+  return leaveOneOutTop1(
+    vectors,
+    samples.map((s) => s.label),
+  );
 }
 
 /**
@@ -73,7 +76,11 @@ export async function crossValidate(samples: readonly Labelled[], opts: TrainOpt
     const m = await trainMetric(train, opts);
     const vectors = samples.map((s) => project(m, s.vector));
     const only = new Set(foldOf.flatMap((x, i) => (x === f ? [i] : [])));
-    const r = leaveOneOutTop1(vectors, samples.map((s) => s.label), only);
+    const r = leaveOneOutTop1(
+      vectors,
+      samples.map((s) => s.label),
+      only,
+    );
     evaluated += r.evaluated;
     hits += r.top1 * r.evaluated;
   }

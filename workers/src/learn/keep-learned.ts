@@ -41,17 +41,42 @@ export interface RetrainChoice {
  * neither its top-1 nor its correct `match` answers fall below the judged one's (ties go to the
  * retrained model, which saw more photos).
  */
-export function chooseServed(judged: ServedFigures, retrained: ServedFigures, photos: { all: number; judged: number }, target = 0.01): RetrainChoice {
+export function chooseServed(
+  judged: ServedFigures,
+  retrained: ServedFigures,
+  photos: { all: number; judged: number },
+  target = 0.01,
+): RetrainChoice {
   const figures = {
-    photos: photos.all, queries: judged.closed,
-    top1_judged: percent(judged.top1), top1_retrained: percent(retrained.top1),
-    match_judged: percent(judged.correct_match), match_retrained: percent(retrained.correct_match),
+    photos: photos.all,
+    queries: judged.closed,
+    top1_judged: percent(judged.top1),
+    top1_retrained: percent(retrained.top1),
+    match_judged: percent(judged.correct_match),
+    match_retrained: percent(retrained.correct_match),
   };
   if (retrained.top1 < judged.top1) {
-    return { served: 'judged', message: learningMessage('learn_retrain_top1_fell', { photos: photos.all, queries: judged.closed, top1_judged: figures.top1_judged, top1_retrained: figures.top1_retrained }) };
+    return {
+      served: 'judged',
+      message: learningMessage('learn_retrain_top1_fell', {
+        photos: photos.all,
+        queries: judged.closed,
+        top1_judged: figures.top1_judged,
+        top1_retrained: figures.top1_retrained,
+      }),
+    };
   }
   if (retrained.correct_match < judged.correct_match) {
-    return { served: 'judged', message: learningMessage('learn_retrain_fewer_matches', { photos: photos.all, queries: judged.closed, target: percent(target), match_judged: figures.match_judged, match_retrained: figures.match_retrained }) };
+    return {
+      served: 'judged',
+      message: learningMessage('learn_retrain_fewer_matches', {
+        photos: photos.all,
+        queries: judged.closed,
+        target: percent(target),
+        match_judged: figures.match_judged,
+        match_retrained: figures.match_retrained,
+      }),
+    };
   }
   return { served: 'retrained', message: learningMessage('learn_retrain_served', { ...figures, judged_photos: photos.judged }) };
 }
@@ -67,8 +92,12 @@ const sideOf = (trainedOn: number, f: ServedFigures): RetrainFigures => ({ train
  * refit will rest on (what the gate judged it with).
  */
 export async function keepLearned(
-  c: Container, engine: RecognitionEngine, kind: Kind, run: FineTuneRun & { judgement: BackboneJudgement },
-  judged: { figures: ServedFigures; calibration: number }, targetFmr = 0.01,
+  c: Container,
+  engine: RecognitionEngine,
+  kind: Kind,
+  run: FineTuneRun & { judgement: BackboneJudgement },
+  judged: { figures: ServedFigures; calibration: number },
+  targetFmr = 0.01,
 ): Promise<{ record: RetrainRecord; retrained: RetrainedBackbone | null }> {
   const j = run.judgement;
   const judgedOn = run.samples.filter((s, i) => !j.test.has(i) && !j.strangers.has(s.label)).length;
@@ -81,21 +110,41 @@ export async function keepLearned(
     const detail = (err as Error).message.slice(0, 300);
     const message = learningMessage('learn_retrain_failed', { photos: all, detail });
     return {
-      record: { served: 'judged', reason: renderLearning(message, 'en'), message, recipe: recipeOf(j), judged: sideOf(judgedOn, judged.figures), retrained: null, error: detail },
+      record: {
+        served: 'judged',
+        reason: renderLearning(message, 'en'),
+        message,
+        recipe: recipeOf(j),
+        judged: sideOf(judgedOn, judged.figures),
+        retrained: null,
+        error: detail,
+      },
       retrained: null,
     };
   }
   // Judged first (the gate's candidate again, at the calibration it was judged with), the retrained
   // model second, with no query left that it never trained on.
-  const cmp = await compareServed(c, engine, kind, run.samples, j.test,
+  const cmp = await compareServed(
+    c,
+    engine,
+    kind,
+    run.samples,
+    j.test,
     { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'judged' } },
     { vectors: again.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'retrained' } },
-    { servedCalibration: judged.calibration, candidateCalibration: 0, targetFmr }, j.strangers);
+    { servedCalibration: judged.calibration, candidateCalibration: 0, targetFmr },
+    j.strangers,
+  );
   const choice = chooseServed(cmp.served, cmp.candidate, { all, judged: judgedOn }, targetFmr);
   return {
     record: {
-      served: choice.served, reason: renderLearning(choice.message, 'en'), message: choice.message, recipe: recipeOf(j),
-      judged: sideOf(judgedOn, cmp.served), retrained: sideOf(all, cmp.candidate), error: null,
+      served: choice.served,
+      reason: renderLearning(choice.message, 'en'),
+      message: choice.message,
+      recipe: recipeOf(j),
+      judged: sideOf(judgedOn, cmp.served),
+      retrained: sideOf(all, cmp.candidate),
+      error: null,
     },
     retrained: again,
   };

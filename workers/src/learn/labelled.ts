@@ -49,7 +49,12 @@ export async function verdictLabels(c: Container, ownerId: string, kind: Kind): 
     [ownerId, kind],
   );
   const own = new Set(
-    (await c.db.query<{ id: string }>('select id from individuals where owner_id = $1 and kind = $2 and deleted_at is null', [ownerId, kind])).rows.map((x) => x.id),
+    (
+      await c.db.query<{ id: string }>('select id from individuals where owner_id = $1 and kind = $2 and deleted_at is null', [
+        ownerId,
+        kind,
+      ])
+    ).rows.map((x) => x.id),
   );
   return r.rows.flatMap((v) => {
     const label = labelOf(v);

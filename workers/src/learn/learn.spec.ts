@@ -55,9 +55,25 @@ describe('learned metric on generated labelled embeddings', () => {
 
   it('needs two individuals and a second photo of one of them', async () => {
     const v = new Float32Array([1, 0]);
-    expect(trainable([{ label: 'a', vector: v }, { label: 'b', vector: v }])).toBe(false);
-    expect(trainable([{ label: 'a', vector: v }, { label: 'a', vector: v }])).toBe(false);
-    expect(trainable([{ label: 'a', vector: v }, { label: 'a', vector: v }, { label: 'b', vector: v }])).toBe(true);
+    expect(
+      trainable([
+        { label: 'a', vector: v },
+        { label: 'b', vector: v },
+      ]),
+    ).toBe(false);
+    expect(
+      trainable([
+        { label: 'a', vector: v },
+        { label: 'a', vector: v },
+      ]),
+    ).toBe(false);
+    expect(
+      trainable([
+        { label: 'a', vector: v },
+        { label: 'a', vector: v },
+        { label: 'b', vector: v },
+      ]),
+    ).toBe(true);
     await expect(trainMetric([{ label: 'a', vector: v }])).rejects.toThrow(/two individuals/);
   });
 

@@ -61,14 +61,19 @@ class Adam {
   private readonly m: Float32Array;
   private readonly v: Float32Array;
   private t = 0;
-  constructor(private readonly p: Float32Array, private readonly lr: number) {
+  constructor(
+    private readonly p: Float32Array,
+    private readonly lr: number,
+  ) {
     this.m = new Float32Array(p.length);
     this.v = new Float32Array(p.length);
   }
   step(g: Float32Array): void {
     this.t++;
-    const b1 = 0.9, b2 = 0.999;
-    const c1 = 1 - b1 ** this.t, c2 = 1 - b2 ** this.t;
+    const b1 = 0.9,
+      b2 = 0.999;
+    const c1 = 1 - b1 ** this.t,
+      c2 = 1 - b2 ** this.t;
     for (let i = 0; i < this.p.length; i++) {
       this.m[i] = b1 * this.m[i]! + (1 - b1) * g[i]!;
       this.v[i] = b2 * this.v[i]! + (1 - b2) * g[i]! * g[i]!;
@@ -136,7 +141,15 @@ function initialProxies(m: LinearMetric, samples: readonly Labelled[], classOf: 
 }
 
 /** Mean gradient of the normalised-softmax loss over one batch, for W and the proxies. */
-function gradients(m: LinearMetric, proxies: Float32Array, nClass: number, samples: readonly Labelled[], classOf: number[], idx: number[], scale: number) {
+function gradients(
+  m: LinearMetric,
+  proxies: Float32Array,
+  nClass: number,
+  samples: readonly Labelled[],
+  classOf: number[],
+  idx: number[],
+  scale: number,
+) {
   const { dimIn, dimOut } = m;
   const gW = new Float32Array(dimOut * dimIn);
   const gP = new Float32Array(proxies.length);
@@ -169,11 +182,11 @@ function gradients(m: LinearMetric, proxies: Float32Array, nClass: number, sampl
       max = Math.max(max, logits[c]!);
     }
     let sum = 0;
-    for (let c = 0; c < nClass; c++) sum += (logits[c] = Math.exp(logits[c]! - max));
+    for (let c = 0; c < nClass; c++) sum += logits[c] = Math.exp(logits[c]! - max);
     // dL/dlogit = softmax − onehot; dL/dn = scale Σ g_c p_c; dL/dp_c = scale g_c n.
     const gn = new Float32Array(dimOut);
     for (let c = 0; c < nClass; c++) {
-      const g = (logits[c]! / sum - (c === classOf[i] ? 1 : 0)) * scale / idx.length;
+      const g = ((logits[c]! / sum - (c === classOf[i] ? 1 : 0)) * scale) / idx.length;
       if (Math.abs(g) < 1e-7) continue;
       for (let k = 0; k < dimOut; k++) {
         gn[k]! += g * pn[c * dimOut + k]!;
@@ -209,7 +222,8 @@ export function metricToBytes(m: LinearMetric): Uint8Array {
 
 export function metricFromBytes(bytes: Uint8Array): LinearMetric {
   const f = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-  const dimIn = f[0]!, dimOut = f[1]!;
+  const dimIn = f[0]!,
+    dimOut = f[1]!;
   if (f.length !== 2 + dimIn + dimIn * dimOut) throw new Error('stored metric has the wrong size');
   return { dimIn, dimOut, mean: f.slice(2, 2 + dimIn), weights: f.slice(2 + dimIn) };
 }

@@ -20,9 +20,14 @@ export interface ComparedSpace {
 }
 
 export async function compareServed(
-  c: Container, engine: RecognitionEngine, kind: Kind,
+  c: Container,
+  engine: RecognitionEngine,
+  kind: Kind,
   samples: readonly { label: string; imageId?: string; base: Float32Array | null }[],
-  test: ReadonlySet<number>, served: ComparedSpace, candidate: ComparedSpace, opts: GateOptions = {},
+  test: ReadonlySet<number>,
+  served: ComparedSpace,
+  candidate: ComparedSpace,
+  opts: GateOptions = {},
   /** Individuals the candidate never trained on: the only ones asked hidden (open set). */
   strangers?: ReadonlySet<string>,
 ): Promise<GateDecision> {
@@ -33,22 +38,46 @@ export async function compareServed(
     [ids, engine.model.name, engine.model.version],
   );
   const local = new Map(r.rows.filter((x) => x.local).map((x) => [x.image_id, toBytes(x.local!)]));
-  const localFeatures = (want: readonly string[]) => new Map(want.flatMap((id) => (local.has(id) ? [[id, local.get(id)!] as [string, Uint8Array]] : [])));
+  const localFeatures = (want: readonly string[]) =>
+    new Map(want.flatMap((id) => (local.has(id) ? [[id, local.get(id)!] as [string, Uint8Array]] : [])));
   const photosOf = new Map<string, string[]>();
   for (const i of enrolled) photosOf.set(samples[i]!.label, [...(photosOf.get(samples[i]!.label) ?? []), samples[i]!.imageId!]);
 
   const run = async (space: ComparedSpace) => {
-    const rows: SpaceRow[] = enrolled.map((i) => ({ id: samples[i]!.imageId!, individualId: samples[i]!.label, base: samples[i]!.base!, ...(space.vectors[i] ? { vector: space.vectors[i]! } : {}) }));
-    const heldOut: HeldOutPhoto[] = [...test].filter((i) => samples[i]!.imageId && samples[i]!.base).map((i) => {
-      const s = samples[i]!;
-      const descriptor: Descriptor = {
-        model: engine.model, models: [], subject: null, global: s.base!, local: local.get(s.imageId!) ?? new Uint8Array(0),
-        quality: { width: 0, height: 0, sharpness: 0, brightness: 0, reasons: [] }, width: 0, height: 0,
-      };
-      return { imageId: s.imageId!, individualId: s.label, descriptor, gallery: spaceGallery(rows, space.vectors[i] ?? null, localFeatures, space.learned) };
-    });
+    const rows: SpaceRow[] = enrolled.map((i) => ({
+      id: samples[i]!.imageId!,
+      individualId: samples[i]!.label,
+      base: samples[i]!.base!,
+      ...(space.vectors[i] ? { vector: space.vectors[i]! } : {}),
+    }));
+    const heldOut: HeldOutPhoto[] = [...test]
+      .filter((i) => samples[i]!.imageId && samples[i]!.base)
+      .map((i) => {
+        const s = samples[i]!;
+        const descriptor: Descriptor = {
+          model: engine.model,
+          models: [],
+          subject: null,
+          global: s.base!,
+          local: local.get(s.imageId!) ?? new Uint8Array(0),
+          quality: { width: 0, height: 0, sharpness: 0, brightness: 0, reasons: [] },
+          width: 0,
+          height: 0,
+        };
+        return {
+          imageId: s.imageId!,
+          individualId: s.label,
+          descriptor,
+          gallery: spaceGallery(rows, space.vectors[i] ?? null, localFeatures, space.learned),
+        };
+      });
     const openSetOf = strangers ? (ind: string) => strangers.has(ind) : undefined;
-    return openSetSamples(engine, { kind, gallery: heldOut[0]?.gallery ?? spaceGallery(rows, null, localFeatures), ...(openSetOf ? { openSetOf } : {}) }, heldOut, (ind) => photosOf.get(ind) ?? []);
+    return openSetSamples(
+      engine,
+      { kind, gallery: heldOut[0]?.gallery ?? spaceGallery(rows, null, localFeatures), ...(openSetOf ? { openSetOf } : {}) },
+      heldOut,
+      (ind) => photosOf.get(ind) ?? [],
+    );
   };
   return judgeServed(await run(served), await run(candidate), opts);
 }

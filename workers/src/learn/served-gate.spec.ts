@@ -15,8 +15,13 @@ function outcomes(photos: number, individuals: number, top1: number, sep: number
   const right = mulberry32(seed * 7 + 1); // the same photo draws its luck from the same stream
   const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
   const ev = (same: boolean): Evidence => ({
-    global: 0.7 + 0.05 * gauss(), local: 5 * rnd(), globalMargin: 0.02 * gauss(), localMargin: 0.3 * gauss(), spread: 0.2,
-    learned: 0.5 + (same ? sep : 0) + 0.05 * gauss(), learnedMargin: (same ? sep / 2 : 0) + 0.03 * gauss(),
+    global: 0.7 + 0.05 * gauss(),
+    local: 5 * rnd(),
+    globalMargin: 0.02 * gauss(),
+    localMargin: 0.3 * gauss(),
+    spread: 0.2,
+    learned: 0.5 + (same ? sep : 0) + 0.05 * gauss(),
+    learnedMargin: (same ? sep / 2 : 0) + 0.03 * gauss(),
   });
   const out: QuerySample[] = [];
   for (let i = 0; i < photos; i++) {
@@ -38,7 +43,9 @@ describe('adoption judged on the pipeline as served', () => {
     // The same sentence as a catalogue code and figures, for the owner's language.
     expect(d.message).toMatchObject({ code: 'learn_top1_would_fall', params: { photos: 80, from: Math.round(d.served.top1 * 1000) / 10 } });
     expect(renderLearning(d.message, 'en')).toBe(d.reason);
-    expect(renderLearning(d.message, 'vi')).toMatch(/^Không dùng mô hình mới: tỉ lệ ảnh có đúng cá thể đứng đầu sẽ giảm từ \d+(,\d)?% xuống \d+(,\d)?% trên 80 ảnh giữ lại/);
+    expect(renderLearning(d.message, 'vi')).toMatch(
+      /^Không dùng mô hình mới: tỉ lệ ảnh có đúng cá thể đứng đầu sẽ giảm từ \d+(,\d)?% xuống \d+(,\d)?% trên 80 ảnh giữ lại/,
+    );
   });
 
   it('refuses on a small herd whatever the figures: seven held-out photos cannot show a gain', () => {
@@ -65,7 +72,9 @@ describe('adoption judged on the pipeline as served', () => {
     // Neither 200-query sample can vouch for 1%: as served, both would withhold every match.
     expect([d.served.correct_match, d.candidate.correct_match]).toEqual([0, 0]);
     expect(d.adopt).toBe(false);
-    expect(d.reason).toMatch(/^Refused: the new model would match more, but only 200 queries of photos it never trained on .* \(299 are needed/);
+    expect(d.reason).toMatch(
+      /^Refused: the new model would match more, but only 200 queries of photos it never trained on .* \(299 are needed/,
+    );
     expect(renderLearning(d.message, 'vi')).toContain('chỉ còn 200 lượt thử trên ảnh nó chưa từng học để hiệu chỉnh (cần 299 lượt');
     expect(d.candidate.allowed_false_matches).toBe(-1);
     // The same figures, when the refit will rest on 400 such queries, are adopted: the count alone refused it.
@@ -123,8 +132,21 @@ describe('adoption judged on the pipeline as served', () => {
     expect(hits.map((h) => h.id)).toEqual(['b1', 'a1']);
     expect(hits[0]).toMatchObject({ similarity: 0, learned: 1 });
     // A linear metric's space orders the hits but is not reported as a backbone's cosine.
-    expect((spaceGallery(rows, v(1, 0), () => new Map()).search(v(1, 0), 2) as { id: string; learned?: number }[]).map((h) => [h.id, h.learned])).toEqual([['b1', undefined], ['a1', undefined]]);
+    expect(
+      (spaceGallery(rows, v(1, 0), () => new Map()).search(v(1, 0), 2) as { id: string; learned?: number }[]).map((h) => [h.id, h.learned]),
+    ).toEqual([
+      ['b1', undefined],
+      ['a1', undefined],
+    ]);
     // Without a compared space, the base cosine orders.
-    expect((spaceGallery(rows.map(({ vector: _v, ...r }) => r), null, () => new Map()).search(v(1, 0), 2) as { id: string }[]).map((h) => h.id)).toEqual(['a1', 'b1']);
+    expect(
+      (
+        spaceGallery(
+          rows.map(({ vector: _v, ...r }) => r),
+          null,
+          () => new Map(),
+        ).search(v(1, 0), 2) as { id: string }[]
+      ).map((h) => h.id),
+    ).toEqual(['a1', 'b1']);
   });
 });

@@ -16,7 +16,13 @@ import type { GalleryHit, GalleryLookup } from '../vision/engine.js';
 import { fitFusion } from '../vision/fusion.js';
 import { minimumSample, vouchedFalses } from '../vision/threshold.js';
 import type { QuerySample } from '../vision/fused-fit.js';
-import { learningMessage, percent, renderLearning, type LearningCode, type LearningMessage } from '../../../shared/src/domain/learning-reason.js';
+import {
+  learningMessage,
+  percent,
+  renderLearning,
+  type LearningCode,
+  type LearningMessage,
+} from '../../../shared/src/domain/learning-reason.js';
 
 export interface ServedFigures {
   /** Held-out photos asked with their individual still enrolled. */
@@ -88,8 +94,12 @@ export function servedFigures(samples: readonly QuerySample[], target = 0.01, ca
   const k = vouchedFalses(calibrationQueries, target);
   const allowed = k < 0 ? -1 : Math.floor((k / calibrationQueries) * samples.length + 1e-9);
   const figures = {
-    closed: closed.length, open: samples.length - closed.length, top1: closed.length ? right / closed.length : 0,
-    correct_match: 0, calibration_queries: calibrationQueries, allowed_false_matches: allowed,
+    closed: closed.length,
+    open: samples.length - closed.length,
+    top1: closed.length ? right / closed.length : 0,
+    correct_match: 0,
+    calibration_queries: calibrationQueries,
+    allowed_false_matches: allowed,
   };
   if (allowed < 0 || right === 0 || right === samples.length) return figures;
   const { outOfFold } = fitFusion(samples);
@@ -175,7 +185,12 @@ export interface SpaceRow {
  * A brute-force gallery over rows in one space, with `query` as the query's vector in that space:
  * what the served HNSW gallery answers, exactly, for galleries the size a training judges.
  */
-export function spaceGallery(rows: readonly SpaceRow[], query: Float32Array | null, localFeatures: GalleryLookup['localFeatures'], learned?: GalleryLookup['learned']): GalleryLookup {
+export function spaceGallery(
+  rows: readonly SpaceRow[],
+  query: Float32Array | null,
+  localFeatures: GalleryLookup['localFeatures'],
+  learned?: GalleryLookup['learned'],
+): GalleryLookup {
   return {
     ...(learned ? { learned } : {}),
     search(global: Float32Array, k: number): GalleryHit[] {
@@ -183,9 +198,18 @@ export function spaceGallery(rows: readonly SpaceRow[], query: Float32Array | nu
         const base = cosine(global, r.base);
         const l = query && r.vector ? cosine(query, r.vector) : undefined;
         // Only a backbone's cosine reaches the engine as `learned` (a linear metric only orders the shortlist, as served).
-        return { id: r.id, individualId: r.individualId, similarity: base, ...(l !== undefined && learned ? { learned: l } : {}), key: l ?? base };
+        return {
+          id: r.id,
+          individualId: r.individualId,
+          similarity: base,
+          ...(l !== undefined && learned ? { learned: l } : {}),
+          key: l ?? base,
+        };
       });
-      return hits.sort((a, b) => b.key - a.key).slice(0, k).map(({ key: _k, ...h }) => h);
+      return hits
+        .sort((a, b) => b.key - a.key)
+        .slice(0, k)
+        .map(({ key: _k, ...h }) => h);
     },
     localFeatures,
   };

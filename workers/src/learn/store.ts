@@ -52,7 +52,12 @@ function fromRow(r: Row): LearnedVersion {
   const params = Uint8Array.from(r.params);
   const backbone = r.recipe === BACKBONE_RECIPE;
   return {
-    ownerId: r.owner_id, kind: r.kind, version: r.version, recipe: r.recipe, status: r.status, report: r.report,
+    ownerId: r.owner_id,
+    kind: r.kind,
+    version: r.version,
+    recipe: r.recipe,
+    status: r.status,
+    report: r.report,
     base: { name: r.base_model, version: r.base_version },
     metric: backbone ? null : metricFromBytes(params),
     backbone: backbone ? params : null,
@@ -70,7 +75,11 @@ export async function adoptedVersion(db: Queryable, ownerId: string, kind: Kind,
 
 /** The version a retried job already stored under `jobKey`, if any. */
 export async function versionForJob(db: Queryable, ownerId: string, kind: Kind, jobKey: string): Promise<LearnedVersion | null> {
-  const r = await db.query<Row>(`select ${COLS} from learned_models where owner_id = $1 and kind = $2 and job_key = $3`, [ownerId, kind, jobKey]);
+  const r = await db.query<Row>(`select ${COLS} from learned_models where owner_id = $1 and kind = $2 and job_key = $3`, [
+    ownerId,
+    kind,
+    jobKey,
+  ]);
   return r.rows[0] ? fromRow(r.rows[0]) : null;
 }
 
@@ -78,7 +87,11 @@ export async function versionForJob(db: Queryable, ownerId: string, kind: Kind, 
  * Of `imageIds`, the photos enrolled after the version was stored. A version trained on every
  * photo (report.trained_on_all) has seen all the others, so only these can judge it fairly.
  */
-export async function enrolledAfter(db: Queryable, v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>, imageIds: readonly string[]): Promise<Set<string>> {
+export async function enrolledAfter(
+  db: Queryable,
+  v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>,
+  imageIds: readonly string[],
+): Promise<Set<string>> {
   const r = await db.query<{ id: string }>(
     `select i.id from images i where i.id = any($1::uuid[])
         and i.created_at > (select created_at from learned_models where owner_id = $2 and kind = $3 and version = $4)`,
@@ -102,7 +115,12 @@ export async function listVersions(db: Queryable, ownerId: string, kind: Kind) {
  */
 export async function saveVersion(
   db: Database,
-  v: Omit<LearnedVersion, 'version' | 'status' | 'metric' | 'backbone'> & { metric?: LinearMetric; backbone?: Uint8Array; adopt: boolean; jobKey: string | null },
+  v: Omit<LearnedVersion, 'version' | 'status' | 'metric' | 'backbone'> & {
+    metric?: LinearMetric;
+    backbone?: Uint8Array;
+    adopt: boolean;
+    jobKey: string | null;
+  },
 ): Promise<LearnedVersion> {
   return db.transaction(async (tx) => {
     // Serialises concurrent trainings of one owner and kind on the version number.
@@ -111,9 +129,16 @@ export async function saveVersion(
       const done = await versionForJob(tx, v.ownerId, v.kind, v.jobKey);
       if (done) return done;
     }
-    const next = await tx.query<{ n: number }>('select coalesce(max(version), 0) + 1 as n from learned_models where owner_id = $1 and kind = $2', [v.ownerId, v.kind]);
+    const next = await tx.query<{ n: number }>(
+      'select coalesce(max(version), 0) + 1 as n from learned_models where owner_id = $1 and kind = $2',
+      [v.ownerId, v.kind],
+    );
     const version = Number(next.rows[0]!.n);
-    if (v.adopt) await tx.query(`update learned_models set status = 'retired', changed_at = now() where owner_id = $1 and kind = $2 and status = 'adopted'`, [v.ownerId, v.kind]);
+    if (v.adopt)
+      await tx.query(
+        `update learned_models set status = 'retired', changed_at = now() where owner_id = $1 and kind = $2 and status = 'adopted'`,
+        [v.ownerId, v.kind],
+      );
     const status: LearnedStatus = v.adopt ? 'adopted' : 'rejected';
     await tx.query(
       `insert into learned_models (owner_id, kind, version, recipe, base_model, base_version, status, params, report, job_key)
@@ -141,10 +166,16 @@ function paramsOf(v: { recipe: string; metric?: LinearMetric; backbone?: Uint8Ar
 export async function rollback(db: Database, ownerId: string, kind: Kind): Promise<{ rolledBack: number | null; adopted: number | null }> {
   return db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`learned:${ownerId}:${kind}`]);
-    const cur = await tx.query<{ version: number }>(`select version from learned_models where owner_id = $1 and kind = $2 and status = 'adopted'`, [ownerId, kind]);
+    const cur = await tx.query<{ version: number }>(
+      `select version from learned_models where owner_id = $1 and kind = $2 and status = 'adopted'`,
+      [ownerId, kind],
+    );
     const current = cur.rows[0]?.version ?? null;
     if (current === null) return { rolledBack: null, adopted: null };
-    await tx.query(`update learned_models set status = 'rolled_back', changed_at = now() where owner_id = $1 and kind = $2 and version = $3`, [ownerId, kind, current]);
+    await tx.query(
+      `update learned_models set status = 'rolled_back', changed_at = now() where owner_id = $1 and kind = $2 and version = $3`,
+      [ownerId, kind, current],
+    );
     const prev = await tx.query<{ version: number }>(
       `update learned_models set status = 'adopted', changed_at = now() where id = (
          select id from learned_models where owner_id = $1 and kind = $2 and status = 'retired' and version < $3 order by version desc limit 1)
@@ -163,6 +194,9 @@ export async function rollback(db: Database, ownerId: string, kind: Kind): Promi
 
 /** A rollback's record: the sentence in English and as a catalogue message for the owner's language. */
 function rolledBackReason(version: number, adopted: number | null) {
-  const message = adopted === null ? learningMessage('learn_rolled_back_base', { version }) : learningMessage('learn_rolled_back_to', { version, adopted });
+  const message =
+    adopted === null
+      ? learningMessage('learn_rolled_back_base', { version })
+      : learningMessage('learn_rolled_back_to', { version, adopted });
   return { reason: renderLearning(message, 'en'), message };
 }

@@ -15,7 +15,15 @@ import { trainMetric, type Labelled, type LinearMetric, type TrainOptions } from
 import { canTrainBackbone, type BackboneOptions } from './backbone.js';
 import { fineTuneOwner, type CropSample } from './backbone-train.js';
 import { storeLearnedEmbedding } from './backbone-gallery.js';
-import { adoptedVersion, BACKBONE_RECIPE, enrolledAfter, LEARNED_MODEL_NAME, saveVersion, versionForJob, type LearnedVersion } from './store.js';
+import {
+  adoptedVersion,
+  BACKBONE_RECIPE,
+  enrolledAfter,
+  LEARNED_MODEL_NAME,
+  saveVersion,
+  versionForJob,
+  type LearnedVersion,
+} from './store.js';
 import { compareServed } from './served-compare.js';
 import { keepLearned } from './keep-learned.js';
 import type { GateOptions } from './served-gate.js';
@@ -84,15 +92,22 @@ function said(key: 'decision' | 'reason', code: LearningCode, params: Record<str
   return { [key]: renderLearning(message, 'en'), message };
 }
 
-const skipped = (code: LearningCode, figures: Record<string, number>, extra: Record<string, unknown> = {}): TrainOutcome =>
-  ({ status: 'skipped', version: null, report: { ...said('reason', code, figures), ...figures, ...extra } });
+const skipped = (code: LearningCode, figures: Record<string, number>, extra: Record<string, unknown> = {}): TrainOutcome => ({
+  status: 'skipped',
+  version: null,
+  report: { ...said('reason', code, figures), ...figures, ...extra },
+});
 
 /**
  * Trains one owner's metric for one kind and stores the version. Idempotent per `jobKey`: a retry
  * returns the version the first run stored instead of training again.
  */
 export async function trainOwner(
-  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, jobKey: string | null,
+  c: Container,
+  engine: RecognitionEngine,
+  ownerId: string,
+  kind: Kind,
+  jobKey: string | null,
   opts: JudgeOptions & { recipe?: RecipeName; backbone?: BackboneOptions } = {},
 ): Promise<TrainOutcome> {
   if (jobKey) {
@@ -112,8 +127,12 @@ export async function trainOwner(
   const report = {
     recipe: RECIPE,
     // The linear metric only reorders the shortlist; it is judged by its cross-validated gallery top-1.
-    ...said('decision', j.adopt ? 'learn_linear_adopted' : 'learn_linear_refused',
-      { candidate: percent(j.candidate.top1), served: percent(j.current.top1), gain: percent(j.minGain), photos: j.candidate.evaluated }),
+    ...said('decision', j.adopt ? 'learn_linear_adopted' : 'learn_linear_refused', {
+      candidate: percent(j.candidate.top1),
+      served: percent(j.current.top1),
+      gain: percent(j.minGain),
+      photos: j.candidate.evaluated,
+    }),
     photos: labels.samples.length,
     enrolled_photos: labels.enrolledPhotos,
     verdict_photos: labels.verdictPhotos,
@@ -125,79 +144,129 @@ export async function trainOwner(
     min_gain: j.minGain,
     train_ms: Math.round(j.ms),
   };
-  const saved = await saveVersion(c.db, { ownerId, kind, recipe: RECIPE, base: engine.model, metric: j.metric, report, adopt: j.adopt, jobKey });
+  const saved = await saveVersion(c.db, {
+    ownerId,
+    kind,
+    recipe: RECIPE,
+    base: engine.model,
+    metric: j.metric,
+    report,
+    adopt: j.adopt,
+    jobKey,
+  });
   return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
 }
 
 /** The fine-tuning recipe (backbone-train.ts), stored and adopted by the same rules. */
 async function trainOwnerBackbone(
-  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, jobKey: string | null,
+  c: Container,
+  engine: RecognitionEngine,
+  ownerId: string,
+  kind: Kind,
+  jobKey: string | null,
   opts: JudgeOptions & { backbone?: BackboneOptions },
 ): Promise<TrainOutcome> {
   if (kind !== 'animal') return skipped('learn_backbone_animals_only', {}, { recipe: BACKBONE_RECIPE });
   if (!(await canTrainBackbone())) return skipped('learn_no_trainer', {}, { recipe: BACKBONE_RECIPE });
   const current: LearnedVersion | null = await adoptedVersion(c.db, ownerId, kind, engine.model);
   const t = performance.now();
-  return fineTuneOwner(c, engine, ownerId, kind, current, { ...opts.backbone, minGain: opts.minGain }, async (run): Promise<TrainOutcome> => {
-    const j = run.judgement;
-    if (!j || j.evaluated === 0) {
-      return skipped('learn_needs_two', { photos: run.samples.length }, { recipe: BACKBONE_RECIPE });
-    }
-    // The decision is the served pipeline's, not the global stage's (which only shortlists).
-    const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
-    const sizes = { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate };
-    // A served model retrained on every photo has seen every held-out photo enrolled before it, and
-    // its top-1 on them flatters it against a candidate that never did: it is judged on the others only.
-    const gateTest = current?.backbone && current.report.trained_on_all === true ? await unseenBy(c, current, run.samples, j.test) : j.test;
-    const gate = await compareServed(c, engine, kind, run.samples, gateTest,
-      { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
-      { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
-      sizes, j.strangers);
-    const adopt = gate.adopt || opts.forceAdopt === true;
-    // Adopted: the same recipe trains again on every photo and serves if it does no worse (keep-learned.ts).
-    const kept = adopt
-      ? await keepLearned(c, engine, kind, { ...run, judgement: j }, { figures: gate.candidate, calibration: sizes.candidateCalibration ?? gate.candidate.calibration_queries }, sizes.targetFmr)
-      : null;
-    const retrained = kept?.record.served === 'retrained' ? kept.retrained : null;
-    const report = {
-      recipe: BACKBONE_RECIPE,
-      decision: gate.reason,
-      message: gate.message,
-      served_gate: gate,
-      photos: run.samples.length,
-      enrolled_photos: run.enrolled,
-      verdict_photos: run.samples.length - run.enrolled,
-      held_out: j.evaluated,
-      // The held-out photos the gate asked: fewer than held_out when the served model had seen some.
-      gate_held_out: gateTest.size,
-      // What the served model never trained on: after adoption the owner's calibration is fitted on
-      // these alone. The retrained model trained on every photo, so only photos enrolled after it count.
-      held_out_images: retrained ? [] : [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
-      strangers: retrained ? [] : [...j.strangers],
-      trained_on_all: retrained !== null,
-      // The global stage alone on the held-out photos (before the gate, this decided), for the judged model.
-      candidate_top1: j.candidateTop1,
-      current_top1: j.currentTop1,
-      current_version: current?.version ?? null,
-      min_gain: j.minGain,
-      shape: j.shape,
-      // The trainer's own record of the model stored (the judged one's too, when the retrained one serves).
-      trainer: retrained ? retrained.log : j.log,
-      ...(retrained ? { judged_trainer: j.log } : {}),
-      retrain: kept?.record ?? null,
-      train_ms: Math.round(performance.now() - t),
-    };
-    // One transaction stores the one model that serves, with both figures: a worker that dies
-    // before it leaves nothing adopted, and the retried job judges and retrains again.
-    const saved = await saveVersion(c.db, { ownerId, kind, recipe: BACKBONE_RECIPE, base: engine.model, backbone: retrained?.onnx ?? j.onnx, report, adopt, jobKey });
-    // The gallery is already embedded by the stored model: keep it, so the first identify need not.
-    if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, retrained?.vectors ?? j.vectors);
-    return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
-  });
+  return fineTuneOwner(
+    c,
+    engine,
+    ownerId,
+    kind,
+    current,
+    { ...opts.backbone, minGain: opts.minGain },
+    async (run): Promise<TrainOutcome> => {
+      const j = run.judgement;
+      if (!j || j.evaluated === 0) {
+        return skipped('learn_needs_two', { photos: run.samples.length }, { recipe: BACKBONE_RECIPE });
+      }
+      // The decision is the served pipeline's, not the global stage's (which only shortlists).
+      const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
+      const sizes = { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate };
+      // A served model retrained on every photo has seen every held-out photo enrolled before it, and
+      // its top-1 on them flatters it against a candidate that never did: it is judged on the others only.
+      const gateTest =
+        current?.backbone && current.report.trained_on_all === true ? await unseenBy(c, current, run.samples, j.test) : j.test;
+      const gate = await compareServed(
+        c,
+        engine,
+        kind,
+        run.samples,
+        gateTest,
+        { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
+        { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
+        sizes,
+        j.strangers,
+      );
+      const adopt = gate.adopt || opts.forceAdopt === true;
+      // Adopted: the same recipe trains again on every photo and serves if it does no worse (keep-learned.ts).
+      const kept = adopt
+        ? await keepLearned(
+            c,
+            engine,
+            kind,
+            { ...run, judgement: j },
+            { figures: gate.candidate, calibration: sizes.candidateCalibration ?? gate.candidate.calibration_queries },
+            sizes.targetFmr,
+          )
+        : null;
+      const retrained = kept?.record.served === 'retrained' ? kept.retrained : null;
+      const report = {
+        recipe: BACKBONE_RECIPE,
+        decision: gate.reason,
+        message: gate.message,
+        served_gate: gate,
+        photos: run.samples.length,
+        enrolled_photos: run.enrolled,
+        verdict_photos: run.samples.length - run.enrolled,
+        held_out: j.evaluated,
+        // The held-out photos the gate asked: fewer than held_out when the served model had seen some.
+        gate_held_out: gateTest.size,
+        // What the served model never trained on: after adoption the owner's calibration is fitted on
+        // these alone. The retrained model trained on every photo, so only photos enrolled after it count.
+        held_out_images: retrained ? [] : [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
+        strangers: retrained ? [] : [...j.strangers],
+        trained_on_all: retrained !== null,
+        // The global stage alone on the held-out photos (before the gate, this decided), for the judged model.
+        candidate_top1: j.candidateTop1,
+        current_top1: j.currentTop1,
+        current_version: current?.version ?? null,
+        min_gain: j.minGain,
+        shape: j.shape,
+        // The trainer's own record of the model stored (the judged one's too, when the retrained one serves).
+        trainer: retrained ? retrained.log : j.log,
+        ...(retrained ? { judged_trainer: j.log } : {}),
+        retrain: kept?.record ?? null,
+        train_ms: Math.round(performance.now() - t),
+      };
+      // One transaction stores the one model that serves, with both figures: a worker that dies
+      // before it leaves nothing adopted, and the retried job judges and retrains again.
+      const saved = await saveVersion(c.db, {
+        ownerId,
+        kind,
+        recipe: BACKBONE_RECIPE,
+        base: engine.model,
+        backbone: retrained?.onnx ?? j.onnx,
+        report,
+        adopt,
+        jobKey,
+      });
+      // The gallery is already embedded by the stored model: keep it, so the first identify need not.
+      if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, retrained?.vectors ?? j.vectors);
+      return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+    },
+  );
 }
 
 /** The held-out samples enrolled after `served` was stored (the only ones a model trained on every photo has not seen). */
-async function unseenBy(c: Container, served: LearnedVersion, samples: readonly CropSample[], test: ReadonlySet<number>): Promise<Set<number>> {
+async function unseenBy(
+  c: Container,
+  served: LearnedVersion,
+  samples: readonly CropSample[],
+  test: ReadonlySet<number>,
+): Promise<Set<number>> {
   const ids = [...test].flatMap((i) => (samples[i]?.imageId ? [samples[i]!.imageId!] : []));
   const after = await enrolledAfter(c.db, served, ids);
   return new Set([...test].filter((i) => after.has(samples[i]?.imageId ?? '')));
@@ -209,8 +278,14 @@ async function unseenBy(c: Container, served: LearnedVersion, samples: readonly 
  * and the candidate's refit, which may only use the photos it never trained on.
  */
 async function calibrationSizes(
-  c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind, current: LearnedVersion | null,
-  samples: readonly CropSample[], test: ReadonlySet<number>, away: ReadonlySet<string>,
+  c: Container,
+  engine: RecognitionEngine,
+  ownerId: string,
+  kind: Kind,
+  current: LearnedVersion | null,
+  samples: readonly CropSample[],
+  test: ReadonlySet<number>,
+  away: ReadonlySet<string>,
 ): Promise<{ servedCalibration: number; candidateCalibration: number }> {
   const cap = c.config.CALIBRATION_MAX_PHOTOS;
   const servedRef = current ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : null;
@@ -226,8 +301,16 @@ async function calibrationSizes(
   };
 }
 
-async function keepEmbeddings(c: Container, ownerId: string, kind: Kind, version: number, samples: readonly CropSample[], vectors: readonly (Float32Array | null)[]) {
+async function keepEmbeddings(
+  c: Container,
+  ownerId: string,
+  kind: Kind,
+  version: number,
+  samples: readonly CropSample[],
+  vectors: readonly (Float32Array | null)[],
+) {
   await c.db.transaction(async (tx) => {
-    for (const [i, s] of samples.entries()) if (s.imageId && vectors[i]) await storeLearnedEmbedding(tx, { ownerId, kind, version }, s.imageId, vectors[i]!);
+    for (const [i, s] of samples.entries())
+      if (s.imageId && vectors[i]) await storeLearnedEmbedding(tx, { ownerId, kind, version }, s.imageId, vectors[i]!);
   });
 }

@@ -11,8 +11,18 @@ async function makeClip(seconds: number): Promise<Buffer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-clip-'));
   const out = path.join(dir, 'clip.mp4');
   execFileSync('ffmpeg', [
-    '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc2=size=320x240:rate=10:duration=${seconds}`,
-    '-vf', `boxblur=enable='between(t,1,2)':luma_radius=12`, '-pix_fmt', 'yuv420p', '-y', out,
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=320x240:rate=10:duration=${seconds}`,
+    '-vf',
+    `boxblur=enable='between(t,1,2)':luma_radius=12`,
+    '-pix_fmt',
+    'yuv420p',
+    '-y',
+    out,
   ]);
   const bytes = await readFile(out);
   await rm(dir, { recursive: true, force: true });

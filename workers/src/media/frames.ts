@@ -44,7 +44,16 @@ function sample(file: string, outDir: string, fps: number, side: number, maxDeco
   return new Promise((resolve, reject) =>
     ffmpeg(file)
       // The first video stream only: by default ffmpeg picks the largest, which the API's probe caps but need not be the one meant.
-      .outputOptions(['-map', '0:v:0', '-vf', `fps=${fps.toFixed(4)},scale='min(${side},iw)':-2`, '-q:v', '3', '-frames:v', String(maxDecoded)])
+      .outputOptions([
+        '-map',
+        '0:v:0',
+        '-vf',
+        `fps=${fps.toFixed(4)},scale='min(${side},iw)':-2`,
+        '-q:v',
+        '3',
+        '-frames:v',
+        String(maxDecoded),
+      ])
       .output(path.join(outDir, 'f%05d.jpg'))
       .on('end', () => resolve())
       .on('error', (e: Error) => reject(new UndecodableVideoError(`ffmpeg: ${e.message.split('\n')[0]}`)))
@@ -94,7 +103,11 @@ export async function extractFrames(video: Buffer, o: FrameOptions): Promise<Fra
 }
 
 /** Greedy: sharpest first, skipping any frame too close to one already kept; back in time order. */
-export function selectFrames<T extends { sharpness: number; thumb: Buffer; at: number; jpeg: Buffer }>(frames: T[], max: number, minDistance = 6): Frame[] {
+export function selectFrames<T extends { sharpness: number; thumb: Buffer; at: number; jpeg: Buffer }>(
+  frames: T[],
+  max: number,
+  minDistance = 6,
+): Frame[] {
   const kept: T[] = [];
   for (const f of [...frames].sort((a, b) => b.sharpness - a.sharpness)) {
     if (kept.length >= max) break;

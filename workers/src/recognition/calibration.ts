@@ -35,7 +35,12 @@ export async function loadCalibrations(db: Database): Promise<Partial<Record<Kin
  * separation (ROC AUC) changed. With `apply`, the new parameters are stored and used by
  * processes started afterwards.
  */
-export async function refitFromLabels(db: Database, kind: Kind, current: CalibrationParams, apply: boolean): Promise<FitReport & { labels: number; applied: boolean }> {
+export async function refitFromLabels(
+  db: Database,
+  kind: Kind,
+  current: CalibrationParams,
+  apply: boolean,
+): Promise<FitReport & { labels: number; applied: boolean }> {
   const rows = await db.query<LabelRow>(
     `select v.verdict, v.correct_id, q.evidence from identify_verdicts v join identify_queries q on q.id = v.query_id where q.kind = $1`,
     [kind],
@@ -43,7 +48,11 @@ export async function refitFromLabels(db: Database, kind: Kind, current: Calibra
   const samples = rows.rows.flatMap(samplesFromLabel);
   const report = fitCalibration(samples, { previous: current, source: 'fit:identify_verdict' });
   if (apply) {
-    await db.query('insert into calibrations (kind, params, report) values ($1, $2, $3)', [kind, report.params, { ...report, params: undefined }]);
+    await db.query('insert into calibrations (kind, params, report) values ($1, $2, $3)', [
+      kind,
+      report.params,
+      { ...report, params: undefined },
+    ]);
   }
   return { ...report, labels: rows.rows.length, applied: apply };
 }

@@ -10,7 +10,10 @@ describe('which photos may calibrate an adopted model', () => {
   });
 
   it('keeps only the photos a fine-tuned backbone never trained on, with its strangers as the open set', () => {
-    const h = honestSample(rows, { recipe: 'finetuned-mobilenetv2-v3', report: { held_out_images: ['a3', 'b2', 's1', 's2'], strangers: ['s'] } })!;
+    const h = honestSample(rows, {
+      recipe: 'finetuned-mobilenetv2-v3',
+      report: { held_out_images: ['a3', 'b2', 's1', 's2'], strangers: ['s'] },
+    })!;
     expect(h.rows.map((r) => r.image_id)).toEqual(['a3', 'b2', 's1', 's2']);
     expect([...h.strangers]).toEqual(['s']);
   });
@@ -25,7 +28,11 @@ describe('which photos may calibrate an adopted model', () => {
       { image_id: 'n1', individual_id: 'n', created_at: later }, // a cow enrolled after adoption: a stranger
       { image_id: 'n2', individual_id: 'n', created_at: later.toISOString() },
     ];
-    const h = honestSample(dated, { recipe: 'finetuned-mobilenetv2-v3', report: { held_out_images: ['a3', 'b2', 's1', 's2'], strangers: ['s'] }, createdAt: at })!;
+    const h = honestSample(dated, {
+      recipe: 'finetuned-mobilenetv2-v3',
+      report: { held_out_images: ['a3', 'b2', 's1', 's2'], strangers: ['s'] },
+      createdAt: at,
+    })!;
     expect(h.rows.map((r) => r.image_id)).toEqual(['a3', 'b2', 's1', 's2', 'a4', 'n1', 'n2']);
     expect([...h.strangers].sort()).toEqual(['n', 's']);
     // A v2 version without a record still gains what came after it.

@@ -38,7 +38,8 @@ export function checkCandidate(dir: string): ModelEntry {
   }
   if (!entry) throw new ModelRefusedError('the manifest has no global-embedding model');
   if (!entry.licence.trim()) throw new ModelRefusedError('the manifest names no licence');
-  if (entry.licence_file && !existsSync(join(abs, entry.licence_file))) throw new ModelRefusedError(`licence file ${entry.licence_file} is missing`);
+  if (entry.licence_file && !existsSync(join(abs, entry.licence_file)))
+    throw new ModelRefusedError(`licence file ${entry.licence_file} is missing`);
   try {
     readModelBytes({ ...entry, dir: abs, origin: 'operator' });
   } catch (err) {
@@ -54,7 +55,8 @@ export function engineOf(reg: Pick<Registration, 'dir'>): Promise<RecognitionEng
   if (!e) {
     const entry = readManifestFile(reg.dir).models.find((m) => m.role === 'global-embedding')!;
     e = Embedder.load({ ...entry, dir: reg.dir, origin: 'operator' }).then((embedder) =>
-      RecognitionEngine.create({ embedder, calibration: {}, registry: loadRegistry({ operatorDir: reg.dir }) }));
+      RecognitionEngine.create({ embedder, calibration: {}, registry: loadRegistry({ operatorDir: reg.dir }) }),
+    );
     engines.set(reg.dir, e);
   }
   return e;
@@ -62,12 +64,18 @@ export function engineOf(reg: Pick<Registration, 'dir'>): Promise<RecognitionEng
 
 /** Re-embeds every photo that lacks a descriptor from `engine` (the reindex job's own code). */
 async function reembed(c: Container, engine: RecognitionEngine) {
-  return reindexHandler({ c, engine, pools: createPools(c, engine) })({ model_version: engine.model.version } as JobData<'reindex'>, { id: 'reembed', attempt: 1 });
+  return reindexHandler({ c, engine, pools: createPools(c, engine) })({ model_version: engine.model.version } as JobData<'reindex'>, {
+    id: 'reembed',
+    attempt: 1,
+  });
 }
 
 async function byRef(c: Container, ref: string): Promise<Registration> {
   const [name, version] = ref.split('@');
-  const r = await c.db.query<Registration>('select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations where name = $1 and version = $2', [name, version]);
+  const r = await c.db.query<Registration>(
+    'select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations where name = $1 and version = $2',
+    [name, version],
+  );
   if (!r.rows[0]) throw new ModelRefusedError(`${ref} is not registered`);
   return r.rows[0];
 }
@@ -83,8 +91,18 @@ export async function registerModel(c: Container, dir: string, share = 0.1): Pro
   if (dup.rows.length) throw new ModelRefusedError(`${entry.name}@${entry.version} is already registered`);
   const dest = join(c.config.dataDir, 'models', `${entry.name}@${entry.version}`);
   mkdirSync(dest, { recursive: true });
-  for (const f of ['manifest.json', entry.file, ...(entry.licence_file ? [entry.licence_file] : [])]) copyFileSync(join(resolve(dir), f), join(dest, f));
-  const reg: Registration = { id: randomUUID(), name: entry.name, version: entry.version, dir: dest, status: 'shadow', shadow_share: share, sha256: entry.sha256, licence: entry.licence };
+  for (const f of ['manifest.json', entry.file, ...(entry.licence_file ? [entry.licence_file] : [])])
+    copyFileSync(join(resolve(dir), f), join(dest, f));
+  const reg: Registration = {
+    id: randomUUID(),
+    name: entry.name,
+    version: entry.version,
+    dir: dest,
+    status: 'shadow',
+    shadow_share: share,
+    sha256: entry.sha256,
+    licence: entry.licence,
+  };
   const done = await reembed(c, await engineOf(reg));
   await c.db.query(
     'insert into model_registrations (id, name, version, dir, manifest, sha256, licence, status, shadow_share) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
@@ -108,9 +126,11 @@ export async function promoteModel(c: Container, ref: string) {
 export async function rollbackModel(c: Container) {
   const cur = (await c.db.query<Registration>(`select id, name, version from model_registrations where status = 'serving'`)).rows[0];
   if (!cur) throw new ModelRefusedError('no registered model is serving; the bundled model already is');
-  const prev = (await c.db.query<{ id: string; name: string; version: string }>(
-    `select id, name, version from model_registrations where status = 'retired' and promoted_at is not null order by promoted_at desc limit 1`,
-  )).rows[0];
+  const prev = (
+    await c.db.query<{ id: string; name: string; version: string }>(
+      `select id, name, version from model_registrations where status = 'retired' and promoted_at is not null order by promoted_at desc limit 1`,
+    )
+  ).rows[0];
   await c.db.transaction(async (tx) => {
     await tx.query(`update model_registrations set status = 'shadow' where id = $1`, [cur.id]);
     if (prev) await tx.query(`update model_registrations set status = 'serving' where id = $1`, [prev.id]);
@@ -152,8 +172,13 @@ export function createShadow(c: Container, poolOwners: (account: string, kind: K
         const p = pools.get(reg.id) ?? createPools(c, engine);
         pools.set(reg.id, p);
         const queries: Descriptor[] = [];
-        for (const cid of data.images) queries.push(await engine.describe((await c.blobs.get(cid))!, { kind: data.kind, enforceQuality: false }));
-        const gallery = await p.gallery(await poolOwners(data.owner_id, data.kind), { kind: data.kind, farmId: data.filters.farm_id ?? null, treeId: data.filters.tree_id ?? null });
+        for (const cid of data.images)
+          queries.push(await engine.describe((await c.blobs.get(cid))!, { kind: data.kind, enforceQuality: false }));
+        const gallery = await p.gallery(await poolOwners(data.owner_id, data.kind), {
+          kind: data.kind,
+          farmId: data.filters.farm_id ?? null,
+          treeId: data.filters.tree_id ?? null,
+        });
         const out = await engine.identify({ kind: data.kind, channels: data.channels, queries, gallery });
         const top = out.ranked[0];
         const servedTop = served.candidates?.[0]?.individual_id ?? null;
@@ -161,8 +186,18 @@ export function createShadow(c: Container, poolOwners: (account: string, kind: K
         await c.db.query(
           `insert into shadow_scores (query_id, registration_id, owner_id, engine, verdict, top1, probability, served_top1, agrees, candidates)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict do nothing`,
-          [data.query_id, reg.id, data.owner_id, JSON.stringify(out.model), out.verdict, shownTop, top?.probability ?? null, servedTop, shownTop === servedTop,
-            JSON.stringify(out.candidates.map((x) => ({ individual_id: x.individualId, probability: x.probability })))],
+          [
+            data.query_id,
+            reg.id,
+            data.owner_id,
+            JSON.stringify(out.model),
+            out.verdict,
+            shownTop,
+            top?.probability ?? null,
+            servedTop,
+            shownTop === servedTop,
+            JSON.stringify(out.candidates.map((x) => ({ individual_id: x.individualId, probability: x.probability }))),
+          ],
         );
       } catch (err) {
         c.logger.warn({ err, model: `${reg.name}@${reg.version}` }, 'shadow scoring failed');

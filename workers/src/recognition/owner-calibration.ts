@@ -60,7 +60,12 @@ export interface StoredCalibration {
   created_at: string;
 }
 
-export async function loadOwnerCalibration(db: Queryable, ownerId: string, kind: Kind, pipeline: string): Promise<StoredCalibration | null> {
+export async function loadOwnerCalibration(
+  db: Queryable,
+  ownerId: string,
+  kind: Kind,
+  pipeline: string,
+): Promise<StoredCalibration | null> {
   const r = await db.query<{ params: CalibrationParams | null; report: StoredCalibration['report']; created_at: Date | string }>(
     'select params, report, created_at from owner_calibrations where owner_id = $1 and kind = $2 and pipeline = $3 order by id desc limit 1',
     [ownerId, kind, pipeline],
@@ -73,7 +78,8 @@ export async function loadOwnerCalibration(db: Queryable, ownerId: string, kind:
 async function learnedVersion(db: Queryable, ownerId: string, kind: Kind, learned: ModelRef | null): Promise<LearnedVersionFacts | null> {
   if (!learned) return null;
   const r = await db.query<{ recipe: string; report: Record<string, unknown>; created_at: Date | string }>(
-    'select recipe, report, created_at from learned_models where owner_id = $1 and kind = $2 and version = $3', [ownerId, kind, Number(learned.version)],
+    'select recipe, report, created_at from learned_models where owner_id = $1 and kind = $2 and version = $3',
+    [ownerId, kind, Number(learned.version)],
   );
   const row = r.rows[0];
   return row ? { recipe: row.recipe, report: row.report, createdAt: new Date(row.created_at) } : null;
@@ -88,7 +94,8 @@ export interface LearnedVersionFacts {
 }
 
 /** Why a fit made under the old rule is not served (isStaleFit). */
-const STALE_REASON = 'your calibration was fitted under an older rule that counted every photo as independent and mixed strangers with enrolled animals, which promised fewer false matches than real photos gave';
+const STALE_REASON =
+  'your calibration was fitted under an older rule that counted every photo as independent and mixed strangers with enrolled animals, which promised fewer false matches than real photos gave';
 
 /** A match threshold no probability reaches: matches withheld, the closest still shown as `uncertain`. */
 export const MATCH_WITHHELD = 1.01;
@@ -100,7 +107,10 @@ export const MATCH_WITHHELD = 1.01;
  * through was wrong), so until the owner's fit exists such a pipeline answers no `match`.
  */
 export async function calibrationFor(
-  db: Queryable, ownerId: string, kind: Kind, pipeline: string,
+  db: Queryable,
+  ownerId: string,
+  kind: Kind,
+  pipeline: string,
   /** The kind's defaults, or how to get them: asked only when the owner's own fit does not serve. */
   kindDefaults: CalibrationParams | (() => Promise<CalibrationParams>),
   learned: ModelRef | null = null,
@@ -112,7 +122,13 @@ export async function calibrationFor(
     return {
       params: stored.params,
       info: {
-        source: 'owner', reason: null, samples: stored.report.n, effective_samples: stored.report.effective_n ?? null, false_match_bound: round(stored.report.fmr_upper), match_threshold: round(stored.params.matchThreshold)!, fitted_at: stored.created_at,
+        source: 'owner',
+        reason: null,
+        samples: stored.report.n,
+        effective_samples: stored.report.effective_n ?? null,
+        false_match_bound: round(stored.report.fmr_upper),
+        match_threshold: round(stored.params.matchThreshold)!,
+        fitted_at: stored.created_at,
         several: severalInfo(stored.params),
       },
     };
@@ -122,7 +138,13 @@ export async function calibrationFor(
     return {
       params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
       info: {
-        source: 'kind_default', samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: null, match_threshold: MATCH_WITHHELD, fitted_at: stored?.created_at ?? null, several: null,
+        source: 'kind_default',
+        samples: stored?.report.n ?? null,
+        effective_samples: stored?.report.effective_n ?? null,
+        false_match_bound: null,
+        match_threshold: MATCH_WITHHELD,
+        fitted_at: stored?.created_at ?? null,
+        several: null,
         reason: `the model fine-tuned on your photos is not yet calibrated on photos it never trained on${stored ? ` (${stale ? STALE_REASON : stored.report.reason})` : ''}, so no answer is a match until it is; the closest are shown for you to choose`,
       },
     };
@@ -130,13 +152,27 @@ export async function calibrationFor(
   const why = stale
     ? `${STALE_REASON}; the kind's defaults apply until it is refitted at your next learning run`
     : stored
-    ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
-    : 'not yet calibrated on your own photos for this model; the kind\'s defaults apply';
+      ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
+      : "not yet calibrated on your own photos for this model; the kind's defaults apply";
   const v = kindDefault.vouched;
   // Say what the defaults rest on: a calibration fitted on other herds, or hand-set numbers.
-  const scope = isAnySpecies(kindDefault) ? '; no dataset stood for this herd\'s species, so its threshold is the one that held for every species measured' : '';
+  const scope = isAnySpecies(kindDefault)
+    ? "; no dataset stood for this herd's species, so its threshold is the one that held for every species measured"
+    : '';
   const reason = v ? `${why} (the kind's calibration, fitted on ${v.individuals} individuals of other herds${scope})` : why;
-  return { params: kindDefault, info: { source: 'kind_default', reason, samples: stored?.report.n ?? null, effective_samples: stored?.report.effective_n ?? null, false_match_bound: v ? round(v.fmrUpper) : null, match_threshold: round(kindDefault.matchThreshold)!, fitted_at: stored?.created_at ?? null, several: severalInfo(kindDefault) } };
+  return {
+    params: kindDefault,
+    info: {
+      source: 'kind_default',
+      reason,
+      samples: stored?.report.n ?? null,
+      effective_samples: stored?.report.effective_n ?? null,
+      false_match_bound: v ? round(v.fmrUpper) : null,
+      match_threshold: round(kindDefault.matchThreshold)!,
+      fitted_at: stored?.created_at ?? null,
+      several: severalInfo(kindDefault),
+    },
+  };
 }
 
 /**
@@ -154,10 +190,18 @@ export function publicCalibration(kindDefault: CalibrationParams): { params: Cal
 
 /** The several-photo thresholds a calibration carries (the owner's, or the kind's shipped pairs'), as the client sees them. */
 function severalInfo(params: CalibrationParams): CalibrationInfo['several'] {
-  return params.several ? severalScopes(params).map((s) => ({ photos: s.groupSize, match_threshold: round(s.matchThreshold)!, samples: s.queries, false_match_bound: round(s.fmrUpper) })) : null;
+  return params.several
+    ? severalScopes(params).map((s) => ({
+        photos: s.groupSize,
+        match_threshold: round(s.matchThreshold)!,
+        samples: s.queries,
+        false_match_bound: round(s.fmrUpper),
+      }))
+    : null;
 }
 
-const round = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4);
+const round = (v: number | null | undefined): number | null =>
+  v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4;
 
 export interface OwnerFitDeps {
   c: Container;
@@ -188,7 +232,10 @@ interface GalleryRow {
  * "Verdicts per owner, and the herd learning loop"). A backbone version that did not record its held-out photos (recipe v2 and
  * before) leaves only later photos. Null: no restriction (base model, linear metric).
  */
-export function honestSample<T extends { image_id: string; individual_id: string; created_at?: Date | string }>(rows: readonly T[], version: LearnedVersionFacts | null): { rows: T[]; strangers: Set<string> } | null {
+export function honestSample<T extends { image_id: string; individual_id: string; created_at?: Date | string }>(
+  rows: readonly T[],
+  version: LearnedVersionFacts | null,
+): { rows: T[]; strangers: Set<string> } | null {
   if (!version || !version.recipe.startsWith('finetuned-')) return null;
   const held = Array.isArray(version.report.held_out_images) ? new Set(version.report.held_out_images as string[]) : new Set<string>();
   const strangers = new Set(Array.isArray(version.report.strangers) ? (version.report.strangers as string[]) : []);
@@ -228,7 +275,13 @@ async function ownGallery(d: OwnerFitDeps, ownerId: string, kind: Kind, treeId: 
  * Fits and stores the owner's calibration for a kind and scope under the pipeline serving now.
  * Only the owner's own pool is used: a granted pool is someone else's data.
  */
-export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind: Kind, scope: CalibrationScope = 'all', maxHeldOut = d.c.config.CALIBRATION_MAX_PHOTOS): Promise<{ pipeline: string; report: FusedFitReport }> {
+export async function fitOwnerCalibration(
+  d: OwnerFitDeps,
+  ownerId: string,
+  kind: Kind,
+  scope: CalibrationScope = 'all',
+  maxHeldOut = d.c.config.CALIBRATION_MAX_PHOTOS,
+): Promise<{ pipeline: string; report: FusedFitReport }> {
   const { c, engine } = d;
   const rows = (
     await c.db.query<GalleryRow>(
@@ -256,15 +309,37 @@ export async function fitOwnerCalibration(d: OwnerFitDeps, ownerId: string, kind
       if (!r.tree_id) continue;
       gal = await ownGallery(d, ownerId, kind, r.tree_id);
     }
-    heldOut.push({ imageId: r.image_id, individualId: r.individual_id, descriptor: await descriptorOf(c, engine, kind, r), ...(gal ? { gallery: gal } : {}) });
+    heldOut.push({
+      imageId: r.image_id,
+      individualId: r.individual_id,
+      descriptor: await descriptorOf(c, engine, kind, r),
+      ...(gal ? { gallery: gal } : {}),
+    });
   }
   const openSetOf = honest ? (id: string) => honest.strangers.has(id) : undefined;
-  const samples = await openSetSamples(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}) }, heldOut, (id) => photos.get(id) ?? []);
+  const samples = await openSetSamples(
+    engine,
+    { kind, gallery, ...(openSetOf ? { openSetOf } : {}) },
+    heldOut,
+    (id) => photos.get(id) ?? [],
+  );
   samples.push(...(await labelSamples(c, ownerId, kind, engine, gallery.learned ?? null)));
   const report = fitFusedCalibration(samples, { source: `owner:${scope}` });
-  if (report.params) report.params.several = await fitSeveralScopes(engine, { kind, gallery, ...(openSetOf ? { openSetOf } : {}), calibration: report.params }, heldOut, (id) => photos.get(id) ?? []);
+  if (report.params)
+    report.params.several = await fitSeveralScopes(
+      engine,
+      { kind, gallery, ...(openSetOf ? { openSetOf } : {}), calibration: report.params },
+      heldOut,
+      (id) => photos.get(id) ?? [],
+    );
   const { params, ...rest } = report;
-  await c.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)', [ownerId, kind, pipeline, params ?? null, rest]);
+  await c.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)', [
+    ownerId,
+    kind,
+    pipeline,
+    params ?? null,
+    rest,
+  ]);
   return { pipeline, report };
 }
 
@@ -283,8 +358,15 @@ async function descriptorOf(c: Container, engine: RecognitionEngine, kind: Kind,
     }
   }
   return {
-    model: engine.model, models: [], subject: r.subject ?? null, global: bytesToVector(r.global), local: r.local ? toBytes(r.local) : new Uint8Array(0),
-    quality: { width, height, sharpness: 0, brightness: 0, reasons: [] }, width, height, ...(preview ? { preview } : {}),
+    model: engine.model,
+    models: [],
+    subject: r.subject ?? null,
+    global: bytesToVector(r.global),
+    local: r.local ? toBytes(r.local) : new Uint8Array(0),
+    quality: { width, height, sharpness: 0, brightness: 0, reasons: [] },
+    width,
+    height,
+    ...(preview ? { preview } : {}),
   };
 }
 
@@ -292,8 +374,18 @@ async function descriptorOf(c: Container, engine: RecognitionEngine, kind: Kind,
  * The owner's labels answered by this very pipeline (same engine and learned version): the top
  * answer's stored evidence, right when the label confirms it.
  */
-async function labelSamples(c: Container, ownerId: string, kind: Kind, engine: RecognitionEngine, learned: ModelRef | null): Promise<QuerySample[]> {
-  const r = await c.db.query<{ verdict: string; correct_id: string | null; evidence: { individual_id: string; evidence: Evidence }[] | null }>(
+async function labelSamples(
+  c: Container,
+  ownerId: string,
+  kind: Kind,
+  engine: RecognitionEngine,
+  learned: ModelRef | null,
+): Promise<QuerySample[]> {
+  const r = await c.db.query<{
+    verdict: string;
+    correct_id: string | null;
+    evidence: { individual_id: string; evidence: Evidence }[] | null;
+  }>(
     `select v.verdict, v.correct_id, q.evidence from identify_verdicts v join identify_queries q on q.id = v.query_id
       where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 and q.result->'model'->>'version' = $3
         and coalesce(q.learned_version, -1) = $4`,

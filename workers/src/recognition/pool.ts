@@ -27,23 +27,43 @@ export function createPools(c: Container, engine: RecognitionEngine) {
   const features = createFeatureCache(c.config.FEATURE_CACHE_MB * 1024 * 1024);
 
   async function stamp(owner: string) {
-    const r = await c.db.query<{ n: number; latest: Date | string | null }>(`select count(*)::int as n, max(d.created_at) as latest ${LIVE}`, params(owner));
+    const r = await c.db.query<{ n: number; latest: Date | string | null }>(
+      `select count(*)::int as n, max(d.created_at) as latest ${LIVE}`,
+      params(owner),
+    );
     const row = r.rows[0]!;
     return { count: row.n, latest: row.latest ? new Date(row.latest).toISOString() : null };
   }
 
   async function rows(owner: string, since?: string): Promise<IndexRow[]> {
-    const r = await c.db.query<{ image_id: string; individual_id: string; kind: Kind; farm_id: string | null; tree_id: string | null; global: Uint8Array }>(
+    const r = await c.db.query<{
+      image_id: string;
+      individual_id: string;
+      kind: Kind;
+      farm_id: string | null;
+      tree_id: string | null;
+      global: Uint8Array;
+    }>(
       `select d.image_id, i.individual_id, ind.kind, ind.farm_id, ind.tree_id, d.global ${LIVE} ${since ? 'and d.created_at > $4' : ''}`,
       since ? [...params(owner), since] : params(owner),
     );
-    return r.rows.map((x) => ({ id: x.image_id, individualId: x.individual_id, kind: x.kind, farmId: x.farm_id, treeId: x.tree_id, vector: bytesToVector(x.global) }));
+    return r.rows.map((x) => ({
+      id: x.image_id,
+      individualId: x.individual_id,
+      kind: x.kind,
+      farmId: x.farm_id,
+      treeId: x.tree_id,
+      vector: bytesToVector(x.global),
+    }));
   }
 
   async function openFromDisk(owner: string): Promise<OwnerIndex> {
     const ids = await c.db.query<{ image_id: string }>(`select d.image_id ${LIVE}`, params(owner));
     const { index, rebuilt } = await openOwnerIndex({
-      root: c.config.indexDir, ownerId: owner, modelVersion: model.version, dim: engine.dim,
+      root: c.config.indexDir,
+      ownerId: owner,
+      modelVersion: model.version,
+      dim: engine.dim,
       expected: { modelVersion: model.version, count: ids.rows.length, idsChecksum: checksumIds(ids.rows.map((r) => r.image_id)) },
       loadRows: () => rows(owner),
     });
@@ -97,7 +117,10 @@ export function createPools(c: Container, engine: RecognitionEngine) {
       const indexes = await Promise.all(owners.map(indexFor));
       return {
         search(global: Float32Array, k: number): GalleryHit[] {
-          return indexes.flatMap((ix) => ix.search(global, k, filter)).sort((a, b) => b.similarity - a.similarity).slice(0, k);
+          return indexes
+            .flatMap((ix) => ix.search(global, k, filter))
+            .sort((a, b) => b.similarity - a.similarity)
+            .slice(0, k);
         },
         localFeatures,
       };

@@ -32,7 +32,22 @@ describe('streamed frames', () => {
 
   it('refuses a stream with no declared length that runs past the limit', async () => {
     const file = path.join(dir, 'endless.mkv');
-    await writeFile(file, execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=5:duration=6', '-c:v', 'mjpeg', '-f', 'matroska', 'pipe:1']));
+    await writeFile(
+      file,
+      execFileSync('ffmpeg', [
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=160x120:rate=5:duration=6',
+        '-c:v',
+        'mjpeg',
+        '-f',
+        'matroska',
+        'pipe:1',
+      ]),
+    );
     const err = await collect(file, { fps: 5, maxSide: 960, maxSeconds: 2 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SurveyVideoError);
     expect((err as SurveyVideoError).code).toBe('survey_video_endless');
@@ -56,7 +71,10 @@ describe('streamed frames', () => {
     // Shrunk to the stream's size, each picked frame is closest to the streamed frame of its own index.
     const diff = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - b[i]!), 0) / a.length;
     for (const f of picked) {
-      const shrunk = await sharp(f.rgb, { raw: { width: 640, height: 360, channels: 3 } }).resize(320, 180).raw().toBuffer();
+      const shrunk = await sharp(f.rgb, { raw: { width: 640, height: 360, channels: 3 } })
+        .resize(320, 180)
+        .raw()
+        .toBuffer();
       const d = [...small.entries()].map(([i, rgb]) => ({ i, d: diff(shrunk, rgb) })).sort((a, b) => a.d - b.d);
       expect(d[0]!.i).toBe(f.index);
     }

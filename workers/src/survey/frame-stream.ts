@@ -56,7 +56,21 @@ const PROBE_TIMEOUT_MS = 15_000;
 
 export function probe(file: string): Promise<VideoInfo> {
   return new Promise((resolve, reject) => {
-    const p = spawn('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,avg_frame_rate,r_frame_rate,duration:format=duration', '-of', 'json', file], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const p = spawn(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-select_streams',
+        'v:0',
+        '-show_entries',
+        'stream=width,height,avg_frame_rate,r_frame_rate,duration:format=duration',
+        '-of',
+        'json',
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     let out = '';
     const timer = setTimeout(() => p.kill('SIGKILL'), PROBE_TIMEOUT_MS);
     p.stdout.on('data', (d) => (out += d));
@@ -70,11 +84,18 @@ export function probe(file: string): Promise<VideoInfo> {
         const s = j.streams?.[0];
         if (!s?.width || !s.height) throw new Error('no video stream');
         const rate = (v: unknown) => {
-          const [a, b] = String(v ?? '0/1').split('/').map(Number);
+          const [a, b] = String(v ?? '0/1')
+            .split('/')
+            .map(Number);
           return a && b ? a / b : 0;
         };
         const duration = Number(j.format?.duration ?? s.duration);
-        resolve({ width: Number(s.width), height: Number(s.height), duration: Number.isFinite(duration) && duration > 0 ? duration : 0, fps: rate(s.avg_frame_rate) || rate(s.r_frame_rate) || 25 });
+        resolve({
+          width: Number(s.width),
+          height: Number(s.height),
+          duration: Number.isFinite(duration) && duration > 0 ? duration : 0,
+          fps: rate(s.avg_frame_rate) || rate(s.r_frame_rate) || 25,
+        });
       } catch (e) {
         reject(new SurveyVideoError('video_undecodable', `ffprobe: ${(e as Error).message}`));
       }
@@ -128,7 +149,8 @@ async function* ffmpegFrames(args: string[], size: number): AsyncGenerator<Buffe
     if (spawnError) throw new SurveyVideoError('video_undecodable', `ffmpeg: ${(spawnError as Error).message}`);
     if (code !== 0 && count === 0) throw new SurveyVideoError('video_undecodable', `ffmpeg: ${stderr.split('\n')[0] ?? code}`);
     // A stream damaged part way: refuse it whole rather than survey half a paddock.
-    if (code !== 0) throw new SurveyVideoError('video_undecodable', `ffmpeg failed after ${count} frames: ${stderr.split('\n')[0] ?? code}`);
+    if (code !== 0)
+      throw new SurveyVideoError('video_undecodable', `ffmpeg failed after ${count} frames: ${stderr.split('\n')[0] ?? code}`);
   } finally {
     if (ff.exitCode === null && ff.signalCode === null) ff.kill('SIGKILL');
   }
@@ -137,12 +159,28 @@ async function* ffmpegFrames(args: string[], size: number): AsyncGenerator<Buffe
 /** `info`: the video's probe when the caller has it already (it is read again otherwise). */
 export async function* streamFrames(file: string, o: StreamOptions & { info?: VideoInfo }): AsyncGenerator<StreamFrame> {
   const info = o.info ?? (await probe(file));
-  if (info.duration > o.maxSeconds) throw new SurveyVideoError('survey_video_endless', 'declared length over the limit', { max_s: o.maxSeconds });
+  if (info.duration > o.maxSeconds)
+    throw new SurveyVideoError('survey_video_endless', 'declared length over the limit', { max_s: o.maxSeconds });
   const fps = sampledFps(o.fps, info);
   const { width, height } = outputSize(info.width, info.height, o.maxSide);
   // One frame past the limit is enough to know the stream is too long; ffmpeg stops there.
   const maxFrames = Math.ceil(o.maxSeconds * fps) + 1;
-  const args = ['-v', 'error', '-nostdin', '-i', file, '-vf', `fps=${fps},scale=${width}:${height}`, '-frames:v', String(maxFrames), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
+  const args = [
+    '-v',
+    'error',
+    '-nostdin',
+    '-i',
+    file,
+    '-vf',
+    `fps=${fps},scale=${width}:${height}`,
+    '-frames:v',
+    String(maxFrames),
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    'pipe:1',
+  ];
   let index = 0;
   for await (const rgb of ffmpegFrames(args, width * height * 3)) {
     if (index + 1 >= maxFrames) throw new SurveyVideoError('survey_video_endless', 'frames past the limit', { max_s: o.maxSeconds });
@@ -159,7 +197,10 @@ export async function* streamFrames(file: string, o: StreamOptions & { info?: Vi
  * those. Streamed in index order, one frame at a time; ffmpeg stops after the last one. A video
  * that no longer gives every asked frame is `video_undecodable`, as a damaged one is.
  */
-export async function* pickFrames(file: string, o: { fps: number; maxSide: number; indices: readonly number[]; info: VideoInfo }): AsyncGenerator<StreamFrame> {
+export async function* pickFrames(
+  file: string,
+  o: { fps: number; maxSide: number; indices: readonly number[]; info: VideoInfo },
+): AsyncGenerator<StreamFrame> {
   const want = [...new Set(o.indices)].sort((a, b) => a - b);
   if (want.length === 0) return;
   const fps = sampledFps(o.fps, o.info);
@@ -167,7 +208,24 @@ export async function* pickFrames(file: string, o: { fps: number; maxSide: numbe
   // Quoted, so the filter graph reads the commas as the expression's own.
   const select = `select='${want.map((n) => `eq(n,${n})`).join('+')}'`;
   // passthrough: the raw output must not repeat frames to fill the gaps select leaves.
-  const args = ['-v', 'error', '-nostdin', '-i', file, '-vf', `fps=${fps},${select},scale=${width}:${height}`, '-fps_mode', 'passthrough', '-frames:v', String(want.length), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
+  const args = [
+    '-v',
+    'error',
+    '-nostdin',
+    '-i',
+    file,
+    '-vf',
+    `fps=${fps},${select},scale=${width}:${height}`,
+    '-fps_mode',
+    'passthrough',
+    '-frames:v',
+    String(want.length),
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    'pipe:1',
+  ];
   let k = 0;
   for await (const rgb of ffmpegFrames(args, width * height * 3)) {
     if (k >= want.length) break;

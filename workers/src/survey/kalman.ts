@@ -124,9 +124,12 @@ export function warp(s: KalmanState, Hh: Mat): KalmanState {
   // The 8×8 block transform: J on (cx, cy) and on (vcx, vcy), `scale` on sizes and their rates.
   const T = zeros(8, 8);
   for (const o of [0, 4]) {
-    T[o]![o] = J[0]![0]!; T[o]![o + 1] = J[0]![1]!;
-    T[o + 1]![o] = J[1]![0]!; T[o + 1]![o + 1] = J[1]![1]!;
-    T[o + 2]![o + 2] = scale; T[o + 3]![o + 3] = scale;
+    T[o]![o] = J[0]![0]!;
+    T[o]![o + 1] = J[0]![1]!;
+    T[o + 1]![o] = J[1]![0]!;
+    T[o + 1]![o + 1] = J[1]![1]!;
+    T[o + 2]![o + 2] = scale;
+    T[o + 3]![o + 3] = scale;
   }
   const mean = mulVec(T, s.mean);
   mean[0] = nx;

@@ -34,7 +34,11 @@ export async function greyFrame(rgb: Buffer, width: number, height: number): Pro
   const scale = Math.min(1, SIDE / width);
   const w = Math.max(8, Math.round(width * scale));
   const h = Math.max(8, Math.round(height * scale));
-  const grey = await sharp(rgb, { raw: { width, height, channels: 3 } }).resize(w, h, { fit: 'fill' }).greyscale().raw().toBuffer();
+  const grey = await sharp(rgb, { raw: { width, height, channels: 3 } })
+    .resize(w, h, { fit: 'fill' })
+    .greyscale()
+    .raw()
+    .toBuffer();
   return { grey, width: w, height: h, scale };
 }
 
@@ -51,7 +55,11 @@ export async function estimateMotion(prev: GreyFrame, cur: GreyFrame, boxes: rea
   }
 }
 
-const IDENTITY: Mat = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+const IDENTITY: Mat = [
+  [1, 0, 0],
+  [0, 1, 0],
+  [0, 0, 1],
+];
 
 function estimate(cv: CV, prev: unknown, cur: unknown, boxes: readonly Box[], s: number): Mat | null {
   const p = prev as { rows: number; cols: number };
@@ -62,7 +70,14 @@ function estimate(cv: CV, prev: unknown, cur: unknown, boxes: readonly Box[], s:
   const status = new cv.Mat();
   const err = new cv.Mat();
   try {
-    for (const b of boxes) cv.rectangle(mask, new cv.Point(Math.floor(b.x * s), Math.floor(b.y * s)), new cv.Point(Math.ceil((b.x + b.w) * s), Math.ceil((b.y + b.h) * s)), new cv.Scalar(0), -1);
+    for (const b of boxes)
+      cv.rectangle(
+        mask,
+        new cv.Point(Math.floor(b.x * s), Math.floor(b.y * s)),
+        new cv.Point(Math.ceil((b.x + b.w) * s), Math.ceil((b.y + b.h) * s)),
+        new cv.Scalar(0),
+        -1,
+      );
     cv.goodFeaturesToTrack(prev, corners, MAX_CORNERS, 0.01, 6, mask, 3, false, 0.04);
     if (corners.rows < MIN_POINTS) return null;
     cv.calcOpticalFlowPyrLK(prev, cur, corners, nextPts, status, err, new cv.Size(21, 21), 3);
@@ -82,7 +97,11 @@ function estimate(cv: CV, prev: unknown, cur: unknown, boxes: readonly Box[], s:
       try {
         if (H.rows !== 3) return null;
         const d = H.data64F as Float64Array;
-        return [[d[0]!, d[1]!, d[2]!], [d[3]!, d[4]!, d[5]!], [d[6]!, d[7]!, d[8]!]];
+        return [
+          [d[0]!, d[1]!, d[2]!],
+          [d[3]!, d[4]!, d[5]!],
+          [d[6]!, d[7]!, d[8]!],
+        ];
       } finally {
         H.delete();
       }

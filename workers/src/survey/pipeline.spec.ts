@@ -29,11 +29,17 @@ function whiteBoxDetector() {
     seen,
     async detect(img: DecodedImage): Promise<Detection[]> {
       seen.add(`${img.width}x${img.height}`);
-      let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
+      let x0 = Infinity,
+        y0 = Infinity,
+        x1 = -1,
+        y1 = -1;
       for (let y = 0; y < img.height; y++) {
         for (let x = 0; x < img.width; x++) {
           if (img.rgb[(y * img.width + x) * 3]! < 128) continue;
-          x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+          x0 = Math.min(x0, x);
+          y0 = Math.min(y0, y);
+          x1 = Math.max(x1, x);
+          y1 = Math.max(y1, y);
         }
       }
       return x1 < 0 ? [] : [{ box: { x: x0, y: y0, w: x1 - x0 + 1, h: y1 - y0 + 1 }, score: 0.9, label: 'cow', cocoClass: 19 }];
@@ -44,7 +50,8 @@ function whiteBoxDetector() {
 /** Share of white pixels in a region of the crop. */
 async function whiteShare(c: SurveyCrop, r: { x: number; y: number; w: number; h: number }): Promise<number> {
   const { data, info } = await sharp(c.jpeg).raw().toBuffer({ resolveWithObject: true });
-  let white = 0, n = 0;
+  let white = 0,
+    n = 0;
   for (let y = Math.max(0, Math.round(r.y)); y < Math.min(info.height, Math.round(r.y + r.h)); y++) {
     for (let x = Math.max(0, Math.round(r.x)); x < Math.min(info.width, Math.round(r.x + r.w)); x++) {
       n++;
@@ -109,7 +116,9 @@ describe('survey crops', () => {
         await truncate(file, 0);
       }
     };
-    const err = await surveyVideo(file, { ...opts, maxSide: 640 }, { detector: whiteBoxDetector(), onProgress, progressEvery: 10 }).catch((e: unknown) => e);
+    const err = await surveyVideo(file, { ...opts, maxSide: 640 }, { detector: whiteBoxDetector(), onProgress, progressEvery: 10 }).catch(
+      (e: unknown) => e,
+    );
     expect(read).toBe(10);
     expect(err).toBeInstanceOf(SurveyVideoError);
     expect((err as SurveyVideoError).code).toBe('video_undecodable');

@@ -199,7 +199,13 @@ async function crop(f: Pick<StreamFrame, 'rgb' | 'width' | 'height'>, b: Box): P
  * previous frame, masked by this frame's boxes) chained on it, up to `deps.ahead` frames ahead
  * (so a pool of N threads detects N frames at once). Only those frames are held in memory.
  */
-async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps, classes: readonly number[], views: ViewOptions, cmc: boolean) {
+async function* detectAhead(
+  frames: AsyncIterable<StreamFrame>,
+  deps: SurveyDeps,
+  classes: readonly number[],
+  views: ViewOptions,
+  cmc: boolean,
+) {
   const ahead = Math.max(1, deps.ahead ?? 1);
   const queue: { f: StreamFrame; found: Promise<Detection[]>; motion: Promise<Mat | null> }[] = [];
   const it = frames[Symbol.asyncIterator]();
@@ -216,13 +222,24 @@ async function* detectAhead(frames: AsyncIterable<StreamFrame>, deps: SurveyDeps
         }
         const img = { rgb: n.value.rgb, width: n.value.width, height: n.value.height };
         const opts = { classes, minScore: 0.05 };
-        const detected = deps.detector.detectLooks ? deps.detector.detectLooks(img, opts, views) : detectViews(deps.detector, img, opts, views);
+        const detected = deps.detector.detectLooks
+          ? deps.detector.detectLooks(img, opts, views)
+          : detectViews(deps.detector, img, opts, views);
         // Class-agnostic within the kind: YOLOX-nano flickers between cow and horse on one animal.
         const found = detected.then((d) => onePerPlace(mergeClasses(d)));
         const grey = cmc ? greyFrame(img.rgb, img.width, img.height) : null;
         const from = prevGrey;
         prevGrey = grey;
-        const motion = grey && from ? Promise.all([from, grey, found]).then(([a, b, ds]) => estimate(a, b, ds.map((d) => d.box))) : Promise.resolve(null);
+        const motion =
+          grey && from
+            ? Promise.all([from, grey, found]).then(([a, b, ds]) =>
+                estimate(
+                  a,
+                  b,
+                  ds.map((d) => d.box),
+                ),
+              )
+            : Promise.resolve(null);
         // Awaited in turn below; until then a failure must not count as unhandled.
         for (const p of [found, motion, grey]) p?.catch(() => undefined);
         queue.push({ f: n.value, found, motion });
@@ -263,7 +280,13 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
   // The crops' frames: larger than the detection frames only when the video is.
   const cropSide = Math.max(maxSide, Math.min(o.cropSide ?? CROP_SIDE, Math.max(info.width, info.height)));
   const later = outputSize(info.width, info.height, cropSide).width > outputSize(info.width, info.height, maxSide).width;
-  for await (const { f, found: foundP, motion } of detectAhead(streamFrames(file, { fps: o.fps, maxSide, maxSeconds: o.maxSeconds ?? 120, info }), deps, classes, { ...DEFAULT_VIEWS, ...o.views }, o.cmc !== false)) {
+  for await (const { f, found: foundP, motion } of detectAhead(
+    streamFrames(file, { fps: o.fps, maxSide, maxSeconds: o.maxSeconds ?? 120, info }),
+    deps,
+    classes,
+    { ...DEFAULT_VIEWS, ...o.views },
+    o.cmc !== false,
+  )) {
     frames++;
     size = { width: f.width, height: f.height };
     const found = await foundP;
@@ -279,10 +302,15 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
       await keepCrop(crops, t, f, d, perK, minGap, o.fps, !later);
     }
     if (deps.keepFrames) perFrame.push({ index: f.index, tracks: active.map((t) => ({ id: t.id, box: { ...t.points.at(-1)!.box } })) });
-    if (deps.onProgress && frames % (deps.progressEvery ?? 10) === 0) await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length });
+    if (deps.onProgress && frames % (deps.progressEvery ?? 10) === 0)
+      await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length });
   }
   const finished = tracker.finished();
-  await cutAtSource(file, finished.flatMap((t) => crops.get(t) ?? []), { fps: o.fps, cropSide, info, decoded: size });
+  await cutAtSource(
+    file,
+    finished.flatMap((t) => crops.get(t) ?? []),
+    { fps: o.fps, cropSide, info, decoded: size },
+  );
   const tracks = finished.map((t) => ({
     id: t.id,
     label: [...(labels.get(t) ?? new Map<string, number>()).entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
@@ -301,7 +329,11 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
  * scaled from the detection frames (`decoded`) to those. One frame at a time: each frame's crops
  * are cut as it arrives and the frame let go.
  */
-async function cutAtSource(file: string, chosen: Chosen[], o: { fps: number; cropSide: number; info: VideoInfo; decoded: { width: number; height: number } }) {
+async function cutAtSource(
+  file: string,
+  chosen: Chosen[],
+  o: { fps: number; cropSide: number; info: VideoInfo; decoded: { width: number; height: number } },
+) {
   const todo = chosen.filter((c) => !c.cut);
   if (todo.length === 0) return;
   const byFrame = new Map<number, Chosen[]>();
@@ -309,7 +341,8 @@ async function cutAtSource(file: string, chosen: Chosen[], o: { fps: number; cro
   for await (const f of pickFrames(file, { fps: o.fps, maxSide: o.cropSide, indices: [...byFrame.keys()], info: o.info })) {
     const sx = f.width / o.decoded.width;
     const sy = f.height / o.decoded.height;
-    for (const c of byFrame.get(f.index) ?? []) c.cut = await crop(f, { x: c.box.x * sx, y: c.box.y * sy, w: c.box.w * sx, h: c.box.h * sy });
+    for (const c of byFrame.get(f.index) ?? [])
+      c.cut = await crop(f, { x: c.box.x * sx, y: c.box.y * sy, w: c.box.w * sx, h: c.box.h * sy });
   }
 }
 
@@ -317,7 +350,16 @@ async function cutAtSource(file: string, chosen: Chosen[], o: { fps: number; cro
  * Keep the track's `k` best crops, no two within `minGap` frames of each other (varied views).
  * `now`: cut the JPEG from this frame at once; otherwise only the frame and box are kept.
  */
-async function keepCrop(all: Map<Track, Chosen[]>, t: Track, f: StreamFrame, d: Detection, k: number, minGap: number, fps: number, now: boolean) {
+async function keepCrop(
+  all: Map<Track, Chosen[]>,
+  t: Track,
+  f: StreamFrame,
+  d: Detection,
+  k: number,
+  minGap: number,
+  fps: number,
+  now: boolean,
+) {
   const list = all.get(t) ?? [];
   all.set(t, list);
   const q = cropQuality(d, f.width, f.height);

@@ -3,7 +3,12 @@ import { initiate, predict, update, warp } from './kalman.js';
 import { assign, Tracker, type Box, type TrackerDetection } from './tracker.js';
 
 const box = (cx: number, cy: number, w = 40, h = 30): Box => ({ x: cx - w / 2, y: cy - h / 2, w, h });
-const det = (b: Box, score = 0.9, feature?: Float32Array, label = 'cow'): TrackerDetection => ({ box: b, score, label, ...(feature ? { feature } : {}) });
+const det = (b: Box, score = 0.9, feature?: Float32Array, label = 'cow'): TrackerDetection => ({
+  box: b,
+  score,
+  label,
+  ...(feature ? { feature } : {}),
+});
 const unit = (...v: number[]) => {
   const n = Math.hypot(...v);
   return Float32Array.from(v.map((x) => x / n));
@@ -31,7 +36,11 @@ describe('Kalman filter (constant velocity)', () => {
 
   it('carries a state through a camera pan and zoom (homography)', () => {
     const s = initiate([100, 50, 40, 30]);
-    const zoomPan = [[2, 0, -30], [0, 2, 10], [0, 0, 1]];
+    const zoomPan = [
+      [2, 0, -30],
+      [0, 2, 10],
+      [0, 0, 1],
+    ];
     const w = warp(s, zoomPan);
     expect(w.mean.slice(0, 4).map((x) => Math.round(x))).toEqual([170, 110, 80, 60]);
   });
@@ -40,8 +49,17 @@ describe('Kalman filter (constant velocity)', () => {
 describe('Hungarian assignment', () => {
   it('takes the global optimum, not the greedy one, and drops pairs over the gate', () => {
     // Greedy would pair (0,0) at 0.1 and leave row 1 with 0.95; the optimum is 0.3 + 0.2.
-    const a = assign([[0.1, 0.3], [0.2, 0.95]], 0.8);
-    expect(a.pairs.sort()).toEqual([[0, 1], [1, 0]]);
+    const a = assign(
+      [
+        [0.1, 0.3],
+        [0.2, 0.95],
+      ],
+      0.8,
+    );
+    expect(a.pairs.sort()).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
     const gated = assign([[0.9, 0.95]], 0.8);
     expect(gated.pairs).toEqual([]);
     expect(gated.rows).toEqual([0]);
@@ -182,7 +200,18 @@ describe('ByteTrack-style tracker on scripted boxes', () => {
         // jump further than their own width between frames.
         const shift = -35 * f;
         const dets = [box(400 + shift, 100, 30, 20), box(460 + shift, 160, 30, 20), box(520 + shift, 90, 30, 20)].map((b) => det(b));
-        t.update(dets, compensate && f > 0 ? { motion: [[1, 0, -35], [0, 1, 0], [0, 0, 1]] } : {});
+        t.update(
+          dets,
+          compensate && f > 0
+            ? {
+                motion: [
+                  [1, 0, -35],
+                  [0, 1, 0],
+                  [0, 0, 1],
+                ],
+              }
+            : {},
+        );
       }
       return t.finished().length;
     };

@@ -65,15 +65,28 @@ export interface TrackerOptions {
 }
 
 export const DEFAULT_TRACKER: TrackerOptions = {
-  highScore: 0.5, lowScore: 0.1, newTrackScore: 0.6,
-  iouHigh: 0.2, iouLow: 0.5, iouUnconfirmed: 0.3,
-  buffer: 30, appearance: 0.8, relinkGate: 3, relinkInside: 0.8, minHits: 3,
+  highScore: 0.5,
+  lowScore: 0.1,
+  newTrackScore: 0.6,
+  iouHigh: 0.2,
+  iouLow: 0.5,
+  iouUnconfirmed: 0.3,
+  buffer: 30,
+  appearance: 0.8,
+  relinkGate: 3,
+  relinkInside: 0.8,
+  minHits: 3,
 };
 
 export type TrackState = 'new' | 'tracked' | 'lost' | 'removed';
 
 /** One observation of a track (a matched detection, never a coasted prediction). */
-export interface TrackPoint { frame: number; box: Box; score: number; detection: number }
+export interface TrackPoint {
+  frame: number;
+  box: Box;
+  score: number;
+  detection: number;
+}
 
 export interface Track {
   id: number;
@@ -89,7 +102,6 @@ export interface Track {
   relinks: number;
 }
 
-
 const cosine = (a: Float32Array, b: Float32Array) => {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
@@ -97,7 +109,11 @@ const cosine = (a: Float32Array, b: Float32Array) => {
 };
 
 /** Hungarian assignment on a cost matrix; pairs whose cost exceeds `maxCost` are left unmatched. */
-export function assign(cost: number[][], maxCost: number, cols = cost[0]?.length ?? 0): { pairs: [number, number][]; rows: number[]; cols: number[] } {
+export function assign(
+  cost: number[][],
+  maxCost: number,
+  cols = cost[0]?.length ?? 0,
+): { pairs: [number, number][]; rows: number[]; cols: number[] } {
   const nr = cost.length;
   const nc = cols;
   const pairs: [number, number][] = [];
@@ -174,7 +190,11 @@ export class Tracker {
     };
     const held = matched.map((t) => t.points.at(-1)!.box);
     const free = third.dets.filter((i) => !held.some((b) => insideShare(dets[i]!.box, b) >= o2.relinkInside));
-    const relinked = this.relink(first.tracks.filter((t) => t.state === 'lost' && !second.tracks.includes(t) && inView(t)), free, dets);
+    const relinked = this.relink(
+      first.tracks.filter((t) => t.state === 'lost' && !second.tracks.includes(t) && inView(t)),
+      free,
+      dets,
+    );
     // What lay inside a tracked animal may still start a track of its own (a calf by its mother).
     relinked.dets = third.dets.filter((i) => !free.includes(i) || relinked.dets.includes(i));
     matched.push(...relinked.matched);
@@ -183,8 +203,14 @@ export class Tracker {
       const d = dets[i]!;
       if (d.score < o2.newTrackScore) continue;
       const t: Track = {
-        id: 0, state: this.frame === 1 ? 'tracked' : 'new', label: d.label, kf: initiate(toZ(d.box)),
-        points: [{ frame: this.frame, box: d.box, score: d.score, detection: i }], feature: d.feature, lastFrame: this.frame, relinks: 0,
+        id: 0,
+        state: this.frame === 1 ? 'tracked' : 'new',
+        label: d.label,
+        kf: initiate(toZ(d.box)),
+        points: [{ frame: this.frame, box: d.box, score: d.score, detection: i }],
+        feature: d.feature,
+        lastFrame: this.frame,
+        relinks: 0,
       };
       this.tracks.push(t);
       if (t.state === 'tracked') matched.push(t);

@@ -46,10 +46,16 @@ function whiteDetector(score: (img: DecodedImage, b: Box) => number) {
 
 describe('tiles of a frame', () => {
   it('cuts a 16:9 frame into two squares of its height, overlapping in the middle', () => {
-    expect(tilesOf(960, 540)).toEqual([{ x: 0, y: 0, side: 540 }, { x: 420, y: 0, side: 540 }]);
+    expect(tilesOf(960, 540)).toEqual([
+      { x: 0, y: 0, side: 540 },
+      { x: 420, y: 0, side: 540 },
+    ]);
   });
   it('tiles an upright phone frame down its height', () => {
-    expect(tilesOf(540, 960)).toEqual([{ x: 0, y: 0, side: 540 }, { x: 0, y: 420, side: 540 }]);
+    expect(tilesOf(540, 960)).toEqual([
+      { x: 0, y: 0, side: 540 },
+      { x: 0, y: 420, side: 540 },
+    ]);
   });
   it('cuts a wider frame into more squares, spread evenly', () => {
     expect(tilesOf(1280, 540).map((t) => t.x)).toEqual([0, 370, 740]);
@@ -63,7 +69,10 @@ describe('fusing the looks', () => {
   it('keeps the best score of one class at one place and leaves other classes to the class merge', () => {
     const b = { x: 100, y: 100, w: 80, h: 120 };
     const out = fuseViews([[det(b, 0.2)], [det({ ...b, x: 104 }, 0.7)], [det(b, 0.3, 'bear', 21)]]);
-    expect(out.map((d) => [d.label, d.score])).toEqual([['cow', 0.7], ['bear', 0.3]]);
+    expect(out.map((d) => [d.label, d.score])).toEqual([
+      ['cow', 0.7],
+      ['bear', 0.3],
+    ]);
   });
 
   it('keeps one box per place across classes once they are summed: the better of a tight and a loose box', () => {
@@ -94,7 +103,10 @@ describe('looking at a frame several ways', () => {
     // Sure of the animal only when it sits in the right half of what it is shown (the mirror).
     const d = whiteDetector((img, b) => (b.x > img.width / 2 ? 0.7 : 0.2));
     const out = await detectViews(d, frame(720, 540, [{ x: 100, y: 50, w: 20, h: 30 }]), {});
-    expect(d.seen).toEqual([{ width: 720, height: 540 }, { width: 720, height: 540 }]);
+    expect(d.seen).toEqual([
+      { width: 720, height: 540 },
+      { width: 720, height: 540 },
+    ]);
     expect(out).toHaveLength(1);
     expect(out[0]!.box).toEqual({ x: 100, y: 50, w: 20, h: 30 });
     expect(out[0]!.score).toBe(0.7);
@@ -103,7 +115,11 @@ describe('looking at a frame several ways', () => {
   it('finds in a tile, at the tile scale, what the whole frame misses, in frame pixels', async () => {
     const d = whiteDetector((img) => (img.width === img.height ? 0.8 : 0.1));
     const out = await detectViews(d, frame(960, 540, [{ x: 800, y: 100, w: 40, h: 60 }]), {}, { flip: false, tiles: true });
-    expect(d.seen).toEqual([{ width: 960, height: 540 }, { width: 540, height: 540 }, { width: 540, height: 540 }]);
+    expect(d.seen).toEqual([
+      { width: 960, height: 540 },
+      { width: 540, height: 540 },
+      { width: 540, height: 540 },
+    ]);
     expect(out.map((x) => [x.box, x.score])).toEqual([[{ x: 800, y: 100, w: 40, h: 60 }, 0.8]]);
   });
 

@@ -56,7 +56,11 @@ const SAME_IOU = 0.45;
 const SEAM = 0.04;
 
 /** A square window of the frame (frame pixels). */
-export interface Tile { x: number; y: number; side: number }
+export interface Tile {
+  x: number;
+  y: number;
+  side: number;
+}
 
 /** The tiles of a frame: squares of its short side, spread evenly from one end of the long side to the other. */
 export function tilesOf(width: number, height: number): Tile[] {
@@ -77,8 +81,12 @@ const WHOLE_MIN = 0.1;
 
 /** Whether a box (frame pixels) reaches `m` pixels or more past a side of the tile that lies inside the frame. */
 function crosses(b: Box, t: Tile, width: number, height: number, m: number): boolean {
-  return (t.x > 0 && b.x < t.x - m) || (t.y > 0 && b.y < t.y - m)
-    || (t.x + t.side < width && b.x + b.w > t.x + t.side + m) || (t.y + t.side < height && b.y + b.h > t.y + t.side + m);
+  return (
+    (t.x > 0 && b.x < t.x - m) ||
+    (t.y > 0 && b.y < t.y - m) ||
+    (t.x + t.side < width && b.x + b.w > t.x + t.side + m) ||
+    (t.y + t.side < height && b.y + b.h > t.y + t.side + m)
+  );
 }
 
 /**
@@ -89,15 +97,24 @@ function crosses(b: Box, t: Tile, width: number, height: number, m: number): boo
 export function entireInTile(dets: readonly Detection[], t: Tile, whole: readonly Detection[], width: number, height: number): Detection[] {
   const m = SEAM * t.side;
   const local = (b: Box): Box => ({ x: b.x - t.x, y: b.y - t.y, w: b.w, h: b.h });
-  const touches = (b: Box) => (t.x > 0 && b.x <= m) || (t.y > 0 && b.y <= m)
-    || (t.x + t.side < width && b.x + b.w >= t.side - m) || (t.y + t.side < height && b.y + b.h >= t.side - m);
-  return dets.filter((d) => !touches(local(d.box))
-    && !whole.some((w) => w.score >= WHOLE_MIN && crosses(w.box, t, width, height, m) && insideShare(d.box, w.box) >= INSIDE));
+  const touches = (b: Box) =>
+    (t.x > 0 && b.x <= m) ||
+    (t.y > 0 && b.y <= m) ||
+    (t.x + t.side < width && b.x + b.w >= t.side - m) ||
+    (t.y + t.side < height && b.y + b.h >= t.side - m);
+  return dets.filter(
+    (d) =>
+      !touches(local(d.box)) &&
+      !whole.some((w) => w.score >= WHOLE_MIN && crosses(w.box, t, width, height, m) && insideShare(d.box, w.box) >= INSIDE),
+  );
 }
 
 /** Per class, one box per animal: the best-scored of the looks' overlapping boxes. */
 export function fuseViews(views: readonly Detection[][]): Detection[] {
-  return nms(views.flat().sort((a, b) => b.score - a.score), SAME_IOU);
+  return nms(
+    views.flat().sort((a, b) => b.score - a.score),
+    SAME_IOU,
+  );
 }
 
 /**
@@ -107,21 +124,29 @@ export function fuseViews(views: readonly Detection[][]): Detection[] {
  * got two (count 6 of 5). The detector's own NMS overlap, now across classes; best first.
  */
 export function onePerPlace(dets: readonly Detection[]): Detection[] {
-  return nms([...dets].sort((a, b) => b.score - a.score), SAME_IOU, false);
+  return nms(
+    [...dets].sort((a, b) => b.score - a.score),
+    SAME_IOU,
+    false,
+  );
 }
 
 // The mirror through sharp (native, off the JavaScript thread): a pixel loop in JavaScript took a
 // noticeable share of a survey's main thread on 2 cores, and the main thread sets a GPU survey's pace
 // (benchmarks/results/README.md, "Survey speed on one GPU").
 async function mirror(img: DecodedImage): Promise<DecodedImage> {
-  const rgb = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } }).flop().raw().toBuffer();
+  const rgb = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .flop()
+    .raw()
+    .toBuffer();
   return { rgb, width: img.width, height: img.height };
 }
 
 /** A tile is whole rows of bytes: one native copy a row, no image pipeline needed. */
 function cut(img: DecodedImage, t: Tile): DecodedImage {
   const rgb = Buffer.allocUnsafe(t.side * t.side * 3);
-  for (let y = 0; y < t.side; y++) img.rgb.copy(rgb, y * t.side * 3, ((t.y + y) * img.width + t.x) * 3, ((t.y + y) * img.width + t.x + t.side) * 3);
+  for (let y = 0; y < t.side; y++)
+    img.rgb.copy(rgb, y * t.side * 3, ((t.y + y) * img.width + t.x) * 3, ((t.y + y) * img.width + t.x + t.side) * 3);
   return { rgb, width: t.side, height: t.side };
 }
 
@@ -138,11 +163,17 @@ export async function detectViews(
   const { width, height } = img;
   const looks: Promise<Detection[]>[] = [detector.detect(img, opts)];
   if (views.flip) {
-    looks.push(mirror(img).then((m) => detector.detect(m, opts)).then((ds) => ds.map((d) => ({ ...d, box: { ...d.box, x: width - d.box.x - d.box.w } }))));
+    looks.push(
+      mirror(img)
+        .then((m) => detector.detect(m, opts))
+        .then((ds) => ds.map((d) => ({ ...d, box: { ...d.box, x: width - d.box.x - d.box.w } }))),
+    );
   }
   const tiles = views.tiles ? tilesOf(width, height) : [];
   for (const t of tiles) {
-    looks.push(detector.detect(cut(img, t), opts).then((ds) => ds.map((d) => ({ ...d, box: { ...d.box, x: d.box.x + t.x, y: d.box.y + t.y } }))));
+    looks.push(
+      detector.detect(cut(img, t), opts).then((ds) => ds.map((d) => ({ ...d, box: { ...d.box, x: d.box.x + t.x, y: d.box.y + t.y } }))),
+    );
   }
   // Every look settles before any failure is raised: none is left to fail unhandled.
   const settled = await Promise.allSettled(looks);

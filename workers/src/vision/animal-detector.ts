@@ -34,7 +34,11 @@ export async function animalDetector(): Promise<AnimalDetector> {
     model: det.model,
     async detect(bytes) {
       const found = await det.detect(bytes, { classes: COCO_ANIMAL_IDS, minScore: MIN_SCORE });
-      return found.map((d) => ({ label: d.label, score: round(d.score), box: { x: Math.round(d.box.x), y: Math.round(d.box.y), width: Math.round(d.box.w), height: Math.round(d.box.h) } }));
+      return found.map((d) => ({
+        label: d.label,
+        score: round(d.score),
+        box: { x: Math.round(d.box.x), y: Math.round(d.box.y), width: Math.round(d.box.w), height: Math.round(d.box.h) },
+      }));
     },
   };
 }

@@ -127,10 +127,11 @@ export function rocAuc(scores: readonly number[], labels: readonly boolean[]): n
     let j = i;
     while (j < idx.length && idx[j]![0] === idx[i]![0]) j++;
     const avgRank = (i + j + 1) / 2;
-    for (let k = i; k < j; k++) if (idx[k]![1]) {
-      rankSumPos += avgRank;
-      nPos++;
-    }
+    for (let k = i; k < j; k++)
+      if (idx[k]![1]) {
+        rankSumPos += avgRank;
+        nPos++;
+      }
     i = j;
   }
   const nNeg = idx.length - nPos;
@@ -178,7 +179,10 @@ export function fitCalibration(
   const y: number[] = samples.map((s) => (s.same ? 1 : 0));
   const d = FEATURE_NAMES.length;
   const mean = Array.from({ length: d }, (_, j) => X.reduce((a, x) => a + x[j]!, 0) / Math.max(1, X.length));
-  const sd = Array.from({ length: d }, (_, j) => Math.sqrt(X.reduce((a, x) => a + (x[j]! - mean[j]!) ** 2, 0) / Math.max(1, X.length)) || 1);
+  const sd = Array.from(
+    { length: d },
+    (_, j) => Math.sqrt(X.reduce((a, x) => a + (x[j]! - mean[j]!) ** 2, 0) / Math.max(1, X.length)) || 1,
+  );
   const Z = X.map((x) => x.map((v, j) => (v - mean[j]!) / sd[j]!));
   const w = new Array<number>(d).fill(0);
   let b = 0;

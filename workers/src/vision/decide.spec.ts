@@ -12,14 +12,28 @@ describe('decideSeveral', () => {
   });
 
   it('uses the threshold vouched for several photos when the calibration has one', () => {
-    expect(decideSeveral(fused, [[c('x', 0.5)], [c('x', 0.5)]], { ...cal, several: { matchThreshold: 0.93, groupSize: 2, queries: 700, falseMatches: 1, fmrUpper: 0.009 } }).verdict).toBe('match');
-    const strict = decideSeveral(fused, [[c('x', 0.99)], [c('x', 0.99)]], { ...cal, several: { matchThreshold: 0.97, groupSize: 2, queries: 700, falseMatches: 1, fmrUpper: 0.009 } });
+    expect(
+      decideSeveral(fused, [[c('x', 0.5)], [c('x', 0.5)]], {
+        ...cal,
+        several: { matchThreshold: 0.93, groupSize: 2, queries: 700, falseMatches: 1, fmrUpper: 0.009 },
+      }).verdict,
+    ).toBe('match');
+    const strict = decideSeveral(fused, [[c('x', 0.99)], [c('x', 0.99)]], {
+      ...cal,
+      several: { matchThreshold: 0.97, groupSize: 2, queries: 700, falseMatches: 1, fmrUpper: 0.009 },
+    });
     expect(strict.verdict).toBe('uncertain');
     expect(strict.shown.map((x) => x.individualId)).toEqual(['x', 'y']);
   });
 
-  it('uses only the threshold fitted for the query\'s number of photos', () => {
-    const scope = (groupSize: number, matchThreshold: number) => ({ matchThreshold, groupSize, queries: 600, falseMatches: 0, fmrUpper: 0.005 });
+  it("uses only the threshold fitted for the query's number of photos", () => {
+    const scope = (groupSize: number, matchThreshold: number) => ({
+      matchThreshold,
+      groupSize,
+      queries: 600,
+      falseMatches: 0,
+      fmrUpper: 0.005,
+    });
     const bySize = { ...cal, several: [scope(2, 0.8), scope(3, 0.97), scope(4, 0.93)] };
     const photos = (k: number, p: number) => Array.from({ length: k }, () => [c('x', p)]);
     // Pairs: 0.95 clears the pairs' 0.8; triples: not the triples' 0.97; four photos: the fours' 0.93.
@@ -36,13 +50,22 @@ describe('decideSeveral', () => {
   });
 
   it('decides more photos than any vouched size by their first two, asked as a pair, agreeing with the whole ranking', () => {
-    const scope = (groupSize: number, matchThreshold: number) => ({ matchThreshold, groupSize, queries: 600, falseMatches: 0, fmrUpper: 0.005 });
+    const scope = (groupSize: number, matchThreshold: number) => ({
+      matchThreshold,
+      groupSize,
+      queries: 600,
+      falseMatches: 0,
+      fmrUpper: 0.005,
+    });
     const pairsCal = { ...cal, several: [scope(2, 0.8)] };
     const three = [[c('x', 0.5)], [c('x', 0.5)], [c('x', 0.5)]];
     // The first pair clears the pairs' threshold for the whole ranking's top: a match.
     expect(decideSeveral(fused, three, pairsCal, 5, [c('x', 0.85), c('y', 0.1)])).toEqual({ verdict: 'match', shown: [fused[0]] });
     // The first pair names another individual than the whole ranking: uncertain, with the shortlist.
-    expect(decideSeveral(fused, three, pairsCal, 5, [c('y', 0.9), c('x', 0.2)])).toEqual({ verdict: 'uncertain', shown: [fused[0], fused[1]] });
+    expect(decideSeveral(fused, three, pairsCal, 5, [c('y', 0.9), c('x', 0.2)])).toEqual({
+      verdict: 'uncertain',
+      shown: [fused[0], fused[1]],
+    });
     // The pair below its threshold: uncertain, even with every photo alone a match (the rules are not added up).
     expect(decideSeveral(fused, [[c('x', 0.95)], [c('x', 0.95)], [c('x', 0.95)]], pairsCal, 5, [c('x', 0.7)]).verdict).toBe('uncertain');
     // Pairs withheld (1.01): the every-photo rule decides.

@@ -42,7 +42,11 @@ export function decide<T extends Scored>(ranked: readonly T[], cal: CalibrationP
  *   individual: never more false matches than one photo gives.
  */
 export function decideSeveral<T extends Scored & { individualId: string }>(
-  ranked: readonly T[], perPhoto: readonly (readonly T[])[], cal: CalibrationParams, maxShown = 5, firstPair?: readonly T[],
+  ranked: readonly T[],
+  perPhoto: readonly (readonly T[])[],
+  cal: CalibrationParams,
+  maxShown = 5,
+  firstPair?: readonly T[],
 ): { verdict: Verdict; shown: T[] } {
   if (perPhoto.length < 2) return decide(ranked, cal, maxShown);
   const scope = severalScopeFor(cal, perPhoto.length);

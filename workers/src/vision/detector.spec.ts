@@ -30,16 +30,24 @@ describe('YOLOX-nano detector', () => {
 
   it('follows the animal when it moves and accepts encoded bytes', async () => {
     const det = await loadDetector();
-    const moved = await det.detect(new Uint8Array(await animalScene({ coat: 2, shot: 1, dx: -40 })), { classes: ANIMAL_CLASS_IDS, minScore: 0.2 });
+    const moved = await det.detect(new Uint8Array(await animalScene({ coat: 2, shot: 1, dx: -40 })), {
+      classes: ANIMAL_CLASS_IDS,
+      minScore: 0.2,
+    });
     const b = pickSubject(moved)!.box;
     expect(iou(b, { ...ANIMAL_BOUNDS, x: ANIMAL_BOUNDS.x - 40 })).toBeGreaterThan(0.5);
   }, 60_000);
 
   it('finds no animal in an empty field or a bark close-up', async () => {
     const det = await loadDetector();
-    const empty = await det.detect(new Uint8Array(await animalScene({ coat: 2, empty: true })), { classes: ANIMAL_CLASS_IDS, minScore: 0.2 });
+    const empty = await det.detect(new Uint8Array(await animalScene({ coat: 2, empty: true })), {
+      classes: ANIMAL_CLASS_IDS,
+      minScore: 0.2,
+    });
     expect(empty).toEqual([]);
-    const png = await sharp(barkPixels(4, 320), { raw: { width: 320, height: 320, channels: 3 } }).png().toBuffer();
+    const png = await sharp(barkPixels(4, 320), { raw: { width: 320, height: 320, channels: 3 } })
+      .png()
+      .toBuffer();
     expect(await det.detect(await decodeImage(png), { classes: ANIMAL_CLASS_IDS, minScore: 0.3 })).toEqual([]);
   }, 60_000);
 

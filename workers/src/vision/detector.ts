@@ -43,14 +43,86 @@ export interface DetectOptions {
 
 /** The 80 COCO class names in YOLOX's order. */
 export const COCO_LABELS = [
-  'person', 'bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat', 'traffic light',
-  'fire hydrant', 'stop sign', 'parking meter', 'bench', 'bird', 'cat', 'dog', 'horse', 'sheep', 'cow',
-  'elephant', 'bear', 'zebra', 'giraffe', 'backpack', 'umbrella', 'handbag', 'tie', 'suitcase', 'frisbee',
-  'skis', 'snowboard', 'sports ball', 'kite', 'baseball bat', 'baseball glove', 'skateboard', 'surfboard', 'tennis racket', 'bottle',
-  'wine glass', 'cup', 'fork', 'knife', 'spoon', 'bowl', 'banana', 'apple', 'sandwich', 'orange',
-  'broccoli', 'carrot', 'hot dog', 'pizza', 'donut', 'cake', 'chair', 'couch', 'potted plant', 'bed',
-  'dining table', 'toilet', 'tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'microwave', 'oven',
-  'toaster', 'sink', 'refrigerator', 'book', 'clock', 'vase', 'scissors', 'teddy bear', 'hair drier', 'toothbrush',
+  'person',
+  'bicycle',
+  'car',
+  'motorcycle',
+  'airplane',
+  'bus',
+  'train',
+  'truck',
+  'boat',
+  'traffic light',
+  'fire hydrant',
+  'stop sign',
+  'parking meter',
+  'bench',
+  'bird',
+  'cat',
+  'dog',
+  'horse',
+  'sheep',
+  'cow',
+  'elephant',
+  'bear',
+  'zebra',
+  'giraffe',
+  'backpack',
+  'umbrella',
+  'handbag',
+  'tie',
+  'suitcase',
+  'frisbee',
+  'skis',
+  'snowboard',
+  'sports ball',
+  'kite',
+  'baseball bat',
+  'baseball glove',
+  'skateboard',
+  'surfboard',
+  'tennis racket',
+  'bottle',
+  'wine glass',
+  'cup',
+  'fork',
+  'knife',
+  'spoon',
+  'bowl',
+  'banana',
+  'apple',
+  'sandwich',
+  'orange',
+  'broccoli',
+  'carrot',
+  'hot dog',
+  'pizza',
+  'donut',
+  'cake',
+  'chair',
+  'couch',
+  'potted plant',
+  'bed',
+  'dining table',
+  'toilet',
+  'tv',
+  'laptop',
+  'mouse',
+  'remote',
+  'keyboard',
+  'cell phone',
+  'microwave',
+  'oven',
+  'toaster',
+  'sink',
+  'refrigerator',
+  'book',
+  'clock',
+  'vase',
+  'scissors',
+  'teddy bear',
+  'hair drier',
+  'toothbrush',
 ] as const;
 
 /** Four-legged animals (COCO 15 cat … 23 giraffe); birds are left out on purpose. */
@@ -99,7 +171,10 @@ async function letterbox(img: DecodedImage, side: number): Promise<{ tensor: ort
   const scale = Math.min(side / img.width, side / img.height);
   const w = Math.max(1, Math.round(img.width * scale));
   const h = Math.max(1, Math.round(img.height * scale));
-  const px = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer();
+  const px = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(w, h, { fit: 'fill' })
+    .raw()
+    .toBuffer();
   const plane = side * side;
   const data = new Float32Array(3 * plane).fill(PAD);
   for (let y = 0; y < h; y++) {
@@ -153,12 +228,19 @@ export function decodeYolox(
         const cy = (raw[o + 1]! + gy) * stride;
         const bw = Math.exp(raw[o + 2]!) * stride;
         const bh = Math.exp(raw[o + 3]!) * stride;
-        const box = clampBox({ x: (cx - bw / 2) / geo.scale, y: (cy - bh / 2) / geo.scale, w: bw / geo.scale, h: bh / geo.scale }, geo.width, geo.height);
+        const box = clampBox(
+          { x: (cx - bw / 2) / geo.scale, y: (cy - bh / 2) / geo.scale, w: bw / geo.scale, h: bh / geo.scale },
+          geo.width,
+          geo.height,
+        );
         if (box.w >= 2 && box.h >= 2) found.push({ box, score, cocoClass: best, label: COCO_LABELS[best]! });
       }
     }
   }
-  return nms(found.sort((a, b) => b.score - a.score), NMS_IOU);
+  return nms(
+    found.sort((a, b) => b.score - a.score),
+    NMS_IOU,
+  );
 }
 
 function clampBox(b: Box, width: number, height: number): Box {
@@ -170,7 +252,10 @@ function clampBox(b: Box, width: number, height: number): Box {
 }
 
 /** Which box is the subject: the largest (default), the best-scored, or one by index. */
-export function pickSubject(dets: readonly Detection[], opts: { prefer?: 'largest' | 'score'; index?: number } = {}): Detection | undefined {
+export function pickSubject(
+  dets: readonly Detection[],
+  opts: { prefer?: 'largest' | 'score'; index?: number } = {},
+): Detection | undefined {
   if (opts.index !== undefined) return dets[opts.index];
   if (opts.prefer === 'score') return dets[0];
   return [...dets].sort((a, b) => b.box.w * b.box.h - a.box.w * a.box.h)[0];

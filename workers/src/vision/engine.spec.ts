@@ -72,14 +72,17 @@ describe('RecognitionEngine', () => {
 
   it('fuses several frames of one subject into one answer', async () => {
     const frames: Descriptor[] = [];
-    for (const left of [120, 140]) frames.push(await engine.describe(await barkView(1003, { left, top: 150, size: 260, brightness: 0.8 }), opts));
+    for (const left of [120, 140])
+      frames.push(await engine.describe(await barkView(1003, { left, top: 150, size: 260, brightness: 0.8 }), opts));
     const res = await engine.identify({ kind: 'tree', queries: frames, gallery });
     expect(res.verdict).toBe('match');
     expect(res.candidates[0]!.individualId).toBe('tree-1003');
   }, 60_000);
 
   it('fits a several-photo threshold on pairs of held-out photos, and withholds it when the sample cannot vouch for 1%', async () => {
-    const heldOut = [...enrolled].filter(([id]) => !id.endsWith('-2')).map(([id, d]) => ({ imageId: id, individualId: `tree-${id.split('-')[0]}`, descriptor: d }));
+    const heldOut = [...enrolled]
+      .filter(([id]) => !id.endsWith('-2'))
+      .map(([id, d]) => ({ imageId: id, individualId: `tree-${id.split('-')[0]}`, descriptor: d }));
     const photosOf = (ind: string) => [...enrolled.keys()].filter((id) => `tree-${id.split('-')[0]}` === ind);
     const cal = engine.calibrationFor('tree');
     const fitted = await fitSeveralScopes(engine, { kind: 'tree', gallery, settings: opts.settings, calibration: cal }, heldOut, photosOf);
@@ -91,21 +94,27 @@ describe('RecognitionEngine', () => {
     expect(several.fmrUpper).toBeGreaterThan(0.01);
     // Withheld, the every-photo rule decides: two frames of an enrolled tree, each a match alone, are a match...
     const frames: Descriptor[] = [];
-    for (const left of [120, 140]) frames.push(await engine.describe(await barkView(1003, { left, top: 150, size: 260, brightness: 0.8 }), opts));
+    for (const left of [120, 140])
+      frames.push(await engine.describe(await barkView(1003, { left, top: 150, size: 260, brightness: 0.8 }), opts));
     const res = await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: [several] } });
     expect(res.verdict).toBe('match');
     expect(res.candidates[0]!.individualId).toBe('tree-1003');
-    for (const f of frames) expect((await engine.identify({ kind: 'tree', queries: [f], gallery, calibration: cal })).verdict).toBe('match');
+    for (const f of frames)
+      expect((await engine.identify({ kind: 'tree', queries: [f], gallery, calibration: cal })).verdict).toBe('match');
     // ...while a vouched threshold above the fused probability makes them uncertain, and one below it a match.
     const above = { ...several, matchThreshold: Math.min(1, res.candidates[0]!.probability + 1e-6) };
     const strict = await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: [above] } });
     expect(strict.verdict).toBe('uncertain');
     expect(strict.candidates[0]!.individualId).toBe('tree-1003');
     const below = { ...several, matchThreshold: res.candidates[0]!.probability - 1e-6 };
-    expect((await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: [below] } })).verdict).toBe('match');
+    expect((await engine.identify({ kind: 'tree', queries: frames, gallery, calibration: { ...cal, several: [below] } })).verdict).toBe(
+      'match',
+    );
     // Three frames, only pairs vouched: the first two frames, as a pair, decide (their probability is `res`'s).
     const three = [...frames, await engine.describe(await barkView(1003, { left: 160, top: 150, size: 260, brightness: 0.85 }), opts)];
-    expect((await engine.identify({ kind: 'tree', queries: three, gallery, calibration: { ...cal, several: [below] } })).verdict).toBe('match');
+    expect((await engine.identify({ kind: 'tree', queries: three, gallery, calibration: { ...cal, several: [below] } })).verdict).toBe(
+      'match',
+    );
     const strictThree = await engine.identify({ kind: 'tree', queries: three, gallery, calibration: { ...cal, several: [above] } });
     expect(strictThree.verdict).toBe('uncertain');
     expect(strictThree.candidates[0]!.individualId).toBe('tree-1003');
@@ -128,7 +137,10 @@ describe('RecognitionEngine', () => {
   it('surfaces intake errors with their reasons', async () => {
     await expect(engine.describe(new Uint8Array([1, 2, 3]), opts)).rejects.toBeInstanceOf(UndecodableImageError);
     const sharpLib = (await import('sharp')).default;
-    const tiny = await sharpLib(await barkView(1, { left: 0, top: 0, size: 300 })).resize(30, 30).jpeg().toBuffer();
+    const tiny = await sharpLib(await barkView(1, { left: 0, top: 0, size: 300 }))
+      .resize(30, 30)
+      .jpeg()
+      .toBuffer();
     const err = await engine.describe(tiny, opts).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnusableImageError);
     expect((err as UnusableImageError).reasons).toContain('too_small');

@@ -198,7 +198,9 @@ export class RecognitionEngine {
   }
 
   /** Loads the embedding model (once per process) and stored calibrations. */
-  static async create(opts: { embedder?: Embedder; calibration?: Partial<Record<Kind, CalibrationParams>>; registry?: ModelRegistry } = {}): Promise<RecognitionEngine> {
+  static async create(
+    opts: { embedder?: Embedder; calibration?: Partial<Record<Kind, CalibrationParams>>; registry?: ModelRegistry } = {},
+  ): Promise<RecognitionEngine> {
     return new RecognitionEngine(opts.embedder ?? (await loadEmbedder()), opts.calibration ?? {}, opts.registry ?? registry());
   }
 
@@ -256,20 +258,25 @@ export class RecognitionEngine {
    * workers/src/engine-pool): each result is what `describe` gives for that photo, or the error it
    * throws. `timings`, when given, accumulates seconds per stage (decode, detect, embed, local).
    */
-  async describeMany(items: readonly { bytes: Uint8Array; opts: DescribeOptions }[], timings?: StageTimings): Promise<(Descriptor | Error)[]> {
+  async describeMany(
+    items: readonly { bytes: Uint8Array; opts: DescribeOptions }[],
+    timings?: StageTimings,
+  ): Promise<(Descriptor | Error)[]> {
     const clock = stageClock(timings);
-    const prepared = await Promise.all(items.map(async ({ bytes, opts }) => {
-      try {
-        const s = settingsFor(opts.kind, opts.settings);
-        const img = await clock('decode', () => decodeImage(bytes));
-        const quality = await clock('decode', () => measureQuality(img, s.quality));
-        if ((opts.enforceQuality ?? true) && quality.reasons.length > 0) throw new UnusableImageError(quality.reasons, quality);
-        const { image, subject } = await clock('detect', () => isolateSubject(img, s, opts.subject));
-        return { s, img, quality, image, subject, opts };
-      } catch (err) {
-        return err as Error;
-      }
-    }));
+    const prepared = await Promise.all(
+      items.map(async ({ bytes, opts }) => {
+        try {
+          const s = settingsFor(opts.kind, opts.settings);
+          const img = await clock('decode', () => decodeImage(bytes));
+          const quality = await clock('decode', () => measureQuality(img, s.quality));
+          if ((opts.enforceQuality ?? true) && quality.reasons.length > 0) throw new UnusableImageError(quality.reasons, quality);
+          const { image, subject } = await clock('detect', () => isolateSubject(img, s, opts.subject));
+          return { s, img, quality, image, subject, opts };
+        } catch (err) {
+          return err as Error;
+        }
+      }),
+    );
     const ok = prepared.filter((p): p is Exclude<typeof p, Error> => !(p instanceof Error));
     const globals = await clock('embed', () => this.embedder.embed(ok.map((p) => p.image)));
     const locals = await clock('local', () => describeLocalMany(ok.map((p) => ({ img: p.image, s: p.s }))));
@@ -288,7 +295,17 @@ export class RecognitionEngine {
         if (p.subject?.score != null && this.detectorRef) used.push(this.detectorRef);
         if (p.s.local === 'xfeat' && this.xfeatRef) used.push(this.xfeatRef);
         const preview = p.opts.kind === 'animal' ? await downscale(p.img, PREVIEW_SIDE) : undefined;
-        out.push({ model: this.model, models: used, subject: p.subject, global, local, quality: p.quality, width: p.img.width, height: p.img.height, preview });
+        out.push({
+          model: this.model,
+          models: used,
+          subject: p.subject,
+          global,
+          local,
+          quality: p.quality,
+          width: p.img.width,
+          height: p.img.height,
+          preview,
+        });
       } catch (err) {
         out.push(err as Error);
       }
@@ -310,9 +327,13 @@ export class RecognitionEngine {
     const cal = req.calibration ?? this.calibrationFor(req.kind);
     const ranked = orderByLearned(rankIndividuals(perQuery, cal, use.global), perQuery, s.learnedOrder);
     // Each photo ranked alone as well, for the several-photo rule (no new verification: the scores are reused).
-    const perPhoto = perQuery.length > 1 ? perQuery.map((pq) => orderByLearned(rankIndividuals([pq], cal, use.global), [pq], s.learnedOrder)) : [];
+    const perPhoto =
+      perQuery.length > 1 ? perQuery.map((pq) => orderByLearned(rankIndividuals([pq], cal, use.global), [pq], s.learnedOrder)) : [];
     // The first two photos ranked as a pair: what the pairs' threshold vouches for (decide.ts).
-    const firstPair = perQuery.length > 2 ? orderByLearned(rankIndividuals(perQuery.slice(0, 2), cal, use.global), perQuery.slice(0, 2), s.learnedOrder) : undefined;
+    const firstPair =
+      perQuery.length > 2
+        ? orderByLearned(rankIndividuals(perQuery.slice(0, 2), cal, use.global), perQuery.slice(0, 2), s.learnedOrder)
+        : undefined;
     const { verdict, shown } = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal, 5, firstPair) : decide(ranked, cal);
     const pairs = new Map((perQuery[0] ?? []).flatMap((sc) => (sc.pairs?.length ? [[sc.id, sc.pairs] as [string, Int32Array]] : [])));
     return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null, pairs };
@@ -322,7 +343,13 @@ export class RecognitionEngine {
     const hits = shortlist(await gallery.search(q.global, (s.shortlist * s.perIndividual + s.tailShortlist) * 4, q), s);
     const place = new Map<string, number>();
     for (const h of hits) if (!place.has(h.individualId)) place.set(h.individualId, place.size);
-    const scores: ImageScore[] = hits.map((h) => ({ ...h, rank: place.get(h.individualId)!, inliers: new Int32Array(0), spread: 0, guarded: 0 }));
+    const scores: ImageScore[] = hits.map((h) => ({
+      ...h,
+      rank: place.get(h.individualId)!,
+      inliers: new Int32Array(0),
+      spread: 0,
+      guarded: 0,
+    }));
     if (!useLocal || hits.length === 0) return scores;
     const ids = hits.map((h) => h.id);
     const local = await this.verifier(q.local, await gallery.localFeatures(ids), ids, s);
@@ -363,11 +390,12 @@ function shortlist(hits: readonly GalleryHit[], s: KindSettings): GalleryHit[] {
 function guardBackground(scores: ImageScore[], enabled: boolean): void {
   const owners = new Map<number, Set<string>>();
   if (enabled) {
-    for (const sc of scores) for (const k of sc.inliers) {
-      const set = owners.get(k) ?? new Set<string>();
-      set.add(sc.individualId);
-      owners.set(k, set);
-    }
+    for (const sc of scores)
+      for (const k of sc.inliers) {
+        const set = owners.get(k) ?? new Set<string>();
+        set.add(sc.individualId);
+        owners.set(k, set);
+      }
   }
   for (const sc of scores) {
     let g = 0;
@@ -388,11 +416,12 @@ export function rerank(cands: readonly Candidate[], cal: CalibrationParams): Can
     let otherG = -1;
     let otherL = 0;
     let otherLearned = -1;
-    for (const o of cands) if (o.individualId !== c.individualId) {
-      otherG = Math.max(otherG, o.evidence.global);
-      otherL = Math.max(otherL, o.evidence.local);
-      if (o.evidence.learned !== undefined) otherLearned = Math.max(otherLearned, o.evidence.learned);
-    }
+    for (const o of cands)
+      if (o.individualId !== c.individualId) {
+        otherG = Math.max(otherG, o.evidence.global);
+        otherL = Math.max(otherL, o.evidence.local);
+        if (o.evidence.learned !== undefined) otherLearned = Math.max(otherLearned, o.evidence.learned);
+      }
     const evidence: Evidence = {
       ...c.evidence,
       globalMargin: cands.length > 1 ? c.evidence.global - otherG : c.evidence.global,
@@ -410,21 +439,33 @@ export function rerank(cands: readonly Candidate[], cal: CalibrationParams): Can
  * the hits) and the kind asks for it; nyala-dev's stripes are ordered far better by the backbone
  * than by the base evidence (benchmarks/results/backbone-nyala-dev.json). Probabilities stay.
  */
-export function orderByLearned<C extends { individualId: string }>(ranked: C[], perQuery: readonly { individualId: string; learned?: number }[][], order: KindSettings['learnedOrder']): C[] {
+export function orderByLearned<C extends { individualId: string }>(
+  ranked: C[],
+  perQuery: readonly { individualId: string; learned?: number }[][],
+  order: KindSettings['learnedOrder'],
+): C[] {
   if (order === 'probability') return ranked;
   const best = new Map<string, number>();
-  for (const scores of perQuery) for (const sc of scores) if (sc.learned !== undefined) best.set(sc.individualId, Math.max(best.get(sc.individualId) ?? -Infinity, sc.learned));
+  for (const scores of perQuery)
+    for (const sc of scores)
+      if (sc.learned !== undefined) best.set(sc.individualId, Math.max(best.get(sc.individualId) ?? -Infinity, sc.learned));
   if (best.size === 0) return ranked;
   const byLearned = [...ranked].sort((a, b) => (best.get(b.individualId) ?? -Infinity) - (best.get(a.individualId) ?? -Infinity));
   if (order === 'learned') return byLearned;
   const at = new Map(byLearned.map((c, i) => [c.individualId, i]));
   // Sum of both ranks; ties go to the probability order.
-  return ranked.map((c, i) => ({ c, r: i + at.get(c.individualId)! + i * 1e-3 })).sort((a, b) => a.r - b.r).map((x) => x.c);
+  return ranked
+    .map((c, i) => ({ c, r: i + at.get(c.individualId)! + i * 1e-3 }))
+    .sort((a, b) => a.r - b.r)
+    .map((x) => x.c);
 }
 
 /** Fuses per-query image scores into per-individual evidence and ranks by probability. */
 function rankIndividuals(perQuery: ImageScore[][], cal: CalibrationParams, useGlobal: boolean): Candidate[] {
-  const agg = new Map<string, { global: number; local: number; spread: number; learned?: number; rank: number; images: Map<string, number> }>();
+  const agg = new Map<
+    string,
+    { global: number; local: number; spread: number; learned?: number; rank: number; images: Map<string, number> }
+  >();
   // Several photos (or frames) of one subject are one query: each score keeps its best over them.
   for (const scores of perQuery) {
     for (const sc of scores) {
@@ -443,7 +484,15 @@ function rankIndividuals(perQuery: ImageScore[][], cal: CalibrationParams, useGl
   const cands: Candidate[] = [...agg.entries()].map(([individualId, a]) => ({
     individualId,
     probability: 0,
-    evidence: { global: a.global, local: a.local, globalMargin: 0, localMargin: 0, spread: a.spread, rank: a.rank, ...(a.learned !== undefined ? { learned: a.learned } : {}) },
+    evidence: {
+      global: a.global,
+      local: a.local,
+      globalMargin: 0,
+      localMargin: 0,
+      spread: a.spread,
+      rank: a.rank,
+      ...(a.learned !== undefined ? { learned: a.learned } : {}),
+    },
     imageIds: [...a.images.entries()].sort((x, y) => y[1] - x[1]).map(([id]) => id),
   }));
   return rerank(cands, cal);

@@ -9,7 +9,7 @@ describe('runChunked', () => {
     const [n, H, W] = [5, 64, 96];
     const input = new Float32Array(n * 3 * H * W);
     let seed = 7;
-    for (let i = 0; i < input.length; i++) input[i] = ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < input.length; i++) input[i] = (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const whole = await runChunked(session, 'cpu', entry.inputs[0]!.name, input, [n, 3, H, W]);
     const chunked = await runChunked(session, 'cpu', entry.inputs[0]!.name, input, [n, 3, H, W], 2);
     expect(Object.keys(chunked).sort()).toEqual(Object.keys(whole).sort());

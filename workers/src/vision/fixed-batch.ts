@@ -44,10 +44,12 @@ export async function runChunked(
 
 /** Each output's first `keep` of `n` items. */
 function outputs(res: ort.InferenceSession.ReturnType, n: number, keep: number): Record<string, Float32Array> {
-  return Object.fromEntries(Object.entries(res).map(([k, t]) => {
-    const d = t.data as Float32Array;
-    return [k, keep === n ? d : d.subarray(0, (d.length / n) * keep)];
-  }));
+  return Object.fromEntries(
+    Object.entries(res).map(([k, t]) => {
+      const d = t.data as Float32Array;
+      return [k, keep === n ? d : d.subarray(0, (d.length / n) * keep)];
+    }),
+  );
 }
 
 function concat(vs: Float32Array[]): Float32Array {

@@ -64,12 +64,24 @@ export function fitFusedCalibration(samples: readonly QuerySample[], opts: Fused
   const individuals = new Set(samples.map((s) => s.group)).size;
   const minimum = minimumSample(target, alpha);
   const base = {
-    n, right, open_set: samples.filter((s) => s.openSet).length, individuals,
-    minimum_sample: minimum, auc: Number.NaN, threshold: null, false_matches: 0, fmr_upper: clopperPearsonUpper(0, n, alpha), correct_match_rate: 0,
+    n,
+    right,
+    open_set: samples.filter((s) => s.openSet).length,
+    individuals,
+    minimum_sample: minimum,
+    auc: Number.NaN,
+    threshold: null,
+    false_matches: 0,
+    fmr_upper: clopperPearsonUpper(0, n, alpha),
+    correct_match_rate: 0,
   };
   const refuse = (reason: string): FusedFitReport => ({ ...base, params: null, reason });
-  if (n < minimum) return refuse(`${n} queries cannot show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence; ${minimum} are needed`);
-  if (individuals < (opts.minIndividuals ?? 5)) return refuse(`${individuals} individuals are too few to stand for the ones never enrolled`);
+  if (n < minimum)
+    return refuse(
+      `${n} queries cannot show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence; ${minimum} are needed`,
+    );
+  if (individuals < (opts.minIndividuals ?? 5))
+    return refuse(`${individuals} individuals are too few to stand for the ones never enrolled`);
   if (right < 10 || n - right < 10) return refuse(`${right} right and ${n - right} wrong answers are too few to calibrate`);
   const { model, outOfFold } = fitFusion(samples);
   const labels = samples.map((s) => s.same);
@@ -79,21 +91,46 @@ export function fitFusedCalibration(samples: readonly QuerySample[], opts: Fused
   const { tightest } = choice;
   const effective = { effective_n: tightest.effectiveN, design_effect: Math.round(tightest.deff * 100) / 100 };
   if (tightest.effectiveN < minimum) {
-    const what = tightest.openSet ? 'queries of individuals hidden from the gallery (standing for ones never enrolled)' : 'queries of enrolled individuals';
-    const worth = tightest.deff > 1.005 ? `, worth about ${tightest.effectiveN} independent ones because photos of one individual answer alike (design effect ${effective.design_effect})` : '';
+    const what = tightest.openSet
+      ? 'queries of individuals hidden from the gallery (standing for ones never enrolled)'
+      : 'queries of enrolled individuals';
+    const worth =
+      tightest.deff > 1.005
+        ? `, worth about ${tightest.effectiveN} independent ones because photos of one individual answer alike (design effect ${effective.design_effect})`
+        : '';
     return {
-      ...refuse(`${tightest.queries} ${what}${worth} cannot show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence; ${minimum} are needed`),
-      ...effective, fmr_upper: clopperPearsonUpper(0, tightest.effectiveN, alpha),
+      ...refuse(
+        `${tightest.queries} ${what}${worth} cannot show a false-match rate within ${target * 100}% at ${(1 - alpha) * 100}% confidence; ${minimum} are needed`,
+      ),
+      ...effective,
+      fmr_upper: clopperPearsonUpper(0, tightest.effectiveN, alpha),
     };
   }
-  const report = { ...base, ...effective, auc: rocAuc(outOfFold, labels), threshold: choice.threshold, false_matches: choice.falseMatches, fmr_upper: choice.fmrUpper, correct_match_rate: choice.correctMatchRate };
+  const report = {
+    ...base,
+    ...effective,
+    auc: rocAuc(outOfFold, labels),
+    threshold: choice.threshold,
+    false_matches: choice.falseMatches,
+    fmr_upper: choice.fmrUpper,
+    correct_match_rate: choice.correctMatchRate,
+  };
   if (choice.threshold === null) {
     // The scores separate too little for any threshold to keep the bound: calibrated, but no `match`.
-    const params: CalibrationParams = { intercept: 0, coef: [], matchThreshold: 1.01, uncertainThreshold: 0.05, source: `${opts.source ?? 'fused'} (no threshold holds the bound: never match)`, fusion: model };
+    const params: CalibrationParams = {
+      intercept: 0,
+      coef: [],
+      matchThreshold: 1.01,
+      uncertainThreshold: 0.05,
+      source: `${opts.source ?? 'fused'} (no threshold holds the bound: never match)`,
+      fusion: model,
+    };
     return { ...report, params, reason: null };
   }
   const params: CalibrationParams = {
-    intercept: 0, coef: [], source: opts.source ?? 'fused',
+    intercept: 0,
+    coef: [],
+    source: opts.source ?? 'fused',
     matchThreshold: choice.threshold,
     // Candidates below a tenth are not worth showing; a shortlist starts well below `match`.
     uncertainThreshold: Math.min(0.1, choice.threshold / 2),

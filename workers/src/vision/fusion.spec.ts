@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { probability, rocAuc, type Evidence } from './calibrate.js';
 import { applyCalibrator, fitFusion, fitIsotonic, fitPlatt, fusedProbability } from './fusion.js';
 import { fitFusedCalibration, type QuerySample } from './fused-fit.js';
-import { chooseThreshold, clopperPearsonUpper, designEffect, effectiveSample, minimumSample, safeThreshold, vouchedFalses } from './threshold.js';
+import {
+  chooseThreshold,
+  clopperPearsonUpper,
+  designEffect,
+  effectiveSample,
+  minimumSample,
+  safeThreshold,
+  vouchedFalses,
+} from './threshold.js';
 import { mulberry32 } from './testing/synthetic.js';
 
 /**
@@ -74,13 +82,27 @@ describe('fusion of calibrated scores', () => {
     const labels = test.map((s) => s.same);
     const fused = test.map((s) => fusedProbability(model, s.evidence));
     const single = Math.max(
-      rocAuc(test.map((s) => s.evidence.learned!), labels),
-      rocAuc(test.map((s) => Math.log1p(s.evidence.local)), labels),
-      rocAuc(test.map((s) => s.evidence.global), labels),
+      rocAuc(
+        test.map((s) => s.evidence.learned!),
+        labels,
+      ),
+      rocAuc(
+        test.map((s) => Math.log1p(s.evidence.local)),
+        labels,
+      ),
+      rocAuc(
+        test.map((s) => s.evidence.global),
+        labels,
+      ),
     );
     expect(rocAuc(fused, labels)).toBeGreaterThan(single + 0.005);
     // Reliability: in each probability band the share of right answers is close to the band.
-    for (const [lo, hi] of [[0, 0.2], [0.2, 0.5], [0.5, 0.8], [0.8, 1]] as const) {
+    for (const [lo, hi] of [
+      [0, 0.2],
+      [0.2, 0.5],
+      [0.5, 0.8],
+      [0.8, 1],
+    ] as const) {
       const band = test.filter((_, i) => fused[i]! >= lo && fused[i]! < hi);
       if (band.length < 100) continue;
       const mean = band.reduce((a, s) => a + fusedProbability(model, s.evidence), 0) / band.length;
@@ -88,7 +110,12 @@ describe('fusion of calibrated scores', () => {
     }
     // Out-of-fold probabilities for threshold choice come with every sample.
     expect(outOfFold).toHaveLength(train.length);
-    expect(rocAuc(outOfFold, train.map((s) => s.same))).toBeGreaterThan(0.9);
+    expect(
+      rocAuc(
+        outOfFold,
+        train.map((s) => s.same),
+      ),
+    ).toBeGreaterThan(0.9);
   });
 
   it('weights every score non-negatively, and a missing learned score is no evidence either way', () => {
@@ -104,7 +131,9 @@ describe('fusion of calibrated scores', () => {
 
   it('is what `probability` answers when the params carry it', () => {
     const e = test[3]!.evidence;
-    expect(probability(e, { intercept: 0, coef: [], matchThreshold: 0.9, uncertainThreshold: 0.1, source: 't', fusion: model })).toBe(fusedProbability(model, e));
+    expect(probability(e, { intercept: 0, coef: [], matchThreshold: 0.9, uncertainThreshold: 0.1, source: 't', fusion: model })).toBe(
+      fusedProbability(model, e),
+    );
   });
 });
 
@@ -202,9 +231,13 @@ describe('photos of one individual that answer alike count as fewer queries', ()
   /** `copies` near-identical queries per sample, in its group: frames of one video, held out one by one. */
   const frames = (samples: readonly QuerySample[], copies: number, seed: number): QuerySample[] => {
     const rnd = mulberry32(seed);
-    return samples.flatMap((s, i) => Array.from({ length: copies }, () => ({
-      ...s, group: `clip-${i}`, evidence: { ...s.evidence, global: s.evidence.global + 0.001 * rnd(), local: s.evidence.local * (1 + 0.01 * rnd()) },
-    })));
+    return samples.flatMap((s, i) =>
+      Array.from({ length: copies }, () => ({
+        ...s,
+        group: `clip-${i}`,
+        evidence: { ...s.evidence, global: s.evidence.global + 0.001 * rnd(), local: s.evidence.local * (1 + 0.01 * rnd()) },
+      })),
+    );
   };
 
   it('measures the design effect: identical within groups is one query per group, independent is one per query', () => {
@@ -234,7 +267,9 @@ describe('photos of one individual that answer alike count as fewer queries', ()
     const fit = fitFusedCalibration(fewClips);
     expect(fit.params).toBeNull();
     expect(fit.effective_n).toBeLessThan(minimumSample(0.01));
-    expect(fit.reason).toMatch(/^800 queries of .*, worth about \d+ independent ones because photos of one individual answer alike \(design effect [\d.]+\) cannot show .* 299 are needed/);
+    expect(fit.reason).toMatch(
+      /^800 queries of .*, worth about \d+ independent ones because photos of one individual answer alike \(design effect [\d.]+\) cannot show .* 299 are needed/,
+    );
     // Independent queries of the same size still fit.
     const fresh = fitFusedCalibration(generate(1600, 13));
     expect(fresh.params).not.toBeNull();

@@ -30,9 +30,7 @@ export function scoresOf(e: Evidence): Record<ScoreName, number | null> {
 }
 
 /** One score's calibration: score → probability that the top answer is right. */
-export type ScoreCalibrator =
-  | { method: 'isotonic'; x: number[]; p: number[] }
-  | { method: 'platt'; a: number; b: number };
+export type ScoreCalibrator = { method: 'isotonic'; x: number[]; p: number[] } | { method: 'platt'; a: number; b: number };
 
 export interface FusionModel {
   /** Share of right answers among the fitting samples. */
@@ -122,7 +120,11 @@ export interface FitFusionOptions {
 }
 
 /** Calibrates each score on the samples that have it. */
-function fitCalibrators(samples: readonly { evidence: Evidence; same: boolean }[], prior: number, o: Required<FitFusionOptions>): FusionModel['calibrators'] {
+function fitCalibrators(
+  samples: readonly { evidence: Evidence; same: boolean }[],
+  prior: number,
+  o: Required<FitFusionOptions>,
+): FusionModel['calibrators'] {
   const out: FusionModel['calibrators'] = {};
   const scores = samples.map((s) => scoresOf(s.evidence));
   for (const name of SCORE_NAMES) {

@@ -11,13 +11,21 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'kind-cal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const params: CalibrationParams = {
-  ...DEFAULT_CALIBRATION, source: 'kind:shipped', matchThreshold: 0.97,
+  ...DEFAULT_CALIBRATION,
+  source: 'kind:shipped',
+  matchThreshold: 0.97,
   fusion: { prior: 0.3, calibrators: { global: { method: 'platt', a: 4, b: -2 } }, weights: { global: 1 }, intercept: -1 },
 };
 const band = (t: number) => ({ matchThreshold: t, uncertainThreshold: 0.1, vouched: { fmrUpper: 0.008, individuals: 68, queries: 2000 } });
 const file = (over: Partial<KindCalibrationFile> = {}): KindCalibrationFile => ({
-  kind: 'animal', engine_version: 'v1+p4', fitted_at: '2026-11-27T00:00:00Z', params,
-  thresholds: { '*': { small: band(0.97), large: band(0.96) }, cattle: { small: band(0.88), large: band(0.62) } }, fit: {}, evaluation: {}, ...over,
+  kind: 'animal',
+  engine_version: 'v1+p4',
+  fitted_at: '2026-11-27T00:00:00Z',
+  params,
+  thresholds: { '*': { small: band(0.97), large: band(0.96) }, cattle: { small: band(0.88), large: band(0.62) } },
+  fit: {},
+  evaluation: {},
+  ...over,
 });
 
 describe("the kind's shipped calibration", () => {
@@ -31,8 +39,13 @@ describe("the kind's shipped calibration", () => {
 
   it("picks the threshold of the pool's species and herd size; an unknown size counts as a small herd", () => {
     saveKindCalibration(file(), dir);
-    const at = (species: string | null, individuals?: number) => shippedCalibration('animal', 'v1+p4', { species, ...(individuals === undefined ? {} : { individuals }) }, dir)!;
-    expect(at('cattle', SMALL_HERD_BELOW)).toMatchObject({ matchThreshold: 0.62, source: 'kind:shipped:cattle:large', fusion: params.fusion });
+    const at = (species: string | null, individuals?: number) =>
+      shippedCalibration('animal', 'v1+p4', { species, ...(individuals === undefined ? {} : { individuals }) }, dir)!;
+    expect(at('cattle', SMALL_HERD_BELOW)).toMatchObject({
+      matchThreshold: 0.62,
+      source: 'kind:shipped:cattle:large',
+      fusion: params.fusion,
+    });
     expect(at('cattle', SMALL_HERD_BELOW - 1)).toMatchObject({ matchThreshold: 0.88, source: 'kind:shipped:cattle:small' });
     expect(at('cattle')).toMatchObject({ matchThreshold: 0.88 });
     // A species the fit never saw, or a mixed pool: the threshold that held on every species (`*`).
@@ -97,7 +110,9 @@ describe("the kind's shipped calibration", () => {
       const any = engine.calibrationFor('animal', { species, individuals: 40 });
       expect(any.source).toBe('kind:shipped:*:large');
       expect(any.vouched!.fmrUpper).toBeLessThanOrEqual(0.01);
-      expect(any.matchThreshold).toBeGreaterThanOrEqual(engine.calibrationFor('animal', { species: 'nyala', individuals: 40 }).matchThreshold);
+      expect(any.matchThreshold).toBeGreaterThanOrEqual(
+        engine.calibrationFor('animal', { species: 'nyala', individuals: 40 }).matchThreshold,
+      );
     }
     // Nothing known of the pool: the hand-set defaults.
     expect(engine.calibrationFor('animal')).toBe(DEFAULT_CALIBRATION);

@@ -87,7 +87,12 @@ function read(kind: Kind, engineVersion: string, dir: string): KindCalibrationFi
  * Null when the caller knows nothing of the pool (`species` absent), or no file was fitted for
  * this engine version (or this kind).
  */
-export function shippedCalibration(kind: Kind, engineVersion: string, pool: PoolFacts = {}, dir = BUNDLED_MODELS_DIR): CalibrationParams | null {
+export function shippedCalibration(
+  kind: Kind,
+  engineVersion: string,
+  pool: PoolFacts = {},
+  dir = BUNDLED_MODELS_DIR,
+): CalibrationParams | null {
   const f = read(kind, engineVersion, dir);
   if (!f || pool.species === undefined) return null;
   const band: Band = pool.individuals !== undefined && pool.individuals >= SMALL_HERD_BELOW ? 'large' : 'small';

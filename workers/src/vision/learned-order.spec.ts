@@ -5,8 +5,16 @@ import { orderByLearned } from './engine.js';
 const ranked = [{ individualId: 'a' }, { individualId: 'b' }, { individualId: 'c' }, { individualId: 'd' }];
 // The backbone prefers c, then d, then b, then a (best image per individual counts).
 const perQuery = [
-  [{ individualId: 'a', learned: 0.1 }, { individualId: 'b', learned: 0.3 }, { individualId: 'c', learned: 0.9 }],
-  [{ individualId: 'd', learned: 0.5 }, { individualId: 'a', learned: 0.2 }, { individualId: 'b', learned: 0.25 }],
+  [
+    { individualId: 'a', learned: 0.1 },
+    { individualId: 'b', learned: 0.3 },
+    { individualId: 'c', learned: 0.9 },
+  ],
+  [
+    { individualId: 'd', learned: 0.5 },
+    { individualId: 'a', learned: 0.2 },
+    { individualId: 'b', learned: 0.25 },
+  ],
 ];
 const ids = (l: readonly { individualId: string }[]) => l.map((c) => c.individualId);
 

@@ -24,7 +24,10 @@ export async function describeLocal(img: DecodedImage, s: KindSettings, xfeat: (
  * `describeLocal` for several images: XFeat images with the same settings go through the model
  * in one run (batched inference, issue 22); each result is that image's bytes or its error.
  */
-export async function describeLocalMany(items: readonly { img: DecodedImage; s: KindSettings }[], xfeat: () => Promise<XFeat> = loadXFeat): Promise<(Uint8Array | Error)[]> {
+export async function describeLocalMany(
+  items: readonly { img: DecodedImage; s: KindSettings }[],
+  xfeat: () => Promise<XFeat> = loadXFeat,
+): Promise<(Uint8Array | Error)[]> {
   const out: (Uint8Array | Error)[] = new Array(items.length);
   const groups = new Map<string, number[]>();
   for (const [i, it] of items.entries()) {
@@ -38,7 +41,12 @@ export async function describeLocalMany(items: readonly { img: DecodedImage; s: 
   for (const idx of groups.values()) {
     const s = items[idx[0]!]!.s;
     try {
-      const feats = await (await xfeat()).extract(idx.map((i) => items[i]!.img), { side: s.localSide, topK: s.xfeatTopK });
+      const feats = await (
+        await xfeat()
+      ).extract(
+        idx.map((i) => items[i]!.img),
+        { side: s.localSide, topK: s.xfeatTopK },
+      );
       idx.forEach((i, k) => (out[i] = packXFeat(feats[k]!)));
     } catch (err) {
       for (const i of idx) out[i] = err as Error;
@@ -59,7 +67,12 @@ export interface LocalScore {
  * Verifies the query's local features against each gallery image's; images
  * whose bytes are missing or of the other extractor get no evidence.
  */
-export async function verifyLocal(query: Uint8Array, gallery: ReadonlyMap<string, Uint8Array>, ids: readonly string[], s: KindSettings): Promise<Map<string, LocalScore>> {
+export async function verifyLocal(
+  query: Uint8Array,
+  gallery: ReadonlyMap<string, Uint8Array>,
+  ids: readonly string[],
+  s: KindSettings,
+): Promise<Map<string, LocalScore>> {
   const out = new Map<string, LocalScore>();
   if (isXFeat(query)) {
     const q = unpackXFeat(query);

@@ -29,7 +29,9 @@ export async function matchLines(query: Uint8Array, gallery: Uint8Array, s: Kind
   const [q, g] = unpackBoth(query, gallery);
   const tentative = isXFeat(query)
     ? mutualNearest(q as ReturnType<typeof unpackXFeat>, g as ReturnType<typeof unpackXFeat>, s.xfeatMinCos)
-    : (q.count < 8 || g.count < 8 ? [] : akazePairs(await loadOpenCV(), q as ReturnType<typeof unpackFeatures>, g as ReturnType<typeof unpackFeatures>, s.ratio));
+    : q.count < 8 || g.count < 8
+      ? []
+      : akazePairs(await loadOpenCV(), q as ReturnType<typeof unpackFeatures>, g as ReturnType<typeof unpackFeatures>, s.ratio);
   const pairs: Array<[number, number]> = [];
   await geometricInliers(q, g, tentative, 6, pairs);
   return draw(q, g, pairs, max);

@@ -40,7 +40,10 @@ export interface HeldOutPhoto {
 export async function openSetSamples(
   engine: RecognitionEngine,
   req: {
-    kind: Kind; gallery: GalleryLookup; settings?: Partial<KindSettings>; calibration?: CalibrationParams;
+    kind: Kind;
+    gallery: GalleryLookup;
+    settings?: Partial<KindSettings>;
+    calibration?: CalibrationParams;
     /**
      * Whose photos are also asked with their individual hidden (default: everyone's). A fine-tuned
      * backbone knows the individuals it trained on even when they are hidden, so only those it
@@ -56,7 +59,13 @@ export async function openSetSamples(
   for (const [i, h] of heldOut.entries()) {
     const base = h.gallery ?? req.gallery;
     const ask = (hidden: ReadonlySet<string>) =>
-      engine.identify({ kind: req.kind, queries: [h.descriptor], gallery: hiding(base, hidden), settings: req.settings, calibration: req.calibration });
+      engine.identify({
+        kind: req.kind,
+        queries: [h.descriptor],
+        gallery: hiding(base, hidden),
+        settings: req.settings,
+        calibration: req.calibration,
+      });
     const others = photosOf(h.individualId).filter((id) => id !== h.imageId);
     // A photo whose individual has no other photo is an open-set query already.
     if (others.length > 0) {
@@ -92,7 +101,13 @@ export async function openSetGroupSamples(
       const group = list.slice(i, i + size);
       const base = group[0]!.gallery ?? req.gallery;
       const ask = (hidden: ReadonlySet<string>) =>
-        engine.identify({ kind: req.kind, queries: group.map((h) => h.descriptor), gallery: hiding(base, hidden), settings: req.settings, calibration: req.calibration });
+        engine.identify({
+          kind: req.kind,
+          queries: group.map((h) => h.descriptor),
+          gallery: hiding(base, hidden),
+          settings: req.settings,
+          calibration: req.calibration,
+        });
       const ids = new Set(group.map((h) => h.imageId));
       const others = photosOf(ind).filter((id) => !ids.has(id));
       if (others.length > 0) {
@@ -137,7 +152,13 @@ export async function fitSeveralScopes(
     if (!samples.length) continue;
     // By kind of query and individual: each kind's bound counts independent groups (threshold.ts).
     const choice = chooseThreshold(samples);
-    out.push({ matchThreshold: choice.threshold ?? 1.01, groupSize, queries: samples.length, falseMatches: choice.falseMatches, fmrUpper: choice.fmrUpper });
+    out.push({
+      matchThreshold: choice.threshold ?? 1.01,
+      groupSize,
+      queries: samples.length,
+      falseMatches: choice.falseMatches,
+      fmrUpper: choice.fmrUpper,
+    });
   }
   return out;
 }

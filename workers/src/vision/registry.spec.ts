@@ -45,7 +45,13 @@ describe('model registry (models/manifest.json)', () => {
     mkdirSync(dir, { recursive: true });
     copyFileSync(join(base.dir, base.file), join(dir, 'reid.onnx'));
     const { dir: _d, origin: _o, ...plain } = base;
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: 2, models: [{ ...plain, name: 'operator-reid', version: '7.0.0', file: 'reid.onnx', kinds: ['animal'], licence: 'operator-supplied' }] }));
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({
+        schema: 2,
+        models: [{ ...plain, name: 'operator-reid', version: '7.0.0', file: 'reid.onnx', kinds: ['animal'], licence: 'operator-supplied' }],
+      }),
+    );
     const reg = loadRegistry({ operatorDir: dir });
     expect(reg.pick('global-embedding', 'animal')).toMatchObject({ name: 'operator-reid', origin: 'operator' });
     expect(reg.pick('global-embedding', 'tree')).toMatchObject({ name: 'markless-texture', origin: 'bundled' });
@@ -56,7 +62,10 @@ describe('model registry (models/manifest.json)', () => {
   it('rejects a malformed manifest with the bad fields named', () => {
     const dir = join(tmp, 'malformed');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: 2, models: [{ name: 'x', version: '1', role: 'detector', file: 'x.onnx', sha256: 'nope' }] }));
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({ schema: 2, models: [{ name: 'x', version: '1', role: 'detector', file: 'x.onnx', sha256: 'nope' }] }),
+    );
     expect(() => loadRegistry({ operatorDir: dir })).toThrow(/sha256/);
   });
 });

@@ -37,29 +37,35 @@ export const BUNDLED_MODELS_DIR = resolve(join(here, '../../../models'));
 export const MODEL_ROLES = ['global-embedding', 'detector', 'local-features', 'matcher', 'projection-head', 'trainable-backbone'] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
-const tensorSpec = z.object({
-  name: z.string().min(1),
-  shape: z.array(z.union([z.number(), z.string()])),
-  dtype: z.string().default('float32'),
-}).passthrough();
+const tensorSpec = z
+  .object({
+    name: z.string().min(1),
+    shape: z.array(z.union([z.number(), z.string()])),
+    dtype: z.string().default('float32'),
+  })
+  .passthrough();
 
 /** One manifest entry. Unknown extra fields (recipe notes, block weights) are kept. */
-export const modelEntrySchema = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
-  version: z.string().min(1),
-  role: z.enum(MODEL_ROLES),
-  file: z.string().min(1),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  bytes: z.number().int().positive().optional(),
-  licence: z.string().min(1),
-  /** Licence text beside the file, relative to the manifest's folder. */
-  licence_file: z.string().optional(),
-  source: z.object({ repository: z.string(), path: z.string().optional(), commit: z.string().optional(), note: z.string().optional() }).passthrough(),
-  inputs: z.array(tensorSpec).min(1),
-  outputs: z.array(tensorSpec).min(1),
-  preprocessing: z.record(z.string(), z.unknown()),
-  kinds: z.array(z.enum(['tree', 'fruit', 'animal'])),
-}).passthrough();
+export const modelEntrySchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+    version: z.string().min(1),
+    role: z.enum(MODEL_ROLES),
+    file: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bytes: z.number().int().positive().optional(),
+    licence: z.string().min(1),
+    /** Licence text beside the file, relative to the manifest's folder. */
+    licence_file: z.string().optional(),
+    source: z
+      .object({ repository: z.string(), path: z.string().optional(), commit: z.string().optional(), note: z.string().optional() })
+      .passthrough(),
+    inputs: z.array(tensorSpec).min(1),
+    outputs: z.array(tensorSpec).min(1),
+    preprocessing: z.record(z.string(), z.unknown()),
+    kinds: z.array(z.enum(['tree', 'fruit', 'animal'])),
+  })
+  .passthrough();
 
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 
@@ -142,7 +148,9 @@ export function readModelBytes(entry: LocatedModel): Buffer {
   const bytes = readFileSync(path);
   const sha = createHash('sha256').update(bytes).digest('hex');
   if (sha !== entry.sha256) {
-    throw new ModelIntegrityError(`model ${entry.name}@${entry.version}: ${entry.file} has sha256 ${sha}, the manifest says ${entry.sha256}`);
+    throw new ModelIntegrityError(
+      `model ${entry.name}@${entry.version}: ${entry.file} has sha256 ${sha}, the manifest says ${entry.sha256}`,
+    );
   }
   return bytes;
 }
@@ -157,7 +165,10 @@ export interface SessionOptions {
 }
 
 /** An ONNX Runtime session for a manifest entry, on CUDA when it can start, else on CPU. */
-export async function openSession(entry: LocatedModel, opts: SessionOptions = {}): Promise<{ session: ort.InferenceSession; provider: Provider }> {
+export async function openSession(
+  entry: LocatedModel,
+  opts: SessionOptions = {},
+): Promise<{ session: ort.InferenceSession; provider: Provider }> {
   const bytes = readModelBytes(entry);
   if (opts.provider !== 'cpu' && cudaLibraryPresent()) {
     try {

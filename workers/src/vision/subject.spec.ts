@@ -19,7 +19,9 @@ describe('subject isolation', () => {
 
   it('describes the whole photo with crop off, yet still finds and reports the animal when one is required', async () => {
     const img = await decodeImage(await animalScene({ coat: 4 }));
-    const whole = await isolateSubject(img, settingsFor('animal', { subject: 'off' }), {}, () => Promise.reject(new Error('detector must not load')));
+    const whole = await isolateSubject(img, settingsFor('animal', { subject: 'off' }), {}, () =>
+      Promise.reject(new Error('detector must not load')),
+    );
     expect(whole).toEqual({ image: img, subject: null });
     const gated = await isolateSubject(img, settingsFor('animal', { subject: 'off' }), { require: true });
     expect(gated.image).toBe(img);

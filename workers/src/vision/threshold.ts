@@ -120,7 +120,10 @@ export interface ScoredQuery {
 /** The kinds of query a bound holds in: never-enrolled and enrolled when the sample says which, else one. */
 function queryKinds<T extends ScoredQuery>(samples: readonly T[]): { openSet: boolean | null; samples: T[] }[] {
   if (!samples.some((s) => s.openSet !== undefined)) return [{ openSet: null, samples: [...samples] }];
-  return [{ openSet: true, samples: samples.filter((s) => s.openSet) }, { openSet: false, samples: samples.filter((s) => !s.openSet) }];
+  return [
+    { openSet: true, samples: samples.filter((s) => s.openSet) },
+    { openSet: false, samples: samples.filter((s) => !s.openSet) },
+  ];
 }
 
 /**
@@ -198,12 +201,21 @@ export function chooseThreshold(samples: readonly ScoredQuery[], target = 0.01, 
  * holds is then a false match. Where the scores separate poorly (striped coats) that threshold sits
  * high, but it exists. Null only when the sample cannot vouch for the target at all.
  */
-export function safeThreshold(samples: readonly ScoredQuery[], target = 0.01, alpha = 0.05): (ThresholdChoice & { threshold: number }) | null {
+export function safeThreshold(
+  samples: readonly ScoredQuery[],
+  target = 0.01,
+  alpha = 0.05,
+): (ThresholdChoice & { threshold: number }) | null {
   const c = chooseThreshold(samples, target, alpha);
   if (c.threshold !== null) return c as ThresholdChoice & { threshold: number };
   if (c.tightest.effectiveN < minimumSample(target, alpha) || c.fmrUpper > target) return null;
   const falses = samples.filter((s) => !s.right).map((s) => s.p);
   const above = falses.length ? Math.max(...falses) + 1e-6 : 0;
   const rights = samples.filter((s) => s.right);
-  return { ...c, threshold: above, falseMatches: 0, correctMatchRate: rights.length ? rights.filter((s) => s.p >= above).length / rights.length : 0 };
+  return {
+    ...c,
+    threshold: above,
+    falseMatches: 0,
+    correctMatchRate: rights.length ? rights.filter((s) => s.p >= above).length / rights.length : 0,
+  };
 }

@@ -59,7 +59,12 @@ export function tentativeMatches(cv: CV, q: LocalFeatures, g: LocalFeatures, rat
 }
 
 /** Verifies one pair; returns no inliers when there is too little to fit a homography. */
-export async function verifyPair(q: LocalFeatures, g: LocalFeatures, opts: VerifyOptions, pairsOut?: Array<[number, number]>): Promise<PairEvidence> {
+export async function verifyPair(
+  q: LocalFeatures,
+  g: LocalFeatures,
+  opts: VerifyOptions,
+  pairsOut?: Array<[number, number]>,
+): Promise<PairEvidence> {
   if (q.count < MIN_TENTATIVE || g.count < MIN_TENTATIVE) return { tentative: 0, inliers: new Int32Array(0) };
   const cv = await loadOpenCV();
   const pairs = tentativeMatches(cv, q, g, opts.ratio);
@@ -82,8 +87,18 @@ export async function geometricInliers(
 ): Promise<Int32Array> {
   if (pairs.length < MIN_TENTATIVE) return new Int32Array(0);
   const cv = await loadOpenCV();
-  const src = cv.matFromArray(pairs.length, 1, cv.CV_32FC2, pairs.flatMap(([qi]) => [q.xy[qi * 2]!, q.xy[qi * 2 + 1]!]));
-  const dst = cv.matFromArray(pairs.length, 1, cv.CV_32FC2, pairs.flatMap(([, gi]) => [g.xy[gi * 2]!, g.xy[gi * 2 + 1]!]));
+  const src = cv.matFromArray(
+    pairs.length,
+    1,
+    cv.CV_32FC2,
+    pairs.flatMap(([qi]) => [q.xy[qi * 2]!, q.xy[qi * 2 + 1]!]),
+  );
+  const dst = cv.matFromArray(
+    pairs.length,
+    1,
+    cv.CV_32FC2,
+    pairs.flatMap(([, gi]) => [g.xy[gi * 2]!, g.xy[gi * 2 + 1]!]),
+  );
   const mask = new cv.Mat();
   const scale = Math.max(g.width, g.height) / 640;
   let H: CV | undefined;
@@ -92,10 +107,11 @@ export async function geometricInliers(
     if (H.empty() || mask.rows !== pairs.length) return new Int32Array(0);
     const m = mask.data as Uint8Array;
     const inl: number[] = [];
-    for (let i = 0; i < pairs.length; i++) if (m[i]) {
-      inl.push(pairs[i]![0]);
-      pairsOut?.push([pairs[i]![0], pairs[i]![1]]);
-    }
+    for (let i = 0; i < pairs.length; i++)
+      if (m[i]) {
+        inl.push(pairs[i]![0]);
+        pairsOut?.push([pairs[i]![0], pairs[i]![1]]);
+      }
     return Int32Array.from(inl);
   } finally {
     H?.delete();

@@ -66,7 +66,13 @@ function buildMnnGraph(): Uint8Array {
   const int = (name: string, v: number) => ({ name, type: onnx.AttributeProto.AttributeType.INT, i: v });
   const dims = (d: (string | number)[]) => ({ dim: d.map((x) => (typeof x === 'number' ? { dimValue: x } : { dimParam: x })) });
   const io = (name: string, t: number, d: (string | number)[]) => ({ name, type: { tensorType: { elemType: t, shape: dims(d) } } });
-  const n = (op: string, input: string[], output: string, attribute: object[] = []) => ({ opType: op, input, output: [output], name: output, attribute });
+  const n = (op: string, input: string[], output: string, attribute: object[] = []) => ({
+    opType: op,
+    input,
+    output: [output],
+    name: output,
+    attribute,
+  });
   const model = {
     irVersion: 7,
     producerName: 'markless/workers/src/vision/xfeat-match.ts',
@@ -76,7 +82,10 @@ function buildMnnGraph(): Uint8Array {
       node: [
         n('MatMul', ['q', 'gt'], 'sim'),
         n('ArgMax', ['sim'], 'q_best', [int('axis', 2), int('keepdims', 0)]),
-        n('ReduceMax', ['sim'], 'q_best_sim', [{ name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [2] }, int('keepdims', 0)]),
+        n('ReduceMax', ['sim'], 'q_best_sim', [
+          { name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [2] },
+          int('keepdims', 0),
+        ]),
         n('ArgMax', ['sim'], 'g_best', [int('axis', 1), int('keepdims', 0)]),
       ],
       input: [io('q', F, [1, 'KQ', XFEAT_DIM]), io('gt', F, ['N', XFEAT_DIM, 'KG'])],
@@ -93,9 +102,16 @@ let mnnSession: Promise<ort.InferenceSession> | undefined;
  * (same result as `mutualNearest` pair by pair). Gallery sets are padded
  * with zero rows, which never pass `minCos`.
  */
-export async function mutualNearestBatch(q: XFeatFeatures, gallery: readonly XFeatFeatures[], minCos: number): Promise<Array<Array<[number, number]>>> {
+export async function mutualNearestBatch(
+  q: XFeatFeatures,
+  gallery: readonly XFeatFeatures[],
+  minCos: number,
+): Promise<Array<Array<[number, number]>>> {
   if (gallery.length === 0 || q.count === 0) return gallery.map(() => []);
-  mnnSession ??= ort.InferenceSession.create(buildMnnGraph(), { executionProviders: ['cpu'], intraOpNumThreads: Number(process.env.MARKLESS_ORT_THREADS ?? 1) });
+  mnnSession ??= ort.InferenceSession.create(buildMnnGraph(), {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: Number(process.env.MARKLESS_ORT_THREADS ?? 1),
+  });
   const session = await mnnSession;
   const out: Array<Array<[number, number]>> = [];
   const CHUNK = 16;

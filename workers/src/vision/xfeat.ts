@@ -99,7 +99,10 @@ async function resizeForXFeat(img: DecodedImage, side: number): Promise<{ chw: F
   const s = side / Math.max(img.width, img.height);
   const width = Math.max(32, Math.floor((img.width * s) / 32) * 32);
   const height = Math.max(32, Math.floor((img.height * s) / 32) * 32);
-  const px = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } }).resize(width, height, { fit: 'fill' }).raw().toBuffer();
+  const px = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(width, height, { fit: 'fill' })
+    .raw()
+    .toBuffer();
   const plane = width * height;
   const chw = new Float32Array(3 * plane);
   for (let i = 0; i < plane; i++) {
@@ -132,7 +135,18 @@ function heatmap(logits: Float32Array, W: number, H: number): Float32Array {
 }
 
 /** Bilinear sample of a [C, hc, wc] map at full-resolution pixel (x, y), as grid_sample with align_corners=false. */
-function sampleAt(map: Float32Array, C: number, wc: number, hc: number, W: number, H: number, x: number, y: number, out: Float32Array, at: number): void {
+function sampleAt(
+  map: Float32Array,
+  C: number,
+  wc: number,
+  hc: number,
+  W: number,
+  H: number,
+  x: number,
+  y: number,
+  out: Float32Array,
+  at: number,
+): void {
   const fx = Math.min(wc - 1, Math.max(0, (x / Math.max(1, W - 1)) * wc - 0.5));
   const fy = Math.min(hc - 1, Math.max(0, (y / Math.max(1, H - 1)) * hc - 0.5));
   const x0 = Math.floor(fx);
@@ -145,11 +159,19 @@ function sampleAt(map: Float32Array, C: number, wc: number, hc: number, W: numbe
   for (let c = 0; c < C; c++) {
     const b = c * plane;
     out[at + c] =
-      (1 - ay) * ((1 - ax) * map[b + y0 * wc + x0]! + ax * map[b + y0 * wc + x1]!) + ay * ((1 - ax) * map[b + y1 * wc + x0]! + ax * map[b + y1 * wc + x1]!);
+      (1 - ay) * ((1 - ax) * map[b + y0 * wc + x0]! + ax * map[b + y0 * wc + x1]!) +
+      ay * ((1 - ax) * map[b + y1 * wc + x0]! + ax * map[b + y1 * wc + x1]!);
   }
 }
 
-function detectAndCompute(feats: Float32Array, logits: Float32Array, rel: Float32Array, W: number, H: number, opts: XFeatOptions): XFeatFeatures {
+function detectAndCompute(
+  feats: Float32Array,
+  logits: Float32Array,
+  rel: Float32Array,
+  W: number,
+  H: number,
+  opts: XFeatOptions,
+): XFeatFeatures {
   const heat = heatmap(logits, W, H);
   const thr = opts.threshold ?? 0.05;
   const wc = W / 8;

@@ -27,7 +27,10 @@ console.log(JSON.stringify(keys.map(keyObjectToDidKey)));
 `;
 
 function creator(file: string, go: string): Promise<{ code: number | null; out: string }> {
-  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CREATOR, '--', file, go], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CREATOR, '--', file, go], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   p.stdout.on('data', (d) => (out += d));
   p.stderr.on('data', (d) => (out += d));

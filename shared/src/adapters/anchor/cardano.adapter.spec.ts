@@ -31,18 +31,36 @@ function fakeFetch(table: Record<string, [number, unknown]>, sent: Uint8Array[] 
 }
 
 const funded = (extra: Record<string, [number, unknown]> = {}) => ({
-  'GET /addresses/addr_test1\\w+/utxos': [200, [
-    { tx_hash: '11'.repeat(32), output_index: 0, amount: [{ unit: 'lovelace', quantity: '9000000' }] },
-    // An output holding a token must never be spent by an ADA-only transaction.
-    { tx_hash: '22'.repeat(32), output_index: 1, amount: [{ unit: 'lovelace', quantity: '2000000' }, { unit: 'ab'.repeat(28), quantity: '1' }] },
-  ]] as [number, unknown],
+  'GET /addresses/addr_test1\\w+/utxos': [
+    200,
+    [
+      { tx_hash: '11'.repeat(32), output_index: 0, amount: [{ unit: 'lovelace', quantity: '9000000' }] },
+      // An output holding a token must never be spent by an ADA-only transaction.
+      {
+        tx_hash: '22'.repeat(32),
+        output_index: 1,
+        amount: [
+          { unit: 'lovelace', quantity: '2000000' },
+          { unit: 'ab'.repeat(28), quantity: '1' },
+        ],
+      },
+    ],
+  ] as [number, unknown],
   'GET /epochs/latest/parameters': [200, PARAMS] as [number, unknown],
   'GET /blocks/latest': [200, { height: 50, slot: 1000 }] as [number, unknown],
   ...extra,
 });
 
 function backend(fetchImpl: typeof fetch, key = randomBytes(32).toString('hex')) {
-  return createCardanoAnchor({ apiUrl: 'http://chain.test/api/v0', network: 'preview', signingKeyHex: key, confirmations: 2, explorerUrl: 'https://x.test/tx/', ttlSlots: 600, fetch: fetchImpl });
+  return createCardanoAnchor({
+    apiUrl: 'http://chain.test/api/v0',
+    network: 'preview',
+    signingKeyHex: key,
+    confirmations: 2,
+    explorerUrl: 'https://x.test/tx/',
+    ttlSlots: 600,
+    fetch: fetchImpl,
+  });
 }
 
 describe('cardano anchor backend', () => {
@@ -58,7 +76,16 @@ describe('cardano anchor backend', () => {
     const out = await inTx((tx) => b.anchor(tx, { entity: 'tree/t1', size: 5, root_hex: ROOT }));
     expect(out.status).toBe('submitted');
     const tx = decodeAnchorTx(Buffer.from(sent[0]!).toString('hex'));
-    expect(tx).toMatchObject({ label: 1455, root_hex: ROOT, size: 5, entity: 'tree/t1', signatures_ok: true, tx_hash: out.tx_hash, ttl_slot: 1600, inputs: [`${'11'.repeat(32)}#0`] });
+    expect(tx).toMatchObject({
+      label: 1455,
+      root_hex: ROOT,
+      size: 5,
+      entity: 'tree/t1',
+      signatures_ok: true,
+      tx_hash: out.tx_hash,
+      ttl_slot: 1600,
+      inputs: [`${'11'.repeat(32)}#0`],
+    });
     expect(out).toMatchObject({ ttl_slot: 1600, inputs: [`${'11'.repeat(32)}#0`] });
     expect(out.explorer_url).toBe(`https://x.test/tx/${out.tx_hash}`);
     expect(out.tx_cbor_hex).toBe(Buffer.from(sent[0]!).toString('hex'));
@@ -66,9 +93,15 @@ describe('cardano anchor backend', () => {
 
   it('fails without funds or when the endpoint refuses, and throws (retry) on a 5xx', async () => {
     const poor = backend(fakeFetch({ 'GET /addresses/addr_test1\\w+/utxos': [404, { error: 'Not Found' }] }));
-    expect(await inTx((tx) => poor.anchor(tx, { entity: 'tree/t1', size: 1, root_hex: ROOT }))).toMatchObject({ status: 'failed', error: expect.stringContaining('no spendable UTxO') });
+    expect(await inTx((tx) => poor.anchor(tx, { entity: 'tree/t1', size: 1, root_hex: ROOT }))).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('no spendable UTxO'),
+    });
     const refused = backend(fakeFetch(funded({ 'POST /tx/submit': [400, { message: 'bad' }] })));
-    expect(await inTx((tx) => refused.anchor(tx, { entity: 'tree/t1', size: 1, root_hex: ROOT }))).toMatchObject({ status: 'failed', error: expect.stringContaining('HTTP 400') });
+    expect(await inTx((tx) => refused.anchor(tx, { entity: 'tree/t1', size: 1, root_hex: ROOT }))).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('HTTP 400'),
+    });
     const down = backend(fakeFetch(funded({ 'POST /tx/submit': [503, {}] })));
     await expect(inTx((tx) => down.anchor(tx, { entity: 'tree/t1', size: 1, root_hex: ROOT }))).rejects.toThrow(/503/);
   });
@@ -92,7 +125,7 @@ describe('cardano anchor backend', () => {
     expect(selectInputs(all, new Set([`${'dd'.repeat(32)}#0`])).map((x) => x.tx_hash)).toEqual(['bb'.repeat(32), 'aa'.repeat(32)]);
   });
 
-  it('counts confirmations from the transaction\'s block to the tip', async () => {
+  it("counts confirmations from the transaction's block to the tip", async () => {
     const hash = 'cd'.repeat(32);
     const pending = backend(fakeFetch({}));
     expect(await pending.progress(hash)).toEqual({ status: 'submitted', confirmations: 0 });

@@ -26,7 +26,10 @@ export interface CardanoAnchorOptions {
 
 /** Raised for an endpoint answer a retry may fix (5xx, network); 4xx refusals become `failed`. */
 class EndpointError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -39,7 +42,11 @@ export function addressOfKey(signingKeyHex: string, network: CardanoAnchorOption
   return CSL.EnterpriseAddress.new(networkId, CSL.Credential.from_keyhash(key.to_public().hash())).to_address().to_bech32();
 }
 
-interface BlockfrostUtxo { tx_hash: string; output_index: number; amount: Array<{ unit: string; quantity: string }> }
+interface BlockfrostUtxo {
+  tx_hash: string;
+  output_index: number;
+  amount: Array<{ unit: string; quantity: string }>;
+}
 
 /** Pure-ADA outputs only: spending one that holds tokens without re-creating them would be invalid. */
 function toAnchorUtxos(utxos: BlockfrostUtxo[]): AnchorUtxo[] {
@@ -66,12 +73,19 @@ function blockfrostClient(opts: CardanoAnchorOptions) {
   const http = opts.fetch ?? fetch;
   const base = opts.apiUrl.replace(/\/+$/, '');
   async function call<T>(method: string, p: string, body?: Uint8Array): Promise<{ status: number; json: T | null; text: string }> {
-    const headers: Record<string, string> = { ...(opts.apiKey ? { project_id: opts.apiKey } : {}), ...(body ? { 'Content-Type': 'application/cbor' } : {}) };
+    const headers: Record<string, string> = {
+      ...(opts.apiKey ? { project_id: opts.apiKey } : {}),
+      ...(body ? { 'Content-Type': 'application/cbor' } : {}),
+    };
     const res = await http(base + p, { method, headers, body });
     const text = await res.text();
     if (res.status >= 500) throw new EndpointError(res.status, `${method} ${p}: HTTP ${res.status}`);
     let json: T | null;
-    try { json = JSON.parse(text) as T; } catch { json = null; }
+    try {
+      json = JSON.parse(text) as T;
+    } catch {
+      json = null;
+    }
     return { status: res.status, json, text };
   }
   async function getJson<T>(p: string): Promise<T> {
@@ -93,7 +107,7 @@ async function inFlightInputs(tx: Queryable): Promise<Set<string>> {
   const r = await tx.query<{ inputs: string[] | string }>(
     `select inputs from anchors where backend = 'cardano' and status in ('pending', 'submitted') and inputs is not null`,
   );
-  return new Set(r.rows.flatMap((row) => (typeof row.inputs === 'string' ? JSON.parse(row.inputs) as string[] : row.inputs)));
+  return new Set(r.rows.flatMap((row) => (typeof row.inputs === 'string' ? (JSON.parse(row.inputs) as string[]) : row.inputs)));
 }
 
 /** Largest free UTxOs first, until they cover MIN_SPEND: small, disjoint input sets. */
@@ -114,7 +128,13 @@ export function selectInputs(utxos: readonly AnchorUtxo[], busy: ReadonlySet<str
  * under a per-wallet lock inside the caller's transaction, which also records the inputs it
  * spends, so two anchors (in any process) never spend the same UTxO.
  */
-async function submitAnchor(client: Client, opts: CardanoAnchorOptions, address: string, tx: Queryable, req: AnchorRequest): Promise<AnchorOutcome> {
+async function submitAnchor(
+  client: Client,
+  opts: CardanoAnchorOptions,
+  address: string,
+  tx: Queryable,
+  req: AnchorRequest,
+): Promise<AnchorOutcome> {
   await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`cardano-wallet:${address}`]);
   const utxoRes = await client.call<BlockfrostUtxo[]>('GET', `/addresses/${address}/utxos`);
   // Blockfrost answers 404 for an address that has never received anything: no funds.
@@ -129,13 +149,21 @@ async function submitAnchor(client: Client, opts: CardanoAnchorOptions, address:
   const ttl = tip.slot + opts.ttlSlots;
   let built;
   try {
-    built = buildAnchorTx({ utxos: inputs, change_address: address, params, signing_key_hex: opts.signingKeyHex, anchor: { root_hex: req.root_hex, size: req.size, entity: req.entity }, ttl_slot: ttl });
+    built = buildAnchorTx({
+      utxos: inputs,
+      change_address: address,
+      params,
+      signing_key_hex: opts.signingKeyHex,
+      anchor: { root_hex: req.root_hex, size: req.size, entity: req.entity },
+      ttl_slot: ttl,
+    });
   } catch (err) {
     return { status: 'failed', error: (err as Error).message };
   }
   const submitted = await client.call<string>('POST', '/tx/submit', fromHex(built.cbor_hex));
   const sent = { tx_hash: built.tx_hash, tx_cbor_hex: built.cbor_hex, explorer_url: opts.explorerUrl + built.tx_hash, ttl_slot: ttl };
-  if (submitted.status !== 200) return { ...sent, status: 'failed', error: `submit refused: HTTP ${submitted.status} ${submitted.text.slice(0, 200)}` };
+  if (submitted.status !== 200)
+    return { ...sent, status: 'failed', error: `submit refused: HTTP ${submitted.status} ${submitted.text.slice(0, 200)}` };
   return { ...sent, status: 'submitted', inputs: inputs.map((u) => `${u.tx_hash}#${u.index}`) };
 }
 
@@ -159,7 +187,13 @@ async function readProgress(client: Client, opts: CardanoAnchorOptions, txHash: 
 export function createCardanoAnchor(opts: CardanoAnchorOptions): AnchorBackend {
   const address = addressOfKey(opts.signingKeyHex, opts.network);
   const client = blockfrostClient(opts);
-  const detail = { network: opts.network, address, endpoint: client.base, confirmations_required: opts.confirmations, ttl_slots: opts.ttlSlots };
+  const detail = {
+    network: opts.network,
+    address,
+    endpoint: client.base,
+    confirmations_required: opts.confirmations,
+    ttl_slots: opts.ttlSlots,
+  };
   return {
     kind: 'cardano',
     publicKey: null,

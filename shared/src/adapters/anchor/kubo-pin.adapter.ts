@@ -33,7 +33,9 @@ export function createKuboPinner(apiUrl: string, http: typeof fetch = fetch): Pi
       return expect(cid, out.Hash);
     },
     async pinDagCbor(cid, bytes) {
-      const out = (await post('/api/v0/dag/put?store-codec=dag-cbor&input-codec=dag-cbor&hash=sha2-256&pin=true', bytes)) as { Cid?: { '/': string } };
+      const out = (await post('/api/v0/dag/put?store-codec=dag-cbor&input-codec=dag-cbor&hash=sha2-256&pin=true', bytes)) as {
+        Cid?: { '/': string };
+      };
       return expect(cid, out.Cid?.['/']);
     },
   };

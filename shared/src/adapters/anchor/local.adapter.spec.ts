@@ -30,9 +30,14 @@ describe('local anchor backend', () => {
     const db = await createPgliteDatabase(undefined);
     await migrate(db);
     const backend = await createLocalAnchor({ db, keyFile: path.join(await temp(), 'k.pem'), logId: 'test' });
-    await Promise.all(Array.from({ length: 8 }, (_, i) => db.transaction((tx) =>
-      backend.anchor(tx, { entity: `tree/t${i}`, size: i + 1, root_hex: String(i).repeat(64) }))));
-    const log = (await db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log order by seq')).rows.map((r) => r.checkpoint);
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        db.transaction((tx) => backend.anchor(tx, { entity: `tree/t${i}`, size: i + 1, root_hex: String(i).repeat(64) })),
+      ),
+    );
+    const log = (await db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log order by seq')).rows.map(
+      (r) => r.checkpoint,
+    );
     expect(log.map((c) => c.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(verifyCheckpointLog(log, backend.publicKey!)).toEqual({ ok: true });
     expect((await backend.health()).ok).toBe(true);

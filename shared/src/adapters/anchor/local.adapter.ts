@@ -79,7 +79,10 @@ async function readKey(file: string, waitMs: number): Promise<KeyObject | null> 
       return createPrivateKey(pem);
     } catch (err) {
       if (Date.now() >= end) {
-        throw new Error(`The anchoring key file ${file} is not a complete PEM private key (${(err as Error).message}); restore the deployment's key there, or remove the file to create a new one.`, { cause: err });
+        throw new Error(
+          `The anchoring key file ${file} is not a complete PEM private key (${(err as Error).message}); restore the deployment's key there, or remove the file to create a new one.`,
+          { cause: err },
+        );
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -91,11 +94,24 @@ async function appendCheckpoint(tx: Queryable, key: KeyObject, logId: string, re
   await tx.query('select pg_advisory_xact_lock(hashtext($1))', ['checkpoint-log']);
   const last = await tx.query<{ seq: number; hash: string }>('select seq, hash from checkpoint_log order by seq desc limit 1');
   const prev = last.rows[0];
-  const cp = signCheckpoint({
-    log_id: logId, seq: prev ? prev.seq + 1 : 0, entity: req.entity, size: req.size, root_hex: req.root_hex,
-    prev_checkpoint_hash: prev ? prev.hash : GENESIS_CHECKPOINT_HASH, created_at: new Date(),
-  }, key);
-  await tx.query('insert into checkpoint_log (seq, log_id, checkpoint, hash) values ($1, $2, $3, $4)', [cp.seq, logId, cp, checkpointHash(cp)]);
+  const cp = signCheckpoint(
+    {
+      log_id: logId,
+      seq: prev ? prev.seq + 1 : 0,
+      entity: req.entity,
+      size: req.size,
+      root_hex: req.root_hex,
+      prev_checkpoint_hash: prev ? prev.hash : GENESIS_CHECKPOINT_HASH,
+      created_at: new Date(),
+    },
+    key,
+  );
+  await tx.query('insert into checkpoint_log (seq, log_id, checkpoint, hash) values ($1, $2, $3, $4)', [
+    cp.seq,
+    logId,
+    cp,
+    checkpointHash(cp),
+  ]);
   return cp;
 }
 
@@ -120,7 +136,13 @@ export async function createLocalAnchor(opts: LocalAnchorOptions): Promise<Ancho
       const verdict = verifyCheckpointLog(log, did);
       return {
         ok: verdict.ok,
-        detail: { public_key: did, log_id: opts.logId, checkpoints: log.length, log_ok: verdict.ok, ...(verdict.reason ? { reason: verdict.reason } : {}) },
+        detail: {
+          public_key: did,
+          log_id: opts.logId,
+          checkpoints: log.length,
+          log_ok: verdict.ok,
+          ...(verdict.reason ? { reason: verdict.reason } : {}),
+        },
       };
     },
   };

@@ -15,7 +15,11 @@ export async function createFsBlobStore(root: string): Promise<BlobStore> {
     return path.join(root, key.slice(-2), key);
   };
   const metaFile = (key: string) => `${file(key)}.meta.json`;
-  const exists = async (p: string) => stat(p).then(() => true, () => false);
+  const exists = async (p: string) =>
+    stat(p).then(
+      () => true,
+      () => false,
+    );
 
   return {
     kind: 'fs',
@@ -42,7 +46,10 @@ export async function createFsBlobStore(root: string): Promise<BlobStore> {
     async stat(key) {
       const s = await stat(file(key)).catch(() => null);
       if (!s) return null;
-      const meta = await readFile(metaFile(key), 'utf8').then((t) => JSON.parse(t) as BlobMeta, () => ({}));
+      const meta = await readFile(metaFile(key), 'utf8').then(
+        (t) => JSON.parse(t) as BlobMeta,
+        () => ({}),
+      );
       return { size: s.size, ...meta };
     },
     async delete(key) {

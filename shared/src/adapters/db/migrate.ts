@@ -17,9 +17,7 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   const applied: string[] = [];
   await db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);
-    await tx.query(
-      'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())',
-    );
+    await tx.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
     const done = new Set((await tx.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
     for (const f of files) {
       if (done.has(f)) continue;

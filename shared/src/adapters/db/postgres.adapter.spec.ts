@@ -25,9 +25,10 @@ describe('PostgreSQL adapter: connections', () => {
     const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
     await admin.connect();
     try {
-      const killed = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
-        new URL(test.url).pathname.slice(1),
-      ]);
+      const killed = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [new URL(test.url).pathname.slice(1)],
+      );
       expect(killed.rowCount).toBeGreaterThan(0);
     } finally {
       await admin.end();

@@ -15,7 +15,12 @@ export interface TesseractOptions {
 
 /** Row-sum variance of a thresholded image: largest when text lines run level (dark rows, light gaps). */
 async function levelness(small: Sharp, angle: number): Promise<number> {
-  const { data, info } = await small.clone().rotate(angle, { background: '#ffffff' }).threshold(140).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await small
+    .clone()
+    .rotate(angle, { background: '#ffffff' })
+    .threshold(140)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const rows: number[] = [];
   for (let y = 0; y < info.height; y++) {
     let dark = 0;
@@ -57,7 +62,11 @@ export async function prepare(image: Buffer, maxSide: number): Promise<Buffer> {
   const grey = await sharp(image, { failOn: 'none', sequentialRead: true })
     .rotate()
     .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
-    .greyscale().normalise().median(3).png().toBuffer();
+    .greyscale()
+    .normalise()
+    .median(3)
+    .png()
+    .toBuffer();
   const angle = await deskewAngle(grey);
   const meta = await sharp(grey).metadata();
   const level = sharp(grey).rotate(angle, { background: '#ffffff' });
@@ -69,13 +78,27 @@ function runCli(opts: TesseractOptions, png: Buffer): Promise<string | null> {
   return new Promise((resolve) => {
     let out = '';
     let settled = false;
-    const done = (v: string | null) => { if (!settled) { settled = true; clearTimeout(timer); resolve(v); } };
+    const done = (v: string | null) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(v);
+      }
+    };
     // One OpenMP thread: on a small shared machine tesseract's thread pool only adds contention.
-    const child = spawn(opts.bin, ['stdin', 'stdout', '-l', opts.langs, '--psm', '3', '--dpi', '300'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, OMP_THREAD_LIMIT: '1' } });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); done(null); }, opts.timeoutMs);
+    const child = spawn(opts.bin, ['stdin', 'stdout', '-l', opts.langs, '--psm', '3', '--dpi', '300'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      done(null);
+    }, opts.timeoutMs);
     child.on('error', () => done(null)); // ENOENT: not installed
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d: string) => { out += d; });
+    child.stdout.on('data', (d: string) => {
+      out += d;
+    });
     child.stdout.on('error', () => done(null));
     child.stdin.on('error', () => undefined); // the child may exit before reading everything
     child.on('close', (code) => done(code === 0 ? out : null));

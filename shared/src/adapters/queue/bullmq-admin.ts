@@ -26,7 +26,11 @@ export function bullAdmin(d: AdminDeps): QueueAdmin & { startSteering(): Promise
 
   async function steered(): Promise<Partial<Record<QueueName, number>>> {
     const raw = await (await d.redis()).hgetall(d.steerKey);
-    return Object.fromEntries(Object.entries(raw).map(([q, n]) => [q, Number(n)]).filter(([, n]) => Number(n) >= 1));
+    return Object.fromEntries(
+      Object.entries(raw)
+        .map(([q, n]) => [q, Number(n)])
+        .filter(([, n]) => Number(n) >= 1),
+    );
   }
 
   async function applySteering(): Promise<void> {
@@ -97,8 +101,13 @@ export function ownerQuota(redis: () => Promise<RedisClient>, keyPrefix: string,
 
   async function prune(r: RedisClient, owner: string): Promise<number> {
     const ids: string[] = await r.zrange(key(owner), '0', '-1');
-    const gone = (await Promise.all(ids.map(async (id) =>
-      isBatch(id) ? ((await r.exists(held(owner, id))) ? 'waiting' : 'gone') : (((await lookup!(id))?.state ?? 'gone') as string))))
+    const gone = (
+      await Promise.all(
+        ids.map(async (id) =>
+          isBatch(id) ? ((await r.exists(held(owner, id))) ? 'waiting' : 'gone') : (((await lookup!(id))?.state ?? 'gone') as string),
+        ),
+      )
+    )
       .map((state, i) => (state === 'waiting' || state === 'active' ? null : ids[i]!))
       .filter((x): x is string => x !== null);
     if (gone.length) await r.zrem(key(owner), ...gone);
@@ -117,7 +126,12 @@ export function ownerQuota(redis: () => Promise<RedisClient>, keyPrefix: string,
         await r.zadd(key(owner), Date.now(), unit);
       } else if (!isBatch(unit)) return;
       // Batch rows count their jobs, so the unit lives until the last row ends (a week at most, if one is lost).
-      if (isBatch(unit)) await r.multi().sadd(held(owner, unit), id).expire(held(owner, unit), 7 * 86_400).exec();
+      if (isBatch(unit))
+        await r
+          .multi()
+          .sadd(held(owner, unit), id)
+          .expire(held(owner, unit), 7 * 86_400)
+          .exec();
     },
     async release(owner: string | undefined, id: string, unit = id): Promise<void> {
       if (!limit || !owner) return;

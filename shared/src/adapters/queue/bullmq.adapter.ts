@@ -1,7 +1,13 @@
 import { Redis } from 'ioredis';
 import { DelayedError, Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
 import {
-  assertJobId, type EnqueueOptions, type FairnessOptions, type JobHooks, type JobQueue, type JobRecord, type JobState,
+  assertJobId,
+  type EnqueueOptions,
+  type FairnessOptions,
+  type JobHooks,
+  type JobQueue,
+  type JobRecord,
+  type JobState,
   quotaUnit,
 } from '../../ports/queue.port.js';
 import { assertHandlers, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
@@ -46,8 +52,13 @@ export function redisConnection(url: string): ConnectionOptions {
 }
 
 const STATES: Record<string, JobState> = {
-  completed: 'completed', failed: 'failed', active: 'active',
-  waiting: 'waiting', delayed: 'waiting', prioritized: 'waiting', 'waiting-children': 'waiting',
+  completed: 'completed',
+  failed: 'failed',
+  active: 'active',
+  waiting: 'waiting',
+  delayed: 'waiting',
+  prioritized: 'waiting',
+  'waiting-children': 'waiting',
 };
 
 /** Failure details travel inside the error message, because BullMQ stores only a string. */
@@ -126,7 +137,14 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
     return client;
   };
   const quota = ownerQuota(redis, `${prefix}:${o.name}:owner-jobs:`, o.fairness?.queuedQuota ?? 0);
-  const admin = bullAdmin({ queues, workers, concurrencyOf, redis, steerKey: `${prefix}:${o.name}:concurrency`, pollMs: o.steerPollMs ?? 2000 });
+  const admin = bullAdmin({
+    queues,
+    workers,
+    concurrencyOf,
+    redis,
+    steerKey: `${prefix}:${o.name}:concurrency`,
+    pollMs: o.steerPollMs ?? 2000,
+  });
 
   const find = async (id: string) => {
     const found = await Promise.all(QUEUES.map((q) => Job.fromId(queues[q], id).then((j) => (j ? ([q, j] as const) : null))));
@@ -150,21 +168,32 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       }
       const name = job.name as JobName;
       const info = {
-        id: job.id!, name, queue: q, attempt: job.attemptsMade + 1,
-        requestId: (job.data as Record<string, string>)[RID], waitMs: Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp),
+        id: job.id!,
+        name,
+        queue: q,
+        attempt: job.attemptsMade + 1,
+        requestId: (job.data as Record<string, string>)[RID],
+        waitMs: Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp),
       };
       o.hooks?.started?.(info);
       const t0 = Date.now();
       try {
         const data = parsePayload(name, job.data);
         const handler = h[name] as (d: unknown, c: { id: string; attempt: number }) => Promise<unknown>;
-        const result = await withTrace({ requestId: info.requestId, jobId: info.id }, () => handler(data, { id: job.id!, attempt: info.attempt }));
+        const result = await withTrace({ requestId: info.requestId, jobId: info.id }, () =>
+          handler(data, { id: job.id!, attempt: info.attempt }),
+        );
         o.hooks?.finished?.({ ...info, outcome: 'completed', runMs: Date.now() - t0 });
         await quota.release(ownerOf(job.data), job.id!, quotaUnit(job.data, job.id!));
         return result;
       } catch (err) {
         const final = isUnrecoverable(err) || info.attempt >= o.attempts;
-        o.hooks?.finished?.({ ...info, outcome: final ? 'failed' : 'retry', runMs: Date.now() - t0, error: String((err as Error)?.message ?? err) });
+        o.hooks?.finished?.({
+          ...info,
+          outcome: final ? 'failed' : 'retry',
+          runMs: Date.now() - t0,
+          error: String((err as Error)?.message ?? err),
+        });
         if (final) await quota.release(ownerOf(job.data), job.id!, quotaUnit(job.data, job.id!));
         if (isUnrecoverable(err)) throw new UnrecoverableError(encodeError(err));
         throw new Error(encodeError(err), { cause: err });
@@ -214,7 +243,11 @@ export function createBullQueue(o: BullQueueOptions): JobQueue {
       assertHandlers(h);
       for (const q of o.workerQueues ?? QUEUES) {
         const w = new Worker(fullName(q), processor(q, h), {
-          connection, prefix, concurrency: concurrencyOf(q), lockDuration: o.stalledMs, stalledInterval: o.stalledMs,
+          connection,
+          prefix,
+          concurrency: concurrencyOf(q),
+          lockDuration: o.stalledMs,
+          stalledInterval: o.stalledMs,
         });
         // Connection errors are retried by BullMQ itself; without a listener they would crash the process.
         w.on('error', () => undefined);

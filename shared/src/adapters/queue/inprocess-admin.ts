@@ -20,9 +20,21 @@ export function inProcessAdmin(db: Database, o: { concurrency: number; queueConc
         `select name, state, (state = 'waiting' and run_after > now()) as delayed, count(*)::int as n
            from jobs group by 1, 2, 3`,
       );
-      const out = new Map<QueueName, QueueStats>(QUEUES.map((q) => [q, {
-        queue: q, waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, paused: paused.has(q), concurrency: concurrency(q),
-      }]));
+      const out = new Map<QueueName, QueueStats>(
+        QUEUES.map((q) => [
+          q,
+          {
+            queue: q,
+            waiting: 0,
+            active: 0,
+            delayed: 0,
+            failed: 0,
+            completed: 0,
+            paused: paused.has(q),
+            concurrency: concurrency(q),
+          },
+        ]),
+      );
       for (const row of r.rows) {
         const s = out.get(queueOf(row.name))!;
         if (row.state === 'waiting') s[row.delayed ? 'delayed' : 'waiting'] += row.n;

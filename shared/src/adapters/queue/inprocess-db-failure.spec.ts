@@ -37,14 +37,22 @@ describe('in-process queue when its database fails (real PostgreSQL)', () => {
 
   it('reports a failed claim and a failed outcome write, keeps polling, and runs jobs again once the database is back', async () => {
     const errors: string[] = [];
-    const q = createInProcessQueue(db, { concurrency: 1, attempts: 3, backoffMs: 20, pollMs: 20, onError: (_e, where) => errors.push(where) });
+    const q = createInProcessQueue(db, {
+      concurrency: 1,
+      attempts: 3,
+      backoffMs: 20,
+      pollMs: 20,
+      onError: (_e, where) => errors.push(where),
+    });
     let ran = 0;
-    await q.startWorker(handlers(async (d) => {
-      ran++;
-      // The outcome of this job cannot be written: its table is gone while it runs.
-      if (d.model_version === 'v-lost') await db.query('alter table jobs rename to jobs_away');
-      return { m: d.model_version };
-    }));
+    await q.startWorker(
+      handlers(async (d) => {
+        ran++;
+        // The outcome of this job cannot be written: its table is gone while it runs.
+        if (d.model_version === 'v-lost') await db.query('alter table jobs rename to jobs_away');
+        return { m: d.model_version };
+      }),
+    );
     await q.enqueue('reindex', { model_version: 'v-lost' });
     await until(() => errors.includes('record'));
     // With the table away, every poll's claim fails and is reported, not thrown.

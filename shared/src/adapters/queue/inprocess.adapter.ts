@@ -2,7 +2,14 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../ports/database.port.js';
 import {
-  assertJobId, QueueQuotaError, quotaUnit, type EnqueueOptions, type FairnessOptions, type JobHooks, type JobQueue, type JobRecord,
+  assertJobId,
+  QueueQuotaError,
+  quotaUnit,
+  type EnqueueOptions,
+  type FairnessOptions,
+  type JobHooks,
+  type JobQueue,
+  type JobRecord,
 } from '../../ports/queue.port.js';
 import { assertHandlers, jobNames, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
 import { QUEUES, jobsOn, type QueueName } from '../../domain/queues.js';
@@ -33,8 +40,16 @@ export interface InProcessQueueOptions {
 }
 
 interface Row {
-  id: string; name: JobName; state: JobRecord['state']; data: unknown; result: unknown; error: unknown;
-  attempts: number; created_at: Date | string; finished_at: Date | string | null; request_id: string | null;
+  id: string;
+  name: JobName;
+  state: JobRecord['state'];
+  data: unknown;
+  result: unknown;
+  error: unknown;
+  attempts: number;
+  created_at: Date | string;
+  finished_at: Date | string | null;
+  request_id: string | null;
   run_after: Date | string;
 }
 
@@ -92,7 +107,11 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
 
   async function run(q: QueueName, row: Row): Promise<void> {
     const info = {
-      id: row.id, name: row.name, queue: q, attempt: row.attempts, requestId: row.request_id ?? undefined,
+      id: row.id,
+      name: row.name,
+      queue: q,
+      attempt: row.attempts,
+      requestId: row.request_id ?? undefined,
       waitMs: Math.max(0, Date.now() - Math.max(new Date(row.created_at).getTime(), new Date(row.run_after).getTime())),
     };
     o.hooks?.started?.(info);
@@ -100,7 +119,9 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
     try {
       const data = parsePayload(row.name, row.data);
       const handler = handlers![row.name] as (d: unknown, c: { id: string; attempt: number }) => Promise<unknown>;
-      const result = await withTrace({ requestId: info.requestId, jobId: row.id }, () => handler(data, { id: row.id, attempt: row.attempts }));
+      const result = await withTrace({ requestId: info.requestId, jobId: row.id }, () =>
+        handler(data, { id: row.id, attempt: row.attempts }),
+      );
       await db.query(`update jobs set state = 'completed', result = $2, finished_at = now() where id = $1`, [row.id, result ?? {}]);
       o.hooks?.finished?.({ ...info, outcome: 'completed', runMs: Date.now() - t0 });
     } catch (err) {
@@ -112,7 +133,12 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
           : `update jobs set state = 'waiting', error = $2, run_after = now() + ($3 || ' milliseconds')::interval where id = $1`,
         final ? [row.id, toJobError(err)] : [row.id, toJobError(err), String(delay)],
       );
-      o.hooks?.finished?.({ ...info, outcome: final ? 'failed' : 'retry', runMs: Date.now() - t0, error: String((err as Error)?.message ?? err) });
+      o.hooks?.finished?.({
+        ...info,
+        outcome: final ? 'failed' : 'retry',
+        runMs: Date.now() - t0,
+        error: String((err as Error)?.message ?? err),
+      });
     }
     events.emit(row.id);
   }

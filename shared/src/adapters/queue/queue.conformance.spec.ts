@@ -51,7 +51,13 @@ function inProcessAdapter(makeStore: () => Promise<JobsStore>): QueueAdapterFact
       await db.query('delete from jobs');
       return {
         open: async (o = {}) =>
-          createInProcessQueue(db!, { ...o, concurrency: o.concurrency ?? 1, attempts: o.attempts ?? 3, backoffMs: BACKOFF_MS, pollMs: BACKOFF_MS }),
+          createInProcessQueue(db!, {
+            ...o,
+            concurrency: o.concurrency ?? 1,
+            attempts: o.attempts ?? 3,
+            backoffMs: BACKOFF_MS,
+            pollMs: BACKOFF_MS,
+          }),
         async crashWhileActive(id) {
           // What the queue's own claim does, by a process that then dies before finishing.
           const r = await db!.query(`update jobs set state = 'active', attempts = attempts + 1 where id = $1 and state = 'waiting'`, [id]);
@@ -79,7 +85,13 @@ function bullAdapter(): QueueAdapterFactory & { dispose(): Promise<void> } {
       return {
         open: async (o = {}) =>
           createBullQueue({
-            ...o, redisUrl: REDIS_URL, name, steerPollMs: 200, concurrency: o.concurrency ?? 1, attempts: o.attempts ?? 3, backoffMs: BACKOFF_MS,
+            ...o,
+            redisUrl: REDIS_URL,
+            name,
+            steerPollMs: 200,
+            concurrency: o.concurrency ?? 1,
+            attempts: o.attempts ?? 3,
+            backoffMs: BACKOFF_MS,
             // Short locks, so a dead worker's job is noticed within about two seconds.
             stalledMs: 1000,
           }),

@@ -4,9 +4,16 @@ import type { ResidueStore, Stamp } from '../../ports/residue-store.port.js';
 const StampBody = z.object({
   stamp_id: z.string().min(1),
   commodity: z.string().max(200).optional(),
-  measurements: z.array(z.object({
-    analyte: z.string().min(1).max(200), value: z.number().finite().min(0), unit: z.string().min(1).max(20), commodity: z.string().max(200).optional(),
-  })).max(200),
+  measurements: z
+    .array(
+      z.object({
+        analyte: z.string().min(1).max(200),
+        value: z.number().finite().min(0),
+        unit: z.string().min(1).max(20),
+        commodity: z.string().max(200).optional(),
+      }),
+    )
+    .max(200),
 });
 
 /** Largest stamp body read; a store that streams more is treated as failing. */
@@ -23,7 +30,10 @@ export function createHttpResidueStore(baseUrl: string, timeoutMs: number): Resi
   return {
     kind: 'http',
     async fetchStamp(stampId: string): Promise<Stamp> {
-      const res = await fetch(`${base}/stamps/${encodeURIComponent(stampId)}`, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+      const res = await fetch(`${base}/stamps/${encodeURIComponent(stampId)}`, {
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: { accept: 'application/json' },
+      });
       if (!res.ok) throw new Error(`residue store answered ${res.status}`);
       const text = await res.text();
       if (text.length > MAX_BODY) throw new Error('residue store answer too large');

@@ -13,17 +13,42 @@ export type Scope = (typeof SCOPES)[number];
 export const SEVERITIES = ['banned', 'restricted'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-const SourceRef = z.object({ id: z.string(), severity: z.enum(SEVERITIES), title: z.string(), article: z.string(), date: z.string(), url: z.string().url() });
+const SourceRef = z.object({
+  id: z.string(),
+  severity: z.enum(SEVERITIES),
+  title: z.string(),
+  article: z.string(),
+  date: z.string(),
+  url: z.string().url(),
+});
 const Substance = z.object({
-  id: z.string(), name: z.string(), cas: z.array(z.string()), synonyms: z.array(z.string()), vi_names: z.array(z.string()),
-  trade_names: z.array(z.string()), scopes: z.array(z.enum(SCOPES)).min(1), category: z.string(), severity: z.enum(SEVERITIES),
-  sources: z.array(SourceRef).min(1), note: z.string().optional(),
+  id: z.string(),
+  name: z.string(),
+  cas: z.array(z.string()),
+  synonyms: z.array(z.string()),
+  vi_names: z.array(z.string()),
+  trade_names: z.array(z.string()),
+  scopes: z.array(z.enum(SCOPES)).min(1),
+  category: z.string(),
+  severity: z.enum(SEVERITIES),
+  sources: z.array(SourceRef).min(1),
+  note: z.string().optional(),
 });
 const BannedFile = z.object({ version: z.string(), compiled: z.string(), substances: z.array(Substance).min(1) });
-const Interval = z.object({ kind: z.enum(['withdrawal', 'pre_harvest']), target: z.string(), use: z.string(), days: z.number().int().min(0) });
+const Interval = z.object({
+  kind: z.enum(['withdrawal', 'pre_harvest']),
+  target: z.string(),
+  use: z.string(),
+  days: z.number().int().min(0),
+});
 const Product = z.object({
-  id: z.string(), name: z.string(), active_ingredients: z.array(z.string()).min(1), scope: z.enum(SCOPES), category: z.string(),
-  intervals: z.array(Interval).min(1), source: z.object({ title: z.string(), article: z.string(), url: z.string().url(), note: z.string().optional() }),
+  id: z.string(),
+  name: z.string(),
+  active_ingredients: z.array(z.string()).min(1),
+  scope: z.enum(SCOPES),
+  category: z.string(),
+  intervals: z.array(Interval).min(1),
+  source: z.object({ title: z.string(), article: z.string(), url: z.string().url(), note: z.string().optional() }),
 });
 const ProductsFile = z.object({ version: z.string(), compiled: z.string(), products: z.array(Product).min(1) });
 
@@ -124,7 +149,9 @@ function brandTerms(name: string): Term[] {
 export function buildProductStore(raw: unknown): ProductStore {
   const file = ProductsFile.parse(raw);
   const compiled = file.products.map((p) => ({
-    p, brand: brandTerms(p.name), ingredients: p.active_ingredients.map((a) => ({ folded: fold(a), exact: false })),
+    p,
+    brand: brandTerms(p.name),
+    ingredients: p.active_ingredients.map((a) => ({ folded: fold(a), exact: false })),
   }));
   return {
     products: file.products,

@@ -16,7 +16,10 @@ describe('decideMatch', () => {
     expect(run({ ocr: { state: 'unavailable' } })).toMatchObject({ reason: 'ocr_unavailable', banned_check: 'not_run' });
     expect(run({ ocr: { state: 'read', text: '  \n' } })).toMatchObject({ reason: 'ocr_no_text', banned_check: 'not_run' });
     expect(run({ ocr: { state: 'read', text: '|| -- ..' } })).toMatchObject({ reason: 'ocr_no_text', banned_check: 'not_run' });
-    expect(run({ ocr: { state: 'read', text: 'Hoạt chất: Cacbofuran 3%' } })).toMatchObject({ reason: 'banned_not_in_catalog', banned_check: 'ok' });
+    expect(run({ ocr: { state: 'read', text: 'Hoạt chất: Cacbofuran 3%' } })).toMatchObject({
+      reason: 'banned_not_in_catalog',
+      banned_check: 'ok',
+    });
   });
 
   it('typed text wins over an OCR outcome', () => {
@@ -31,12 +34,17 @@ describe('decideMatch', () => {
   it('neither catalogue nor products: no_match with banned_check unavailable, never banned_not_in_catalog', () => {
     const r = run({ catalogue: null, products: null, text: 'carbofuran' });
     expect(r).toMatchObject({ candidates: [], reason: 'no_match', banned: [], banned_check: 'unavailable' });
-    expect(r.message).toBe('The banned-ingredient list could not be checked right now, so it is not known whether the product contains one; no matching product was found in the product store.');
+    expect(r.message).toBe(
+      'The banned-ingredient list could not be checked right now, so it is not known whether the product contains one; no matching product was found in the product store.',
+    );
   });
 
   it('a product named outright among ingredient-only hits is not ambiguous, and comes first', () => {
     const r = run({ text: 'Excede (ceftiofur)' });
     expect(r.reason).toBeUndefined();
-    expect(r.candidates.map((c) => [c.id, c.matched_by])).toEqual([['excede', 'name'], ['excenel_rte', 'ingredient']]);
+    expect(r.candidates.map((c) => [c.id, c.matched_by])).toEqual([
+      ['excede', 'name'],
+      ['excenel_rte', 'ingredient'],
+    ]);
   });
 });

@@ -52,8 +52,14 @@ export interface MatchResult {
 }
 
 const candidateOf = (h: ProductHit): MatchCandidate => ({
-  id: h.product.id, name: h.product.name, active_ingredients: h.product.active_ingredients, scope: h.product.scope,
-  category: h.product.category, matched_by: h.by, intervals: h.product.intervals, source: h.product.source,
+  id: h.product.id,
+  name: h.product.name,
+  active_ingredients: h.product.active_ingredients,
+  scope: h.product.scope,
+  category: h.product.category,
+  matched_by: h.by,
+  intervals: h.product.intervals,
+  source: h.product.source,
 });
 
 /** Two products named outright, or several found only through a shared ingredient: order unreliable. */

@@ -26,7 +26,7 @@ export const careMessages = {
   },
   residue_alert_warning: {
     vi: 'Chú ý: dư lượng {names} vượt giới hạn của thị trường xuất khẩu, lô này chỉ nên bán ở nơi cho phép.',
-    en: 'Watch out: the residue of {names} is over an export market\'s limit, so sell this lot only where it is allowed.',
+    en: "Watch out: the residue of {names} is over an export market's limit, so sell this lot only where it is allowed.",
   },
   residue_alert_danger: {
     vi: 'Nguy hiểm: {names} vượt giới hạn hoặc là chất cấm, đừng bán lô này và hãy hỏi cán bộ khuyến nông.',
@@ -46,7 +46,7 @@ export const careMessages = {
   },
   residue_advice_caution: {
     vi: 'Đạt yêu cầu của thị trường {market} nhưng đã gần giới hạn, nên kiểm tra lại trước khi giao hàng.',
-    en: 'It meets the {market} market\'s limits but is close to them, so test again before shipping.',
+    en: "It meets the {market} market's limits but is close to them, so test again before shipping.",
   },
   residue_advice_not_allowed: {
     vi: 'Không nên bán vào thị trường {market} vì có dư lượng vượt giới hạn hoặc chất cấm.',
@@ -54,6 +54,6 @@ export const careMessages = {
   },
   residue_advice_unknown: {
     vi: 'Chưa biết có đạt yêu cầu của thị trường {market} hay không vì thiếu giới hạn hoặc thiếu kết quả đo.',
-    en: 'It is not known whether it meets the {market} market\'s limits, because a limit or a measurement is missing.',
+    en: "It is not known whether it meets the {market} market's limits, because a limit or a measurement is missing.",
   },
 } as const satisfies Record<string, { vi: string; en: string }>;

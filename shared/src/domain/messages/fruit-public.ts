@@ -21,6 +21,6 @@ export const fruitPublicMessages = {
   },
   fruit_lookup_not_fruit: {
     vi: 'Ảnh này không phải ảnh quả: hệ thống thấy một con vật trong ảnh. Hãy chụp gần vỏ quả.',
-    en: 'This photo is not a fruit: the system sees an animal in it. Take a close photo of the fruit\'s peel.',
+    en: "This photo is not a fruit: the system sees an animal in it. Take a close photo of the fruit's peel.",
   },
 } as const;

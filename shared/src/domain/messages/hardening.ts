@@ -41,7 +41,7 @@ export const hardeningMessages = {
   },
   origin_forbidden: {
     vi: 'Yêu cầu ghi dùng cookie đăng nhập phải đến từ trang của chính dịch vụ; yêu cầu từ trang web khác hoặc không có tiêu đề Origin bị từ chối. Hãy dùng ứng dụng của chính dịch vụ hoặc gửi token Bearer.',
-    en: 'A write signed in by cookie must come from the service\'s own pages; one from another web site, or with no Origin header, is refused. Use the service\'s own app or send a Bearer token.',
+    en: "A write signed in by cookie must come from the service's own pages; one from another web site, or with no Origin header, is refused. Use the service's own app or send a Bearer token.",
   },
   validation_required: { vi: 'Trường "{field}" bị thiếu.', en: 'Field "{field}" is missing.' },
   validation_type: { vi: 'Trường "{field}" sai kiểu dữ liệu.', en: 'Field "{field}" has the wrong type.' },
@@ -83,7 +83,7 @@ export const hardeningMessages = {
   },
   scan_species_prior: {
     vi: 'Danh sách loài dựa trên các loài bạn đã đăng ký và danh mục, không phải do nhìn ảnh mà đoán. Hãy chọn đúng loài của cây.',
-    en: 'The species list comes from the species you have enrolled and the catalogue, not from looking at the photo. Pick the tree\'s real species.',
+    en: "The species list comes from the species you have enrolled and the catalogue, not from looking at the photo. Pick the tree's real species.",
   },
   media_image: { vi: 'ảnh', en: 'image' },
   media_video: { vi: 'video', en: 'video' },

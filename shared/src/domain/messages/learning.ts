@@ -11,7 +11,7 @@ export const learningMessages = {
   },
   learn_top1_would_fall: {
     vi: 'Không dùng mô hình mới: tỉ lệ ảnh có đúng cá thể đứng đầu sẽ giảm từ {from}% xuống {to}% trên {photos} ảnh giữ lại, nhiều hơn mức {tolerance}% mà độ nhiễu của mẫu cho phép; vẫn dùng mô hình hiện tại.',
-    en: 'Refused: served top-1 would fall from {from}% to {to}% on {photos} held-out photos, more than the {tolerance}% this sample\'s noise allows; the served model stays.',
+    en: "Refused: served top-1 would fall from {from}% to {to}% on {photos} held-out photos, more than the {tolerance}% this sample's noise allows; the served model stays.",
   },
   learn_cannot_calibrate: {
     vi: 'Không dùng mô hình mới: nó sẽ nhận ra nhiều hơn, nhưng chỉ còn {queries} lượt thử trên ảnh nó chưa từng học để hiệu chỉnh (cần {needed} lượt để bảo đảm nhận nhầm không quá {target}%), nên chưa thể tin kết luận của nó; vẫn dùng mô hình hiện tại.',

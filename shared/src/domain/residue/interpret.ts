@@ -60,7 +60,9 @@ function judge(m: Measurement, commodity: string, table: MrlTable, catalogue: Ba
   const a = resolveAnalyte(m.analyte, table, catalogue);
   const value = toMgKg(m);
   return {
-    analyte: m.analyte, name: a.name, commodity: commodity || null,
+    analyte: m.analyte,
+    name: a.name,
+    commodity: commodity || null,
     markets: MARKETS.map((market) => {
       const rule = marketRule(table, market, a, commodity);
       const status = statusOf(value, rule);
@@ -88,8 +90,16 @@ function verdictOf(views: AnalyteView[]): { verdict: Verdict; names: string } {
 function advisory(views: AnalyteView[], table: MrlTable, lang: Lang, failed: boolean) {
   return MARKETS.map((market) => {
     const statuses = views.map((v) => v.markets.find((x) => x.market === market)!.status);
-    const status: AdviceStatus = failed || statuses.length === 0 ? 'unknown'
-      : statuses.some(bad) ? 'not_allowed' : statuses.some((s) => s === 'no_limit') ? 'unknown' : statuses.some((s) => s === 'near') ? 'caution' : 'ok';
+    const status: AdviceStatus =
+      failed || statuses.length === 0
+        ? 'unknown'
+        : statuses.some(bad)
+          ? 'not_allowed'
+          : statuses.some((s) => s === 'no_limit')
+            ? 'unknown'
+            : statuses.some((s) => s === 'near')
+              ? 'caution'
+              : 'ok';
     const def = table.markets[market];
     const name = lang === 'en' ? def.name_en : def.name_vi;
     return { market, name, role: def.role, status, advice: renderMessage(`residue_advice_${status}`, lang, { market: name }) };
@@ -111,7 +121,11 @@ function cadmiumRisk(views: AnalyteView[], measurements: Measurement[], region: 
 }
 
 const ALERT = {
-  SAFE: 'residue_alert_safe', CAUTION: 'residue_alert_caution', WARNING: 'residue_alert_warning', DANGER: 'residue_alert_danger', UNKNOWN: 'residue_alert_unknown_limits',
+  SAFE: 'residue_alert_safe',
+  CAUTION: 'residue_alert_caution',
+  WARNING: 'residue_alert_warning',
+  DANGER: 'residue_alert_danger',
+  UNKNOWN: 'residue_alert_unknown_limits',
 } as const satisfies Record<Verdict, string>;
 
 /** Interprets measurements that are in hand. */
@@ -121,15 +135,20 @@ export function interpret(input: InterpretInput, table: MrlTable, catalogue: Ban
   const alertCode = ALERT[verdict];
   const risk = cadmiumRisk(views, input.measurements, input.region);
   return {
-    verdict, alert: renderMessage(alertCode, lang, { names }),
-    export_advisory: advisory(views, table, lang, false), residues: views, ...(risk ? { cadmium_risk: risk } : {}),
+    verdict,
+    alert: renderMessage(alertCode, lang, { names }),
+    export_advisory: advisory(views, table, lang, false),
+    residues: views,
+    ...(risk ? { cadmium_risk: risk } : {}),
   };
 }
 
 /** The fail-closed answer when measurements could not be resolved: UNKNOWN, every market unknown. */
 export function unresolved(table: MrlTable, lang: Lang) {
   return {
-    verdict: 'UNKNOWN' as Verdict, alert: renderMessage('residue_alert_unresolved', lang),
-    export_advisory: advisory([], table, lang, true), residues: [] as AnalyteView[],
+    verdict: 'UNKNOWN' as Verdict,
+    alert: renderMessage('residue_alert_unresolved', lang),
+    export_advisory: advisory([], table, lang, true),
+    residues: [] as AnalyteView[],
   };
 }

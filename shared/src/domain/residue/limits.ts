@@ -12,11 +12,19 @@ export type Market = (typeof MARKETS)[number];
 
 const Source = z.object({ title: z.string(), article: z.string(), date: z.string(), url: z.string().url() });
 const Limit = z.object({
-  analyte: z.string(), aliases: z.array(z.string()), market: z.enum(MARKETS), commodities: z.array(z.string()).min(1),
-  limit_mg_kg: z.number().positive(), kind: z.enum(['mrl', 'rpa', 'ml']), source: Source,
+  analyte: z.string(),
+  aliases: z.array(z.string()),
+  market: z.enum(MARKETS),
+  commodities: z.array(z.string()).min(1),
+  limit_mg_kg: z.number().positive(),
+  kind: z.enum(['mrl', 'rpa', 'ml']),
+  source: Source,
 });
 const MarketDef = z.object({
-  name_vi: z.string(), name_en: z.string(), role: z.enum(['domestic', 'reference', 'export']), banned_sources: z.array(z.string()),
+  name_vi: z.string(),
+  name_en: z.string(),
+  role: z.enum(['domestic', 'reference', 'export']),
+  banned_sources: z.array(z.string()),
   pesticide_default: z.object({ limit_mg_kg: z.number().positive(), source: Source }).optional(),
 });
 const MrlFile = z.object({ version: z.string(), markets: z.record(z.enum(MARKETS), MarketDef), limits: z.array(Limit) });

@@ -40,9 +40,18 @@ interface AnchorRow extends Omit<AnchorView, 'anchor_id' | 'created_at' | 'updat
 /** A row in the shape clients see (the transaction CBOR stays for exports). */
 export function toAnchorView(r: AnchorRow): AnchorView {
   return {
-    anchor_id: r.id, backend: r.backend, status: r.status, size: r.size, root_hex: r.root_hex, tx_hash: r.tx_hash,
-    explorer_url: r.explorer_url, confirmations: r.confirmations, checkpoint_seq: r.checkpoint_seq, error: r.error,
-    created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString(),
+    anchor_id: r.id,
+    backend: r.backend,
+    status: r.status,
+    size: r.size,
+    root_hex: r.root_hex,
+    tx_hash: r.tx_hash,
+    explorer_url: r.explorer_url,
+    confirmations: r.confirmations,
+    checkpoint_seq: r.checkpoint_seq,
+    error: r.error,
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
   };
 }
 
@@ -88,8 +97,18 @@ async function recordOutcome(tx: Queryable, id: string, o: AnchorOutcome): Promi
   const r = await tx.query<AnchorRow>(
     `update anchors set status = $2, tx_hash = $3, tx_cbor_hex = $4, explorer_url = $5, checkpoint_seq = $6, error = $7,
        confirmations = $8, ttl_slot = $9, inputs = $10::jsonb, updated_at = now() where id = $1 returning *`,
-    [id, o.status, o.tx_hash ?? null, o.tx_cbor_hex ?? null, o.explorer_url ?? null, o.checkpoint?.seq ?? null, o.error ?? null, o.status === 'confirmed' ? 1 : 0,
-      o.ttl_slot ?? null, o.inputs ? JSON.stringify(o.inputs) : null],
+    [
+      id,
+      o.status,
+      o.tx_hash ?? null,
+      o.tx_cbor_hex ?? null,
+      o.explorer_url ?? null,
+      o.checkpoint?.seq ?? null,
+      o.error ?? null,
+      o.status === 'confirmed' ? 1 : 0,
+      o.ttl_slot ?? null,
+      o.inputs ? JSON.stringify(o.inputs) : null,
+    ],
   );
   return r.rows[0]!;
 }
@@ -136,10 +155,15 @@ export async function refreshAnchor(db: Queryable, backend: AnchorBackend, row: 
   } catch {
     return row;
   }
-  const legacyExpired = row.ttl_slot === null && progress.confirmations === 0 && Date.now() - new Date(row.created_at).getTime() > opts.timeoutS * 1000;
+  const legacyExpired =
+    row.ttl_slot === null && progress.confirmations === 0 && Date.now() - new Date(row.created_at).getTime() > opts.timeoutS * 1000;
   const status: AnchorStatus = legacyExpired ? 'failed' : progress.status;
-  const error = status !== 'failed' ? null
-    : legacyExpired ? 'not in a block before the timeout' : `not in a block before its TTL slot ${String(row.ttl_slot)}: it can never land`;
+  const error =
+    status !== 'failed'
+      ? null
+      : legacyExpired
+        ? 'not in a block before the timeout'
+        : `not in a block before its TTL slot ${String(row.ttl_slot)}: it can never land`;
   const r = await db.query<AnchorRow>(
     `update anchors set status = $2, confirmations = $3, error = $4, updated_at = now() where id = $1 and status = 'submitted' returning *`,
     [row.id, status, progress.confirmations, error],

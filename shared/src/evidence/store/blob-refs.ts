@@ -95,6 +95,9 @@ export async function releaseBlobs(c: Pick<Container, 'db' | 'blobs' | 'config'>
 /** Remove one staging row per CID: this request's own, never another request's for the same bytes. */
 export async function unstage(q: Queryable, cids: readonly string[]): Promise<void> {
   for (const cid of cids) {
-    await q.query('delete from upload_staging where ctid = (select ctid from upload_staging where cid = $1 order by created_at desc limit 1)', [cid]);
+    await q.query(
+      'delete from upload_staging where ctid = (select ctid from upload_staging where cid = $1 order by created_at desc limit 1)',
+      [cid],
+    );
   }
 }

@@ -9,12 +9,20 @@ import { lockBlob } from './blob-refs.js';
  * The row is written under the CID's lock (blob-refs): a release that deleted the bytes between
  * our put and our row is seen here, and the bytes are written again.
  */
-export async function storeBlob(c: Pick<Container, 'db' | 'blobs'>, bytes: Uint8Array, contentType: string): Promise<{ cid: string; created: boolean }> {
+export async function storeBlob(
+  c: Pick<Container, 'db' | 'blobs'>,
+  bytes: Uint8Array,
+  contentType: string,
+): Promise<{ cid: string; created: boolean }> {
   const cid = await cidForBytes(bytes);
   let { created } = await c.blobs.put(cid, bytes, { contentType });
   await c.db.transaction(async (tx) => {
     await lockBlob(tx, cid);
-    await tx.query('insert into blobs (cid, size, content_type) values ($1, $2, $3) on conflict (cid) do nothing', [cid, bytes.byteLength, contentType]);
+    await tx.query('insert into blobs (cid, size, content_type) values ($1, $2, $3) on conflict (cid) do nothing', [
+      cid,
+      bytes.byteLength,
+      contentType,
+    ]);
     if (!created && !(await c.blobs.has(cid))) created = (await c.blobs.put(cid, bytes, { contentType })).created;
   });
   return { cid, created };

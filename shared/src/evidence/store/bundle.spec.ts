@@ -15,14 +15,47 @@ import { runVerify } from './verify-main.js';
 async function bundle(): Promise<EvidenceBundle & { did: string }> {
   const photo = randomBytes(1000);
   const cid = await cidForBytes(photo);
-  const record = encodeRecord({ code: 'MKL-w3gv5p7-ABCDEFGH', species: 'durian', geohash: 'w3gv5p7', images: [cid], created_at: '2026-07-01T00:00:00Z' });
+  const record = encodeRecord({
+    code: 'MKL-w3gv5p7-ABCDEFGH',
+    species: 'durian',
+    geohash: 'w3gv5p7',
+    images: [cid],
+    created_at: '2026-07-01T00:00:00Z',
+  });
   const events: ChainEvent[] = [];
-  events.push(appendEvent(events, { entity_type: 'tree', entity_id: 't', body: { type: 'enroll', record_cid: record.cid, record_hash: record.hash }, author_role: 'owner', created_at: '2026-07-01T00:00:00Z' }));
+  events.push(
+    appendEvent(events, {
+      entity_type: 'tree',
+      entity_id: 't',
+      body: { type: 'enroll', record_cid: record.cid, record_hash: record.hash },
+      author_role: 'owner',
+      created_at: '2026-07-01T00:00:00Z',
+    }),
+  );
   events.push(appendEvent(events, { entity_type: 'tree', entity_id: 't', body: { type: 'care' }, created_at: '2026-07-02T00:00:00Z' }));
   const proof = eventInclusionProof(events, 0);
   const key = generateCheckpointKey();
-  const checkpoint = signCheckpoint({ log_id: 'l', seq: 0, entity: 'tree/t', size: 2, root_hex: proof.root_hex, prev_checkpoint_hash: GENESIS_CHECKPOINT_HASH, created_at: new Date() }, key.privateKey);
-  return { recordBytes: record.bytes, recordFile: { cid: record.cid, hash: record.hash }, images: new Map([[cid, photo]]), events, proof, anchor: { backend: 'local', checkpoint, public_key: key.did }, did: key.did };
+  const checkpoint = signCheckpoint(
+    {
+      log_id: 'l',
+      seq: 0,
+      entity: 'tree/t',
+      size: 2,
+      root_hex: proof.root_hex,
+      prev_checkpoint_hash: GENESIS_CHECKPOINT_HASH,
+      created_at: new Date(),
+    },
+    key.privateKey,
+  );
+  return {
+    recordBytes: record.bytes,
+    recordFile: { cid: record.cid, hash: record.hash },
+    images: new Map([[cid, photo]]),
+    events,
+    proof,
+    anchor: { backend: 'local', checkpoint, public_key: key.did },
+    did: key.did,
+  };
 }
 
 describe('evidence bundle (JSON form of an export)', () => {

@@ -32,9 +32,14 @@ export function toBundleJson(b: EvidenceBundle): EvidenceBundleJson {
   const images: Record<string, string> = {};
   for (const [cid, bytes] of b.images) images[cid] = Buffer.from(bytes).toString('base64');
   return {
-    format: BUNDLE_FORMAT, version: BUNDLE_VERSION,
+    format: BUNDLE_FORMAT,
+    version: BUNDLE_VERSION,
     record_cbor_base64: Buffer.from(b.recordBytes).toString('base64'),
-    record: b.recordFile, images, events: [...b.events], proof: b.proof, anchor: b.anchor,
+    record: b.recordFile,
+    images,
+    events: [...b.events],
+    proof: b.proof,
+    anchor: b.anchor,
   };
 }
 

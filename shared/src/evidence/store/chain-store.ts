@@ -112,18 +112,31 @@ export async function appendChainEvent(tx: Queryable, input: AppendInput): Promi
   const owner = input.approved ?? input.author_role === 'owner';
   const r = await tx.query<EventRow>(
     `insert into timeline_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning ${COLUMNS}`,
-    [input.id ?? randomUUID(), input.entity_type, input.entity_id, unhashed.seq, input.owner_id, input.author_id, input.author_role,
-      owner ? 'public' : 'private', owner ? 'approved' : 'pending', input.body, unhashed.created_at, unhashed.prev_hash, leafHash],
+    [
+      input.id ?? randomUUID(),
+      input.entity_type,
+      input.entity_id,
+      unhashed.seq,
+      input.owner_id,
+      input.author_id,
+      input.author_role,
+      owner ? 'public' : 'private',
+      owner ? 'approved' : 'pending',
+      input.body,
+      unhashed.created_at,
+      unhashed.prev_hash,
+      leafHash,
+    ],
   );
   return fromRow(r.rows[0]!);
 }
 
 /** The entity's whole own chain, in seq order. */
 export async function loadChain(db: Queryable, entityType: string, entityId: string): Promise<StoredEvent[]> {
-  const r = await db.query<EventRow>(
-    `select ${COLUMNS} from timeline_events where entity_type = $1 and entity_id = $2 order by seq`,
-    [entityType, entityId],
-  );
+  const r = await db.query<EventRow>(`select ${COLUMNS} from timeline_events where entity_type = $1 and entity_id = $2 order by seq`, [
+    entityType,
+    entityId,
+  ]);
   return r.rows.map(fromRow);
 }
 

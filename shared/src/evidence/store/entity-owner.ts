@@ -45,7 +45,12 @@ export async function resolveEntity(db: Queryable, type: EntityType, id: string,
   return row ? { entity_type: type, entity_id: id.toLowerCase(), owner_id: row.owner_id, farm_id: row.farm_id } : null;
 }
 
-const farmEntity = (chainId: string, owner: string): ResolvedEntity => ({ entity_type: 'farm', entity_id: chainId, owner_id: owner, farm_id: null });
+const farmEntity = (chainId: string, owner: string): ResolvedEntity => ({
+  entity_type: 'farm',
+  entity_id: chainId,
+  owner_id: owner,
+  farm_id: null,
+});
 
 async function resolveFarmChain(db: Queryable, chainId: string): Promise<ResolvedEntity | null> {
   const r = await db.query<{ owner_id: string }>('select owner_id from farms where chain_id = $1', [chainId]);
@@ -61,17 +66,21 @@ async function resolveOwnFarm(db: Queryable, callerId: string | null, farmId: st
   if (!callerId) return null;
   const bound = await db.query<{ chain_id: string }>('select chain_id from farms where owner_id = $1 and farm_id = $2', [callerId, farmId]);
   if (bound.rows[0]) return farmEntity(bound.rows[0].chain_id, callerId);
-  const enrolled = await db.query('select 1 from individuals where owner_id = $1 and farm_id = $2 and deleted_at is null limit 1', [callerId, farmId]);
+  const enrolled = await db.query('select 1 from individuals where owner_id = $1 and farm_id = $2 and deleted_at is null limit 1', [
+    callerId,
+    farmId,
+  ]);
   if (!enrolled.rows[0]) return null;
   return bindFarm(db, callerId, farmId);
 }
 
 /** Bind `farmId` in the caller's account (idempotent; a concurrent binder of the same account wins equally). */
 export async function bindFarm(db: Queryable, ownerId: string, farmId: string): Promise<ResolvedEntity> {
-  await db.query(
-    'insert into farms (farm_id, owner_id, chain_id) values ($1, $2, $3) on conflict (owner_id, farm_id) do nothing',
-    [farmId, ownerId, `${ownerId}/${farmId}`],
-  );
+  await db.query('insert into farms (farm_id, owner_id, chain_id) values ($1, $2, $3) on conflict (owner_id, farm_id) do nothing', [
+    farmId,
+    ownerId,
+    `${ownerId}/${farmId}`,
+  ]);
   const r = await db.query<{ chain_id: string }>('select chain_id from farms where owner_id = $1 and farm_id = $2', [ownerId, farmId]);
   return farmEntity(r.rows[0]!.chain_id, ownerId);
 }

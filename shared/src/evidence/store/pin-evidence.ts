@@ -15,7 +15,10 @@ export interface PinDeps {
  * CIDs; throws on the first failure (callers log it: pinning never fails an enrolment).
  */
 export async function pinTreeEvidence(deps: PinDeps, treeId: string): Promise<string[]> {
-  const r = await deps.db.query<{ record_cbor: Buffer; record_cid: string }>('select record_cbor, record_cid from tree_records where individual_id = $1', [treeId]);
+  const r = await deps.db.query<{ record_cbor: Buffer; record_cid: string }>(
+    'select record_cbor, record_cid from tree_records where individual_id = $1',
+    [treeId],
+  );
   const row = r.rows[0];
   if (!row) return [];
   const pinned: string[] = [];

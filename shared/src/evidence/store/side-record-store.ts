@@ -26,19 +26,30 @@ export async function writeSideRecord(
     [input.entity_type, input.entity_id, encoded.cid],
   );
   if (existing.rows[0]) return existing.rows[0];
-  await tx.query(
-    'insert into entity_records (entity_type, entity_id, record_cbor, record_cid, record_hash) values ($1, $2, $3, $4, $5)',
-    [input.entity_type, input.entity_id, Buffer.from(encoded.bytes), encoded.cid, encoded.hash],
-  );
+  await tx.query('insert into entity_records (entity_type, entity_id, record_cbor, record_cid, record_hash) values ($1, $2, $3, $4, $5)', [
+    input.entity_type,
+    input.entity_id,
+    Buffer.from(encoded.bytes),
+    encoded.cid,
+    encoded.hash,
+  ]);
   await appendChainEvent(tx, {
-    entity_type: input.entity_type, entity_id: input.entity_id, owner_id: input.owner_id, author_id: input.owner_id, author_role: 'owner',
+    entity_type: input.entity_type,
+    entity_id: input.entity_id,
+    owner_id: input.owner_id,
+    author_id: input.owner_id,
+    author_role: 'owner',
     body: { type: input.body_type, record_cid: encoded.cid, record_hash: encoded.hash },
   });
   return { record_cid: encoded.cid, record_hash: encoded.hash };
 }
 
 /** Pins a side record and the blobs it names; callers log failures (pinning never fails a write). */
-export async function pinSideRecord(deps: { blobs: BlobStore; pinner: Pinner }, encoded: EncodedSideRecord, imageCids: readonly string[] = []) {
+export async function pinSideRecord(
+  deps: { blobs: BlobStore; pinner: Pinner },
+  encoded: EncodedSideRecord,
+  imageCids: readonly string[] = [],
+) {
   for (const cid of imageCids) {
     const bytes = await deps.blobs.get(cid);
     if (!bytes) throw new Error(`blob ${cid} is missing from the store`);

@@ -40,7 +40,9 @@ export interface TreeRecordRow {
  * retried job): then the existing row is returned and nothing is written.
  */
 export async function writeTreeRecord(tx: Queryable, src: TreeRecordSource): Promise<TreeRecordRow> {
-  const existing = await tx.query<TreeRecordRow>('select code, record_cid, record_hash from tree_records where individual_id = $1', [src.tree_id]);
+  const existing = await tx.query<TreeRecordRow>('select code, record_cid, record_hash from tree_records where individual_id = $1', [
+    src.tree_id,
+  ]);
   if (existing.rows[0]) return existing.rows[0];
   const code = await freeCode(tx, src);
   const encoded = encodeRecord({
@@ -50,20 +52,34 @@ export async function writeTreeRecord(tx: Queryable, src: TreeRecordSource): Pro
     images: [...new Set(src.image_cids)],
     created_at: src.created_at ?? new Date(),
   });
-  await tx.query(
-    'insert into tree_records (individual_id, code, record_cbor, record_cid, record_hash) values ($1, $2, $3, $4, $5)',
-    [src.tree_id, code.code, Buffer.from(encoded.bytes), encoded.cid, encoded.hash],
-  );
+  await tx.query('insert into tree_records (individual_id, code, record_cbor, record_cid, record_hash) values ($1, $2, $3, $4, $5)', [
+    src.tree_id,
+    code.code,
+    Buffer.from(encoded.bytes),
+    encoded.cid,
+    encoded.hash,
+  ]);
   await appendChainEvent(tx, {
-    entity_type: 'tree', entity_id: src.tree_id, owner_id: src.owner_id, author_id: src.owner_id, author_role: 'owner',
-    body: recordEventBody(encoded), created_at: new Date(encoded.record.created_at),
+    entity_type: 'tree',
+    entity_id: src.tree_id,
+    owner_id: src.owner_id,
+    author_id: src.owner_id,
+    author_role: 'owner',
+    body: recordEventBody(encoded),
+    created_at: new Date(encoded.record.created_at),
   });
   return { code: code.code, record_cid: encoded.cid, record_hash: encoded.hash };
 }
 
 /** Body of the enrolment event: what the verifier needs to find the record in the chain. */
 export function recordEventBody(encoded: EncodedRecord): Record<string, unknown> {
-  return { type: 'enroll', code: encoded.record.code, record_cid: encoded.cid, record_hash: encoded.hash, images: encoded.record.images.length };
+  return {
+    type: 'enroll',
+    code: encoded.record.code,
+    record_cid: encoded.cid,
+    record_hash: encoded.hash,
+    images: encoded.record.images.length,
+  };
 }
 
 async function freeCode(tx: Queryable, src: TreeRecordSource): Promise<{ code: string; geohash: string }> {

@@ -36,7 +36,10 @@ export async function runVerify(argv: readonly string[], write: (line: string) =
       write(`FAIL export ${target} is not a readable evidence bundle: ${(err as Error).message}`);
       return 1;
     }
-    return await runCli(argv.map((a) => (a === target ? dir : a)), write);
+    return await runCli(
+      argv.map((a) => (a === target ? dir : a)),
+      write,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -52,7 +55,9 @@ function isMain(): boolean {
 
 if (isMain()) {
   runVerify(process.argv.slice(2), (line) => process.stdout.write(`${line}\n`)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (err: unknown) => {
       process.stderr.write(`verifier crashed: ${(err as Error)?.stack ?? String(err)}\n`);
       process.exitCode = 2;

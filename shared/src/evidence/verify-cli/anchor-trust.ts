@@ -41,7 +41,10 @@ export async function anchorTrust(anchor: AnchorFile, opts: TrustOptions): Promi
   const tx = decodeAnchorTx(anchor.tx_cbor_hex);
   const offline = `checked offline: transaction ${tx.tx_hash} is well-formed, signed, and carries this root${tx.ttl_slot === null ? '' : ` (valid until slot ${tx.ttl_slot})`}`;
   if (!opts.online) {
-    return { ok: false, detail: `${offline}; NOT checked: that it was ever submitted or is on chain. Run again with --online <Blockfrost-compatible URL>` };
+    return {
+      ok: false,
+      detail: `${offline}; NOT checked: that it was ever submitted or is on chain. Run again with --online <Blockfrost-compatible URL>`,
+    };
   }
   return onlineTrust(tx.tx_hash, opts.online);
 }
@@ -54,12 +57,16 @@ function localTrust(signer: string, trustKey: string | undefined): TrustVerdict 
     return { ok: false, detail: `the checkpoint names no valid signer key (${signer})` };
   }
   if (trustKey !== undefined && trustKey === signer) {
-    return { ok: true, detail: `signed by the key you pinned, ${signer} (${fp}): a local checkpoint is this server vouching for itself, trusted because you trust that key` };
+    return {
+      ok: true,
+      detail: `signed by the key you pinned, ${signer} (${fp}): a local checkpoint is this server vouching for itself, trusted because you trust that key`,
+    };
   }
   if (trustKey !== undefined) return { ok: false, detail: `signed by ${signer} (${fp}), not by the key you pinned` };
   return {
     ok: false,
-    detail: `signed by ${signer} (${fp}), a key the bundle names itself: trusted only if you trust key ${fp}. ` +
+    detail:
+      `signed by ${signer} (${fp}), a key the bundle names itself: trusted only if you trust key ${fp}. ` +
       'Compare it with the key the service publishes at /.well-known/markless.json and pass it with --trust-key',
   };
 }
@@ -70,7 +77,11 @@ async function onlineTrust(txHash: string, o: OnlineOptions): Promise<TrustVerdi
   const headers: Record<string, string> = o.apiKey ? { project_id: o.apiKey } : {};
   try {
     const txRes = await http(`${base}/txs/${txHash}`, { headers });
-    if (txRes.status === 404) return { ok: false, detail: `transaction ${txHash} is not on chain according to ${base}: it was never submitted, or has not landed yet` };
+    if (txRes.status === 404)
+      return {
+        ok: false,
+        detail: `transaction ${txHash} is not on chain according to ${base}: it was never submitted, or has not landed yet`,
+      };
     if (!txRes.ok) return { ok: false, detail: `${base} answered HTTP ${txRes.status} for the transaction; on-chain state unknown` };
     const tx = (await txRes.json()) as { block_height?: number | null };
     if (typeof tx.block_height !== 'number') return { ok: false, detail: `transaction ${txHash} is known to ${base} but in no block yet` };
@@ -79,7 +90,10 @@ async function onlineTrust(txHash: string, o: OnlineOptions): Promise<TrustVerdi
     const tip = (await tipRes.json()) as { height: number };
     const n = Math.max(0, tip.height - tx.block_height + 1);
     return n >= o.confirmations
-      ? { ok: true, detail: `Cardano transaction ${txHash} is on chain in block ${tx.block_height} with ${n} confirmations (${o.confirmations} required), per ${base}` }
+      ? {
+          ok: true,
+          detail: `Cardano transaction ${txHash} is on chain in block ${tx.block_height} with ${n} confirmations (${o.confirmations} required), per ${base}`,
+        }
       : { ok: false, detail: `Cardano transaction ${txHash} has only ${n} confirmations; ${o.confirmations} required` };
   } catch (err) {
     return { ok: false, detail: `could not reach ${base}: ${(err as Error).message}; on-chain state unknown` };

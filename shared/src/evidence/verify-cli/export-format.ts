@@ -86,9 +86,17 @@ export async function readExport(dir: string): Promise<LoadedExport> {
   return {
     manifest: await readJson(dir, 'export.json', isManifest),
     recordBytes: await load(dir, 'record.cbor', async (p) => new Uint8Array(await readFile(p))),
-    recordFile: await readJson(dir, 'record.json', (v): v is RecordFile => isObject(v) && typeof v.cid === 'string' && typeof v.hash === 'string'),
+    recordFile: await readJson(
+      dir,
+      'record.json',
+      (v): v is RecordFile => isObject(v) && typeof v.cid === 'string' && typeof v.hash === 'string',
+    ),
     events: await readJson(dir, 'events.json', (v): v is ChainEvent[] => Array.isArray(v) && v.every(isObject)),
-    proof: await readJson(dir, 'proof.json', (v): v is EventProof => isObject(v) && Array.isArray(v.path) && typeof v.root_hex === 'string'),
+    proof: await readJson(
+      dir,
+      'proof.json',
+      (v): v is EventProof => isObject(v) && Array.isArray(v.path) && typeof v.root_hex === 'string',
+    ),
     anchor: await readJson(dir, 'anchor.json', isAnchorFile),
   };
 }

@@ -18,7 +18,8 @@ import type { SignedCheckpoint } from '../checkpoint.js';
 import { checkpointsOf, verifyConsistencyDoc, verifyLog, type ConsistencyDoc } from './log-check.js';
 import { verifyExport, type CheckResult, type VerifyExportOptions } from './verify-export.js';
 
-const USAGE = 'usage: main.ts <export-dir> [--trust-key did:key:...] [--expect CODE|ID] [--online URL [--api-key K] [--confirmations N]]\n' +
+const USAGE =
+  'usage: main.ts <export-dir> [--trust-key did:key:...] [--expect CODE|ID] [--online URL [--api-key K] [--confirmations N]]\n' +
   '       main.ts log <checkpoints.json> --trust-key did:key:... [--include FILE]...\n' +
   '       main.ts consistency <consistency.json> [--log <checkpoints.json> --trust-key did:key:...]';
 
@@ -49,9 +50,10 @@ export function parseArgs(argv: readonly string[]): CliArgs | { error: string } 
     } else if (arg.startsWith('-')) return { error: `unknown option ${arg}` };
     else positional.push(arg);
   }
-  const sub = positional[0] === 'log' || positional[0] === 'consistency' ? positional.shift() as 'log' | 'consistency' : 'export';
+  const sub = positional[0] === 'log' || positional[0] === 'consistency' ? (positional.shift() as 'log' | 'consistency') : 'export';
   if (positional.length !== 1) return { error: positional.length ? 'only one export folder or file at a time' : USAGE };
-  if (opts.confirmations !== undefined && !/^[1-9]\d{0,3}$/.test(opts.confirmations)) return { error: '--confirmations needs a positive whole number' };
+  if (opts.confirmations !== undefined && !/^[1-9]\d{0,3}$/.test(opts.confirmations))
+    return { error: '--confirmations needs a positive whole number' };
   return { command: sub, target: positional[0]!, opts, includes };
 }
 
@@ -60,7 +62,9 @@ function exportOptions(o: CliArgs['opts']): VerifyExportOptions {
   return {
     ...(o['trust-key'] ? { trustKey: o['trust-key'] } : {}),
     ...(o.expect ? { expect: o.expect } : {}),
-    ...(o.online ? { online: { url: o.online, confirmations: Number(o.confirmations ?? 6), ...(o['api-key'] ? { apiKey: o['api-key'] } : {}) } } : {}),
+    ...(o.online
+      ? { online: { url: o.online, confirmations: Number(o.confirmations ?? 6), ...(o['api-key'] ? { apiKey: o['api-key'] } : {}) } }
+      : {}),
   };
 }
 

@@ -52,7 +52,15 @@ async function makeExport(backend: 'local' | 'cardano', o: FixtureOptions = {}):
   const record = encodeRecord({ code, species: 'Sầu riêng', geohash: 'w3gvk1t', images: imageCids, created_at: '2026-07-01T08:00:00Z' });
   const events: ChainEvent[] = [];
   const add = (body: Record<string, unknown>, minute: number, author_role = 'owner') =>
-    events.push(appendEvent(events, { entity_type: 'tree', entity_id: entityId, body, author_role, created_at: new Date(Date.UTC(2026, 6, 1, 8, minute)) }));
+    events.push(
+      appendEvent(events, {
+        entity_type: 'tree',
+        entity_id: entityId,
+        body,
+        author_role,
+        created_at: new Date(Date.UTC(2026, 6, 1, 8, minute)),
+      }),
+    );
   add({ type: 'enroll', code, record_cid: record.cid, record_hash: record.hash }, 0, o.enrolRole ?? 'owner');
   add({ kind: 'care', note: 'tưới nước' }, 1);
   add({ kind: 'care', note: 'bón phân', dose_ml: 250 }, 2);
@@ -60,7 +68,8 @@ async function makeExport(backend: 'local' | 'cardano', o: FixtureOptions = {}):
   const proof = eventInclusionProof(events, 2);
   for (const [i, e] of (o.after ?? []).entries()) add(e.body, 10 + i, e.author_role);
   const key = generateCheckpointKey();
-  const anchor = backend === 'local' ? localAnchor(proof.root_hex, proof.n, key, entityId) : cardanoAnchor(proof.root_hex, proof.n, entityId);
+  const anchor =
+    backend === 'local' ? localAnchor(proof.root_hex, proof.n, key, entityId) : cardanoAnchor(proof.root_hex, proof.n, entityId);
   const bundle: EvidenceBundle = {
     recordBytes: record.bytes,
     recordFile: { cid: record.cid, hash: record.hash, record: record.record },
@@ -76,7 +85,15 @@ async function makeExport(backend: 'local' | 'cardano', o: FixtureOptions = {}):
 
 function localAnchor(root_hex: string, size: number, key: ReturnType<typeof generateCheckpointKey>, entityId: string): AnchorFile {
   const checkpoint = signCheckpoint(
-    { log_id: 'test-log', seq: 0, entity: `tree/${entityId}`, size, root_hex, prev_checkpoint_hash: GENESIS_CHECKPOINT_HASH, created_at: '2026-07-01T09:00:00Z' },
+    {
+      log_id: 'test-log',
+      seq: 0,
+      entity: `tree/${entityId}`,
+      size,
+      root_hex,
+      prev_checkpoint_hash: GENESIS_CHECKPOINT_HASH,
+      created_at: '2026-07-01T09:00:00Z',
+    },
     key.privateKey,
   );
   return { backend: 'local', checkpoint, public_key: key.did };
@@ -117,7 +134,8 @@ function chainFetch(onChain: Record<string, number>, tip: number): typeof fetch 
   return (async (url: string | URL) => {
     const u = String(url);
     const tx = /\/txs\/([0-9a-f]{64})$/.exec(u);
-    if (tx) return tx[1]! in onChain ? Response.json({ block_height: onChain[tx[1]!] }) : Response.json({ error: 'Not Found' }, { status: 404 });
+    if (tx)
+      return tx[1]! in onChain ? Response.json({ block_height: onChain[tx[1]!] }) : Response.json({ error: 'Not Found' }, { status: 404 });
     if (u.endsWith('/blocks/latest')) return Response.json({ height: tip });
     return Response.json({}, { status: 404 });
   }) as typeof fetch;
@@ -132,7 +150,10 @@ const trusted = (fx: Fixture) => verifyExport(fx.dir, { trustKey: fx.trustedDid 
 describe('verifyExport on an untouched export', () => {
   it.each(['local', 'cardano'] as const)('passes every check with a trusted %s anchor', async (backend) => {
     const fx = await makeExport(backend);
-    const online = backend === 'cardano' ? { online: { url: 'http://chain.test', confirmations: 6, fetch: chainFetch({ [await txHashOf(fx.dir)]: 100 }, 110) } } : {};
+    const online =
+      backend === 'cardano'
+        ? { online: { url: 'http://chain.test', confirmations: 6, fetch: chainFetch({ [await txHashOf(fx.dir)]: 100 }, 110) } }
+        : {};
     const results = await verifyExport(fx.dir, backend === 'local' ? { trustKey: fx.trustedDid, expect: 'MKL-w3gvk1t-AB12CD34' } : online);
     expect(failed(results)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual([
@@ -150,30 +171,56 @@ describe('verifyExport on an untouched export', () => {
     const entity = results.find((r) => r.check === 'entity')!.detail;
     expect(entity).toContain('tree tree-42 (code MKL-w3gvk1t-AB12CD34)');
     expect(entity).toMatch(backend === 'local' ? /local checkpoint 0 of log test-log/ : /Cardano transaction [0-9a-f]{64}/);
-    if (backend === 'cardano') expect(results.find((r) => r.check === 'anchor.trust')!.detail).toMatch(/on chain in block 100 with 11 confirmations/);
+    if (backend === 'cardano')
+      expect(results.find((r) => r.check === 'anchor.trust')!.detail).toMatch(/on chain in block 100 with 11 confirmations/);
   });
 });
 
 describe('forgeries are rejected with a clear line', () => {
   it('a record swapped in and named by an event appended after the anchored size', async () => {
-    const fake = encodeRecord({ code: 'MKL-w3gvk1t-AB12CD34', species: 'Sầu riêng', geohash: 'w3gvk1t', images: [await cidForBytes(randomBytes(100))], created_at: '2026-07-02T08:00:00Z' });
+    const fake = encodeRecord({
+      code: 'MKL-w3gvk1t-AB12CD34',
+      species: 'Sầu riêng',
+      geohash: 'w3gvk1t',
+      images: [await cidForBytes(randomBytes(100))],
+      created_at: '2026-07-02T08:00:00Z',
+    });
     const fx = await makeExport('local', { after: [{ body: { type: 'enroll', record_cid: fake.cid, record_hash: fake.hash } }] });
     await writeFile(join(fx.dir, 'record.cbor'), fake.bytes);
-    await editJson<{ cid: string; hash: string }>(join(fx.dir, 'record.json'), (r) => { r.cid = fake.cid; r.hash = fake.hash; });
+    await editJson<{ cid: string; hash: string }>(join(fx.dir, 'record.json'), (r) => {
+      r.cid = fake.cid;
+      r.hash = fake.hash;
+    });
     const results = await trusted(fx);
     expect(failed(results)).toContain('record.in-chain');
-    expect(results.find((r) => r.check === 'record.in-chain')!.detail).toMatch(/named only by event seq 4, after the anchored first 4 events/);
+    expect(results.find((r) => r.check === 'record.in-chain')!.detail).toMatch(
+      /named only by event seq 4, after the anchored first 4 events/,
+    );
   });
 
   it('a contributor enrolment event naming a fake record, inside the anchored prefix', async () => {
-    const fake = encodeRecord({ code: 'MKL-w3gvk1t-AB12CD34', species: 'Sầu riêng', geohash: 'w3gvk1t', images: [], created_at: '2026-07-02T08:00:00Z' });
+    const fake = encodeRecord({
+      code: 'MKL-w3gvk1t-AB12CD34',
+      species: 'Sầu riêng',
+      geohash: 'w3gvk1t',
+      images: [],
+      created_at: '2026-07-02T08:00:00Z',
+    });
     const fx = await makeExport('local', { enrolRole: 'contributor' });
     // Even the genuine record is refused when the seq-0 event is not the owner's.
-    expect((await trusted(fx)).find((r) => r.check === 'record.in-chain')).toMatchObject({ ok: false, detail: expect.stringMatching(/owner did not write/) });
+    expect((await trusted(fx)).find((r) => r.check === 'record.in-chain')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/owner did not write/),
+    });
     const fx2 = await makeExport('local');
-    await editJson<ChainEvent[]>(join(fx2.dir, 'events.json'), (ev) => { ev[1] = { ...ev[1]!, body: { type: 'enroll', record_cid: fake.cid, record_hash: fake.hash }, author_role: 'contributor' }; });
+    await editJson<ChainEvent[]>(join(fx2.dir, 'events.json'), (ev) => {
+      ev[1] = { ...ev[1]!, body: { type: 'enroll', record_cid: fake.cid, record_hash: fake.hash }, author_role: 'contributor' };
+    });
     await writeFile(join(fx2.dir, 'record.cbor'), fake.bytes);
-    await editJson<{ cid: string; hash: string }>(join(fx2.dir, 'record.json'), (r) => { r.cid = fake.cid; r.hash = fake.hash; });
+    await editJson<{ cid: string; hash: string }>(join(fx2.dir, 'record.json'), (r) => {
+      r.cid = fake.cid;
+      r.hash = fake.hash;
+    });
     expect(failed(await trusted(fx2))).toContain('record.in-chain');
   });
 
@@ -181,25 +228,36 @@ describe('forgeries are rejected with a clear line', () => {
     const fx = await makeExport('local', { entityId: 'tree-77', code: 'MKL-w3gvk1t-ZZ99ZZ99' });
     const results = await verifyExport(fx.dir, { trustKey: fx.trustedDid, expect: 'MKL-w3gvk1t-AB12CD34' });
     expect(failed(results)).toEqual(['entity']);
-    expect(results.find((r) => r.check === 'entity')!.detail).toMatch(/about tree tree-77 \(code MKL-w3gvk1t-ZZ99ZZ99\).*not the expected MKL-w3gvk1t-AB12CD34/);
+    expect(results.find((r) => r.check === 'entity')!.detail).toMatch(
+      /about tree tree-77 \(code MKL-w3gvk1t-ZZ99ZZ99\).*not the expected MKL-w3gvk1t-AB12CD34/,
+    );
   });
 
   it('a bundle signed with its own (forger) key, when no key is pinned', async () => {
     const fx = await makeExport('local');
     const results = await verifyExport(fx.dir);
     expect(failed(results)).toEqual(['anchor.trust']);
-    expect(results.find((r) => r.check === 'anchor.trust')!.detail).toMatch(/trusted only if you trust key SHA256:[0-9a-f]{4}( [0-9a-f]{4}){9}/);
+    expect(results.find((r) => r.check === 'anchor.trust')!.detail).toMatch(
+      /trusted only if you trust key SHA256:[0-9a-f]{4}( [0-9a-f]{4}){9}/,
+    );
   });
 
   it('an unsubmitted Cardano transaction: offline it is not trusted, online it is not on chain', async () => {
     const fx = await makeExport('cardano');
     const offline = await verifyExport(fx.dir);
     expect(failed(offline)).toEqual(['anchor.trust']);
-    expect(offline.find((r) => r.check === 'anchor.trust')!.detail).toMatch(/checked offline.*valid until slot 90000000.*NOT checked: that it was ever submitted/);
+    expect(offline.find((r) => r.check === 'anchor.trust')!.detail).toMatch(
+      /checked offline.*valid until slot 90000000.*NOT checked: that it was ever submitted/,
+    );
     const online = await verifyExport(fx.dir, { online: { url: 'http://chain.test', confirmations: 6, fetch: chainFetch({}, 110) } });
     expect(online.find((r) => r.check === 'anchor.trust')!.detail).toMatch(/is not on chain/);
-    const shallow = await verifyExport(fx.dir, { online: { url: 'http://chain.test', confirmations: 6, fetch: chainFetch({ [await txHashOf(fx.dir)]: 108 }, 110) } });
-    expect(shallow.find((r) => r.check === 'anchor.trust')).toMatchObject({ ok: false, detail: expect.stringMatching(/only 3 confirmations; 6 required/) });
+    const shallow = await verifyExport(fx.dir, {
+      online: { url: 'http://chain.test', confirmations: 6, fetch: chainFetch({ [await txHashOf(fx.dir)]: 108 }, 110) },
+    });
+    expect(shallow.find((r) => r.check === 'anchor.trust')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/only 3 confirmations; 6 required/),
+    });
   });
 });
 

@@ -69,7 +69,11 @@ function checkRecord(ex: LoadedExport, out: CheckResult[]): RecordFacts | undefi
   const expected = { cid: ex.recordFile.value.cid, hash: ex.recordFile.value.hash };
   const bytes = ex.recordBytes.value;
   const v = isSideRecord(bytes) ? verifySideRecord(bytes, expected) : treeVerdict(verifyRecord(bytes, expected));
-  out.push(v.ok ? pass('record.cid', `${v.cid} sha256 ${v.hash}${v.kind ? ` (${v.kind} record)` : ''}`) : fail('record.cid', v.reason ?? 'mismatch'));
+  out.push(
+    v.ok
+      ? pass('record.cid', `${v.cid} sha256 ${v.hash}${v.kind ? ` (${v.kind} record)` : ''}`)
+      : fail('record.cid', v.reason ?? 'mismatch'),
+  );
   // Images are checked even when the record's CID is off, as long as it decodes.
   if (!v.images) return undefined;
   const kind = v.kind === 'fruit' || v.kind === 'farm_boundary' ? v.kind : 'tree';
@@ -78,8 +82,11 @@ function checkRecord(ex: LoadedExport, out: CheckResult[]): RecordFacts | undefi
 
 /** A tree record's verdict in the side-record verdict's shape. */
 const treeVerdict = (v: RecordVerdict): SideRecordVerdict => ({
-  ok: v.ok, ...(v.reason ? { reason: v.reason } : {}), ...(v.record ? { images: [...v.record.images], ids: { code: v.record.code } } : {}),
-  ...(v.cid ? { cid: v.cid } : {}), ...(v.hash ? { hash: v.hash } : {}),
+  ok: v.ok,
+  ...(v.reason ? { reason: v.reason } : {}),
+  ...(v.record ? { images: [...v.record.images], ids: { code: v.record.code } } : {}),
+  ...(v.cid ? { cid: v.cid } : {}),
+  ...(v.hash ? { hash: v.hash } : {}),
 });
 
 async function checkImages(dir: string, record: { images: readonly string[] } | undefined, out: CheckResult[]): Promise<void> {
@@ -120,16 +127,29 @@ function checkRecordInChain(ex: LoadedExport, record: RecordFacts | undefined, o
     return typeof body.record_cid === 'string' && safeCanonicalCid(body.record_cid) === wanted && body.record_hash === hash;
   };
   const boundary = record?.kind === 'farm_boundary';
-  const hit = ex.events.value.find((e) => names(e) && e.author_role === 'owner' && e.seq < n &&
-    (boundary ? e.body.type === 'boundary' : e.seq === 0 && e.body.type === 'enroll'));
+  const hit = ex.events.value.find(
+    (e) =>
+      names(e) &&
+      e.author_role === 'owner' &&
+      e.seq < n &&
+      (boundary ? e.body.type === 'boundary' : e.seq === 0 && e.body.type === 'enroll'),
+  );
   if (hit) {
-    out.push(pass('record.in-chain', `named by the owner's ${boundary ? 'boundary' : 'enrolment'} event seq ${hit.seq}, inside the anchored first ${n} events`));
+    out.push(
+      pass(
+        'record.in-chain',
+        `named by the owner's ${boundary ? 'boundary' : 'enrolment'} event seq ${hit.seq}, inside the anchored first ${n} events`,
+      ),
+    );
     return;
   }
   const other = ex.events.value.find(names);
-  const why = !other ? `no event names record ${cid} with its hash`
-    : other.author_role !== 'owner' ? `record ${cid} is named only by event seq ${other.seq}, which the owner did not write`
-      : other.seq >= n ? `record ${cid} is named only by event seq ${other.seq}, after the anchored first ${n} events`
+  const why = !other
+    ? `no event names record ${cid} with its hash`
+    : other.author_role !== 'owner'
+      ? `record ${cid} is named only by event seq ${other.seq}, which the owner did not write`
+      : other.seq >= n
+        ? `record ${cid} is named only by event seq ${other.seq}, after the anchored first ${n} events`
         : `record ${cid} is named by event seq ${other.seq}, which is not the owner's ${boundary ? 'boundary' : 'seq-0 enrolment'} event`;
   out.push(fail('record.in-chain', why));
 }
@@ -156,18 +176,30 @@ function checkProof(ex: LoadedExport, out: CheckResult[]): void {
   const { index, n, leaf_hash, path, root_hex } = ex.proof.value;
   const events = ex.events.value;
   const event = events[index];
-  out.push(guard('proof.inclusion', () => {
-    if (!event) return `events.json has no event ${index}`;
-    const dataBytes = canonicalEventBytes(event);
-    if (!verifyInclusion({ dataBytes, path, rootHex: root_hex, index, size: n })) return `event ${index} is not in root ${root_hex}`;
-    if (!verifyInclusion({ leafHex: leaf_hash, path, rootHex: root_hex, index, size: n })) return 'proof leaf_hash is not the event';
-    return null;
-  }, `event ${index} is leaf ${index} of ${n} under ${root_hex}`));
-  out.push(guard('proof.root', () => {
-    if (!Number.isSafeInteger(n) || n < 1 || n > events.length) return `n=${n} but events.json has ${events.length} events`;
-    const root = chainRoot(events.slice(0, n));
-    return root === root_hex ? null : `the first ${n} events have root ${root}`;
-  }, `root of the first ${n} events`));
+  out.push(
+    guard(
+      'proof.inclusion',
+      () => {
+        if (!event) return `events.json has no event ${index}`;
+        const dataBytes = canonicalEventBytes(event);
+        if (!verifyInclusion({ dataBytes, path, rootHex: root_hex, index, size: n })) return `event ${index} is not in root ${root_hex}`;
+        if (!verifyInclusion({ leafHex: leaf_hash, path, rootHex: root_hex, index, size: n })) return 'proof leaf_hash is not the event';
+        return null;
+      },
+      `event ${index} is leaf ${index} of ${n} under ${root_hex}`,
+    ),
+  );
+  out.push(
+    guard(
+      'proof.root',
+      () => {
+        if (!Number.isSafeInteger(n) || n < 1 || n > events.length) return `n=${n} but events.json has ${events.length} events`;
+        const root = chainRoot(events.slice(0, n));
+        return root === root_hex ? null : `the first ${n} events have root ${root}`;
+      },
+      `root of the first ${n} events`,
+    ),
+  );
 }
 
 function checkAnchor(ex: LoadedExport, options: VerifyExportOptions, out: CheckResult[]): void {
@@ -193,9 +225,14 @@ function checkAnchor(ex: LoadedExport, options: VerifyExportOptions, out: CheckR
   const problems = [
     c.root_hex !== root_hex && `anchored root ${c.root_hex} is not the proof root ${root_hex}`,
     c.size !== n && `anchored size ${c.size} is not the proof size ${n}`,
-    !entityMatches(c.entity, entity, anchor.entity_salt) && `anchored entity ${c.entity} is not ${entity}${anchor.entity_salt ? ' (nor its commitment under entity_salt)' : ''}`,
+    !entityMatches(c.entity, entity, anchor.entity_salt) &&
+      `anchored entity ${c.entity} is not ${entity}${anchor.entity_salt ? ' (nor its commitment under entity_salt)' : ''}`,
   ].filter(Boolean);
-  out.push(problems.length === 0 ? pass('anchor.root', `${anchor.backend} anchor holds root ${root_hex} (n=${n})`) : fail('anchor.root', problems.join('; ')));
+  out.push(
+    problems.length === 0
+      ? pass('anchor.root', `${anchor.backend} anchor holds root ${root_hex} (n=${n})`)
+      : fail('anchor.root', problems.join('; ')),
+  );
 }
 
 /** Checks the anchor's own integrity (pushing anchor.signature) and returns what it anchors. */
@@ -204,7 +241,11 @@ function anchoredClaim(anchor: AnchorFile, options: VerifyExportOptions, out: Ch
     const key = options.trustKey ?? anchor.public_key;
     const v = verifyCheckpoint(anchor.checkpoint, key);
     const pinned = options.trustKey ? 'trusted key' : 'key named in anchor.json (pass --trust-key to pin it)';
-    out.push(v.ok ? pass('anchor.signature', `checkpoint ${anchor.checkpoint.seq} signed by ${key}, ${pinned}`) : fail('anchor.signature', v.reason ?? 'invalid'));
+    out.push(
+      v.ok
+        ? pass('anchor.signature', `checkpoint ${anchor.checkpoint.seq} signed by ${key}, ${pinned}`)
+        : fail('anchor.signature', v.reason ?? 'invalid'),
+    );
     return anchor.checkpoint;
   }
   const tx = decodeAnchorTx(anchor.tx_cbor_hex);
@@ -213,9 +254,11 @@ function anchoredClaim(anchor: AnchorFile, options: VerifyExportOptions, out: Ch
     !tx.metadata_bound && 'body does not commit to this metadata',
     anchor.tx_hash !== tx.tx_hash && `transaction hash is ${tx.tx_hash}, not ${anchor.tx_hash}`,
   ].filter(Boolean);
-  out.push(problems.length === 0
-    ? pass('anchor.signature', `Cardano tx ${tx.tx_hash} is well-signed (look it up on an explorer to see it on chain)`)
-    : fail('anchor.signature', problems.join('; ')));
+  out.push(
+    problems.length === 0
+      ? pass('anchor.signature', `Cardano tx ${tx.tx_hash} is well-signed (look it up on an explorer to see it on chain)`)
+      : fail('anchor.signature', problems.join('; ')),
+  );
   return tx;
 }
 
@@ -231,18 +274,24 @@ function checkEntity(ex: LoadedExport, record: RecordFacts | undefined, options:
   const first = ex.events.ok ? ex.events.value[0] : undefined;
   if (!first) return fail('entity', 'events.json names no entity');
   const ids = record?.ids ?? {};
-  const named = Object.entries(ids).map(([k, v]) => `${k} ${v}`).join(', ');
-  const rests = !ex.anchor.ok ? 'no readable anchor'
-    : ex.anchor.value.backend === 'local' ? `local checkpoint ${ex.anchor.value.checkpoint.seq} of log ${ex.anchor.value.checkpoint.log_id}`
+  const named = Object.entries(ids)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const rests = !ex.anchor.ok
+    ? 'no readable anchor'
+    : ex.anchor.value.backend === 'local'
+      ? `local checkpoint ${ex.anchor.value.checkpoint.seq} of log ${ex.anchor.value.checkpoint.log_id}`
       : `Cardano transaction ${ex.anchor.value.tx_hash}`;
   const what = `${first.entity_type} ${first.entity_id}${named ? ` (${named})` : ''}, resting on ${rests}`;
   const own = ids.fruit_id ?? ids.farm_id;
   // A farm's chain is named `<owner id>/<farm_id>` (farms are per account), or by the bare farm_id for farms bound before that.
   const sameEntity = own === first.entity_id || (ids.farm_id !== undefined && first.entity_id.endsWith(`/${ids.farm_id}`));
-  if (own !== undefined && !sameEntity) return fail('entity', `the record is about ${own}, but the chain is ${first.entity_type}/${first.entity_id}`);
+  if (own !== undefined && !sameEntity)
+    return fail('entity', `the record is about ${own}, but the chain is ${first.entity_type}/${first.entity_id}`);
   if (options.expect === undefined) return pass('entity', what);
   const candidates = [first.entity_id, ...Object.values(ids)].map((x) => x.toLowerCase());
-  return candidates.includes(options.expect.toLowerCase()) ? pass('entity', `${what}; matches the expected ${options.expect}`)
+  return candidates.includes(options.expect.toLowerCase())
+    ? pass('entity', `${what}; matches the expected ${options.expect}`)
     : fail('entity', `this bundle is about ${what}, not the expected ${options.expect}`);
 }
 

@@ -96,7 +96,9 @@ export function blobStoreConformance(factory: BlobStoreFactory): void {
     it('round-trips a 5 MB blob byte for byte, whole and streamed', async () => {
       const key = newKey();
       const big = randomBytes(5 * 1024 * 1024 + 17);
-      expect(await store.put(key, new Uint8Array(big.buffer, big.byteOffset, big.byteLength), { contentType: 'video/mp4' })).toEqual({ created: true });
+      expect(await store.put(key, new Uint8Array(big.buffer, big.byteOffset, big.byteLength), { contentType: 'video/mp4' })).toEqual({
+        created: true,
+      });
       expect((await store.stat(key))?.size).toBe(big.length);
       const got = await store.get(key);
       expect(got!.length).toBe(big.length);
@@ -109,14 +111,17 @@ export function blobStoreConformance(factory: BlobStoreFactory): void {
     // `ab..` would shard into `..` and land outside the store's folder; `..` names a directory.
     const invalid = ['', '.', '..', 'ab..', '.hidden', '../escape', 'a/b', 'with space', 'x'.repeat(201), 'nul\0byte', '..\\win'];
 
-    it.each(invalid.map((k) => [JSON.stringify(k).slice(0, 40), k]))('rejects the invalid key %s in every operation', async (_label, key) => {
-      await expect(store.put(key, Buffer.from('x'))).rejects.toThrow(/invalid blob key/);
-      await expect(store.get(key)).rejects.toThrow(/invalid blob key/);
-      await expect(store.has(key)).rejects.toThrow(/invalid blob key/);
-      await expect(store.stat(key)).rejects.toThrow(/invalid blob key/);
-      await expect(store.stream(key)).rejects.toThrow(/invalid blob key/);
-      await expect(store.delete(key)).rejects.toThrow(/invalid blob key/);
-    });
+    it.each(invalid.map((k) => [JSON.stringify(k).slice(0, 40), k]))(
+      'rejects the invalid key %s in every operation',
+      async (_label, key) => {
+        await expect(store.put(key, Buffer.from('x'))).rejects.toThrow(/invalid blob key/);
+        await expect(store.get(key)).rejects.toThrow(/invalid blob key/);
+        await expect(store.has(key)).rejects.toThrow(/invalid blob key/);
+        await expect(store.stat(key)).rejects.toThrow(/invalid blob key/);
+        await expect(store.stream(key)).rejects.toThrow(/invalid blob key/);
+        await expect(store.delete(key)).rejects.toThrow(/invalid blob key/);
+      },
+    );
 
     it('keeps keys that differ only in case apart', async () => {
       const base = newKey();

@@ -94,10 +94,7 @@ export function databaseConformance(factory: DatabaseAdapterFactory): void {
 
     it('reports affectedRows for insert, update and delete', async () => {
       const tag = uniq('aff');
-      const ins = await db.query(
-        `insert into conf_items (name) select $1 || '-' || g from generate_series(1, 3) g`,
-        [tag],
-      );
+      const ins = await db.query(`insert into conf_items (name) select $1 || '-' || g from generate_series(1, 3) g`, [tag]);
       expect(ins.affectedRows).toBe(3);
       const upd = await db.query('update conf_items set n = 1 where name like $1', [`${tag}-%`]);
       expect(upd.affectedRows).toBe(3);
@@ -164,19 +161,18 @@ export function databaseConformance(factory: DatabaseAdapterFactory): void {
       const tag = uniq('par');
       const ids = await Promise.all(
         [0, 1, 2, 3, 4].map((i) =>
-          db.transaction(async (tx) => {
-            const r = await tx.query<{ id: number }>('insert into conf_items (name) values ($1) returning id', [`${tag}-${i}`]);
-            await tx.query('update conf_items set n = $2 where id = $1', [r.rows[0]!.id, i]);
-            if (i === 2) throw new Error('only this one fails');
-            return r.rows[0]!.id;
-          }).catch(() => null),
+          db
+            .transaction(async (tx) => {
+              const r = await tx.query<{ id: number }>('insert into conf_items (name) values ($1) returning id', [`${tag}-${i}`]);
+              await tx.query('update conf_items set n = $2 where id = $1', [r.rows[0]!.id, i]);
+              if (i === 2) throw new Error('only this one fails');
+              return r.rows[0]!.id;
+            })
+            .catch(() => null),
         ),
       );
       expect(ids.filter((x) => x === null)).toHaveLength(1);
-      const r = await db.query<{ name: string; n: number }>(
-        'select name, n from conf_items where name like $1 order by n',
-        [`${tag}-%`],
-      );
+      const r = await db.query<{ name: string; n: number }>('select name, n from conf_items where name like $1 order by n', [`${tag}-%`]);
       expect(r.rows).toEqual([0, 1, 3, 4].map((i) => ({ name: `${tag}-${i}`, n: i })));
     });
   });
@@ -186,10 +182,7 @@ export function databaseConformance(factory: DatabaseAdapterFactory): void {
       const doc = { a: [1, 2.5, { b: 'cây xoài 🥭' }], t: true, f: false, z: null, e: {}, s: 'quote " and \\' };
       const name = uniq('json');
       await db.query('insert into conf_items (name, doc) values ($1, $2)', [name, doc]);
-      const r = await db.query<{ doc: unknown; b: string }>(
-        `select doc, doc->'a'->2->>'b' as b from conf_items where name = $1`,
-        [name],
-      );
+      const r = await db.query<{ doc: unknown; b: string }>(`select doc, doc->'a'->2->>'b' as b from conf_items where name = $1`, [name]);
       expect(r.rows[0]).toEqual({ doc, b: 'cây xoài 🥭' });
       // A top-level array or string must go in as JSON text (the port's documented portable form).
       const arr = await db.query<{ j: unknown }>('select $1::jsonb as j', [JSON.stringify([1, 'two', { three: 3 }])]);
@@ -234,10 +227,11 @@ export function databaseConformance(factory: DatabaseAdapterFactory): void {
     it('round-trips bytea as a Buffer, from a Buffer or a Float32Array view', async () => {
       const vec = new Float32Array([0.25, -1.5, 3e-7, 42]);
       const bytes = Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength);
-      const r = await db.query<{ b: Buffer; e: Buffer; v: Buffer }>(
-        'select $1::bytea as b, $2::bytea as e, $3::bytea as v',
-        [bytes, Buffer.alloc(0), new Uint8Array(vec.buffer)],
-      );
+      const r = await db.query<{ b: Buffer; e: Buffer; v: Buffer }>('select $1::bytea as b, $2::bytea as e, $3::bytea as v', [
+        bytes,
+        Buffer.alloc(0),
+        new Uint8Array(vec.buffer),
+      ]);
       const row = r.rows[0]!;
       expect(Buffer.isBuffer(row.b)).toBe(true);
       expect(row.b.equals(bytes)).toBe(true);
@@ -286,7 +280,10 @@ export function databaseConformance(factory: DatabaseAdapterFactory): void {
         await writeFile(path.join(dir, `${t1}_1.sql`), `create table ${t1} (id int primary key);\ninsert into ${t1} values (1);\n`);
         await writeFile(path.join(dir, `${t1}_2.sql`), `create table ${t2} (id int);\nselect 1 / 0;\n`);
         await expect(migrate(db, dir)).rejects.toThrow();
-        const gone = await db.query<{ a: string | null; b: string | null }>('select to_regclass($1)::text as a, to_regclass($2)::text as b', [t1, t2]);
+        const gone = await db.query<{ a: string | null; b: string | null }>(
+          'select to_regclass($1)::text as a, to_regclass($2)::text as b',
+          [t1, t2],
+        );
         expect(gone.rows[0]).toEqual({ a: null, b: null });
         expect((await db.query('select 1 from schema_migrations where name like $1', [`${t1}%`])).rows).toHaveLength(0);
         await writeFile(path.join(dir, `${t1}_2.sql`), `create table ${t2} (id int);\n`);

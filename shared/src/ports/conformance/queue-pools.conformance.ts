@@ -8,7 +8,10 @@ const A = '6f1c2b8e-3d4a-4c5b-9e6f-7a8b9c0d1e2f';
 const B = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 let seq = 0;
 const identify = (owner: string) => ({
-  owner_id: owner, query_id: crypto.randomUUID(), kind: 'tree' as const, images: [`bafkreiq${(++seq).toString().padStart(14, '0')}`],
+  owner_id: owner,
+  query_id: crypto.randomUUID(),
+  kind: 'tree' as const,
+  images: [`bafkreiq${(++seq).toString().padStart(14, '0')}`],
 });
 
 type Open = (o?: QueueOpenOptions) => Promise<JobQueue>;
@@ -97,7 +100,7 @@ export function queuePoolsConformance(ctx: () => { open: Open }): void {
   });
 
   describe('fairness and quotas', () => {
-    it('caps one account\'s jobs in flight, so another account\'s job runs past its backlog', async () => {
+    it("caps one account's jobs in flight, so another account's job runs past its backlog", async () => {
       const q = await open({ concurrency: 3, fairness: { inflightCap: 1 } });
       const gate = deferred();
       const running = new Map<string, number>();
@@ -126,7 +129,7 @@ export function queuePoolsConformance(ctx: () => { open: Open }): void {
       expect(done.filter((o) => o === A)).toHaveLength(4);
     });
 
-    it('refuses with 429 and Retry-After past an account\'s queued quota, storing nothing; other accounts are unaffected', async () => {
+    it("refuses with 429 and Retry-After past an account's queued quota, storing nothing; other accounts are unaffected", async () => {
       const q = await open({ fairness: { queuedQuota: 2 } });
       const first = [await q.enqueue('identify', identify(A)), await q.enqueue('reindex', { owner_id: A, model_version: 'v-q' })];
       const refused = q.enqueue('identify', identify(A), { jobId: `quota-${Date.now()}` });
@@ -147,7 +150,13 @@ export function queuePoolsConformance(ctx: () => { open: Open }): void {
     it('counts every row of one batch as one unit of quota: a batch larger than the quota goes in, and its owner can still identify', async () => {
       const q = await open({ fairness: { queuedQuota: 2 } });
       const batch = crypto.randomUUID();
-      const row = (index: number) => ({ owner_id: A, batch_id: batch, index, cid: `bafkreib${String(index).padStart(14, '0')}`, filters: {} });
+      const row = (index: number) => ({
+        owner_id: A,
+        batch_id: batch,
+        index,
+        cid: `bafkreib${String(index).padStart(14, '0')}`,
+        filters: {},
+      });
       const rows: string[] = [];
       for (let i = 0; i < 5; i++) rows.push(await q.enqueue('fruit_batch_item', row(i), { jobId: `fb-${batch}-${i}` }));
       // The batch holds one unit; the owner's identify takes the second; a third unit is refused.
@@ -164,7 +173,7 @@ export function queuePoolsConformance(ctx: () => { open: Open }): void {
   });
 
   describe('steering', () => {
-    it('pause holds a queue\'s jobs (others keep running); resume lets them run', async () => {
+    it("pause holds a queue's jobs (others keep running); resume lets them run", async () => {
       const q = await open();
       await q.startWorker(identifyHandlers(new Map(), []));
       await q.admin.pause('identify');
@@ -181,10 +190,12 @@ export function queuePoolsConformance(ctx: () => { open: Open }): void {
     it('retries failed jobs on demand, and removes them', async () => {
       const q = await open({ attempts: 1 });
       let healthy = false;
-      await q.startWorker(handlers(async () => {
-        if (!healthy) throw new Error('dependency down');
-        return { fixed: true };
-      }));
+      await q.startWorker(
+        handlers(async () => {
+          if (!healthy) throw new Error('dependency down');
+          return { fixed: true };
+        }),
+      );
       const ids = [await q.enqueue('reindex', { model_version: 'v-f1' }), await q.enqueue('reindex', { model_version: 'v-f2' })];
       for (const id of ids) expect((await q.waitFor(id, 15_000))?.state).toBe('failed');
       expect((await statsOf(q, 'reindex')).failed).toBe(2);
@@ -199,7 +210,7 @@ export function queuePoolsConformance(ctx: () => { open: Open }): void {
       expect((await statsOf(q, 'reindex')).failed).toBe(0);
     });
 
-    it('changes a running pool\'s concurrency (from the next job boundary at the latest)', async () => {
+    it("changes a running pool's concurrency (from the next job boundary at the latest)", async () => {
       const q = await open({ concurrency: 1 });
       const first = deferred();
       const rest = deferred();

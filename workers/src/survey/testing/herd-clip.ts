@@ -31,7 +31,10 @@ export interface ClipOptions {
 /** One animal cut from its scene (ears to hooves, with the scene's own sky and grass around it). */
 async function sprite(coat: number): Promise<Buffer> {
   const png = await animalScene({ coat, format: 'png' });
-  return sharp(png).extract({ left: ANIMAL_BOUNDS.x, top: ANIMAL_BOUNDS.y, width: ANIMAL_BOUNDS.w, height: ANIMAL_BOUNDS.h }).png().toBuffer();
+  return sharp(png)
+    .extract({ left: ANIMAL_BOUNDS.x, top: ANIMAL_BOUNDS.y, width: ANIMAL_BOUNDS.w, height: ANIMAL_BOUNDS.h })
+    .png()
+    .toBuffer();
 }
 
 /** Renders the world frames and encodes them as H.264 MP4; returns the bytes. */
@@ -55,9 +58,17 @@ export async function herdClip(o: ClipOptions): Promise<Buffer> {
       .map((a) => ({ input: sprites.get(a.coat)!, left: Math.round(a.x(f)), top: ANIMAL_BOUNDS.y }))
       .filter((l) => l.left > -ANIMAL_BOUNDS.w && l.left < tiles * SCENE_WIDTH);
     // Sprites partly off the field are clipped by sharp only when inside; keep them inside the world.
-    const world = await sharp(field).composite(layers.map((l) => ({ ...l, left: Math.max(0, Math.min(tiles * SCENE_WIDTH - ANIMAL_BOUNDS.w, l.left)) }))).png().toBuffer();
+    const world = await sharp(field)
+      .composite(layers.map((l) => ({ ...l, left: Math.max(0, Math.min(tiles * SCENE_WIDTH - ANIMAL_BOUNDS.w, l.left)) })))
+      .png()
+      .toBuffer();
     const left = Math.max(0, Math.min(tiles * SCENE_WIDTH - view.width, Math.round(view.x(f))));
-    const rgb = await sharp(world).extract({ left, top: 0, width: view.width, height: SCENE_HEIGHT }).resize(out.width, out.height, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+    const rgb = await sharp(world)
+      .extract({ left, top: 0, width: view.width, height: SCENE_HEIGHT })
+      .resize(out.width, out.height, { fit: 'fill' })
+      .removeAlpha()
+      .raw()
+      .toBuffer();
     await enc.write(rgb);
   }
   return enc.finish();

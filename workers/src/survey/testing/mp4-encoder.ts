@@ -5,9 +5,43 @@ import { spawn } from 'node:child_process';
  * survey clips (tests and `bench:survey`). `write` waits for ffmpeg to drain, so a long clip never
  * piles up frames in memory; `finish` resolves with the file, or rejects with ffmpeg's own words.
  */
-export function mp4Encoder(width: number, height: number, fps: number, crf: number): { write: (rgb: Buffer) => Promise<void>; finish: () => Promise<Buffer> } {
-  const ff = spawn('ffmpeg', ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', String(crf), '-pix_fmt', 'yuv420p', '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov', 'pipe:1'], { stdio: ['pipe', 'pipe', 'pipe'] });
+export function mp4Encoder(
+  width: number,
+  height: number,
+  fps: number,
+  crf: number,
+): { write: (rgb: Buffer) => Promise<void>; finish: () => Promise<Buffer> } {
+  const ff = spawn(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-s',
+      `${width}x${height}`,
+      '-r',
+      String(fps),
+      '-i',
+      'pipe:0',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-crf',
+      String(crf),
+      '-pix_fmt',
+      'yuv420p',
+      '-f',
+      'mp4',
+      '-movflags',
+      'frag_keyframe+empty_moov',
+      'pipe:1',
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   const chunks: Buffer[] = [];
   let stderr = '';
   ff.stdout.on('data', (d: Buffer) => chunks.push(d));

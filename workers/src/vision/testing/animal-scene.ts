@@ -43,12 +43,17 @@ async function coatUri(seed: number): Promise<string> {
     rgb[i + 1] = Math.min(255, 90 * v);
     rgb[i + 2] = Math.min(255, 43 * v);
   }
-  const png = await sharp(rgb, { raw: { width: size, height: size, channels: 3 } }).png().toBuffer();
+  const png = await sharp(rgb, { raw: { width: size, height: size, channels: 3 } })
+    .png()
+    .toBuffer();
   return `data:image/png;base64,${png.toString('base64')}`;
 }
 
 function svg(coat: string | null, dx: number): string {
-  const animal = coat === null ? '' : `<g transform="translate(${dx},0)">
+  const animal =
+    coat === null
+      ? ''
+      : `<g transform="translate(${dx},0)">
   ${leg(170, 260, 6)}${leg(215, 265, -6)}${leg(420, 260, 5)}${leg(455, 262, -5)}
   <path d="${TORSO}" fill="url(#body)"/>
   <g clip-path="url(#torso)"><image href="${coat}" x="140" y="130" width="350" height="180" preserveAspectRatio="none" opacity="0.85"/></g>
@@ -71,7 +76,10 @@ function svg(coat: string | null, dx: number): string {
 /** Renders one scene; the same options always give the same bytes. */
 export async function animalScene(opts: SceneOptions): Promise<Buffer> {
   const coat = opts.empty ? null : await coatUri(opts.coat);
-  const base = await sharp(Buffer.from(svg(coat, opts.dx ?? 0))).removeAlpha().raw().toBuffer();
+  const base = await sharp(Buffer.from(svg(coat, opts.dx ?? 0)))
+    .removeAlpha()
+    .raw()
+    .toBuffer();
   // Sensor grain, seeded per shot: two shots of one animal differ a little, as photos do.
   const r = mulberry32(0x5eed + (opts.shot ?? 0) * 7919 + opts.coat);
   // Light changes between shots too (0.86-1.14 gain), as it does between real photos taken from

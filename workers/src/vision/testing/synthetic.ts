@@ -87,7 +87,12 @@ export interface ViewOptions {
 /** A JPEG of one view (crop, rotation, brightness change) of a seeded texture. */
 export async function barkView(seed: number, view: ViewOptions, full = 480): Promise<Buffer> {
   const px = barkPixels(seed, full);
-  let img = sharp(px, { raw: { width: full, height: full, channels: 3 } }).extract({ left: view.left, top: view.top, width: view.size, height: view.size });
+  let img = sharp(px, { raw: { width: full, height: full, channels: 3 } }).extract({
+    left: view.left,
+    top: view.top,
+    width: view.size,
+    height: view.size,
+  });
   const cropped = await img.png().toBuffer();
   img = sharp(cropped);
   if (view.rotate) img = img.rotate(view.rotate, { background: { r: 90, g: 70, b: 50 } });
