@@ -1,4 +1,4 @@
-// `npm test`: the typecheck beside the web build and the first tier, then the vitest projects
+// `npm test`: the typecheck, lint, format and doc-link checks beside the web build and the first tier, then the vitest projects
 // (vitest.config.ts) one after another, fastest first, stopping at the first that fails. Ends
 // with the ten slowest files and one plain line, "N passed, N failed, N skipped", summed over the
 // tiers that ran, which CI reads. Arguments go to every vitest run (e.g. a file filter).
@@ -31,7 +31,13 @@ let status = 0;
 
 try {
   const t0 = Date.now();
-  const typecheck = run(npx, ['tsc', '-p', 'tsconfig.json'], true).then((r) => ({ ...r, ms: Date.now() - t0 }));
+  // The static checks run beside the build and the first tier; any failure stops the run there.
+  const checks = [
+    ['tsc', [npx, ['tsc', '-p', 'tsconfig.json']]],
+    ['lint', [npx, ['eslint', '--max-warnings', '0', '.']]],
+    ['format', [npx, ['prettier', '--check', '.']]],
+    ['links', ['node', ['scripts/check-doc-links.mjs']]],
+  ].map(([name, [cmd, argv]]) => ({ name, done: run(cmd, argv, true).then((r) => ({ ...r, ms: Date.now() - t0 })) }));
   const build = await run('node', ['web/build.mjs']);
   if (build.code !== 0) throw new Error('the web build failed');
 
@@ -64,14 +70,18 @@ try {
       `${tier.padEnd(8)} ${seconds(ms).padStart(9)}   ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
     );
     if (tier === TIERS[0]) {
-      // The typecheck ran beside the build and this tier; a type error stops the run here.
-      const tc = await typecheck;
-      lines.push(`${'tsc'.padEnd(8)} ${seconds(tc.ms).padStart(9)}   (beside the above)`);
-      if (tc.code !== 0) {
-        process.stdout.write(tc.out);
-        totals.failed += 1;
-        throw new Error('the typecheck failed');
+      // The typecheck, lint, format and doc-link checks ran beside the build and this tier.
+      const failed = [];
+      for (const c of checks) {
+        const r = await c.done;
+        lines.push(`${c.name.padEnd(8)} ${seconds(r.ms).padStart(9)}   ${r.code === 0 ? 'ok' : 'FAILED'} (beside the above)`);
+        if (r.code !== 0) {
+          process.stdout.write(`\n── ${c.name} ──\n${r.out}`);
+          totals.failed += 1;
+          failed.push(c.name);
+        }
       }
+      if (failed.length) throw new Error(`the static checks failed (${failed.join(', ')}); the tiers after ${tier} did not run`);
     }
     if (r.code !== 0) {
       if (counts.failed === 0) totals.failed += 1;
