@@ -1,10 +1,10 @@
-import { PassThrough } from 'node:stream';
 import { z } from 'zod';
 import { TreeRef, withTreeId } from './tree-ref.js';
 import { LIMITS } from '../../../shared/src/domain/limits.js';
 import type { Services } from '../services/index.js';
 import { CSV_HEADER, CSV_VIEW_SEPARATOR } from '../services/fruit-batch.service.js';
-import { defineRoute, raw, reply, Reply, type RouteDef } from '../http/route.js';
+import { defineRoute, raw, reply, type RouteDef } from '../http/route.js';
+import { eventStream, sseFrame } from '../http/event-stream.js';
 import { Ok, errorResponse } from './schemas.js';
 
 const BatchParam = z.object({ batch_id: z.string().uuid() });
@@ -57,7 +57,6 @@ const BatchOut = Ok.extend({
 const notYours = { 401: errorResponse('not signed in'), 404: errorResponse("no such batch, or another account's (the same answer)") };
 
 /** One SSE frame. */
-const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** Batch identification for packing houses: one request, one job and one row per fruit (one or several views), progress by polling or SSE, rows as JSON or CSV. */
 export function fruitBatchRoutes(s: Services): RouteDef[] {
@@ -183,37 +182,13 @@ export function fruitBatchRoutes(s: Services): RouteDef[] {
         await fb.owned(caller!, params.batch_id);
         // Checked after ownership, so another account's batch stays the plain 404.
         const release = s.streamSlots.acquire(caller!.account_id, params.batch_id);
-        const out = new PassThrough();
-        const stop = new AbortController();
-        out.on('error', () => stop.abort());
-        // Whichever comes first frees the slot: the client hanging up or the stream ending.
-        ctx.res.on('close', () => {
-          release();
-          stop.abort();
-        });
-        ctx.req.socket.setTimeout(0);
-        // A comment line now and then keeps proxies from closing a stream that waits on slow photos.
-        const ping = setInterval(() => out.write(': ping\n\n'), 15_000);
-        ping.unref();
-        void (async () => {
-          for await (const p of fb.progress(params.batch_id, stop.signal)) {
+        return eventStream(ctx, release, async function* (signal) {
+          for await (const p of fb.progress(params.batch_id, signal)) {
             const last = { done: p.done, failed: p.failed, total: p.total };
-            out.write(frame('progress', last));
-            if (p.status === 'done') out.write(frame('done', last));
+            yield sseFrame('progress', last);
+            if (p.status === 'done') yield sseFrame('done', last);
           }
-        })()
-          .catch(() => undefined)
-          .finally(() => {
-            clearInterval(ping);
-            release();
-            out.end();
-          });
-        return new Reply(
-          200,
-          out,
-          { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store', 'X-Accel-Buffering': 'no' },
-          true,
-        );
+        });
       },
     }),
     defineRoute({

@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
-import { defineRoute, reply, Reply, type RouteDef } from '../http/route.js';
+import { defineRoute, reply, type RouteDef } from '../http/route.js';
+import { eventStream, sseFrame } from '../http/event-stream.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { videoErrors } from './recognition.schemas.js';
 import { Ok, errorResponse } from './schemas.js';
@@ -71,7 +71,6 @@ const SurveyOut = Ok.extend({
   links: Links,
 });
 const notYours = { 401: errorResponse('not signed in'), 404: errorResponse("no such survey, or another account's (the same answer)") };
-const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** Video surveys: count and identify a herd from a drone pass, or count the fruit on a tree from a phone walk. */
 export function surveyRoutes(s: Services): RouteDef[] {
@@ -224,35 +223,12 @@ export function surveyRoutes(s: Services): RouteDef[] {
         await s.survey.owned(caller!, params.survey_id);
         // Checked after ownership, so another account's survey stays the plain 404.
         const release = s.streamSlots.acquire(caller!.account_id, params.survey_id, 'survey');
-        const out = new PassThrough();
-        const stop = new AbortController();
-        out.on('error', () => stop.abort());
-        // Whichever comes first frees the slot: the client hanging up or the stream ending.
-        ctx.res.on('close', () => {
-          release();
-          stop.abort();
-        });
-        ctx.req.socket.setTimeout(0);
-        const ping = setInterval(() => out.write(': ping\n\n'), 15_000);
-        ping.unref();
-        void (async () => {
-          for await (const p of s.survey.progress(params.survey_id, stop.signal)) {
-            out.write(frame('progress', p));
-            if (p.status !== 'running') out.write(frame(p.status, p));
+        return eventStream(ctx, release, async function* (signal) {
+          for await (const p of s.survey.progress(params.survey_id, signal)) {
+            yield sseFrame('progress', p);
+            if (p.status !== 'running') yield sseFrame(p.status, p);
           }
-        })()
-          .catch(() => undefined)
-          .finally(() => {
-            clearInterval(ping);
-            release();
-            out.end();
-          });
-        return new Reply(
-          200,
-          out,
-          { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store', 'X-Accel-Buffering': 'no' },
-          true,
-        );
+        });
       },
     }),
   ];
