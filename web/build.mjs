@@ -2,7 +2,8 @@
 // project's own TypeScript, then copy the HTML and CSS beside them. No bundler, no download:
 // browsers load the modules as they are, from this origin only.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,4 +23,17 @@ for (const size of [192, 512])
     .resize(size, size)
     .png()
     .toFile(path.join(dist, `icon-${size}.png`));
+// The service worker caches every file of this build at install, under a name that changes with
+// their bytes (web/src/sw.ts): an app opened offline finds all its modules, and a new build
+// replaces the old cache instead of mixing with it.
+const shell = readdirSync(dist)
+  .filter((f) => f !== 'sw.js' && !f.endsWith('.html') && !f.endsWith('.map'))
+  .sort();
+const hash = createHash('sha256');
+for (const f of shell) hash.update(f).update(readFileSync(path.join(dist, f)));
+const swFile = path.join(dist, 'sw.js');
+const sw = readFileSync(swFile, 'utf8');
+const build = JSON.stringify(JSON.stringify({ version: hash.digest('hex').slice(0, 16), files: shell }));
+if (!sw.includes("'__MARKLESS_BUILD__'")) throw new Error('web/src/sw.ts lost its build placeholder');
+writeFileSync(swFile, sw.replace("'__MARKLESS_BUILD__'", build));
 console.log(`web app built into ${path.relative(process.cwd(), dist) || dist}`);

@@ -4,6 +4,14 @@ export const FIELD_TEXT = {
     'Không có mạng: ảnh đã được giữ lại và sẽ tự gửi khi có mạng.',
     'No network: the photos are kept and will be sent when the network returns.',
   ],
+  offline_mode: [
+    'Không có mạng: ứng dụng chạy ngoại tuyến. Ảnh chụp được giữ lại và gửi đi khi có mạng trở lại.',
+    'No signal: the app is working offline. Photos you take are kept and sent when the network is back.',
+  ],
+  offline_no_account: [
+    'Không có mạng: cần có mạng để đăng nhập lần đầu trên máy này. Ứng dụng sẽ tiếp tục khi có mạng trở lại.',
+    'No signal: signing in for the first time on this device needs the network. The app carries on when the network is back.',
+  ],
   offline_waiting: ['{n} yêu cầu đang chờ mạng', '{n} request(s) waiting for the network'],
   offline_sent: ['Đã gửi {n} yêu cầu chờ.', 'Sent {n} waiting request(s).'],
   species_pick: ['Chọn loài', 'Choose a species'],

@@ -22,6 +22,31 @@ import { forgetAccount, learnFarms } from './pickers.js';
 const root = document.getElementById('app')!;
 let username: string | null = null;
 
+/**
+ * Offline (issue 39): who is signed in on this device and the screen they were on, kept so the app
+ * reopens without signal where they left it instead of on the sign-in form. Only the name and the
+ * route: the session itself stays in its HttpOnly cookie, and the server still decides every call.
+ */
+const ACCOUNT_KEY = 'markless.account';
+const ROUTE_KEY = 'markless.route';
+const remembered = (k: string): string | null => {
+  try {
+    return localStorage.getItem(k);
+  } catch {
+    return null;
+  }
+};
+function remember(k: string, v: string | null): void {
+  try {
+    if (v) localStorage.setItem(k, v);
+    else localStorage.removeItem(k);
+  } catch {
+    // Storage refused (private mode, full): the app still works online.
+  }
+}
+/** True while the app runs on the remembered account because the server could not be reached. */
+let offline = false;
+
 const TABS: Array<[string, TextKey]> = [
   ['identify', 'nav_identify'],
   ['enrol', 'nav_enrol'],
@@ -68,6 +93,7 @@ onRateWait((s) => {
 });
 onUnauthorized(() => {
   username = null;
+  remember(ACCOUNT_KEY, null);
   void render();
 });
 
@@ -123,6 +149,8 @@ function header(): HTMLElement {
 async function signOut() {
   await call('POST', '/api/logout');
   forgetAccount();
+  remember(ACCOUNT_KEY, null);
+  remember(ROUTE_KEY, null);
   username = null;
   location.hash = '#/identify';
   void render();
@@ -144,8 +172,10 @@ async function render() {
   if (!username) {
     return mount(
       main,
+      offline ? h('div', { class: 'offline-mode' }, notice('warn', t('offline_no_account'))) : null,
       authView((u) => {
         username = u;
+        remember(ACCOUNT_KEY, u);
         // The account's farms, so a new device starts on the latest one.
         void call('GET', '/api/me')
           .then((r) => r.ok && learnFarms(r.json.farms ?? []))
@@ -153,11 +183,49 @@ async function render() {
       }),
     );
   }
-  void reviewCount()
-    .then(showReviewCount)
-    .catch(() => undefined);
-  mount(main, await viewFor(route));
+  remember(ROUTE_KEY, route);
+  if (!offline)
+    void reviewCount()
+      .then(showReviewCount)
+      .catch(() => undefined);
+  mount(main, offline ? h('div', { class: 'offline-mode' }, notice('warn', t('offline_mode'))) : null, await viewFor(route));
 }
+
+/**
+ * Who is signed in, from the server. Without signal (status 0) the account last signed in on this
+ * device carries on, on the screen it was on when the app is opened without one; every other
+ * answer is the server's word (a 401 is the sign-in form). Answers whether the server answered.
+ */
+async function whoAmI(): Promise<boolean> {
+  const r = await call('GET', '/api/me');
+  if (r.status === 0) {
+    offline = true;
+    username = remembered(ACCOUNT_KEY);
+    const last = remembered(ROUTE_KEY);
+    if (username && last && !location.hash.replace(/^#\/?/, '')) history.replaceState(null, '', `#/${last}`);
+    return false;
+  }
+  offline = false;
+  username = r.ok ? (r.json.account?.username ?? r.json.username ?? null) : null;
+  remember(ACCOUNT_KEY, username);
+  if (r.ok) learnFarms(r.json.farms ?? []);
+  return true;
+}
+
+/** Back online: ask the server again and carry on where the person is (the same route, now with its data). */
+let reconnecting = false;
+async function reconnect(): Promise<void> {
+  if (!offline || reconnecting) return;
+  reconnecting = true;
+  try {
+    if (await whoAmI()) await render();
+  } finally {
+    reconnecting = false;
+  }
+}
+// The browser's `online` event, and a look every 10 s in case it never comes (a captive network, an emulator).
+window.addEventListener('online', () => void reconnect());
+setInterval(() => void reconnect(), 10_000);
 
 window.addEventListener('hashchange', () => void render());
 
@@ -189,8 +257,4 @@ void count()
 if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined);
 setLang(currentLang());
 // The session lives in an HttpOnly cookie: ask the server who we are instead of holding a token.
-void call('GET', '/api/me').then((r) => {
-  username = r.ok ? (r.json.account?.username ?? r.json.username ?? null) : null;
-  if (r.ok) learnFarms(r.json.farms ?? []);
-  void render();
-});
+void whoAmI().then(() => render());

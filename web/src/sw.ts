@@ -12,8 +12,14 @@ const sw = self as unknown as {
   location: Location;
   addEventListener(t: string, f: (e: Ev) => void): void;
 };
-const CACHE = 'markless-shell-v1';
-const SHELL = ['/', '/app/main.js', '/app/base.css', '/app/app.css', '/app/icon.svg', '/manifest.webmanifest'];
+/**
+ * Every file of the built app and a version that changes with their bytes, written in by
+ * web/build.mjs. All of them are cached at install: with only `main.js` kept, a first reload
+ * without signal hung on "Đang tải…" at its first import (issue 39).
+ */
+const BUILD = JSON.parse('__MARKLESS_BUILD__') as { version: string; files: string[] };
+const CACHE = `markless-shell-${BUILD.version}`;
+const SHELL = ['/', '/manifest.webmanifest', ...BUILD.files.map((f) => `/app/${f}`)];
 
 sw.addEventListener('install', (e) => {
   e.waitUntil(
@@ -32,9 +38,10 @@ sw.addEventListener('activate', (e) => {
   );
 });
 
+/** The paths the app's page is served at (api/src/routes/web-app.route.ts): offline, each opens the cached page. */
+const PAGES = ['/', '/TreeIdentity', '/TreeIdentity/', '/identify', '/Identify'];
 const isShell = (url: URL) =>
-  url.origin === sw.location.origin &&
-  (url.pathname.startsWith('/app/') || SHELL.includes(url.pathname) || url.pathname === '/TreeIdentity');
+  url.origin === sw.location.origin && (url.pathname.startsWith('/app/') || SHELL.includes(url.pathname) || PAGES.includes(url.pathname));
 
 /** Network first (a new build is picked up at once), the cached copy when the network fails. */
 sw.addEventListener('fetch', (e) => {
@@ -49,6 +56,13 @@ sw.addEventListener('fetch', (e) => {
         }
         return res;
       })
-      .catch(async () => (await caches.match(e.request)) ?? (await caches.match('/')) ?? Response.error()),
+      .catch(
+        async () =>
+          // ignoreVary: the server answers `Vary: Origin`, and a module's request carries headers the install's did not.
+          (await caches.match(e.request, { ignoreSearch: true, ignoreVary: true })) ??
+          // A page opened at any of its paths is the one page; a missing module stays an error, never the page.
+          (e.request.mode === 'navigate' ? await caches.match('/', { ignoreVary: true }) : undefined) ??
+          Response.error(),
+      ),
   );
 });
