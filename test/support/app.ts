@@ -72,12 +72,25 @@ export async function modeEnv(
 }
 
 /**
+ * Which recognition engine a test app runs: `real` (the default: the ONNX models, keypoints and
+ * verification) or `deterministic` (workers/src/vision/testing/deterministic-engine.ts: a hash of
+ * the pixels as the embedding, no keypoints), for stories whose assertions do not depend on
+ * recognition. Every recognition, enrolment, video, survey, learning and batch story keeps `real`.
+ */
+export type TestEngine = 'real' | 'deterministic';
+
+/** The environment that selects `engine` (MARKLESS_TEST_ENGINE; the configuration refuses it outside vitest). */
+export function engineEnv(engine: TestEngine = 'real'): Record<string, string> {
+  return engine === 'deterministic' ? { MARKLESS_TEST_ENGINE: 'deterministic' } : {};
+}
+
+/**
  * Start the real service on a free port. Embedded: PGlite and files in a temp folder, jobs in
  * process. Distributed: a fresh database on the machine's PostgreSQL, BullMQ on its Redis, an
  * s3rver bucket, and a worker with its own connections.
  */
 export async function startTestApp(
-  opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean; dataDir?: string } = {},
+  opts: { mode?: Mode; env?: Record<string, string>; worker?: boolean; dataDir?: string; engine?: TestEngine } = {},
 ): Promise<TestApp> {
   const mode = opts.mode ?? 'embedded';
   // A caller-given data folder outlives this app (restart tests); one we make is removed at stop.
@@ -88,7 +101,7 @@ export async function startTestApp(
   const { env, release } = await modeEnv(
     mode,
     { MODE: mode, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', COMMIT: 'test', LEARN_AFTER_NEW: '0' },
-    opts.env,
+    { ...engineEnv(opts.engine), ...opts.env },
   );
   const app = await start(env);
   let worker: Container | undefined;

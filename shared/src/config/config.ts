@@ -149,6 +149,12 @@ const EnvSchema = z.object({
   AUTO_NEAR_KM: z.coerce.number().min(0.1).max(1000).default(5),
   /** Care: OCR of packaging photos, `tesseract` (Debian's tesseract-ocr CLI) or `none` (reason ocr_unavailable). */
   OCR_ENGINE: z.enum(['tesseract', 'none']).default('tesseract'),
+  /**
+   * The test suite only: `deterministic` describes photos with a hash-derived embedding and no
+   * keypoints (workers/src/vision/testing/deterministic-engine.ts) for stories that are not about
+   * recognition. Refused outside vitest, so no deployment can run it.
+   */
+  MARKLESS_TEST_ENGINE: z.enum(['deterministic']).optional(),
   TESSERACT_BIN: z.string().default('tesseract'),
   TESSERACT_LANGS: z
     .string()
@@ -263,6 +269,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!e.CARDANO_API_URL) problems.push('CARDANO_API_URL: required when ANCHOR_BACKEND=cardano');
     if (!e.CARDANO_SIGNING_KEY) problems.push('CARDANO_SIGNING_KEY: required when ANCHOR_BACKEND=cardano');
   }
+  if (e.MARKLESS_TEST_ENGINE && !process.env.VITEST)
+    problems.push('MARKLESS_TEST_ENGINE: only the test suite (vitest) may choose a test engine');
   const badQueues = e.WORKER_QUEUES.filter((q) => !isQueueName(q));
   if (badQueues.length) problems.push(`WORKER_QUEUES: unknown queue(s) ${badQueues.join(', ')} (queues: ${QUEUES.join(', ')})`);
   let queueConcurrency = {} as Record<QueueName, number>;

@@ -1,6 +1,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src/domain/jobs.js';
 import { RecognitionEngine } from '../vision/engine.js';
+import { testEngine } from '../vision/choose-engine.js';
 import { createPools } from '../recognition/pool.js';
 import { loadCalibrations } from '../recognition/calibration.js';
 import { createShadow, servingDir, servingEngine } from '../recognition/model-lifecycle.js';
@@ -37,8 +38,10 @@ export const engineOnce = () => (shared ??= RecognitionEngine.create());
  */
 export async function createHandlers(container: Container): Promise<JobHandlers> {
   const c = timedContainer(container);
+  // The test suite's deterministic engine when configured (choose-engine.ts); it describes in process.
+  const test = await testEngine(c.config);
   // A model promoted through the registry (npm run models -- promote) serves from the next start.
-  const base = (await servingEngine(c)) ?? (await engineOnce());
+  const base = test ?? (await servingEngine(c)) ?? (await engineOnce());
   const pool = createEnginePool({
     size: c.config.ENGINE_POOL_SIZE,
     batchSize: c.config.ENGINE_BATCH_SIZE,
@@ -47,7 +50,7 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
     observer: poolObserver(c.metrics, () => pool),
   });
   container.onClose(() => pool.close());
-  const engine = pooledEngine(base, pool, c.metrics);
+  const engine = test ?? pooledEngine(base, pool, c.metrics);
   // Calibrations re-fitted from labels (npm run calibrate -- --apply) take effect at start.
   for (const [kind, params] of Object.entries(await loadCalibrations(c.db))) engine.setCalibration(kind as Kind, params);
   // What this process loaded, for /api/health and /metrics (the API never loads the model itself).
@@ -105,7 +108,7 @@ function laned(handlers: JobHandlers): JobHandlers {
  * enqueue one `reindex` job (its fixed id deduplicates across processes) to re-embed them.
  */
 export async function scheduleReindexIfNeeded(c: Container): Promise<string | null> {
-  const engine = await engineOnce();
+  const engine = (await testEngine(c.config)) ?? (await engineOnce());
   const r = await c.db.query(
     `select 1 from images i where not exists
        (select 1 from descriptors d where d.image_id = i.id and d.model = $1 and d.model_version = $2) limit 1`,
