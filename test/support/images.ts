@@ -13,14 +13,24 @@ export async function textureImage(seed: number, size = 512): Promise<Buffer> {
   const px = Buffer.alloc(size * size * 3);
   const base = [90 + r() * 60, 60 + r() * 40, 30 + r() * 30];
   const blobs = Array.from({ length: 140 }, () => ({ x: r() * size, y: r() * size, rad: 4 + r() * 28, v: (r() - 0.5) * 140 }));
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) {
-      let v = 0;
-      for (const b of blobs) {
+  // Each blob adds to the pixels within its radius, in blob order: the same sums, in the same
+  // order, as visiting every blob from every pixel, at a fraction of the cost.
+  const acc = new Float64Array(size * size);
+  for (const b of blobs) {
+    const r2 = b.rad * b.rad;
+    for (let y = Math.max(0, Math.floor(b.y - b.rad)); y <= Math.min(size - 1, Math.ceil(b.y + b.rad)); y++) {
+      for (let x = Math.max(0, Math.floor(b.x - b.rad)); x <= Math.min(size - 1, Math.ceil(b.x + b.rad)); x++) {
         const d2 = (x - b.x) ** 2 + (y - b.y) ** 2;
-        if (d2 < b.rad * b.rad) v += b.v * (1 - d2 / (b.rad * b.rad));
+        if (d2 < r2) acc[y * size + x]! += b.v * (1 - d2 / r2);
       }
-      v += 25 * Math.sin((x + 13 * Math.sin(y / 23 + seed)) / (5 + (seed % 7)));
+    }
+  }
+  const period = 5 + (seed % 7);
+  for (let y = 0; y < size; y++) {
+    const wave = 13 * Math.sin(y / 23 + seed);
+    for (let x = 0; x < size; x++) {
+      let v = acc[y * size + x]!;
+      v += 25 * Math.sin((x + wave) / period);
       // Fine grain is part of the surface too: it gives local features something to hold on to.
       v += (r() - 0.5) * 36;
       const i = (y * size + x) * 3;
