@@ -9,6 +9,7 @@ import { gracefulClose } from './http/graceful-close.js';
 import { createServices } from './services/index.js';
 import { startMetricsServer } from '../../shared/src/observability/metrics-server.js';
 import { startOrphanSweep } from './services/orphan-sweep.js';
+import { startCalibrationPoolSchedule } from './services/calibration-pool.service.js';
 import { applyConfiguredAdmins } from '../../shared/src/access/admins.js';
 
 /**
@@ -29,6 +30,7 @@ export async function start(
   }
   const app = createApp(container, createServices(container));
   const stopSweep = startOrphanSweep(container);
+  const stopPooling = startCalibrationPoolSchedule(container);
   const server = app.koa.listen(config.PORT, config.HOST);
   // Keep idle sockets longer than common clients and proxies do (60 s): with Node's 5 s
   // keep-alive a client reusing an idle socket can meet the server closing it (ECONNRESET).
@@ -47,6 +49,7 @@ export async function start(
     (stopping ??= (async () => {
       // Stop taking requests, let jobs in flight finish, then close the database.
       await stopSweep();
+      stopPooling();
       // Requests in flight may still be waiting on their job (JOB_WAIT_MS); then what is left closes.
       await closeServer(config.JOB_WAIT_MS + 5_000);
       probe?.close();

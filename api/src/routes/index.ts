@@ -26,6 +26,7 @@ import { fruitBatchRoutes } from './fruit-batch.route.js';
 import { opsRoutes } from './ops.route.js';
 import { datasciRoutes } from './datasci.route.js';
 import { modelRoutes } from './models.route.js';
+import { calibrationPoolRoutes } from './calibration-pool.route.js';
 import { surveyRoutes } from './survey.route.js';
 import { learningRoutes } from './learning.route.js';
 import { reviewQueueRoutes } from './review-queue.route.js';
@@ -52,7 +53,7 @@ export function buildRoutes(c: Container, s: Services): RouteDef[] {
   routes.push(...populationRoutes(s));
   routes.push(...fruitPublicRoutes(s), ...fruitBatchRoutes(s));
   routes.push(...opsRoutes(c, s));
-  routes.push(...datasciRoutes(s), ...modelRoutes(c));
+  routes.push(...datasciRoutes(s), ...modelRoutes(c), ...calibrationPoolRoutes(s));
   routes.push(...surveyRoutes(s));
   routes.push(...learningRoutes(c));
   routes.push(...reviewQueueRoutes(s), ...fruitListRoutes(s));

@@ -61,11 +61,14 @@ export const IdentifyOut = Ok.extend({
   calibration: z
     .object({
       source: z
-        .enum(['owner', 'kind_default'])
+        .enum(['owner', 'pooled', 'kind_default'])
         .describe(
-          "`owner`: the probability and the match threshold come from your own photos (held-out photos and hidden individuals of your gallery, plus your identify_verdict labels) for this very model; `kind_default`: too little data, or not yet fitted for this model, so the kind's defaults apply",
+          "which calibration decided, in serving order. `owner`: the probability and the match threshold come from your own photos (held-out photos and hidden individuals of your gallery, plus your identify_verdict labels) for this very model; a `match` must also pass the calibration that would serve without it, so your own can tighten but never loosen it. `pooled`: your own photos cannot vouch yet, and the calibration fitted on the scores of every contributing owner's confirmed answers of this kind (no photo, embedding, name or id of theirs) decides; `kind_default`: neither vouches, so the kind's shipped calibration (or its hand-set defaults) applies",
         ),
-      reason: z.string().nullable().describe("why the kind's defaults apply; null with your own calibration"),
+      reason: z
+        .string()
+        .nullable()
+        .describe('why your own calibration does not decide, and what does instead; null with your own calibration'),
       samples: z.number().int().nullable().describe('queries your calibration was fitted on'),
       effective_samples: z
         .number()

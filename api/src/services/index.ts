@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/src/container.js';
+import { createCalibrationPoolService } from './calibration-pool.service.js';
 import { createStreamSlots } from './stream-slots.js';
 import { createAuthService } from './auth.service.js';
 import { createAdminService } from './admin.service.js';
@@ -59,6 +60,7 @@ export function createServices(c: Container) {
     fruitBatch: createFruitBatchService(c, { trees, fruitSummaries: fruitList.summaries }),
     ...createAnimalServices(c, { trees, media, jobs }),
     ops: createOpsService(c),
+    calibrationPool: createCalibrationPoolService(c),
     datasciExport: createDatasciExportService(c),
     streamSlots: createStreamSlots({
       perBatch: c.config.SSE_MAX_PER_BATCH,

@@ -213,6 +213,22 @@ const EnvSchema = z.object({
    * of one owner and kind, its training job is queued on the bulk lane (0: never by itself).
    */
   LEARN_AFTER_NEW: z.coerce.number().int().min(0).default(50),
+  /**
+   * The calibration pooled across owners (docs/recognition.md): every owner's labelled answers'
+   * scores fit a calibration that serves owners whose own photos cannot vouch yet. `false`: no
+   * samples are gathered, no fit is made and none serves.
+   */
+  CALIBRATION_POOLING: bool.default(true),
+  /** Seconds between pooled fits (the job also runs on an operator's request); 0: only on request. */
+  CALIBRATION_POOL_INTERVAL_S: z.coerce.number().int().min(0).default(21_600),
+  /** Fewest independent owners a pooled fit rests on. */
+  CALIBRATION_POOL_MIN_OWNERS: z.coerce.number().int().min(2).default(3),
+  /** Most samples one owner contributes to a cell, per number of photos (the newest). */
+  CALIBRATION_POOL_MAX_PER_OWNER: z.coerce.number().int().min(10).default(300),
+  /** Share of each owner's newest samples the fit does not read, to shadow-score it before it serves (0: none). */
+  CALIBRATION_POOL_SHADOW_SHARE: z.coerce.number().min(0).max(0.5).default(0.2),
+  /** Promote a shadow fit that keeps its bound on the held-back answers without an operator. */
+  CALIBRATION_POOL_AUTO_PROMOTE: bool.default(true),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

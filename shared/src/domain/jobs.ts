@@ -135,6 +135,11 @@ export const jobCatalog = {
    * Queue lane: reindex. Refused models fail with `model_refused` (422) and its reason.
    */
   model_register: z.object({ dir: z.string().min(1).max(1000), shadow_share: z.number().min(0).max(1) }),
+  /**
+   * Fit the calibration pooled across owners (workers/src/recognition/pool-calibration.ts): gather
+   * the scores of new labelled answers, fit each cell, shadow-score and promote. Queue lane: reindex.
+   */
+  calibration_pool: z.object({ requested_by: z.string().max(100).optional() }),
   /** Anchor an entity chain's current root with the configured backend. */
   anchor: z.object({
     owner_id: Uuid,

@@ -31,6 +31,14 @@ export const messages = {
   },
   route_not_found: { vi: 'Không có đường dẫn này.', en: 'No such route.' },
   not_found: { vi: 'Không tìm thấy.', en: 'Not found.' },
+  pooling_off: {
+    vi: 'Hiệu chỉnh gộp từ câu trả lời của mọi chủ đang tắt trên máy chủ này (CALIBRATION_POOLING=false).',
+    en: "The calibration pooled from every owner's answers is turned off on this server (CALIBRATION_POOLING=false).",
+  },
+  calibration_not_serving: {
+    vi: 'Chỉ có thể hoàn tác phiên bản hiệu chỉnh đang được dùng.',
+    en: 'Only the calibration version that is serving can be rolled back.',
+  },
   unauthorized: {
     vi: 'Bạn chưa đăng nhập hoặc phiên đã hết hạn. Hãy đăng nhập lại.',
     en: 'You are not signed in or your session has expired. Please sign in again.',

@@ -21,6 +21,7 @@ const BY_JOB: Record<string, QueueName> = {
   reindex: 'reindex',
   train: 'reindex',
   model_register: 'reindex',
+  calibration_pool: 'reindex',
   anchor: 'anchor',
 };
 

@@ -1,6 +1,7 @@
 import { DETECT_CONFIDENT } from '../../../shared/src/domain/animal-species.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
 import { publicCalibration } from '../recognition/owner-calibration.js';
+import { servingPooled } from '../recognition/pool-calibration.js';
 import { describeOrRefuse } from './describe.js';
 import type { IdentifyDeps } from './identify.handler.js';
 
@@ -24,10 +25,13 @@ export function fruitLookupHandler(deps: IdentifyDeps): JobHandler<'fruit_lookup
     // and a close-up of a coat is often missed, so below it the verdict alone speaks.
     if (query.subject?.score != null && query.subject.score >= DETECT_CONFIDENT)
       return { verdict: 'no_match', not_fruit: true, seen: query.subject.label, match_vouched: false, candidates: [] };
-    const cal = publicCalibration(deps.engine.calibrationFor('fruit'));
     const pub = await deps.c.db.query<{ id: string; owner_id: string }>(
       `select id, owner_id from individuals where kind = 'fruit' and visibility = 'public' and deleted_at is null`,
     );
+    // The owner routes' serving order, less the owner's own fit (no one owner's fit speaks for every
+    // owner's published fruit): the pooled calibration where one serves a pool this size, else the kind's.
+    const pooled = await servingPooled(deps.c, 'fruit', deps.engine.model.version, { species: null, individuals: pub.rows.length });
+    const cal = pooled ? { params: pooled.params, vouched: true } : publicCalibration(deps.engine.calibrationFor('fruit'));
     if (!pub.rows.length) return { verdict: 'no_match', not_fruit: false, seen: null, match_vouched: cal.vouched, candidates: [] };
     const owners = [...new Set(pub.rows.map((r) => r.owner_id))];
     const gallery = await deps.pools.gallery(owners, { kind: 'fruit', individualIds: new Set(pub.rows.map((r) => r.id)) });

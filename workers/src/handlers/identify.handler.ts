@@ -8,6 +8,7 @@ import { describeOrRefuse } from './describe.js';
 import type { LearnedGalleries } from '../learn/gallery.js';
 import { closestForReview } from './review.js';
 import { calibrationFor, pipelineKey } from '../recognition/owner-calibration.js';
+import { servingPooled } from '../recognition/pool-calibration.js';
 import type { PoolFacts } from '../vision/kind-calibration.js';
 
 export interface IdentifyDeps {
@@ -89,15 +90,16 @@ async function narrowBySpecies(
 async function poolFacts(
   c: Container,
   owners: string[],
+  kind: Kind,
   confirmed: string | undefined,
   farmId: string | null,
   only?: ReadonlySet<string>,
 ): Promise<PoolFacts> {
   const r = await c.db.query<{ species: string | null; n: string }>(
     `select lower(species) as species, count(*) as n from individuals
-      where owner_id = any($1::uuid[]) and kind = 'animal' and deleted_at is null and ($2::text is null or farm_id = $2) and ($3::uuid[] is null or id = any($3::uuid[]))
+      where owner_id = any($1::uuid[]) and kind = $4 and deleted_at is null and ($2::text is null or farm_id = $2) and ($3::uuid[] is null or id = any($3::uuid[]))
       group by 1`,
-    [owners, farmId, only ? [...only] : null],
+    [owners, farmId, only ? [...only] : null, kind],
   );
   const individuals = r.rows.reduce((a, x) => a + Number(x.n), 0);
   const species = confirmed?.trim() ? confirmed.normalize('NFC').trim().toLowerCase() : r.rows.length === 1 ? r.rows[0]!.species : null;
@@ -128,12 +130,14 @@ export async function identifyDescriptors(
   const gallery = (await deps.learned?.gallery(data.owner_id, owners, filter, base)) ?? base;
   // The caller's own calibration for the pipeline that searched (fruit within a tree has its own).
   const scope = data.kind === 'fruit' && filter.treeId ? 'tree' : 'all';
-  // The pool's species and size pick the kind's shipped threshold; counted only when the owner's own fit does not serve.
-  const kindDefault = async () =>
-    deps.engine.calibrationFor(
-      data.kind,
-      data.kind === 'animal' ? await poolFacts(deps.c, owners, data.filters.species, filter.farmId, only) : {},
-    );
+  // The pool's species and size pick the kind's shipped and pooled thresholds; counted only when the owner's own fit does not serve.
+  let facts: Promise<PoolFacts> | undefined;
+  const pool = () => (facts ??= poolFacts(deps.c, owners, data.kind, data.filters.species, filter.farmId, only));
+  const kindDefault = async () => deps.engine.calibrationFor(data.kind, data.kind === 'animal' ? await pool() : {});
+  const pooled = async () => {
+    const f = await pool();
+    return servingPooled(deps.c, data.kind, deps.engine.model.version, { species: f.species ?? null, individuals: f.individuals ?? 0 });
+  };
   const cal = await calibrationFor(
     deps.c.db,
     data.owner_id,
@@ -141,8 +145,16 @@ export async function identifyDescriptors(
     pipelineKey(deps.engine, gallery.learned ?? null, scope),
     kindDefault,
     gallery.learned ?? null,
+    pooled,
   );
-  const out = await deps.engine.identify({ kind: data.kind, channels: data.channels, queries, gallery, calibration: cal.params });
+  const out = await deps.engine.identify({
+    kind: data.kind,
+    channels: data.channels,
+    queries,
+    gallery,
+    calibration: cal.params,
+    guard: cal.guard,
+  });
   const candidates = await present(deps.c, data.kind, out.candidates);
   return {
     verdict: out.verdict,

@@ -2,6 +2,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src/domain/jobs.js';
 import { RecognitionEngine } from '../vision/engine.js';
 import { testEngine } from '../vision/choose-engine.js';
+import { runCalibrationPool } from '../recognition/pool-calibration.js';
 import { createPools } from '../recognition/pool.js';
 import { loadCalibrations } from '../recognition/calibration.js';
 import { createShadow, servingDir, servingEngine } from '../recognition/model-lifecycle.js';
@@ -88,6 +89,7 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
     animal_species: animalSpeciesHandler({ ...deps, detector: animalDetector }),
     train_metric: trainHandler(deps),
     model_register: modelRegisterHandler(c),
+    calibration_pool: async () => runCalibrationPool(c, engine.model.version),
   };
   assertHandlers(handlers);
   return laned(handlers);

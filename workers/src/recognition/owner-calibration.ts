@@ -34,7 +34,8 @@ export function pipelineKey(engine: { model: ModelRef }, learned: ModelRef | nul
 
 /** What identify tells the client about the calibration behind its probability (OpenAPI: IdentifyOut.calibration). */
 export interface CalibrationInfo {
-  source: 'owner' | 'kind_default';
+  /** Which decided, in serving order: the owner's own fit, the fit pooled from every owner's labels, the kind's shipped one. */
+  source: 'owner' | 'pooled' | 'kind_default';
   /** Why the kind's defaults were used; null with the owner's own. */
   reason: string | null;
   /** Queries the owner's fit rested on (held-out gallery photos, hidden individuals, labels). */
@@ -100,11 +101,26 @@ const STALE_REASON =
 /** A match threshold no probability reaches: matches withheld, the closest still shown as `uncertain`. */
 export const MATCH_WITHHELD = 1.01;
 
+/** A pooled calibration as the serving order sees it (pool-calibration.ts servingPooled). */
+export interface PooledServing {
+  id: number;
+  params: CalibrationParams;
+  report: Record<string, unknown>;
+  created_at: string;
+}
+
 /**
- * The calibration identify uses for an owner and pipeline, and what to tell the client about it.
- * `learned`: the owner's version that searched, if any. The kind's defaults were set for the base
- * pipeline; behind a fine-tuned backbone they vouch for nothing (nyala-dev: every `match` they let
- * through was wrong), so until the owner's fit exists such a pipeline answers no `match`.
+ * The calibration identify uses for an owner and pipeline, and what to tell the client about it:
+ * the serving order in one place.
+ *
+ * 1. The owner's own fit, where it vouches. It may tighten but never loosen: `guard` is the
+ *    calibration that would serve without it (pooled, else the kind's vouched one), and a `match`
+ *    must pass it too (engine.ts identify).
+ * 2. Behind a fine-tuned backbone with no fit of its own: no `match` (the kind's and the pooled
+ *    calibrations were fitted on the base model's scores and vouch for nothing there).
+ * 3. The calibration pooled from every owner's labelled answers, where one serves this kind,
+ *    species and herd size (base pipeline only).
+ * 4. The kind's shipped calibration, or its hand-set defaults, with the reason.
  */
 export async function calibrationFor(
   db: Queryable,
@@ -114,13 +130,23 @@ export async function calibrationFor(
   /** The kind's defaults, or how to get them: asked only when the owner's own fit does not serve. */
   kindDefaults: CalibrationParams | (() => Promise<CalibrationParams>),
   learned: ModelRef | null = null,
-): Promise<{ params: CalibrationParams; info: CalibrationInfo }> {
+  /** The pooled calibration serving this pool, if any (asked for the base pipeline only). */
+  pooled: () => Promise<PooledServing | null> = async () => null,
+): Promise<{ params: CalibrationParams; guard: CalibrationParams | null; info: CalibrationInfo }> {
   const stored = await loadOwnerCalibration(db, ownerId, kind, pipeline);
   // A fit made under the old rule is no fit at all (shared/src/domain/calibration-fit.ts).
   const stale = stored !== null && isStaleFit(stored);
+  const kindDefault = async () => (typeof kindDefaults === 'function' ? await kindDefaults() : kindDefaults);
   if (stored?.params && !stale) {
+    let guard: CalibrationParams | null = null;
+    if (!learned) {
+      const pool = await pooled();
+      const kd = pool ? null : await kindDefault();
+      guard = pool?.params ?? (kd?.vouched ? kd : null);
+    }
     return {
       params: stored.params,
+      guard,
       info: {
         source: 'owner',
         reason: null,
@@ -133,10 +159,11 @@ export async function calibrationFor(
       },
     };
   }
-  const kindDefault = typeof kindDefaults === 'function' ? await kindDefaults() : kindDefaults;
   if ((await learnedVersion(db, ownerId, kind, learned))?.recipe.startsWith('finetuned-')) {
+    const kd = await kindDefault();
     return {
-      params: { ...kindDefault, matchThreshold: MATCH_WITHHELD },
+      params: { ...kd, matchThreshold: MATCH_WITHHELD },
+      guard: null,
       info: {
         source: 'kind_default',
         samples: stored?.report.n ?? null,
@@ -153,24 +180,46 @@ export async function calibrationFor(
     ? `${STALE_REASON}; the kind's defaults apply until it is refitted at your next learning run`
     : stored
       ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
-      : "not yet calibrated on your own photos for this model; the kind's defaults apply";
-  const v = kindDefault.vouched;
+      : 'not yet calibrated on your own photos for this model';
+  const pool = learned ? null : await pooled();
+  if (pool) {
+    const r = pool.report as { owners?: number; samples?: number; effective_n?: number; fmr_upper?: number };
+    return {
+      params: pool.params,
+      guard: null,
+      info: {
+        source: 'pooled',
+        reason: `${why}; the calibration pooled from the confirmed answers of ${r.owners ?? 'several'} owners of this kind decides (version ${pool.id})`,
+        samples: r.samples ?? null,
+        effective_samples: r.effective_n ?? null,
+        false_match_bound: round(r.fmr_upper),
+        match_threshold: round(pool.params.matchThreshold)!,
+        fitted_at: pool.created_at,
+        several: severalInfo(pool.params),
+      },
+    };
+  }
+  const kd = await kindDefault();
+  const v = kd.vouched;
   // Say what the defaults rest on: a calibration fitted on other herds, or hand-set numbers.
-  const scope = isAnySpecies(kindDefault)
+  const scope = isAnySpecies(kd)
     ? "; no dataset stood for this herd's species, so its threshold is the one that held for every species measured"
     : '';
-  const reason = v ? `${why} (the kind's calibration, fitted on ${v.individuals} individuals of other herds${scope})` : why;
+  const reason = v
+    ? `${why}; the kind's calibration, fitted on ${v.individuals} individuals of other herds, applies${scope}`
+    : `${why}; the kind's defaults apply`;
   return {
-    params: kindDefault,
+    params: kd,
+    guard: null,
     info: {
       source: 'kind_default',
       reason,
       samples: stored?.report.n ?? null,
       effective_samples: stored?.report.effective_n ?? null,
       false_match_bound: v ? round(v.fmrUpper) : null,
-      match_threshold: round(kindDefault.matchThreshold)!,
+      match_threshold: round(kd.matchThreshold)!,
       fitted_at: stored?.created_at ?? null,
-      several: severalInfo(kindDefault),
+      several: severalInfo(kd),
     },
   };
 }

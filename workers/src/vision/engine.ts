@@ -23,7 +23,7 @@
  * retry) or `UnusableImageError` (with `reasons`); `identify` throws when a
  * descriptor comes from another model version (re-embed first).
  */
-import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence } from './calibrate.js';
+import { DEFAULT_CALIBRATION, probability, severalScopeFor, type CalibrationParams, type Evidence } from './calibrate.js';
 import { shippedCalibration, type PoolFacts } from './kind-calibration.js';
 import { decide, decideSeveral, type Verdict } from './decide.js';
 import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
@@ -132,6 +132,12 @@ export interface IdentifyRequest {
   settings?: Partial<KindSettings>;
   /** Calibration override (defaults to the engine's stored one for the kind). */
   calibration?: CalibrationParams;
+  /**
+   * The calibration that would decide without `calibration` (an owner's own fit may tighten the
+   * serving order, never loosen it: recognition/owner-calibration.ts calibrationFor). A `match`
+   * must pass it too; otherwise the answer is `uncertain`.
+   */
+  guard?: CalibrationParams | null;
 }
 
 export interface Candidate {
@@ -334,7 +340,8 @@ export class RecognitionEngine {
       perQuery.length > 2
         ? orderByLearned(rankIndividuals(perQuery.slice(0, 2), cal, use.global), perQuery.slice(0, 2), s.learnedOrder)
         : undefined;
-    const { verdict, shown } = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal, 5, firstPair) : decide(ranked, cal);
+    const decided = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal, 5, firstPair) : decide(ranked, cal);
+    const { verdict, shown } = req.guard ? guarded(decided, ranked, cal, req.guard, perQuery.length) : decided;
     const pairs = new Map((perQuery[0] ?? []).flatMap((sc) => (sc.pairs?.length ? [[sc.id, sc.pairs] as [string, Int32Array]] : [])));
     return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null, pairs };
   }
@@ -363,6 +370,21 @@ export class RecognitionEngine {
     guardBackground(scores, s.backgroundGuard);
     return scores;
   }
+}
+
+/** A `match` that the guard calibration would not make is `uncertain` (its shortlist shown), never a `match`. */
+function guarded(
+  d: { verdict: Verdict; shown: Candidate[] },
+  ranked: readonly Candidate[],
+  cal: CalibrationParams,
+  guard: CalibrationParams,
+  photos: number,
+): { verdict: Verdict; shown: Candidate[] } {
+  const top = d.shown[0];
+  if (d.verdict !== 'match' || !top) return d;
+  const need = photos > 1 ? (severalScopeFor(guard, photos)?.matchThreshold ?? guard.matchThreshold) : guard.matchThreshold;
+  if (probability(top.evidence, guard) >= need) return d;
+  return { verdict: 'uncertain', shown: ranked.filter((c) => c.probability >= cal.uncertainThreshold).slice(0, 5) };
 }
 
 /** Keeps the best `shortlist` individuals with up to `perIndividual` images each, then `tailShortlist` more with one image each. */

@@ -1,0 +1,76 @@
+/**
+ * The pooled calibration as the operator and the owner reach it: the operator runs a fit now,
+ * reads every version with what it rested on and whom it set aside, promotes or rolls one back;
+ * an owner reads and sets whether their answers contribute.
+ */
+import type { Container } from '../../../shared/src/container.js';
+import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { calibrationPoolRepo as repo } from '../../../shared/src/repos/calibration-pool.repo.js';
+
+/** A fit reads every contributing owner's samples; on a large pool that takes a while. */
+const RUN_WAIT_MS = 10 * 60_000;
+
+/** Schedules a fit every CALIBRATION_POOL_INTERVAL_S (one job per period, whichever process enqueues it first). */
+export function startCalibrationPoolSchedule(c: Container): () => void {
+  const every = c.config.CALIBRATION_POOL_INTERVAL_S;
+  if (!c.config.CALIBRATION_POOLING || every <= 0) return () => {};
+  const tick = () =>
+    void c.queue
+      .enqueue('calibration_pool', {}, { jobId: `calibration-pool-${Math.floor(Date.now() / 1000 / every)}` })
+      .catch((err: unknown) => c.logger.warn({ err }, 'could not schedule the pooled calibration'));
+  const timer = setInterval(tick, every * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export function createCalibrationPoolService(c: Container) {
+  return {
+    async run(requestedBy: string) {
+      if (!c.config.CALIBRATION_POOLING) throw new AppError(409, 'pooling_off');
+      const id = await c.queue.enqueue('calibration_pool', { requested_by: requestedBy });
+      const rec = await c.queue.waitFor(id, RUN_WAIT_MS);
+      if (rec?.state !== 'completed') throw new AppError(500, 'internal');
+      return rec.result as { gathered: number; cells: { cell: unknown; id: number; status: string; reason: string | null }[] };
+    },
+
+    /** Every version, newest first; owners set aside are named (account id and username) to the operator only. */
+    async list() {
+      const versions = await repo.list(c.db);
+      const ids = versions.flatMap((v) => ((v.report.set_aside as { owner: string }[] | undefined) ?? []).map((s) => s.owner));
+      const names = await repo.accountNames(c.db, [...new Set(ids)]);
+      return versions.map((v) => ({
+        ...v,
+        report: {
+          ...v.report,
+          set_aside: ((v.report.set_aside as { owner: string }[] | undefined) ?? []).map((s) => ({
+            ...s,
+            username: names.get(s.owner) ?? null,
+          })),
+        },
+      }));
+    },
+
+    async promote(id: number) {
+      const v = await repo.byId(c.db, id);
+      if (!v || !v.params) throw ERRORS.notFound();
+      await repo.promote(c.db, id);
+      return { id, status: 'serving' as const };
+    },
+
+    async rollback(id: number) {
+      const v = await repo.byId(c.db, id);
+      if (!v) throw ERRORS.notFound();
+      if (v.status !== 'serving') throw new AppError(409, 'calibration_not_serving');
+      return { id, status: 'rolled_back' as const, serving: await repo.rollback(c.db, id) };
+    },
+
+    async sharing(ownerId: string) {
+      return { contribute: await repo.contributes(c.db, ownerId), samples: await repo.samplesOfOwner(c.db, ownerId) };
+    },
+
+    async setSharing(ownerId: string, contribute: boolean) {
+      const { deleted } = await repo.setContributes(c.db, ownerId, contribute);
+      return { contribute, deleted };
+    },
+  };
+}
