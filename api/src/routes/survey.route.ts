@@ -38,7 +38,13 @@ const Result = z
     unknown: z.array(z.object({ track: z.number().int() })).describe('tracks of animals not enrolled: strangers'),
     not_seen: z
       .array(z.object({ individual_id: z.string(), name: z.string().nullable() }))
-      .describe("the farm's enrolled animals of the species that no track matched"),
+      .describe(
+        "the farm's enrolled animals of the species that no track matched and no uncertain track lists as a candidate: the animals the survey could have seen and did not; empty for a survey without a farm",
+      ),
+    maybe_seen: z
+      .array(z.object({ individual_id: z.string(), name: z.string().nullable() }))
+      .optional()
+      .describe("the farm's enrolled animals that an uncertain track lists as a candidate: perhaps seen, so neither known nor not seen"),
     fruit_per_tree: z.array(z.object({ tree_id: z.string().nullable(), count: z.number().int() })).optional(),
     frames_read: z.number().int(),
     seconds: z.number(),
@@ -59,8 +65,17 @@ const SurveyOut = Ok.extend({
   tree_id: z.string().nullable(),
   zone: z.string(),
   video_cid: z.string(),
+  stage: z
+    .enum(['queued', 'reading', 'identifying', 'done'])
+    .describe('while `running`: waiting for a worker, reading frames, or identifying the tracks found; `done` once the survey ended'),
   frames_read: z.number().int().describe('frames read so far'),
+  frames_total: z
+    .number()
+    .int()
+    .nullable()
+    .describe('frames the video should give (its declared length × fps); null until read, or when the video declares no length'),
   tracks: z.number().int().describe('confirmed tracks so far'),
+  identified: z.number().int().describe('tracks identified so far (stage `identifying`)'),
   created_at: z.string(),
   finished_at: z.string().optional(),
   result: Result.optional().describe('present once `status` is `done`'),
@@ -210,7 +225,8 @@ export function surveyRoutes(s: Services): RouteDef[] {
       feature: 'survey',
       summary: 'Survey progress as server-sent events',
       description:
-        '`text/event-stream`: `event: progress` with data `{"status":"running","frames_read":n,"tracks":t}` at start and at each change, then `event: done` ' +
+        '`text/event-stream`: `event: progress` with data `{"status":"running","stage":"reading","frames_read":n,"frames_total":N,"tracks":t,"identified":i}` at start and at each change ' +
+        '(the worker reports the frames read at most every half second, then each track identified), then `event: done` ' +
         '(or `event: failed`) with the same data, then the stream closes. Token as `Authorization: Bearer` or the session cookie. ' +
         'At most SSE_MAX_PER_SURVEY streams per survey and SSE_MAX_PER_ACCOUNT per account (batch streams included) are open at once; past either, 429 with Retry-After.',
       params: SurveyParam,

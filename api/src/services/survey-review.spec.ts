@@ -32,6 +32,24 @@ describe('survey summary', () => {
     expect(s.not_seen).toEqual([{ individual_id: 'b', name: 'B' }]);
   });
 
+  it("lists as not seen only the animals no track names or could be: an uncertain track's candidates are maybe seen", () => {
+    const herd = ['a', 'b', 'c', 'd'].map((id) => ({ id, name: id.toUpperCase() }));
+    const unsure = {
+      ...track(2, 'uncertain'),
+      candidates: [
+        { individual_id: 'b', name: 'B', probability: 0.6 },
+        { individual_id: 'a', name: 'A', probability: 0.3 },
+        { individual_id: 'x', name: 'of another farm', probability: 0.2 },
+      ],
+    };
+    const s = summarise('animal', [track(1, 'match', 'a'), unsure, track(3, 'no_match')], herd, null);
+    expect(s.count).toBe(3);
+    expect(s.maybe_seen).toEqual([{ individual_id: 'b', name: 'B' }]);
+    expect(s.not_seen.map((x) => x.individual_id)).toEqual(['c', 'd']);
+    // Without a farm there is no herd the survey could have seen: nobody is listed as not seen.
+    expect(summarise('animal', [unsure], [], null)).toMatchObject({ not_seen: [], maybe_seen: [] });
+  });
+
   it('never lets two tracks seen at the same time be one animal; a later track may be it again', () => {
     const t = (n: number, first: number, last: number, p: number): DecidedTrack => ({
       ...track(n, 'match', 'a'),

@@ -101,9 +101,11 @@ export function createSurveyReview(
     const prev = survey.result as {
       known: { individual_id: string; name: string | null }[];
       not_seen: { individual_id: string; name: string | null }[];
+      maybe_seen?: { individual_id: string; name: string | null }[];
       tracks: Record<string, unknown>[];
     };
-    const enrolled = [...prev.known, ...prev.not_seen].map((k) => ({ id: k.individual_id, name: k.name }));
+    // The farm's animals as the survey listed them (surveys before maybe_seen have none).
+    const enrolled = [...prev.known, ...(prev.maybe_seen ?? []), ...prev.not_seen].map((k) => ({ id: k.individual_id, name: k.name }));
     const names = new Map(enrolled.map((e) => [e.id, e.name]));
     const decided = rows.rows.map((t) => ({ ...effective(t), name: names.get(effective(t).individual_id ?? '') ?? null }));
     const summary = summarise('animal', decided, enrolled, null);

@@ -35,16 +35,27 @@ interface SurveyRow {
   status: 'running' | 'done' | 'failed';
   frames_read: number;
   tracks: number;
+  stage: SurveyStage;
+  frames_total: number | null;
+  identified: number;
   result: Record<string, unknown> | null;
   error: { code: string; params?: Record<string, unknown> } | null;
   created_at: Date;
   finished_at: Date | null;
 }
 
+/** Where a running survey is: waiting for a worker, reading frames, identifying tracks; `done` once it ended. */
+export type SurveyStage = 'queued' | 'reading' | 'identifying' | 'done';
+
 export interface SurveyProgress {
   status: SurveyRow['status'];
+  stage: SurveyStage;
   frames_read: number;
+  /** Frames the video should give (its declared length × frames read a second); null until known. */
+  frames_total: number | null;
   tracks: number;
+  /** Tracks identified so far (stage `identifying`). */
+  identified: number;
 }
 
 const links = (id: string, jobId: string) => ({ self: `/api/survey/${id}`, events: `/api/survey/${id}/events`, job: `/api/jobs/${jobId}` });
@@ -63,8 +74,13 @@ export function createSurveyService(
   const { db } = c;
   const review = createSurveyReview(c, { record: (caller, input) => deps.verdicts.record(caller, input) });
   const progressPoll = createSharedPoll<SurveyProgress>({
-    read: async (id) => (await db.query<SurveyProgress>('select status, frames_read, tracks from surveys where id = $1', [id])).rows[0],
-    key: (p) => `${p.status}/${p.frames_read}/${p.tracks}`,
+    read: async (id) =>
+      (
+        await db.query<SurveyProgress>('select status, stage, frames_read, frames_total, tracks, identified from surveys where id = $1', [
+          id,
+        ])
+      ).rows[0],
+    key: (p) => `${p.status}/${p.stage}/${p.frames_read}/${p.frames_total}/${p.tracks}/${p.identified}`,
     final: (p) => p.status !== 'running',
     intervalMs: c.config.BATCH_EVENTS_POLL_MS,
   });
@@ -95,8 +111,11 @@ export function createSurveyService(
       tree_id: r.tree_id,
       zone: r.zone,
       video_cid: r.video_cid,
+      stage: r.status === 'running' ? r.stage : 'done',
       frames_read: r.frames_read,
+      frames_total: r.frames_total,
       tracks: r.tracks,
+      identified: r.identified,
       created_at: r.created_at.toISOString(),
       ...(r.finished_at ? { finished_at: r.finished_at.toISOString() } : {}),
       ...(r.status === 'done' && r.result ? { result: r.result } : {}),

@@ -2,6 +2,12 @@
  * From decided tracks to the survey's answer: unique individuals (known ones merged when two
  * tracks name the same animal: it left the frame and came back), uncertain and unknown tracks
  * (each one head), the enrolled animals not seen, and the count. Pure, for tests and the handler.
+ *
+ * "Not seen" names only animals the survey could have seen and did not: `enrolled` is the surveyed
+ * farm's animals of the surveyed species (nobody else's, and none at all for a survey without a
+ * farm), less those a track names, less those an uncertain track lists as a candidate: an animal
+ * the matcher could not tell from another may well have been there, so it is `maybe_seen`
+ * (issue 39: the three cows on screen were listed as not seen).
  */
 export interface DecidedTrack {
   track_no: number;
@@ -29,6 +35,7 @@ export function summarise(kind: 'animal' | 'fruit', tracks: DecidedTrack[], enro
       uncertain: [],
       unknown: [],
       not_seen: [],
+      maybe_seen: [],
     };
   }
   const known = new Map<string, { individual_id: string; name: string | null; tracks: number[] }>();
@@ -46,13 +53,15 @@ export function summarise(kind: 'animal' | 'fruit', tracks: DecidedTrack[], enro
     }
   }
   const seen = new Set(known.keys());
-  const notSeen = enrolled.filter((e) => !seen.has(e.id)).map((e) => ({ individual_id: e.id, name: e.name }));
+  const maybe = new Set(uncertain.flatMap((u) => u.candidates.map((c) => c.individual_id)).filter((id) => !seen.has(id)));
+  const entry = (e: Enrolled) => ({ individual_id: e.id, name: e.name });
   return {
     count: known.size + uncertain.length + unknown.length,
     known: [...known.values()],
     uncertain,
     unknown,
-    not_seen: notSeen,
+    not_seen: enrolled.filter((e) => !seen.has(e.id) && !maybe.has(e.id)).map(entry),
+    maybe_seen: enrolled.filter((e) => maybe.has(e.id)).map(entry),
   };
 }
 

@@ -16,6 +16,7 @@ import type { Descriptor } from '../vision/engine.js';
 import { SurveyVideoError } from '../survey/frame-stream.js';
 import { surveyVideo, type SurveyTrack } from '../survey/pipeline.js';
 import { looksFor } from '../survey/views.js';
+import { bestSeenFirst } from '../survey/track-query.js';
 import { exclusiveMatches, summarise, type DecidedTrack, type Enrolled } from '../../../shared/src/domain/survey-summary.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 
@@ -25,15 +26,21 @@ type Data = JobData<'survey'>;
 async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids: string[]): Promise<DecidedTrack> {
   const base = { track_no: t.id, frame_cids: cids, first_s: t.first_s, last_s: t.last_s, label: t.label };
   if (data.kind === 'fruit') return { ...base, verdict: 'counted', individual_id: null, name: null, candidates: [] };
+  // Best-seen crops first: the engine decides a query of several photos by its first two (track-query.ts).
   const queries: Descriptor[] = [];
-  for (const c of t.crops) {
+  const asked: string[] = [];
+  for (const i of bestSeenFirst(t.crops)) {
+    const c = t.crops[i]!;
     const d = await deps.engine
       .describe(c.jpeg, { kind: 'animal', enforceQuality: false, subject: { box: c.box } })
       .catch((e: { unrecoverable?: boolean }) => {
         if (e?.unrecoverable) return null;
         throw e;
       });
-    if (d) queries.push(d);
+    if (d) {
+      queries.push(d);
+      asked.push(cids[i]!);
+    }
   }
   if (!queries.length) return { ...base, verdict: 'no_match', individual_id: null, name: null, candidates: [] };
   const filters = { ...(data.farm_id ? { farm_id: data.farm_id } : {}), ...(data.species ? { species: data.species } : {}) };
@@ -42,7 +49,7 @@ async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids:
   const queryId = randomUUID();
   await storeQuery(
     deps.c,
-    { id: queryId, owner: data.owner_id, kind: 'animal', cids },
+    { id: queryId, owner: data.owner_id, kind: 'animal', cids: asked },
     { query_id: queryId, survey_id: data.survey_id, ...full },
   );
   const cands = full.candidates.map((x) => ({ individual_id: x.individual_id, name: x.name, probability: x.probability }));
@@ -103,7 +110,10 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     );
     if (!row.rows[0]) return { survey_id: data.survey_id, skipped: 'deleted' };
     if (row.rows[0].status === 'done') return row.rows[0].result ?? {};
-    await c.db.query(`update surveys set status = 'running', frames_read = 0, tracks = 0, error = null where id = $1`, [data.survey_id]);
+    await c.db.query(
+      `update surveys set status = 'running', stage = 'reading', frames_read = 0, frames_total = null, tracks = 0, identified = 0, error = null where id = $1`,
+      [data.survey_id],
+    );
     const bytes = await c.blobs.get(data.video_cid);
     if (!bytes) throw new Error(`blob ${data.video_cid} missing from the store`);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-survey-'));
@@ -125,10 +135,11 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
               }
             : { detector: await loadDetector() }),
           onProgress: async (p) =>
-            void (await c.db.query('update surveys set frames_read = $2, tracks = $3 where id = $1', [
+            void (await c.db.query('update surveys set frames_read = $2, tracks = $3, frames_total = $4 where id = $1', [
               data.survey_id,
               p.frames_read,
               p.tracks,
+              p.frames_total,
             ])),
         },
       );
@@ -147,6 +158,12 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     const decided: (DecidedTrack & { query_id?: string; enrol_cids: string[] })[] = [];
     const detector = await loadDetector();
     const minSubject = settingsFor('animal').subjectMinScore;
+    // Every frame is read; the page now counts the tracks identified (a few seconds each on two cores).
+    await c.db.query(`update surveys set stage = 'identifying', frames_read = $2, tracks = $3, identified = 0 where id = $1`, [
+      data.survey_id,
+      pass.frames,
+      pass.tracks.length,
+    ]);
     for (const t of pass.tracks) {
       const cids = [];
       const enrolCids = [];
@@ -163,6 +180,7 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
         cids.push(cid);
       }
       decided.push({ ...(await decideTrack(deps, data, t, cids)), enrol_cids: enrolCids });
+      await c.db.query('update surveys set identified = $2 where id = $1', [data.survey_id, decided.length]);
     }
     decided.splice(0, decided.length, ...exclusiveMatches(decided));
     const heads = await enrolled(deps, data);
@@ -232,7 +250,7 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
         );
       }
       await tx.query(
-        `update surveys set status = 'done', frames_read = $2, tracks = $3, result = $4, count_id = $5, finished_at = now() where id = $1`,
+        `update surveys set status = 'done', stage = 'done', identified = $3, frames_read = $2, tracks = $3, result = $4, count_id = $5, finished_at = now() where id = $1`,
         [data.survey_id, pass.frames, decided.length, result, (population?.count_id as string | undefined) ?? null],
       );
     });

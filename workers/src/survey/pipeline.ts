@@ -109,8 +109,15 @@ export interface SurveyDeps {
    * pool, its thread count: each thread detects a frame while the tracker takes them in order.
    */
   ahead?: number;
-  onProgress?: (p: { frames_read: number; tracks: number }) => Promise<void> | void;
-  /** How often progress is reported, in frames. */
+  /**
+   * Told the frames read and tracks confirmed so far, and the frames the video should give
+   * (`frames_total`, from its declared length; null when it declares none): at the first frame,
+   * then at most every `progressMs`, and once more at the end of the pass.
+   */
+  onProgress?: (p: { frames_read: number; tracks: number; frames_total: number | null }) => Promise<void> | void;
+  /** Least time between two progress reports during the pass, in ms (default 500). */
+  progressMs?: number;
+  /** Report every this many frames instead of by time (tests). */
   progressEvery?: number;
   keepFrames?: boolean;
 }
@@ -280,6 +287,8 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
   // The crops' frames: larger than the detection frames only when the video is.
   const cropSide = Math.max(maxSide, Math.min(o.cropSide ?? CROP_SIDE, Math.max(info.width, info.height)));
   const later = outputSize(info.width, info.height, cropSide).width > outputSize(info.width, info.height, maxSide).width;
+  const total = info.duration > 0 ? Math.max(1, Math.round(Math.min(info.duration, o.maxSeconds ?? 120) * o.fps)) : null;
+  let reported = 0;
   for await (const { f, found: foundP, motion } of detectAhead(
     streamFrames(file, { fps: o.fps, maxSide, maxSeconds: o.maxSeconds ?? 120, info }),
     deps,
@@ -302,8 +311,13 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
       await keepCrop(crops, t, f, d, perK, minGap, o.fps, !later);
     }
     if (deps.keepFrames) perFrame.push({ index: f.index, tracks: active.map((t) => ({ id: t.id, box: { ...t.points.at(-1)!.box } })) });
-    if (deps.onProgress && frames % (deps.progressEvery ?? 10) === 0)
-      await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length });
+    // By time, not by frames: four looks a frame on two cores is about a second a frame, and a page
+    // that waits ten frames for its first number reads as stuck (issue 39).
+    const due = deps.progressEvery ? frames % deps.progressEvery === 0 : Date.now() - reported >= (deps.progressMs ?? 500);
+    if (deps.onProgress && (frames === 1 || due)) {
+      reported = Date.now();
+      await deps.onProgress({ frames_read: frames, tracks: tracker.finished().length, frames_total: total });
+    }
   }
   const finished = tracker.finished();
   await cutAtSource(
@@ -320,7 +334,7 @@ export async function surveyVideo(file: string, o: SurveyOptions, deps: SurveyDe
     crops: (crops.get(t) ?? []).sort((a, b) => a.at - b.at).map((c) => ({ ...c.cut!, at: c.at, quality: c.quality })),
     relinks: t.relinks,
   }));
-  await deps.onProgress?.({ frames_read: frames, tracks: tracks.length });
+  await deps.onProgress?.({ frames_read: frames, tracks: tracks.length, frames_total: total });
   return { tracks, frames, ...size, seconds: frames / o.fps, ms: Date.now() - started, ...(deps.keepFrames ? { perFrame } : {}) };
 }
 
