@@ -7,6 +7,7 @@ import { detectableShots } from '../support/animal-shots.js';
 import { uniqueName } from '../support/postgres.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { herdClip } from '../../workers/src/survey/testing/herd-clip.js';
+import { screenshotPath } from '../support/screenshots.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts/web');
@@ -43,17 +44,34 @@ describe('the survey page in a real browser', () => {
     await page.click('button[name=signup]');
     await page.locator('header .user').waitFor();
     // One animal of the clip is enrolled on the farm, through the API with this session's cookie.
-    const form = new FormData();
-    for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'survey-farm', name: 'Bò Vàng' })) form.append(k, v);
-    for (const [k, s] of (await detectableShots(851, 3)).entries())
-      form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
-    expect(
-      (
-        await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, headers: { origin: app.url }, timeout: 60_000 })
-      ).status(),
-    ).toBe(200);
+    // A second cow of the farm is not in the clip: the one the survey lists as not seen.
+    for (const [coat, name] of [
+      [851, 'Bò Vàng'],
+      [852, 'Bò Đốm'],
+    ] as const) {
+      const form = new FormData();
+      for (const [k, v] of Object.entries({ species: 'cattle', farm_id: 'survey-farm', name })) form.append(k, v);
+      for (const [k, s] of (await detectableShots(coat, 3)).entries())
+        form.append('files', new Blob([new Uint8Array(s.photo)], { type: 'image/jpeg' }), `cow-${k}.jpg`);
+      expect(
+        (
+          await page.request.post(`${app.url}/api/animal/enroll`, { multipart: form, headers: { origin: app.url }, timeout: 60_000 })
+        ).status(),
+      ).toBe(200);
+    }
 
     await page.click('nav a[href="#/survey"]');
+    // Species is picked from the catalogue (cattle by default), not typed.
+    const species = page.locator('form[name=survey] select[name=species]');
+    await expect.poll(() => species.inputValue()).toBe('cattle');
+    // Every progress line the page shows, kept as it changes.
+    await page.evaluate(`(() => {
+      window.__progress = [];
+      new MutationObserver(() => {
+        const p = document.querySelector('.survey-progress');
+        if (p && window.__progress.at(-1) !== p.textContent) window.__progress.push(p.textContent);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
     await page.locator('form[name=survey] input[type=file]').setInputFiles({ name: 'pass.mp4', mimeType: 'video/mp4', buffer: clip });
     await page.fill('form[name=survey] input[name=farm_id]', 'survey-farm');
     await page.click('form[name=survey] button[type=submit]');
@@ -68,7 +86,40 @@ describe('the survey page in a real browser', () => {
     expect(await page.locator('ul.tracks li img').count()).toBeGreaterThanOrEqual(2);
     const known = page.locator('ul.tracks li.match');
     expect(await known.innerText()).toContain('Bò Vàng');
+    // The progress moved with the frames and then the tracks, in sentences.
+    const seen = await page.evaluate<string[]>('window.__progress');
+    expect(
+      seen.some((x) => /(Read|Đã đọc) [1-9]\d* (of|trên) 30|(identifying: \d of|đang nhận dạng: xong \d trên) 2/.test(x)),
+      JSON.stringify(seen),
+    ).toBe(true);
+    // Not seen: the farm's cow that is not in the clip, never the one recognised.
+    if (res.not_seen.length) {
+      const warn = await page.locator('.notice.warn', { hasText: /not seen|Không thấy/ }).innerText();
+      expect(warn).toContain('Bò Đốm');
+      expect(warn).not.toContain('Bò Vàng');
+    } else expect(res.maybe_seen.map((k: any) => k.name)).toEqual(['Bò Đốm']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'survey-review.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('desktop-survey-review.png'), fullPage: true });
+
+    // On a phone (390×844): nothing past the right edge, each counter's label on at most two
+    // lines (it wrapped one letter a line), and every button as wide as its words.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    const counters = await page.evaluate<{ text: string; lines: number }[]>(`[...document.querySelectorAll('.stats div span')].map((e) => ({
+      text: e.textContent, lines: Math.round(e.getBoundingClientRect().height / (parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.2)) }))`);
+    for (const l of counters) expect(l.lines, JSON.stringify(counters)).toBeLessThanOrEqual(2);
+    const buttons = await page.evaluate<
+      { text: string; width: number; height: number; fits: boolean }[]
+    >(`[...document.querySelectorAll('ul.tracks button')].map((b) => ({
+      text: b.textContent, width: b.getBoundingClientRect().width, height: b.getBoundingClientRect().height, fits: b.scrollWidth <= b.clientWidth + 1 }))`);
+    expect(buttons.length).toBeGreaterThan(0);
+    for (const b of buttons) {
+      expect(b.fits, JSON.stringify(b)).toBe(true);
+      expect(b.height, JSON.stringify(b)).toBeLessThanOrEqual(50);
+    }
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: screenshotPath('phone-survey-review.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await known.locator('button', { hasText: /Confirm|Đúng/ }).click();
     await page.locator('ul.tracks li.match', { hasText: '✓' }).waitFor();
     const labels = await app.container.db.query<{ verdict: string }>(

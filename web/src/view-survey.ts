@@ -1,7 +1,7 @@
 import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { currentLang } from './i18n.js';
-import { speciesName } from './species.js';
+import { speciesName, speciesSelect } from './species.js';
 import { when } from './timeline.js';
 import { farmInput, rememberFarm, treeInput } from './pickers.js';
 
@@ -15,8 +15,20 @@ const TEXT = {
   species: ['Loài', 'Species'],
   farm: ['Trang trại', 'Farm'],
   tree: ['Mã cây (nếu đếm quả)', 'Tree id (fruit)'],
+  pick_species: ['Hãy chọn loài vật nuôi được quay.', 'Choose the species of the animals filmed.'],
   send: ['Gửi khảo sát', 'Start survey'],
-  reading: ['Đang đọc: {f} khung hình, {t} vệt', 'Reading: {f} frames, {t} tracks'],
+  waiting: ['Video đã gửi và đang chờ máy xử lý nhận.', 'The video is sent and waiting for a worker to take it.'],
+  reading: ['Đã đọc {f} khung hình, thấy {t} con.', 'Read {f} frames; {t} animals tracked so far.'],
+  reading_of: ['Đã đọc {f} trên {n} khung hình, thấy {t} con.', 'Read {f} of {n} frames; {t} animals tracked so far.'],
+  identifying: [
+    'Đã đọc hết video; đang nhận dạng: xong {i} trên {t} con.',
+    'The whole video is read; identifying: {i} of {t} animals done.',
+  ],
+  not_seen_list: [
+    'Không thấy {n} con đã đăng ký của trang trại này: {names}.',
+    '{n} enrolled animals of this farm were not seen: {names}.',
+  ],
+  maybe_seen_list: ['Có thể đã thấy (vệt chưa chắc chắn): {names}.', 'Perhaps seen, on an uncertain track: {names}.'],
   count: ['Đếm được', 'Counted'],
   known: ['Đã nhận ra', 'Known'],
   uncertain: ['Chưa chắc', 'Uncertain'],
@@ -40,6 +52,30 @@ const tx = (k: keyof typeof TEXT, p: Record<string, string | number> = {}) =>
 
 const VERDICT: Record<string, keyof typeof TEXT> = { match: 'known', uncertain: 'uncertain', no_match: 'unknown', counted: 'count' };
 
+/** A running survey's progress: a bar over the frames while it reads, then over the tracks while it identifies. */
+function progressOf(s: any): HTMLElement {
+  const stage: string = s.stage ?? 'reading';
+  if (stage === 'queued') return notice('info', tx('waiting'));
+  if (stage === 'identifying') {
+    return h(
+      'div',
+      { class: 'survey-progress' },
+      h('progress', { max: Math.max(1, s.tracks), value: s.identified ?? 0 }),
+      notice('info', tx('identifying', { i: s.identified ?? 0, t: s.tracks })),
+    );
+  }
+  const total = Number(s.frames_total) || 0;
+  return h(
+    'div',
+    { class: 'survey-progress' },
+    total ? h('progress', { max: total, value: Math.min(total, s.frames_read) }) : h('progress', {}),
+    notice(
+      'info',
+      total ? tx('reading_of', { f: s.frames_read, n: total, t: s.tracks }) : tx('reading', { f: s.frames_read, t: s.tracks }),
+    ),
+  );
+}
+
 /**
  * Surveys: send a drone or phone video, watch its progress, then review its tracks as strips of
  * thumbnails with their verdicts; confirming or correcting one stores an identify_verdict label
@@ -48,20 +84,36 @@ const VERDICT: Record<string, keyof typeof TEXT> = { match: 'known', uncertain: 
 export function surveyView(): HTMLElement {
   const file = h('input', { type: 'file', accept: 'video/*', required: true });
   const kind = h('select', { name: 'kind' }, h('option', { value: 'animal' }, tx('animal')), h('option', { value: 'fruit' }, tx('fruit')));
-  const species = h('input', { name: 'species', value: 'cattle', autocomplete: 'off' });
+  // Species from the catalogue, in the app's language (issue 39: not free text); cattle by default.
+  const speciesSlot = h('div', { class: 'species-slot' });
+  let species: HTMLSelectElement | null = null;
+  void speciesSelect('animal', false).then((sel) => {
+    if ([...sel.options].some((o) => o.value === 'cattle')) sel.value = 'cattle';
+    species = sel;
+    mount(speciesSlot, field(tx('species'), sel));
+  });
   const farm = farmInput();
   const tree = treeInput();
+  const treeField = field(tx('tree'), tree);
+  const showKind = () => {
+    speciesSlot.hidden = kind.value !== 'animal';
+    treeField.hidden = kind.value !== 'fruit';
+  };
+  kind.addEventListener('change', showKind);
+  showKind();
   const status = h('div', { 'aria-live': 'polite' });
   const board = h('div', {});
   const recent = h('div', {});
 
   function render(s: any) {
     if (s.status === 'failed') return mount(board, notice('error', `${tx('failed')}: ${s.error?.message ?? ''}`));
-    if (s.status !== 'done') return mount(board, notice('info', tx('reading', { f: s.frames_read, t: s.tracks })));
+    if (s.status !== 'done') return mount(board, progressOf(s));
     const r = s.result;
+    const maybe: any[] = r.maybe_seen ?? [];
     const names = new Map<string, string>(
-      [...r.known, ...r.not_seen].map((k: any) => [k.individual_id, k.name ?? k.individual_id.slice(0, 8)]),
+      [...r.known, ...maybe, ...r.not_seen].map((k: any) => [k.individual_id, k.name ?? k.individual_id.slice(0, 8)]),
     );
+    const listed = (xs: any[]) => xs.map((k: any) => k.name ?? k.individual_id.slice(0, 8)).join(', ');
     const strip = (t: any) => {
       const pick = h(
         'select',
@@ -129,13 +181,18 @@ export function surveyView(): HTMLElement {
         h('div', {}, h('b', { class: 'big' }, r.count), h('span', {}, tx('count'))),
         r.kind === 'fruit'
           ? null
-          : [tx('known'), tx('uncertain'), tx('unknown'), tx('not_seen')].map((label, i) =>
-              h('div', {}, h('b', { class: 'big' }, [r.known, r.uncertain, r.unknown, r.not_seen][i].length), h('span', {}, label)),
-            ),
+          : (
+              [
+                ['known', r.known],
+                ['uncertain', r.uncertain],
+                ['unknown', r.unknown],
+                // Only a survey of a farm has a herd it could have missed.
+                ...(r.farm_id ? [['not_seen', r.not_seen] as const] : []),
+              ] as const
+            ).map(([k, xs]) => h('div', { class: k }, h('b', { class: 'big' }, xs.length), h('span', {}, tx(k)))),
       ),
-      r.not_seen.length
-        ? notice('warn', `${tx('not_seen')}: ${r.not_seen.map((k: any) => k.name ?? k.individual_id.slice(0, 8)).join(', ')}`)
-        : null,
+      r.not_seen.length ? notice('warn', tx('not_seen_list', { n: r.not_seen.length, names: listed(r.not_seen) })) : null,
+      maybe.length ? notice('info', tx('maybe_seen_list', { names: listed(maybe) })) : null,
       h('ul', { class: 'tracks' }, r.tracks.map(strip)),
     );
   }
@@ -186,7 +243,10 @@ export function surveyView(): HTMLElement {
     if (!f) return;
     const form = new FormData();
     form.append('kind', kind.value);
-    if (kind.value === 'animal' && species.value.trim()) form.append('species', species.value.trim());
+    if (kind.value === 'animal') {
+      if (!species?.value) return mount(status, notice('error', tx('pick_species')));
+      form.append('species', species.value);
+    }
     if (farm.value.trim()) {
       form.append('farm_id', farm.value.trim());
       rememberFarm(farm.value.trim());
@@ -211,8 +271,8 @@ export function surveyView(): HTMLElement {
         'form',
         { onsubmit: submit, name: 'survey' },
         field(tx('video'), file),
-        h('div', { class: 'grid3' }, field(tx('kind'), kind), field(tx('species'), species), field(tx('farm'), farm)),
-        field(tx('tree'), tree),
+        h('div', { class: 'grid3' }, field(tx('kind'), kind), speciesSlot, field(tx('farm'), farm)),
+        treeField,
         h('button', { type: 'submit' }, tx('send')),
       ),
       status,
