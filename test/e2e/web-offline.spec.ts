@@ -74,6 +74,8 @@ describe('the field app without signal', () => {
       await page.locator('form[name=survey]').waitFor();
       await page.locator('.offline-mode').waitFor();
       expect(await page.locator('.offline-mode').innerText()).toContain('Không có mạng');
+      // The species picker still lists the catalogue it last read.
+      await expect.poll(() => page.locator('form[name=survey] select[name=species]').inputValue()).toBe('cattle');
       expect(await page.locator('input[name=password]').count()).toBe(0);
       await shot(page, 'reload');
 

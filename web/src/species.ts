@@ -11,9 +11,28 @@ interface Species {
 }
 let catalog: Promise<Species[]> | null = null;
 
-/** The species catalogue, read once per page. */
+const CATALOG_KEY = 'markless.species';
+
+/**
+ * The species catalogue, read once per page. The last one read is kept on the device, so the
+ * species pickers still work when the app is opened without signal (issue 39).
+ */
 export function species(): Promise<Species[]> {
-  catalog ??= call('GET', '/api/species/catalog').then((r) => (r.ok ? (r.json.species as Species[]) : []));
+  catalog ??= call('GET', '/api/species/catalog').then((r) => {
+    if (r.ok) {
+      try {
+        localStorage.setItem(CATALOG_KEY, JSON.stringify(r.json.species));
+      } catch {
+        // Storage refused or full: the picker works online as before.
+      }
+      return r.json.species as Species[];
+    }
+    try {
+      return JSON.parse(localStorage.getItem(CATALOG_KEY) ?? '[]') as Species[];
+    } catch {
+      return [];
+    }
+  });
   return catalog;
 }
 
