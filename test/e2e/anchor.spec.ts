@@ -22,7 +22,7 @@ async function setup(app: TestApp) {
 describe('anchoring, local backend (embedded default)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'embedded' });
+    app = await startTestApp({ engine: 'deterministic', mode: 'embedded' });
   });
   afterAll(async () => {
     await app?.stop();
@@ -90,6 +90,7 @@ describe('anchoring, cardano backend against a Blockfrost-compatible server (and
     chain = await startFakeBlockfrost({ funds: 3 });
     kubo = await startFakeKubo();
     app = await startTestApp({
+      engine: 'deterministic',
       mode: 'embedded',
       env: {
         KUBO_API_URL: kubo.url,

@@ -31,7 +31,7 @@ describe.each<Mode>(['embedded', 'distributed'])('care log (%s)', (mode) => {
   const blobs = async () => (await app.container.db.query<{ n: number }>('select count(*)::int as n from blobs')).rows[0]!.n;
 
   beforeAll(async () => {
-    app = await startTestApp({ mode });
+    app = await startTestApp({ engine: 'deterministic', mode });
     [owner, stranger, grantee] = await Promise.all([signup(app.url, 'owner'), signup(app.url, 'stranger'), signup(app.url, 'grantee')]);
     // A durian tree: no interval of the product names it, so the longest one (tomato, 5 days) applies.
     tree = (await enrollTree(app.url, owner.token, 71, { species: 'durian', farm_id: 'care-farm' })).tree_id;

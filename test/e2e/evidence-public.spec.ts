@@ -20,7 +20,7 @@ describe('public evidence, fetched and verified without a token', () => {
   let dir: string;
   beforeAll(async () => {
     kubo = await startFakeKubo();
-    app = await startTestApp({ mode: 'embedded', env: { KUBO_API_URL: kubo.url } });
+    app = await startTestApp({ engine: 'deterministic', mode: 'embedded', env: { KUBO_API_URL: kubo.url } });
     dir = await mkdtemp(path.join(os.tmpdir(), 'markless-public-evidence-'));
   });
   afterAll(async () => {

@@ -16,7 +16,7 @@ describe("grants: sharing one owner's trees, read-only or read-write, and revoki
   const views = (u: User) => api(app.url, 'GET', `/api/tree_views?tree_id=${tree}`, { token: u.token });
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ engine: 'deterministic' });
     [owner, grantee, outsider] = await Promise.all([signup(app.url, 'own'), signup(app.url, 'gra'), signup(app.url, 'out')]);
     const r = await fetch(`${app.url}/api/enroll`, {
       method: 'POST',

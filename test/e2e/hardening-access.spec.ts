@@ -21,7 +21,7 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: leaks and access (%
   const post = (p: string, json: unknown, token?: string) => api(app.url, 'POST', p, { json, ...(token ? { token } : {}) });
 
   beforeAll(async () => {
-    app = await startTestApp({ mode });
+    app = await startTestApp({ engine: 'deterministic', mode });
     owner = await signup(app.url, 'acc_own');
     grantee = await signup(app.url, 'acc_gra');
     stranger = await signup(app.url, 'acc_str');

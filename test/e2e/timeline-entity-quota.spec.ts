@@ -10,7 +10,7 @@ import { enrollTree } from './timeline.helpers.js';
 describe('timeline: what strangers can add to one entity, all together (embedded)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'embedded' });
+    app = await startTestApp({ engine: 'deterministic', mode: 'embedded' });
   }, 180_000);
   afterAll(async () => {
     await app?.stop();
@@ -68,7 +68,7 @@ describe('timeline: what strangers can add to one entity, all together (embedded
   }, 240_000);
 
   it('caps the count too: many small events from many accounts stop at TIMELINE_PENDING_MAX_PER_ENTITY', async () => {
-    const small = await startTestApp({ mode: 'embedded', env: { TIMELINE_PENDING_MAX_PER_ENTITY: '6' } });
+    const small = await startTestApp({ engine: 'deterministic', mode: 'embedded', env: { TIMELINE_PENDING_MAX_PER_ENTITY: '6' } });
     try {
       const owner = await signup(small.url, 'owner');
       const tree = (await enrollTree(small.url, owner.token, 332)).tree_id as string;

@@ -17,7 +17,7 @@ describe.each<Mode>(['embedded', 'distributed'])('timelines (%s)', (mode) => {
   const get = (path: string, token?: string) => api(app.url, 'GET', path, token ? { token } : {});
 
   beforeAll(async () => {
-    app = await startTestApp({ mode });
+    app = await startTestApp({ engine: 'deterministic', mode });
     owner = await signup(app.url, 'owner');
     other = await signup(app.url, 'other');
     farm = uniqueName('farm-');

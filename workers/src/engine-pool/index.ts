@@ -116,9 +116,18 @@ interface Waiting {
   resolve: (r: Descriptor | Error) => void;
 }
 
-export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string; observer?: PoolObserver } = {}): EnginePool {
+export function createEnginePool(
+  o: Partial<PoolSettings> & {
+    modelDir?: string;
+    observer?: PoolObserver;
+    /** Start the threads on the first task instead of now (the test suite's deterministic engine never sends one). */
+    lazy?: boolean;
+  } = {},
+): EnginePool {
   // Given values win over the environment; ONNX threads follow the pool size unless set.
-  const given = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'modelDir' && k !== 'observer'));
+  const given = Object.fromEntries(
+    Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'modelDir' && k !== 'observer' && k !== 'lazy'),
+  );
   const settings = poolSettings({
     ...process.env,
     ...Object.fromEntries(
@@ -132,14 +141,17 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
         .map(([k, v]) => [k, String(v)]),
     ),
   });
-  const piscina = new Piscina({
-    filename: new URL('./boot.mjs', import.meta.url).href,
-    minThreads: settings.size,
-    maxThreads: settings.size,
-    // Sessions live as long as the pool; a thread is never retired for idling.
-    idleTimeout: Number.MAX_SAFE_INTEGER,
-    env: { ...process.env, MARKLESS_ORT_THREADS: String(settings.ortThreads) },
-  });
+  let threads: Piscina | null = null;
+  const piscina = (): Piscina =>
+    (threads ??= new Piscina({
+      filename: new URL('./boot.mjs', import.meta.url).href,
+      minThreads: settings.size,
+      maxThreads: settings.size,
+      // Sessions live as long as the pool; a thread is never retired for idling.
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      env: { ...process.env, MARKLESS_ORT_THREADS: String(settings.ortThreads) },
+    }));
+  if (!o.lazy) piscina();
   const queue: Record<Lane, Waiting[]> = { interactive: [], bulk: [] };
   const jobs: Record<Lane, PendingJob[]> = { interactive: [], bulk: [] };
   let busy = 0;
@@ -187,7 +199,7 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
     busy++;
     try {
       const task: TaskIn = { op: 'describe', modelDir: o.modelDir ?? '', items: batch.map((w) => ({ bytes: w.bytes, opts: w.opts })) };
-      const out = (await piscina.run(task)) as DescribeOut;
+      const out = (await piscina().run(task)) as DescribeOut;
       batches++;
       photos += batch.length;
       o.observer?.batch?.(batch.length, out.timings);
@@ -203,7 +215,7 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
   async function dispatchJob(j: PendingJob): Promise<void> {
     busy++;
     try {
-      j.resolve(await piscina.run({ op: 'job', name: j.name, payload: j.payload } satisfies TaskIn));
+      j.resolve(await piscina().run({ op: 'job', name: j.name, payload: j.payload } satisfies TaskIn));
     } catch (err) {
       j.reject(err);
     } finally {
@@ -267,7 +279,7 @@ export function createEnginePool(o: Partial<PoolSettings> & { modelDir?: string;
       queue.bulk = [];
       jobs.interactive = [];
       jobs.bulk = [];
-      await piscina.destroy();
+      await threads?.destroy();
     },
   };
 }

@@ -49,6 +49,8 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
     lingerMs: c.config.ENGINE_LINGER_MS,
     modelDir: (await servingDir(c)) ?? '',
     observer: poolObserver(c.metrics, () => pool),
+    // The deterministic test engine describes in process: its pool starts threads only if a job asks.
+    lazy: test !== null,
   });
   container.onClose(() => pool.close());
   const engine = test ?? pooledEngine(base, pool, c.metrics);
