@@ -26,6 +26,7 @@ const MEDIUM = [
   'workers/src/vision/learned-order.spec.ts',
   'workers/src/vision/match-lines.spec.ts',
   'workers/src/vision/registry.spec.ts',
+  'workers/src/recognition/serving-order.spec.ts',
 ];
 /** The e2e files that drive Chromium: those importing playwright-core. */
 const E2E = 'test/e2e';

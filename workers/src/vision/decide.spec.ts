@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CALIBRATION, type CalibrationParams } from './calibrate.js';
-import { decide, decideSeveral } from './decide.js';
+import { decide, decideSeveral, guardVerdict } from './decide.js';
 
 const cal: CalibrationParams = { ...DEFAULT_CALIBRATION, matchThreshold: 0.9, uncertainThreshold: 0.3 };
 const c = (individualId: string, probability: number) => ({ individualId, probability });
@@ -87,5 +87,37 @@ describe('decideSeveral', () => {
     // The fused answer is not a match: nothing to confirm.
     const low = [c('x', 0.6), c('y', 0.2)];
     expect(decideSeveral(low, [[c('x', 0.95)], [c('x', 0.95)]], cal)).toEqual(decide(low, cal));
+  });
+});
+
+describe("guardVerdict: an owner's calibration may tighten the serving order, never loosen it", () => {
+  const ev = (global: number) => ({ global, local: 40, globalMargin: 0.1, localMargin: 1, spread: 0.5 });
+  const ranked = [
+    { individualId: 'x', probability: 0.95, evidence: ev(0.9) },
+    { individualId: 'y', probability: 0.4, evidence: ev(0.5) },
+  ];
+  const decided = decide(ranked, cal);
+  const guardAt = (matchThreshold: number): CalibrationParams => ({ ...DEFAULT_CALIBRATION, matchThreshold });
+
+  it('keeps a match the guard also makes', () => {
+    expect(decided.verdict).toBe('match');
+    expect(guardVerdict(decided, ranked, cal, guardAt(0.01), 1)).toEqual(decided);
+  });
+
+  it("withholds a match the guard would not make: uncertain, with the owner's shortlist", () => {
+    const g = guardVerdict(decided, ranked, cal, guardAt(1.01), 1);
+    expect(g.verdict).toBe('uncertain');
+    expect(g.shown.map((x) => x.individualId)).toEqual(['x', 'y']);
+  });
+
+  it("uses the guard's threshold for the query's number of photos", () => {
+    const guard = { ...guardAt(0.01), several: [{ matchThreshold: 1.01, groupSize: 2, queries: 700, falseMatches: 0, fmrUpper: 0.004 }] };
+    expect(guardVerdict(decided, ranked, cal, guard, 1).verdict).toBe('match');
+    expect(guardVerdict(decided, ranked, cal, guard, 2).verdict).toBe('uncertain');
+  });
+
+  it('never turns an uncertain or no_match into a match', () => {
+    const unsure = decide(ranked, { ...cal, matchThreshold: 0.99 });
+    expect(guardVerdict(unsure, ranked, cal, guardAt(0.01), 1)).toEqual(unsure);
   });
 });

@@ -2,7 +2,7 @@
  * The verdict: `match` (the top candidate), `uncertain` (a short candidate
  * list, returned instead of a guess), or `no_match`.
  */
-import { severalScopeFor, type CalibrationParams } from './calibrate.js';
+import { probability, severalScopeFor, type CalibrationParams, type Evidence } from './calibrate.js';
 
 export type Verdict = 'match' | 'uncertain' | 'no_match';
 
@@ -66,4 +66,24 @@ export function decideSeveral<T extends Scored & { individualId: string }>(
     return own.verdict === 'match' && own.shown[0]!.individualId === id;
   });
   return agreed ? fused : { verdict: 'uncertain', shown: ranked.filter((c) => c.probability >= cal.uncertainThreshold).slice(0, maxShown) };
+}
+
+/**
+ * An owner's own calibration may tighten the serving order, never loosen it
+ * (recognition/owner-calibration.ts calibrationFor): a `match` that `guard` (the calibration that
+ * would decide without the owner's) would not make is `uncertain`, with the shortlist shown.
+ */
+export function guardVerdict<T extends Scored & { evidence: Evidence }>(
+  d: { verdict: Verdict; shown: T[] },
+  ranked: readonly T[],
+  cal: CalibrationParams,
+  guard: CalibrationParams,
+  photos: number,
+  maxShown = 5,
+): { verdict: Verdict; shown: T[] } {
+  const top = d.shown[0];
+  if (d.verdict !== 'match' || !top) return d;
+  const need = photos > 1 ? (severalScopeFor(guard, photos)?.matchThreshold ?? guard.matchThreshold) : guard.matchThreshold;
+  if (probability(top.evidence, guard) >= need) return d;
+  return { verdict: 'uncertain', shown: ranked.filter((c) => c.probability >= cal.uncertainThreshold).slice(0, maxShown) };
 }

@@ -23,9 +23,9 @@
  * retry) or `UnusableImageError` (with `reasons`); `identify` throws when a
  * descriptor comes from another model version (re-embed first).
  */
-import { DEFAULT_CALIBRATION, probability, severalScopeFor, type CalibrationParams, type Evidence } from './calibrate.js';
+import { DEFAULT_CALIBRATION, probability, type CalibrationParams, type Evidence } from './calibrate.js';
 import { shippedCalibration, type PoolFacts } from './kind-calibration.js';
-import { decide, decideSeveral, type Verdict } from './decide.js';
+import { decide, decideSeveral, guardVerdict, type Verdict } from './decide.js';
 import { loadEmbedder, type Embedder, type ModelRef, type Provider } from './embed.js';
 import { decodeImage, downscale, measureQuality, UnusableImageError, type DecodedImage, type QualityReport } from './intake.js';
 import { describeLocalMany, verifyLocal } from './local-features.js';
@@ -341,7 +341,7 @@ export class RecognitionEngine {
         ? orderByLearned(rankIndividuals(perQuery.slice(0, 2), cal, use.global), perQuery.slice(0, 2), s.learnedOrder)
         : undefined;
     const decided = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal, 5, firstPair) : decide(ranked, cal);
-    const { verdict, shown } = req.guard ? guarded(decided, ranked, cal, req.guard, perQuery.length) : decided;
+    const { verdict, shown } = req.guard ? guardVerdict(decided, ranked, cal, req.guard, perQuery.length) : decided;
     const pairs = new Map((perQuery[0] ?? []).flatMap((sc) => (sc.pairs?.length ? [[sc.id, sc.pairs] as [string, Int32Array]] : [])));
     return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null, pairs };
   }
@@ -370,21 +370,6 @@ export class RecognitionEngine {
     guardBackground(scores, s.backgroundGuard);
     return scores;
   }
-}
-
-/** A `match` that the guard calibration would not make is `uncertain` (its shortlist shown), never a `match`. */
-function guarded(
-  d: { verdict: Verdict; shown: Candidate[] },
-  ranked: readonly Candidate[],
-  cal: CalibrationParams,
-  guard: CalibrationParams,
-  photos: number,
-): { verdict: Verdict; shown: Candidate[] } {
-  const top = d.shown[0];
-  if (d.verdict !== 'match' || !top) return d;
-  const need = photos > 1 ? (severalScopeFor(guard, photos)?.matchThreshold ?? guard.matchThreshold) : guard.matchThreshold;
-  if (probability(top.evidence, guard) >= need) return d;
-  return { verdict: 'uncertain', shown: ranked.filter((c) => c.probability >= cal.uncertainThreshold).slice(0, 5) };
 }
 
 /** Keeps the best `shortlist` individuals with up to `perIndividual` images each, then `tailShortlist` more with one image each. */

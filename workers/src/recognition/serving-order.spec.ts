@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../test/support/postgres.js';
+import { createPgliteDatabase } from '../../../shared/src/adapters/db/pglite.adapter.js';
+import { createPostgresDatabase } from '../../../shared/src/adapters/db/postgres.adapter.js';
+import { migrate } from '../../../shared/src/adapters/db/migrate.js';
+import type { Database } from '../../../shared/src/ports/database.port.js';
+import { calibrationPoolRepo as repo, type PoolCell } from '../../../shared/src/repos/calibration-pool.repo.js';
+import { DEFAULT_CALIBRATION, type CalibrationParams } from '../vision/calibrate.js';
+import { calibrationFor, type PooledServing } from './owner-calibration.js';
+
+/** The pooled calibration's repository and the serving order, on both databases the service runs on. */
+const databases = [
+  {
+    name: 'PGlite',
+    async open() {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-serving-'));
+      const db = await createPgliteDatabase(dir);
+      await migrate(db);
+      return { db, drop: () => rm(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const { url, drop } = await createTestDatabase({ migrated: true });
+      const db = await createPostgresDatabase(url, 2);
+      await migrate(db);
+      return { db, drop };
+    },
+  },
+];
+
+describe.each(databases)('calibration pool on $name', ({ open }) => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  const owner = randomUUID();
+  const other = randomUUID();
+  const cell: PoolCell = { kind: 'animal', engine_version: 'e1', species: 'cattle', band: 'small' };
+  const params = (t: number): CalibrationParams => ({ ...DEFAULT_CALIBRATION, matchThreshold: t, source: 'pooled' });
+
+  beforeAll(async () => {
+    ({ db, drop } = await open());
+    for (const [id, name] of [
+      [owner, 'owner_a'],
+      [other, 'owner_b'],
+    ])
+      await db.query('insert into accounts (id, username) values ($1, $2)', [id, name]);
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  const sample = (ownerId: string, ref: string, outcome: 'right' | 'wrong' | 'stranger') => ({
+    ...cell,
+    owner_id: ownerId,
+    source: 'verdict',
+    ref,
+    views: 1,
+    outcome,
+    evidence: { global: 0.8, local: 10, globalMargin: 0.1, localMargin: 1, spread: 0.4 },
+    labelled_at: new Date(),
+  });
+
+  it('keeps one sample per labelled answer: a relabel replaces it', async () => {
+    await repo.upsertSample(db, sample(owner, 'q1', 'right'));
+    await repo.upsertSample(db, sample(owner, 'q1', 'stranger'));
+    await repo.upsertSample(db, sample(other, 'q2', 'wrong'));
+    const rows = await repo.samplesOf(db, cell);
+    expect(rows.map((r) => [r.ref, r.outcome])).toEqual([
+      ['q1', 'stranger'],
+      ['q2', 'wrong'],
+    ]);
+    // `*` takes every species of the kind.
+    expect(await repo.samplesOf(db, { ...cell, species: '*' })).toHaveLength(2);
+    expect(await repo.samplesOf(db, { ...cell, band: 'large' })).toHaveLength(0);
+  });
+
+  it("an owner who opts out loses their samples and is left out of every cell's samples", async () => {
+    expect(await repo.setContributes(db, other, false)).toEqual({ deleted: 1 });
+    await repo.upsertSample(db, sample(other, 'q3', 'right'));
+    expect((await repo.samplesOf(db, cell)).map((r) => r.ref)).toEqual(['q1']);
+    expect(await repo.contributes(db, other)).toBe(false);
+    await repo.setContributes(db, other, true);
+  });
+
+  it('promotes one serving version per cell, retires the one before, and rolls back to it', async () => {
+    const a = await repo.insertVersion(db, cell, { params: params(0.9), report: {}, shadow: null, status: 'shadow' });
+    await repo.promote(db, a);
+    const b = await repo.insertVersion(db, cell, { params: params(0.8), report: {}, shadow: null, status: 'shadow' });
+    await repo.promote(db, b);
+    expect((await repo.serving(db, cell))!.id).toBe(b);
+    expect((await repo.byId(db, a))!.status).toBe('retired');
+    expect(await repo.rollback(db, b)).toBe(a);
+    expect((await repo.serving(db, cell))!.id).toBe(a);
+    expect((await repo.byId(db, b))!.status).toBe('rolled_back');
+    expect(await repo.rollback(db, b)).toBeNull();
+  });
+
+  describe('the serving order', () => {
+    const kind: CalibrationParams = {
+      ...DEFAULT_CALIBRATION,
+      matchThreshold: 0.95,
+      vouched: { fmrUpper: 0.009, individuals: 40, queries: 900 },
+    };
+    const pooled: PooledServing = { id: 7, params: params(0.85), report: { owners: 5, samples: 900, fmr_upper: 0.008 }, created_at: '' };
+    const fitOwner = async (o: string, pipeline: string) =>
+      db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)', [
+        o,
+        'animal',
+        pipeline,
+        params(0.7),
+        { n: 700, effective_n: 350, fmr_upper: 0.009, reason: null },
+      ]);
+
+    it("with no fit of the owner's own, the pooled calibration decides and says which version", async () => {
+      const c = await calibrationFor(db, owner, 'animal', 'p-base', kind, null, async () => pooled);
+      expect(c.params.matchThreshold).toBe(0.85);
+      expect(c.guard).toBeNull();
+      expect(c.info).toMatchObject({ source: 'pooled', match_threshold: 0.85, false_match_bound: 0.008, samples: 900 });
+      expect(c.info.reason).toMatch(/pooled from the confirmed answers of 5 owners .*\(version 7\)$/);
+    });
+
+    it("with neither, the kind's calibration decides", async () => {
+      const c = await calibrationFor(db, owner, 'animal', 'p-base', kind, null, async () => null);
+      expect(c.info.source).toBe('kind_default');
+      expect(c.params.matchThreshold).toBe(0.95);
+    });
+
+    it("the owner's own fit decides where it vouches, guarded by the one that would serve without it", async () => {
+      await fitOwner(owner, 'p-own');
+      const withPool = await calibrationFor(db, owner, 'animal', 'p-own', kind, null, async () => pooled);
+      expect(withPool.info.source).toBe('owner');
+      expect(withPool.params.matchThreshold).toBe(0.7);
+      expect(withPool.guard!.matchThreshold).toBe(0.85);
+      const noPool = await calibrationFor(db, owner, 'animal', 'p-own', kind, null, async () => null);
+      expect(noPool.guard!.matchThreshold).toBe(0.95);
+      // A kind calibration nothing vouched for guards nothing.
+      const handSet = await calibrationFor(db, owner, 'animal', 'p-own', DEFAULT_CALIBRATION, null, async () => null);
+      expect(handSet.guard).toBeNull();
+    });
+
+    it("behind the owner's learned model the pool, fitted on the base model's scores, is never asked", async () => {
+      let asked = false;
+      const c = await calibrationFor(db, owner, 'animal', 'p-learned', kind, { name: 'metric', version: '1' }, async () => {
+        asked = true;
+        return pooled;
+      });
+      expect(asked).toBe(false);
+      expect(c.info.source).toBe('kind_default');
+    });
+  });
+});
