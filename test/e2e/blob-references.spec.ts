@@ -61,7 +61,7 @@ describe.each<Mode>(['embedded', 'distributed'])('blob references (%s)', (mode) 
   };
 
   beforeAll(async () => {
-    app = await startTestApp({ mode, env: { JOB_WAIT_MS: '120000' } });
+    app = await startTestApp({ engine: 'deterministic', mode, env: { JOB_WAIT_MS: '120000' } });
     [owner, stranger] = await Promise.all([signup(app.url, 'owner'), signup(app.url, 'stranger')]);
     tree = (await enrollTree(app.url, owner.token, 611, { species: 'durian' })).tree_id;
     identifyPhoto = await otherView(await textureImage(611, 256), 7);

@@ -10,7 +10,7 @@ describe('fruit list (embedded)', () => {
   const fruit: string[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ engine: 'deterministic' });
     owner = await signup(app.url, 'fruitlist');
     const t = await api(app.url, 'POST', '/api/enroll', {
       token: owner.token,

@@ -36,7 +36,11 @@ describe.each<Mode>(['embedded', 'distributed'])('sign-up closed and sign-up pro
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp({ mode, env: { SIGNUP_OPEN: 'false', SIGNUP_SOURCE_FAILURES: '3', LOGIN_MAX_LOCK_S: '120' } });
+    app = await startTestApp({
+      engine: 'deterministic',
+      mode,
+      env: { SIGNUP_OPEN: 'false', SIGNUP_SOURCE_FAILURES: '3', LOGIN_MAX_LOCK_S: '120' },
+    });
   }, 120_000);
   afterAll(async () => {
     await app?.stop();
@@ -63,7 +67,7 @@ describe.each<Mode>(['embedded', 'distributed'])('sign-up closed and sign-up pro
   it('failed sign-ups are throttled per address, so taken names cannot be listed at full speed', async () => {
     // Sign-up is closed on this service: open it for this address by hand is not possible, so the
     // probe is a second service with sign-up open and the same low threshold.
-    const open = await startTestApp({ mode, env: { SIGNUP_SOURCE_FAILURES: '3', LOGIN_MAX_LOCK_S: '120' } });
+    const open = await startTestApp({ engine: 'deterministic', mode, env: { SIGNUP_SOURCE_FAILURES: '3', LOGIN_MAX_LOCK_S: '120' } });
     try {
       const taken = await signup(open.url, 'taken');
       const probe = () =>
@@ -95,6 +99,7 @@ describe('streams, OCR, stale tokens, file names (embedded)', () => {
   beforeAll(async () => {
     // The video queue is not served here, so surveys stay running and their streams stay open.
     app = await startTestApp({
+      engine: 'deterministic',
       env: {
         WORKER_QUEUES: 'identify,enrol',
         SSE_MAX_PER_SURVEY: '2',

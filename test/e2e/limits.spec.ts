@@ -59,7 +59,7 @@ describe.each<Mode>(['embedded', 'distributed'])('errors and limits (%s)', (mode
   let app: TestApp;
   let token: string;
   beforeAll(async () => {
-    app = await startTestApp({ mode, env: { RATE_LIMIT_PER_MIN: '40' } });
+    app = await startTestApp({ engine: 'deterministic', mode, env: { RATE_LIMIT_PER_MIN: '40' } });
     token = (await signup(app.url)).token;
   });
   afterAll(async () => {

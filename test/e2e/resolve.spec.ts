@@ -24,7 +24,7 @@ describe('public traceability lookup: one decision, three states', () => {
   let owner: { token: string; id: string };
   let tree: { id: string; code: string };
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ engine: 'deterministic' });
     owner = await signup(app.url, 'res');
     tree = await enrollTree(app, owner, 41);
   });

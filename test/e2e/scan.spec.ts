@@ -36,7 +36,7 @@ describe('tree scan tokens: every transition of the state table', () => {
   let other: User;
   let photo: Buffer;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ engine: 'deterministic' });
     owner = await signup(app.url, 'scan');
     other = await signup(app.url, 'scan');
     await enrollTree(app, owner, 501, 'Sầu riêng');

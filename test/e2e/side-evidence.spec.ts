@@ -58,7 +58,10 @@ describe.each([
   let owner: { token: string };
   beforeAll(async () => {
     kubo = await startFakeKubo();
-    app = await startTestApp({ env: { KUBO_API_URL: kubo.url, ...(on ? { EVIDENCE_FRUIT_AND_BOUNDARIES: 'true' } : {}) } });
+    app = await startTestApp({
+      engine: 'deterministic',
+      env: { KUBO_API_URL: kubo.url, ...(on ? { EVIDENCE_FRUIT_AND_BOUNDARIES: 'true' } : {}) },
+    });
     owner = await signup(app.url, 'grower');
   });
   afterAll(async () => {
