@@ -87,13 +87,14 @@ describe('batch rows with names and codes (embedded)', () => {
     });
     expect(res.status).toBe(200);
     const lines = (await res.text()).trimEnd().split('\r\n');
-    // The fruit's views (issue 41) come last, so the columns before keep their places.
+    // The fruit's views (issue 41) and its answer's query id come last, so the columns before keep their places.
     expect(lines[0]).toBe(
-      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views',
+      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views,query_id',
     );
     expect(lines[1]!.startsWith(`0,crate-1.jpg,done,${fruitId},`)).toBe(true);
-    expect(lines[1]!.endsWith(`,"Bưởi, số 1",${tree.tree_id},Cây bưởi góc ao,${tree.code},crate-1.jpg`)).toBe(true);
-    expect(lines[2]!.endsWith(',,,,note.txt')).toBe(true);
+    expect(lines[1]!).toContain(`,"Bưởi, số 1",${tree.tree_id},Cây bưởi góc ao,${tree.code},crate-1.jpg,`);
+    expect(lines[1]!).toMatch(/,[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(lines[2]!.endsWith(',,,,note.txt,')).toBe(true);
   });
 
   it("past batches are listed with thumbnails and the tree's name and code", async () => {

@@ -9,6 +9,7 @@ import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { batchForm, followEvents, surface } from '../support/fruit-batch.js';
 import { blankImage, otherView, photoForm } from '../support/images.js';
 import { uniqueName } from '../support/postgres.js';
+import { signupAdmin } from '../support/admin.js';
 
 const post = (app: TestApp, path: string, form: FormData, token: string) => api(app.url, 'POST', path, { body: form, token });
 
@@ -173,14 +174,39 @@ describe('fruit batches with several views per fruit (embedded)', () => {
     expect(res.status).toBe(200);
     const lines = (await res.text()).trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views',
+      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views,query_id',
     );
     expect(lines.length).toBe(8);
     expect(lines[1]!.startsWith(`0,fruit-A,done,${rows[0].fruit_id},`)).toBe(true);
-    expect(lines[1]!.endsWith(',fruit-A__cam1.jpg | fruit-A__cam2.jpg')).toBe(true);
-    expect(lines[2]!.endsWith(',loose.jpg')).toBe(true);
-    expect(lines[5]!.endsWith(',fruit-17/a.jpg | fruit-17/b.jpg | fruit-17/c.jpg')).toBe(true);
+    expect(lines[1]!).toMatch(/,fruit-A__cam1\.jpg \| fruit-A__cam2\.jpg,[0-9a-f-]{36}$/);
+    expect(lines[2]!).toMatch(/,loose\.jpg,[0-9a-f-]{36}$/);
+    expect(lines[5]!).toMatch(/,fruit-17\/a\.jpg \| fruit-17\/b\.jpg \| fruit-17\/c\.jpg,[0-9a-f-]{36}$/);
     expect(lines[6]).toMatch(/^5,crowded,failed,,,,,"?Fruit ""crowded"" has 9 photos/);
+  });
+
+  it('a decided fruit is an answer like any other: labelled by its query id, it becomes a several-view calibration sample', async () => {
+    const fruitA = rows[0];
+    expect(fruitA.query_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const label = await api(app.url, 'POST', '/api/fruit/identify_verdict', {
+      token: owner.token,
+      form: { query_id: fruitA.query_id, verdict: 'correct' },
+    });
+    expect(label.status).toBe(200);
+    // Another owner cannot label it: not theirs looks like not there.
+    const stranger = await signup(app.url);
+    const foreign = await api(app.url, 'POST', '/api/fruit/identify_verdict', {
+      token: stranger.token,
+      form: { query_id: fruitA.query_id, verdict: 'wrong' },
+    });
+    expect(foreign.status).toBe(404);
+    const admin = await signupAdmin(app, uniqueName('batchop_'));
+    const run = await api(app.url, 'POST', '/api/admin/calibration/pooled/run', { token: admin.token });
+    expect(run.status).toBe(200);
+    const sample = await app.container.db.query<{ views: number; kind: string; outcome: string }>(
+      'select views, kind, outcome from calibration_samples where ref = $1',
+      [fruitA.query_id],
+    );
+    expect(sample.rows).toEqual([{ views: 2, kind: 'fruit', outcome: 'right' }]);
   });
 
   it('a job retried after a worker died before writing gives the same row and view failures, counted once', async () => {

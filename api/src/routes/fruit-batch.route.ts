@@ -29,6 +29,13 @@ const Row = z.object({
   candidate: z.string().optional().describe("the top candidate's name, or its id when unnamed"),
   probability: z.number().optional().describe("the top candidate's probability; not calibrated for fruit (spec section 1 rule 5)"),
   verdict: z.enum(['match', 'uncertain', 'no_match']).optional(),
+  query_id: z
+    .string()
+    .uuid()
+    .optional()
+    .describe(
+      'the identify answer this row was decided as: confirm or correct it with POST /api/fruit/identify_verdict (`query_id`), as for any answer; the label refines your calibration and, unless you opt out, the one pooled across owners',
+    ),
   reason: z.string().optional().describe('why this fruit failed, one sentence (vi, or en with Accept-Language: en); the batch goes on'),
   photo_url: z.string().optional().describe("this fruit's first usable photo, `/api/blobs/{cid}` (readable by the batch's owner)"),
   fruit_name: z.string().optional().describe("the matched fruit's name, when it has one"),

@@ -44,6 +44,7 @@ export interface BatchRowOut {
   probability?: number;
   verdict?: string;
   reason?: string;
+  query_id?: string;
   photo_url?: string;
   fruit_name?: string;
   fruit_thumbnail?: string;
@@ -69,6 +70,7 @@ export const CSV_HEADER = [
   'tree_name',
   'tree_code',
   'views',
+  'query_id',
 ] as const;
 
 /** Between the file names of the CSV's `views` cell. */
@@ -112,6 +114,7 @@ function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> 
   if (r.candidate) out.candidate = r.candidate;
   if (r.probability != null) out.probability = r.probability;
   if (r.verdict) out.verdict = r.verdict;
+  if (r.query_id) out.query_id = r.query_id;
   if (r.reason_code) out.reason = renderMessage(r.reason_code as MessageCode, lang, r.reason_params ?? {});
   return out;
 }

@@ -38,6 +38,8 @@ export interface BatchRowRecord {
   candidate: string | null;
   probability: number | null;
   verdict: string | null;
+  /** The identify query the row was answered as (labels refer to it); null before it is decided, or for rows decided before it was kept. */
+  query_id?: string | null;
   reason_code: string | null;
   reason_params: Record<string, unknown> | null;
   /** The fruit's photos in order; a row written before views were kept shows its one photo. */
@@ -67,7 +69,14 @@ export interface BatchCounts {
  * that failed on their own while describing (written with the row, never apart from it).
  */
 export type RowOutcome = (
-  | { status: 'done'; fruit_id: string | null; candidate: string | null; probability: number | null; verdict: string }
+  | {
+      status: 'done';
+      fruit_id: string | null;
+      candidate: string | null;
+      probability: number | null;
+      verdict: string;
+      query_id?: string | null;
+    }
   | { status: 'failed'; reason_code: string; reason_params: Record<string, unknown> }
 ) & { work_ms?: number; view_failures?: ({ view: number } & Refusal)[] };
 
@@ -251,9 +260,9 @@ export function fruitBatchRepo(db: Database) {
         const r =
           o.status === 'done'
             ? await tx.query(
-                `update fruit_batch_rows set status = 'done', fruit_id = $3, candidate = $4, probability = $5, verdict = $6, work_ms = $7, finished_at = now()
+                `update fruit_batch_rows set status = 'done', fruit_id = $3, candidate = $4, probability = $5, verdict = $6, work_ms = $7, query_id = $8, finished_at = now()
                   where batch_id = $1 and idx = $2 and status = 'pending'`,
-                [batchId, idx, o.fruit_id, o.candidate, o.probability, o.verdict, o.work_ms ?? null],
+                [batchId, idx, o.fruit_id, o.candidate, o.probability, o.verdict, o.work_ms ?? null, o.query_id ?? null],
               )
             : await tx.query(
                 `update fruit_batch_rows set status = 'failed', reason_code = $3, reason_params = $4, work_ms = $5, finished_at = now()
@@ -273,7 +282,7 @@ export function fruitBatchRepo(db: Database) {
       return written;
     },
 
-    /** Delete the batch and its rows; returns the photo CIDs it held (every view's), for blob clean-up. */
+    /** Delete the batch, its rows and the identify answers they were decided as; returns the photo CIDs it held (every view's), for blob clean-up. */
     async remove(batchId: string, ownerId: string): Promise<string[] | null> {
       return db.transaction(async (tx) => {
         const cids = await tx.query<{ cid: string }>(
@@ -282,6 +291,12 @@ export function fruitBatchRepo(db: Database) {
            union
            select v.cid from fruit_batch_views v join fruit_batches b on b.id = v.batch_id
             where b.id = $1 and b.owner_id = $2 and v.cid is not null`,
+          [batchId, ownerId],
+        );
+        // The rows' stored answers (and their labels) go with the batch; they held its photos too.
+        await tx.query(
+          `delete from identify_queries q using fruit_batch_rows r join fruit_batches b on b.id = r.batch_id
+            where b.id = $1 and b.owner_id = $2 and q.id = r.query_id and q.owner_id = $2`,
           [batchId, ownerId],
         );
         const del = await tx.query('delete from fruit_batches where id = $1 and owner_id = $2', [batchId, ownerId]);

@@ -2,7 +2,8 @@ import type { JobHandler } from '../../../shared/src/domain/jobs.js';
 import { fruitBatchRepo, type Refusal, type RowOutcome } from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { Descriptor } from '../vision/engine.js';
 import { describeOrRefuse } from './describe.js';
-import { identifyDescriptors, type IdentifyDeps } from './identify.handler.js';
+import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
+import { createHash } from 'node:crypto';
 
 /** A photo that can never be identified: its view (or row) fails with the catalogue reason, the batch goes on. */
 function refusal(err: unknown): Refusal | null {
@@ -56,6 +57,11 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
         const r = await identifyDescriptors(deps, { owner_id: data.owner_id, kind: 'fruit', filters: data.filters }, queries, undefined, {
           review: false,
         });
+        // Stored as an identify answer under an id fixed by the row, so a retry stores it once and a
+        // label (/api/fruit/identify_verdict) can refer to it.
+        const queryId = rowQueryId(data.batch_id, data.index);
+        const cids = usable.filter((v) => v.cid).map((v) => v.cid!);
+        await storeQuery(deps.c, { id: queryId, owner: data.owner_id, kind: 'fruit', cids }, { query_id: queryId, ...r });
         const top = r.candidates[0] as { individual_id: string; name: string | null; probability: number } | undefined;
         outcome = {
           status: 'done',
@@ -63,6 +69,7 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
           fruit_id: top?.individual_id ?? null,
           candidate: top ? (top.name ?? top.individual_id) : null,
           probability: top?.probability ?? null,
+          query_id: queryId,
         };
       }
     } catch (err) {
@@ -77,4 +84,11 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
     const written = await repo.finishRow(data.batch_id, data.index, outcome);
     return { written, status: outcome.status };
   };
+}
+
+/** The identify query id of a batch row: a UUID derived from the batch and the row, the same on every retry. */
+export function rowQueryId(batchId: string, index: number): string {
+  const h = createHash('sha256').update(`fruit-batch-row:${batchId}:${index}`).digest('hex');
+  // Shaped as a version 4, variant 1 UUID so every `uuid` column and validator takes it.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
