@@ -89,6 +89,7 @@ try {
     return of;
   };
 
+  let refusedQueries = 0;
   type Answer = {
     expect: string | null;
     verdict: string;
@@ -103,6 +104,11 @@ try {
     for (const q of qs) {
       const t = performance.now();
       const r = await api(app.url, 'POST', '/api/animal/identify', { token, body: datasetForm(root, [q.path]) });
+      // A photo the quality gate refuses (blurred, no animal) is no answer: counted, not labelled.
+      if (r.status === 422) {
+        refusedQueries++;
+        continue;
+      }
       if (r.status !== 200) throw new Error(`identify ${q.path}: ${r.status} ${r.text}`);
       const top = r.json.candidates?.[0] ?? r.json.closest?.[0];
       const mine = top ? of.get(top.individual_id) : undefined;
@@ -185,6 +191,7 @@ try {
     owners: herds.map((h, i) => ({ owner: i, animals: h.length })),
     newcomer_animals: newcomerHerd.length,
     labelled_answers: labelled,
+    queries_refused_by_the_quality_gate: refusedQueries,
     pooled_run: run.json,
     pooled_versions: versions.map((v: Record<string, unknown>) => ({
       ...v,
