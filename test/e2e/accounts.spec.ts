@@ -29,7 +29,7 @@ describe('accounts (embedded)', () => {
   const me = (token: string) => api(app.url, 'GET', '/api/me', { token });
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { ADMIN_USERS: 'boss_admin, second.admin', TOKEN_TTL_S: '60' } });
+    app = await startTestApp({ engine: 'deterministic', env: { ADMIN_USERS: 'boss_admin, second.admin', TOKEN_TTL_S: '60' } });
   });
   afterAll(async () => {
     await app?.stop();
@@ -308,7 +308,7 @@ describe('accounts (embedded)', () => {
 describe('DID challenge rate limit and closed sign-up (embedded, DID_CHALLENGE_PER_MIN=3, SIGNUP_OPEN=false)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ env: { DID_CHALLENGE_PER_MIN: '3', SIGNUP_OPEN: 'false' } });
+    app = await startTestApp({ engine: 'deterministic', env: { DID_CHALLENGE_PER_MIN: '3', SIGNUP_OPEN: 'false' } });
   });
 
   it('refuses sign-up with 403 when SIGNUP_OPEN=false', async () => {
@@ -338,7 +338,7 @@ describe('DID challenge rate limit and closed sign-up (embedded, DID_CHALLENGE_P
 describe('accounts (distributed)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'distributed' });
+    app = await startTestApp({ engine: 'deterministic', mode: 'distributed' });
   });
   afterAll(async () => {
     await app?.stop();

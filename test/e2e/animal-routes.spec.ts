@@ -28,7 +28,7 @@ let did: string;
 let eventId: string;
 
 beforeAll(async () => {
-  app = await startTestApp({ mode: 'embedded' });
+  app = await startTestApp({ engine: 'deterministic', mode: 'embedded' });
   routes = buildRoutes(app.container, createServices(app.container));
   owner = await signup(app.url, 'mirror');
   const shots = (await detectableShots(703, 3)).map((s) => s.photo);

@@ -47,9 +47,9 @@ describe('care match', () => {
 
   beforeAll(async () => {
     [app, noOcr, noCatalogue] = await Promise.all([
-      startTestApp(),
-      startTestApp({ env: { TESSERACT_BIN: '/nonexistent/tesseract' } }),
-      startTestApp({ env: { CARE_BANNED_FILE: '/nonexistent/banned.json' } }),
+      startTestApp({ engine: 'deterministic' }),
+      startTestApp({ engine: 'deterministic', env: { TESSERACT_BIN: '/nonexistent/tesseract' } }),
+      startTestApp({ engine: 'deterministic', env: { CARE_BANNED_FILE: '/nonexistent/banned.json' } }),
     ]);
     const [a, b, c] = await Promise.all([signup(app.url), signup(noOcr.url), signup(noCatalogue.url)]);
     [token, tokenNoOcr, tokenNoCat] = [a.token, b.token, c.token];

@@ -13,7 +13,7 @@ describe('care match OCR round trip', () => {
   let app: TestApp;
   let token: string;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ engine: 'deterministic' });
     token = (await signup(app.url)).token;
   }, 120_000);
   afterAll(async () => {

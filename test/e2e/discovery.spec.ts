@@ -45,7 +45,7 @@ describe('discovery (embedded)', () => {
   let visible: RouteDef[];
   let doc: any;
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'embedded' });
+    app = await startTestApp({ engine: 'deterministic', mode: 'embedded' });
     // The table the app mounted, built independently of the discovery code under test.
     routes = buildRoutes(app.container, createServices(app.container));
     visible = routes.filter((r) => !r.hidden);
@@ -140,7 +140,7 @@ describe('discovery pages and files (embedded)', () => {
   let app: TestApp;
   let routes: RouteDef[];
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'embedded' });
+    app = await startTestApp({ engine: 'deterministic', mode: 'embedded' });
     routes = buildRoutes(app.container, createServices(app.container)).filter((r) => !r.hidden);
   });
   afterAll(async () => {
@@ -282,7 +282,7 @@ describe('species catalogue file missing or broken', () => {
   let app: TestApp;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'markless-catalog-'));
-    app = await startTestApp({ mode: 'embedded', env: { SPECIES_CATALOG: path.join(dir, 'missing.json') } });
+    app = await startTestApp({ engine: 'deterministic', mode: 'embedded', env: { SPECIES_CATALOG: path.join(dir, 'missing.json') } });
   });
   afterAll(async () => {
     await app?.stop();

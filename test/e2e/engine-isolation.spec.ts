@@ -67,7 +67,7 @@ describe('a slow job does not hold the API (embedded)', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'markless-hold-'));
     release = path.join(dir, 'release');
     // Every job spins its thread without yielding until `release` exists; JOB_WAIT_MS=0 answers 202 at once.
-    app = await startTestApp({ env: { MARKLESS_TEST_HOLD_JOBS_UNTIL: release, JOB_WAIT_MS: '0' } });
+    app = await startTestApp({ engine: 'deterministic', env: { MARKLESS_TEST_HOLD_JOBS_UNTIL: release, JOB_WAIT_MS: '0' } });
   }, 120_000);
   afterAll(async () => {
     if (release) await writeFile(release, '').catch(() => {});
@@ -104,7 +104,7 @@ describe('a job host thread that dies (embedded)', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'markless-crash-'));
-    app = await startTestApp({ env: { MARKLESS_TEST_CRASH_HOST_ONCE: path.join(dir, 'crashed') } });
+    app = await startTestApp({ engine: 'deterministic', env: { MARKLESS_TEST_CRASH_HOST_ONCE: path.join(dir, 'crashed') } });
   }, 120_000);
   afterAll(async () => {
     await app?.stop();

@@ -9,7 +9,7 @@ const ADMIN_PW = 'Bark-and-peel-42';
 
 /** An app with one admin account; returns the admin's token and a plain user's. */
 async function startWithAdmin(): Promise<{ app: TestApp; admin: string; user: { token: string; id: string; username: string } }> {
-  const app = await startTestApp();
+  const app = await startTestApp({ engine: 'deterministic' });
   const s = await signupAdmin(app, 'chief_admin', ADMIN_PW);
   expect((await api(app.url, 'GET', '/api/me', { token: s.token })).json.account.is_admin).toBe(true);
   return { app, admin: s.token, user: await signup(app.url) };
@@ -202,7 +202,7 @@ describe('admin activity summary (embedded, fresh log)', () => {
 describe('feedback and admin reports (distributed)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'distributed' });
+    app = await startTestApp({ engine: 'deterministic', mode: 'distributed' });
   });
   afterAll(async () => {
     await app?.stop();

@@ -7,7 +7,7 @@ publicFruitSuite('embedded');
 describe('public fruit rate limit and contract', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ env: { FRUIT_PUBLIC_PER_MIN: '2' } });
+    app = await startTestApp({ engine: 'deterministic', env: { FRUIT_PUBLIC_PER_MIN: '2' } });
   }, 180_000);
   afterAll(async () => {
     await app?.stop();
@@ -35,7 +35,7 @@ describe('public fruit rate limit and contract', () => {
   });
 
   it('answers a JSON body sent to a photo route with 415 naming multipart, not a crash', async () => {
-    const other = await startTestApp();
+    const other = await startTestApp({ engine: 'deterministic' });
     try {
       const r = await api(other.url, 'POST', '/api/fruit/lookup', { json: {} });
       expect(r.status).toBe(415);

@@ -17,7 +17,7 @@ describe.each<Mode>(['embedded', 'distributed'])('login throttle without lock-ou
     api(app.url, 'POST', '/api/login', { json: { username, password }, headers: { 'x-forwarded-for': from, 'accept-language': 'en' } });
 
   beforeAll(async () => {
-    app = await startTestApp({ mode, env: ENV });
+    app = await startTestApp({ engine: 'deterministic', mode, env: ENV });
   }, 180_000);
   afterAll(async () => {
     await app?.stop();

@@ -6,7 +6,7 @@ import { hashLeaf, hashNode, inclusionProof, merkleRoot } from '../../shared/src
 describe('public trust helpers (no token) and their /animal mirror', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'embedded' });
+    app = await startTestApp({ engine: 'deterministic', mode: 'embedded' });
   });
   afterAll(async () => {
     await app?.stop();

@@ -84,8 +84,8 @@ describe('residue interpretation', () => {
 
   beforeAll(async () => {
     const storeUrl = await store.listen();
-    app = await startTestApp();
-    withStore = await startTestApp({ env: { RESIDUE_STORE_URL: storeUrl, RESIDUE_STORE_TIMEOUT_MS: '20000' } });
+    app = await startTestApp({ engine: 'deterministic' });
+    withStore = await startTestApp({ engine: 'deterministic', env: { RESIDUE_STORE_URL: storeUrl, RESIDUE_STORE_TIMEOUT_MS: '20000' } });
     token = (await signup(withStore.url)).token;
   }, 180_000);
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { api, signup, startTestApp, type Mode, type TestApp } from '../support/a
 describe.each<Mode>(['embedded', 'distributed'])('service in %s mode', (mode) => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mode });
+    app = await startTestApp({ engine: 'deterministic', mode });
   });
   afterAll(async () => {
     await app?.stop();
