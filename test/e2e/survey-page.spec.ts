@@ -127,4 +127,20 @@ describe('the survey page in a real browser', () => {
     );
     expect(labels.rows.map((r) => r.verdict)).toEqual(['correct']);
   }, 240_000);
+
+  it('follows a survey to its result when its progress stream is refused (a proxy, the stream limit)', async () => {
+    await page.route('**/api/survey/*/events', (r) => r.abort());
+    try {
+      await page.goto(`${app.url}/?again=1#/survey`);
+      await page.locator('form[name=survey] input[type=file]').setInputFiles({ name: 'pass.mp4', mimeType: 'video/mp4', buffer: clip });
+      await page.fill('form[name=survey] input[name=farm_id]', 'survey-farm');
+      await expect.poll(() => page.locator('form[name=survey] select[name=species]').inputValue()).toBe('cattle');
+      await page.click('form[name=survey] button[type=submit]');
+      // Before, the page stood on its first progress line for good; now it asks again until the result.
+      await page.locator('ul.tracks li').nth(1).waitFor({ timeout: 120_000 });
+      expect(await page.locator('.stats b.big').first().innerText()).toBe('2');
+    } finally {
+      await page.unroute('**/api/survey/*/events');
+    }
+  }, 180_000);
 });

@@ -197,22 +197,44 @@ export function surveyView(): HTMLElement {
     );
   }
 
-  async function open(id: string) {
+  // The survey on screen and its progress stream: opening another one, or leaving the tab, ends it.
+  let watching = '';
+  let stream: EventSource | null = null;
+  const pollLater = (id: string) =>
+    setTimeout(() => {
+      if (watching === id && board.isConnected) void open(id, false);
+    }, 2000);
+
+  async function open(id: string, live = true) {
+    watching = id;
+    stream?.close();
+    stream = null;
     const a = await call('GET', `/api/survey/${id}`);
+    if (watching !== id) return;
     if (!a.ok) return mount(board, notice('error', errorText(a)));
     render(a.json);
     if (a.json.status !== 'running') return;
+    if (!live) return void pollLater(id);
     // Progress as server-sent events (the session cookie authenticates EventSource), then the result.
     const es = new EventSource(a.json.links.events);
+    stream = es;
     es.addEventListener('progress', (e) => render({ ...a.json, ...JSON.parse((e as MessageEvent).data) }));
     const end = () => {
       es.close();
+      if (stream === es) stream = null;
       void open(id);
       void list();
     };
     es.addEventListener('done', end);
     es.addEventListener('failed', end);
-    es.onerror = () => es.close();
+    // A stream refused or cut (the per-account stream limit, a proxy, a lost signal): the page asks
+    // every 2 s instead of standing still on the last number it was told.
+    es.onerror = () => {
+      es.close();
+      if (stream !== es) return;
+      stream = null;
+      pollLater(id);
+    };
   }
 
   async function list() {
