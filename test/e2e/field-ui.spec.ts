@@ -6,7 +6,7 @@ const PATHS = ['/TreeIdentity', '/TreeIdentity/', '/identify', '/Identify'];
 describe('the field UI page', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ engine: 'deterministic' });
   });
   afterAll(async () => app?.stop());
 

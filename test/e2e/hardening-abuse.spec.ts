@@ -36,7 +36,7 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash saf
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'markless-abuse-'));
-    app = await startTestApp({ mode, env: ENV, dataDir });
+    app = await startTestApp({ engine: 'deterministic', mode, env: ENV, dataDir });
     user = await signup(app.url, 'abuse');
   }, 180_000);
   afterAll(async () => {
@@ -181,7 +181,7 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: abuse and crash saf
     if (mode === 'embedded') {
       // Restart the one embedded process (PGlite has a single owner) on the same data folder.
       await app.stop();
-      app = await startTestApp({ mode, env: ENV, dataDir });
+      app = await startTestApp({ engine: 'deterministic', mode, env: ENV, dataDir });
     } else {
       // Another API process starting against the same PostgreSQL and S3 runs the start-up sweep.
       second = await start({ ...app.env, PORT: '0' });

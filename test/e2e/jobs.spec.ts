@@ -26,9 +26,11 @@ describe.each<Mode>(['embedded', 'distributed'])('jobs end to end (%s)', (mode) 
   let slow: TestApp;
   let token: string;
   beforeAll(async () => {
-    app = await startTestApp({ mode });
+    // The deterministic engine: these stories are about the queue (the killed-process ones below
+    // keep the real engine, whose jobs last long enough to be caught active).
+    app = await startTestApp({ mode, engine: 'deterministic' });
     // JOB_WAIT_MS=0: every job-backed route answers 202 at once and the client polls.
-    slow = await startTestApp({ mode, env: { JOB_WAIT_MS: '0' } });
+    slow = await startTestApp({ mode, engine: 'deterministic', env: { JOB_WAIT_MS: '0' } });
     token = (await signup(app.url)).token;
   }, 180_000);
   afterAll(async () => {

@@ -13,7 +13,7 @@ describe('tree codes in place of tree ids (embedded)', () => {
   let tree: { tree_id: string; code: string };
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ engine: 'deterministic' });
     owner = await signup(app.url, 'coder');
     const r = await api(app.url, 'POST', '/api/enroll', {
       token: owner.token,
