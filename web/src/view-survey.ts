@@ -28,6 +28,10 @@ const TEXT = {
     'Không thấy {n} con đã đăng ký của trang trại này: {names}.',
     '{n} enrolled animals of this farm were not seen: {names}.',
   ],
+  not_seen_caveat: [
+    '{u} con trên video chưa được nhận ra, nên có thể có con trong số này.',
+    '{u} animals on the video were not recognised, so some of these may be among them.',
+  ],
   maybe_seen_list: ['Có thể đã thấy (vệt chưa chắc chắn): {names}.', 'Perhaps seen, on an uncertain track: {names}.'],
   count: ['Đếm được', 'Counted'],
   known: ['Đã nhận ra', 'Known'],
@@ -191,7 +195,18 @@ export function surveyView(): HTMLElement {
               ] as const
             ).map(([k, xs]) => h('div', { class: k }, h('b', { class: 'big' }, xs.length), h('span', {}, tx(k)))),
       ),
-      r.not_seen.length ? notice('warn', tx('not_seen_list', { n: r.not_seen.length, names: listed(r.not_seen) })) : null,
+      // A stranger's track may be an enrolled animal the matcher could not name: said, not hidden.
+      r.not_seen.length
+        ? notice(
+            'warn',
+            [
+              tx('not_seen_list', { n: r.not_seen.length, names: listed(r.not_seen) }),
+              r.unknown.length ? tx('not_seen_caveat', { u: r.unknown.length }) : '',
+            ]
+              .join(' ')
+              .trim(),
+          )
+        : null,
       maybe.length ? notice('info', tx('maybe_seen_list', { names: listed(maybe) })) : null,
       h('ul', { class: 'tracks' }, r.tracks.map(strip)),
     );
