@@ -266,7 +266,7 @@ export function surveyView(): HTMLElement {
           h(
             'li',
             {},
-            `${when(x.created_at)} · ${tx(x.kind === 'fruit' ? 'fruit' : 'animal')}${names[i] ? ` (${names[i]})` : ''} · ${statusText(x.status)}${x.count != null ? ` · ${x.count}` : ''} `,
+            `${when(x.created_at)} · ${tx(x.kind === 'fruit' ? 'fruit' : 'animal')}${names[i] ? ` (${names[i]})` : ''} · ${statusText(x.status === 'running' && x.stage === 'queued' ? 'queued' : x.status)}${x.count != null ? ` · ${x.count}` : ''} `,
             h('button', { type: 'button', class: 'secondary', onclick: () => void open(x.survey_id) }, tx('open')),
           ),
         ),
