@@ -5,13 +5,14 @@
  *
  *   npx tsx benchmarks/fleet.ts [--protocol ../shared/datasets/holstein-dev/protocol.json]
  *     [--owners 5] [--per-herd 11] [--newcomer 12] [--photos 8] [--queries-per-animal 6]
- *     [--strangers 70] [--newcomer-strangers 40] [--out file.json]
+ *     [--strangers 70] [--cross-strangers 0] [--newcomer-strangers 40] [--out file.json]
  *
  * 1. The dataset's animals are split into herds by id: `owners` herds of `per-herd` animals, one
  *    account each, and the newcomer's herd of the last `newcomer` animals. Each owner enrols its
  *    herd (`photos` gallery photos an animal) through POST /api/animal/enroll.
  * 2. Every owner asks about its own animals (`queries-per-animal` query photos each) and about
- *    `strangers` photos of animals never enrolled anywhere, and labels each answer with the truth
+ *    `strangers` photos of animals never enrolled anywhere and `cross-strangers` photos of animals of
+ *    the other owners' herds (never enrolled in its account), and labels each answer with the truth
  *    through POST /api/animal/identify_verdict, as a farmer confirming or correcting would.
  * 3. The newcomer enrols its herd and asks its queries: the first pass, before any pooled fit.
  * 4. The operator runs the pooled fit (POST /api/admin/calibration/pooled/run); the newcomer asks
@@ -114,7 +115,8 @@ try {
       const mine = top ? of.get(top.individual_id) : undefined;
       const truth = q.expect ? [...of.values()].find((v) => v.id === q.expect) : undefined;
       out.push({
-        expect: q.expect,
+        // An animal of another owner's herd is a stranger here.
+        expect: truth ? q.expect : null,
         verdict: r.json.verdict,
         top: mine?.id ?? null,
         source: r.json.calibration?.source ?? 'none',
@@ -156,10 +158,14 @@ try {
     const o = await signup(app.url, `fleet${i}`);
     const of = await enrol(o.token, herd, `farm-${i}`);
     const strangers = strangerPhotos.slice(i * num('strangers', 70), (i + 1) * num('strangers', 70));
+    // Animals of the other owners' herds are strangers to this one (never enrolled in this account).
+    const others = queriesOf(herds.filter((_, j) => j !== i).flat());
+    const cross = num('cross-strangers', 0);
+    strangers.push(...others.filter((_, k) => cross > 0 && k % Math.max(1, Math.floor(others.length / cross)) === 0).slice(0, cross));
     const answers = await ask(o.token, of, [...queriesOf(herd), ...strangers]);
     for (const a of answers) {
       const form: Record<string, string> = { query_id: a.query_id };
-      if (a.expect === null) form.verdict = 'unknown_ok';
+      if (a.expect === null || !herd.includes(a.expect)) form.verdict = 'unknown_ok';
       else if (a.top === a.expect) form.verdict = 'correct';
       else Object.assign(form, { verdict: 'wrong', ...(a.did ? { correct_did: a.did } : {}) });
       const r = await api(app.url, 'POST', '/api/animal/identify_verdict', { token: o.token, form });
