@@ -5,7 +5,7 @@
  *
  *   npx tsx benchmarks/fleet.ts [--protocol ../shared/datasets/holstein-dev/protocol.json]
  *     [--owners 5] [--per-herd 11] [--newcomer 12] [--photos 8] [--queries-per-animal 6]
- *     [--strangers 70] [--cross-strangers 0] [--newcomer-strangers 40] [--out file.json]
+ *     [--strangers 70] [--cross-strangers 0] [--newcomer-strangers 40] [--shadow-share 0.2] [--out file.json]
  *
  * 1. The dataset's animals are split into herds by id: `owners` herds of `per-herd` animals, one
  *    account each, and the newcomer's herd of the last `newcomer` animals. Each owner enrols its
@@ -58,7 +58,15 @@ const queriesOf = (herd: string[]) =>
 
 const app = await startTestApp({
   mode: 'embedded',
-  env: { JOB_WAIT_MS: '600000', LEARN_AFTER_NEW: '0', CALIBRATION_POOL_INTERVAL_S: '0' },
+  // A fleet's labels arrive from many phones; here they come from one process, faster than any owner sends.
+  env: {
+    JOB_WAIT_MS: '600000',
+    LEARN_AFTER_NEW: '0',
+    CALIBRATION_POOL_INTERVAL_S: '0',
+    RATE_LIMIT_PER_MIN: '100000',
+    // --shadow-share: the share of each owner's newest answers kept from the fit to shadow-score it (default as served).
+    ...(args.has('shadow-share') ? { CALIBRATION_POOL_SHADOW_SHARE: String(args.get('shadow-share')) } : {}),
+  },
 });
 const t0 = performance.now();
 try {
