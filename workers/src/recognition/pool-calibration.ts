@@ -64,11 +64,20 @@ export async function gatherSamples(c: Pick<Container, 'db'>, engineVersion: str
   return stored;
 }
 
-/** Each owner's newest `share` of samples (at least one of five), for shadow scoring; the rest are fitted. */
+/**
+ * Each owner's newest `share` of samples of each outcome (right, wrong, stranger; at least one of
+ * five), for shadow scoring; the rest are fitted. By outcome, so an owner who labelled their own
+ * animals first and strangers later still leaves some of each to score the fit on.
+ */
 export function holdBack<T extends PoolSample>(samples: readonly T[], share: number): { fit: T[]; held: T[] } {
   if (share <= 0) return { fit: [...samples], held: [] };
   const by = new Map<string, T[]>();
-  for (const s of samples) by.set(s.owner, [...(by.get(s.owner) ?? []), s]);
+  for (const s of samples) {
+    const key = `${s.owner}|${s.outcome}`;
+    const list = by.get(key);
+    if (list) list.push(s);
+    else by.set(key, [s]);
+  }
   const fit: T[] = [];
   const held: T[] = [];
   for (const list of by.values()) {
