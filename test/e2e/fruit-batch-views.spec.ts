@@ -184,6 +184,24 @@ describe('fruit batches with several views per fruit (embedded)', () => {
     expect(lines[6]).toMatch(/^5,crowded,failed,,,,,"?Fruit ""crowded"" has 9 photos/);
   });
 
+  it('an undecided fruit waits in the review queue with its views; a matched one does not', async () => {
+    const queue = await api(app.url, 'GET', '/api/review/queue?kind=fruit&limit=100', { token: owner.token });
+    expect(queue.status).toBe(200);
+    const waiting = new Map<string, any>(queue.json.items.map((x: any) => [x.query_id, x]));
+    const decided = rows.filter((r) => r.status === 'done');
+    expect(decided.length).toBeGreaterThan(0);
+    for (const r of decided) {
+      if (r.verdict === 'match') {
+        expect(waiting.has(r.query_id)).toBe(false);
+        continue;
+      }
+      const item = waiting.get(r.query_id);
+      expect(item).toMatchObject({ source: 'batch', verdict: r.verdict });
+      const used = r.views.filter((v: any) => v.status === 'used').map((v: any) => v.photo_url);
+      expect(item.photos.map((p: any) => p.url)).toEqual(used);
+    }
+  });
+
   it('a decided fruit is an answer like any other: labelled by its query id, it becomes a several-view calibration sample', async () => {
     const fruitA = rows[0];
     expect(fruitA.query_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

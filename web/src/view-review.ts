@@ -9,7 +9,7 @@ interface Item {
   query_id: string;
   kind: Kind;
   verdict: 'uncertain' | 'no_match';
-  source: 'photos' | 'video' | 'survey';
+  source: 'photos' | 'video' | 'survey' | 'batch';
   photos: { cid: string }[];
   closest: { individual_id: string; animal_did?: string; name: string | null; probability?: number; photos: { cid: string }[] }[];
   created_at: string;

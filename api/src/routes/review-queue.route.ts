@@ -24,8 +24,10 @@ const Item = z.object({
   kind: z.enum(['tree', 'fruit', 'animal']),
   verdict: z.enum(['uncertain', 'no_match']),
   source: z
-    .enum(['photos', 'video', 'survey'])
-    .describe("`video`: `photos` holds the one video asked with; `survey`: the track's crops from a survey"),
+    .enum(['photos', 'video', 'survey', 'batch'])
+    .describe(
+      "`video`: `photos` holds the one video asked with; `survey`: the track's crops from a survey; `batch`: a fruit of a packing-house batch, `photos` its views",
+    ),
   photos: z.array(Photo).describe("the query's photos"),
   closest: z.array(Closest).describe('the closest individuals shown with the answer'),
   created_at: z.string(),

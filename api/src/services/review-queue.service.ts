@@ -33,8 +33,8 @@ export function createReviewQueueService(c: Container) {
         query_id: r.id,
         kind: r.kind,
         verdict: String(r.result.verdict),
-        // A video identify stores the video's CID as its photo; a survey track its crops.
-        source: r.result.survey_id ? 'survey' : r.result.frames_used != null ? 'video' : 'photos',
+        // A video identify stores the video's CID as its photo; a survey track its crops; a batch row its fruit's views.
+        source: r.result.survey_id ? 'survey' : r.result.batch_id ? 'batch' : r.result.frames_used != null ? 'video' : 'photos',
         photos: r.image_cids.map((cid) => ({ cid, url: `/api/blobs/${cid}` })),
         closest: Array.isArray(r.result.closest) ? (r.result.closest as Record<string, unknown>[]) : [],
         created_at: new Date(r.created_at).toISOString(),

@@ -61,7 +61,11 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
         // label (/api/fruit/identify_verdict) can refer to it.
         const queryId = rowQueryId(data.batch_id, data.index);
         const cids = usable.filter((v) => v.cid).map((v) => v.cid!);
-        await storeQuery(deps.c, { id: queryId, owner: data.owner_id, kind: 'fruit', cids }, { query_id: queryId, ...r });
+        await storeQuery(
+          deps.c,
+          { id: queryId, owner: data.owner_id, kind: 'fruit', cids },
+          { query_id: queryId, batch_id: data.batch_id, ...r },
+        );
         const top = r.candidates[0] as { individual_id: string; name: string | null; probability: number } | undefined;
         outcome = {
           status: 'done',
