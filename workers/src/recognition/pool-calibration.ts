@@ -16,7 +16,7 @@ import {
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { CalibrationParams, Evidence } from '../vision/calibrate.js';
 import { fusedProbability } from '../vision/fusion.js';
-import { SMALL_HERD_BELOW } from '../vision/kind-calibration.js';
+import { bandOf } from '../vision/kind-calibration.js';
 import { fitPooledCalibration, type PoolSample, type SampleOutcome } from './pooled-fit.js';
 
 /** What a labelled answer says of its top answer. */
@@ -52,7 +52,7 @@ export async function gatherSamples(c: Pick<Container, 'db'>, engineVersion: str
       kind: a.kind,
       engine_version: engineVersion,
       species: pool.species,
-      band: pool.individuals >= SMALL_HERD_BELOW ? 'large' : 'small',
+      band: bandOf(pool.individuals),
       views: a.views,
       outcome,
       evidence,
@@ -127,11 +127,11 @@ export async function runCalibrationPool(c: Container, engineVersion: string): P
       source: `pooled:${cell.kind}:${cell.species}:${cell.band}`,
     });
     // The report names owners set aside for the operator by account id; it never leaves the admin routes.
+    if (report.set_aside.length) c.logger.warn({ cell, set_aside: report.set_aside }, 'owners set aside from the pooled calibration');
     const { params, ...rest } = report;
     if (!params) {
       const id = await repo.insertVersion(c.db, cell, { params: null, report: rest, shadow: null, status: 'refused' });
       out.push({ cell, id, status: 'refused', reason: report.reason });
-      if (report.set_aside.length) c.logger.warn({ cell, set_aside: report.set_aside }, 'owners set aside from the pooled calibration');
       continue;
     }
     const serving = await repo.serving(c.db, cell);
@@ -144,9 +144,9 @@ export async function runCalibrationPool(c: Container, engineVersion: string): P
     // Held-back answers that contradict the bound stop the promotion; the operator still may.
     const keeps = candidate.false_matches <= Math.floor(candidate.samples * 0.01);
     const id = await repo.insertVersion(c.db, cell, { params, report: rest, shadow, status: 'shadow' });
-    if (keeps && c.config.CALIBRATION_POOL_AUTO_PROMOTE) await repo.promote(c.db, id);
-    if (report.set_aside.length) c.logger.warn({ cell, set_aside: report.set_aside }, 'owners set aside from the pooled calibration');
-    out.push({ cell, id, status: keeps && c.config.CALIBRATION_POOL_AUTO_PROMOTE ? 'serving' : 'shadow', reason: null });
+    const promote = keeps && c.config.CALIBRATION_POOL_AUTO_PROMOTE;
+    if (promote) await repo.promote(c.db, id);
+    out.push({ cell, id, status: promote ? 'serving' : 'shadow', reason: null });
   }
   return { gathered, cells: out };
 }
@@ -162,7 +162,7 @@ export async function servingPooled(
   pool: { species: string | null; individuals: number },
 ): Promise<{ id: number; params: CalibrationParams; report: Record<string, unknown>; created_at: string } | null> {
   if (!c.config.CALIBRATION_POOLING) return null;
-  const band = pool.individuals >= SMALL_HERD_BELOW ? 'large' : 'small';
+  const band = bandOf(pool.individuals);
   const species = kind === 'animal' && pool.species ? [pool.species, '*'] : ['*'];
   for (const s of species) {
     const v = await repo.serving(c.db, { kind, engine_version: engineVersion, species: s, band });

@@ -17,7 +17,7 @@
  */
 import type { CalibrationParams, Evidence, SeveralScope } from '../vision/calibrate.js';
 import { fitFusion, fusedProbability, type FusionModel } from '../vision/fusion.js';
-import { chooseThreshold, clopperPearsonUpper, minimumSample, type ScoredQuery } from '../vision/threshold.js';
+import { chooseThreshold, clopperPearsonUpper, minimumSample, type ScoredQuery, type ThresholdChoice } from '../vision/threshold.js';
 
 export type SampleOutcome = 'right' | 'wrong' | 'stranger';
 
@@ -139,13 +139,16 @@ function mostDisagreeing(samples: readonly PoolSample[]): SetAside | null {
   return worst;
 }
 
-/** The lowest threshold that keeps the bound with every owner, and with any one owner removed; null if any fails. */
+/**
+ * The lowest threshold that keeps the bound with every owner (`all`, chosen on `scored` by the
+ * caller), and with any one owner removed; null if any fails.
+ */
 function robustThreshold(
   scored: readonly ScoredQuery[],
+  all: ThresholdChoice,
   target: number,
   alpha: number,
 ): { threshold: number | null; all: number | null; why: string | null } {
-  const all = chooseThreshold(scored, target, alpha);
   if (all.threshold === null) return { threshold: null, all: null, why: 'no threshold keeps the bound on the pooled answers' };
   let t = all.threshold;
   for (const o of new Set(scored.map((s) => s.group!))) {
@@ -211,7 +214,7 @@ export function fitPooledCalibration(input: readonly PoolSample[], options: Pool
       ),
       ...eff,
     };
-  const robust = robustThreshold(scored, o.target, o.alpha);
+  const robust = robustThreshold(scored, choice, o.target, o.alpha);
   if (robust.threshold === null) return { ...refuse(robust.why!), ...eff, threshold_all: robust.all };
   const t = robust.threshold;
   const falses = scored.filter((s) => s.p >= t && !s.right).length;
@@ -260,9 +263,9 @@ function severalFit(
     group: s.owner,
     openSet: s.outcome === 'stranger',
   }));
-  const robust = robustThreshold(scored, o.target, o.alpha);
-  if (robust.threshold === null) return { scope: null, report: report(null, robust.why) };
   const choice = chooseThreshold(scored, o.target, o.alpha);
+  const robust = robustThreshold(scored, choice, o.target, o.alpha);
+  if (robust.threshold === null) return { scope: null, report: report(null, robust.why) };
   const t = robust.threshold;
   return {
     scope: {

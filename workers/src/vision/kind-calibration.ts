@@ -20,6 +20,9 @@ import type { Kind } from './settings.js';
  */
 export const SMALL_HERD_BELOW = 12;
 export type Band = 'small' | 'large';
+/** A pool's size band; unknown size counts as small, the stricter threshold. */
+export const bandOf = (individuals: number | undefined): Band =>
+  individuals !== undefined && individuals >= SMALL_HERD_BELOW ? 'large' : 'small';
 /** A band's thresholds: one photo, and (`several`, bench:kind-pairs) queries of two photos. */
 export type BandThreshold = Pick<CalibrationParams, 'matchThreshold' | 'uncertainThreshold' | 'vouched' | 'several'>;
 
@@ -95,7 +98,7 @@ export function shippedCalibration(
 ): CalibrationParams | null {
   const f = read(kind, engineVersion, dir);
   if (!f || pool.species === undefined) return null;
-  const band: Band = pool.individuals !== undefined && pool.individuals >= SMALL_HERD_BELOW ? 'large' : 'small';
+  const band = bandOf(pool.individuals);
   const known = pool.species && pool.species !== ANY_SPECIES ? f.thresholds?.[pool.species]?.[band] : undefined;
   const own = known ?? f.thresholds?.[ANY_SPECIES]?.[band];
   const scope = known ? pool.species : ANY_SPECIES;
