@@ -89,12 +89,13 @@ describe('batch rows with names and codes (embedded)', () => {
     const lines = (await res.text()).trimEnd().split('\r\n');
     // The fruit's views (issue 41) and its answer's query id come last, so the columns before keep their places.
     expect(lines[0]).toBe(
-      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views,query_id',
+      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views,query_id,' +
+        'fruit_short_code,decision,decided_fruit_id,decided_fruit_name,decided_fruit_short_code,decided_tree_name,decided_tree_code',
     );
     expect(lines[1]!.startsWith(`0,crate-1.jpg,done,${fruitId},`)).toBe(true);
     expect(lines[1]!).toContain(`,"Bưởi, số 1",${tree.tree_id},Cây bưởi góc ao,${tree.code},crate-1.jpg,`);
-    expect(lines[1]!).toMatch(/,[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(lines[2]!.endsWith(',,,,note.txt,')).toBe(true);
+    expect(lines[1]!).toMatch(/,[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12},[0-9A-F]{8},{6}$/);
+    expect(lines[2]!.endsWith(',,,,note.txt,,,,,,,,')).toBe(true);
   });
 
   it("past batches are listed with thumbnails and the tree's name and code", async () => {

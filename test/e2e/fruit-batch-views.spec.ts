@@ -174,13 +174,14 @@ describe('fruit batches with several views per fruit (embedded)', () => {
     expect(res.status).toBe(200);
     const lines = (await res.text()).trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views,query_id',
+      'index,file_name,status,fruit_id,candidate,probability,verdict,reason,fruit_name,tree_id,tree_name,tree_code,views,query_id,' +
+        'fruit_short_code,decision,decided_fruit_id,decided_fruit_name,decided_fruit_short_code,decided_tree_name,decided_tree_code',
     );
     expect(lines.length).toBe(8);
     expect(lines[1]!.startsWith(`0,fruit-A,done,${rows[0].fruit_id},`)).toBe(true);
-    expect(lines[1]!).toMatch(/,fruit-A__cam1\.jpg \| fruit-A__cam2\.jpg,[0-9a-f-]{36}$/);
-    expect(lines[2]!).toMatch(/,loose\.jpg,[0-9a-f-]{36}$/);
-    expect(lines[5]!).toMatch(/,fruit-17\/a\.jpg \| fruit-17\/b\.jpg \| fruit-17\/c\.jpg,[0-9a-f-]{36}$/);
+    expect(lines[1]!).toMatch(/,fruit-A__cam1\.jpg \| fruit-A__cam2\.jpg,[0-9a-f-]{36},/);
+    expect(lines[2]!).toMatch(/,loose\.jpg,[0-9a-f-]{36},/);
+    expect(lines[5]!).toMatch(/,fruit-17\/a\.jpg \| fruit-17\/b\.jpg \| fruit-17\/c\.jpg,[0-9a-f-]{36},/);
     expect(lines[6]).toMatch(/^5,crowded,failed,,,,,"?Fruit ""crowded"" has 9 photos/);
   });
 

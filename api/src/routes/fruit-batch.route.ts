@@ -17,6 +17,15 @@ const View = z.object({
   photo_url: z.string().optional().describe("this view's photo, `/api/blobs/{cid}` (readable by the batch's owner)"),
   reason: z.string().optional().describe('why this view failed, one sentence (vi, or en with Accept-Language: en)'),
 });
+const Candidate = z.object({
+  fruit_id: z.string(),
+  short_code: z.string().describe('the first 8 characters of fruit_id, upper-case'),
+  probability: z.number(),
+  name: z.string().optional(),
+  thumbnail: z.string().optional().describe('its first photo, `/api/blobs/{cid}`'),
+  tree_name: z.string().optional(),
+  tree_code: z.string().optional().describe("its tree's printed code"),
+});
 const Row = z.object({
   index: z.number().int().describe('position of the fruit in the request, by its first photo: `files` parts first, then archive entries'),
   file_name: z
@@ -43,6 +52,29 @@ const Row = z.object({
   tree_id: z.string().optional().describe('the tree the matched fruit hangs on'),
   tree_name: z.string().optional(),
   tree_code: z.string().optional().describe("that tree's printed code"),
+  fruit_short_code: z
+    .string()
+    .optional()
+    .describe("the matched fruit's short code (first 8 characters of its id, upper-case), for a fruit with no name"),
+  candidates: z
+    .array(Candidate)
+    .optional()
+    .describe(
+      "the fruit the row's answer offered, best first (one for a match, the short list when uncertain): what the owner decides among",
+    ),
+  decision: z
+    .enum(['correct', 'wrong', 'other', 'unknown_ok'])
+    .optional()
+    .describe(
+      "the owner's label on this row's answer (POST /api/fruit/identify_verdict with its `query_id`): `correct` decides the top candidate, `other` with `correct_id` another fruit, `other` without one none of these; absent while undecided",
+    ),
+  decided_at: z.string().optional(),
+  decided_fruit_id: z.string().optional().describe('the fruit the owner decided this row is, when the decision names one'),
+  decided_fruit_name: z.string().optional(),
+  decided_fruit_short_code: z.string().optional(),
+  decided_fruit_thumbnail: z.string().optional().describe("the decided fruit's first photo, `/api/blobs/{cid}`"),
+  decided_tree_name: z.string().optional().describe("the decided fruit's tree"),
+  decided_tree_code: z.string().optional().describe("that tree's printed code"),
   views: z
     .array(View)
     .describe("the fruit's photos in the order they came, decided together as one identify query; one for a photo that names no fruit"),

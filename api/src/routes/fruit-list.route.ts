@@ -6,6 +6,9 @@ import { Paged, PageQuery, errorResponse } from './schemas.js';
 
 export const FruitSummaryOut = z.object({
   fruit_id: z.string().uuid(),
+  short_code: z
+    .string()
+    .describe('the first 8 characters of fruit_id, upper-case: what lists and the batch CSV print for a fruit with no name'),
   name: z.string().nullable(),
   species: z.string().nullable(),
   farm_id: z.string().nullable(),
@@ -18,6 +21,9 @@ export const FruitSummaryOut = z.object({
     .nullable(),
   image_count: z.number().int(),
   cover: z.object({ image_id: z.string(), cid: z.string(), url: z.string().describe('`/api/blobs/{cid}`, the thumbnail') }).nullable(),
+  visibility: z
+    .enum(['private', 'restricted', 'public'])
+    .describe('`public`: published (POST /api/fruit/{id}/publish), offered by public lookup and scans'),
   created_at: z.string(),
 });
 

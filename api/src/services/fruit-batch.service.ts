@@ -3,11 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
-import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
+import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
 import {
   dropUnusedBlobs,
   fruitBatchRepo,
   type BatchCounts,
+  type BatchRowLabel,
   type BatchRowRecord,
   type NewRow,
   type NewView,
@@ -17,7 +18,7 @@ import type { UploadedFile } from '../middleware/multipart.js';
 import { batchFruit, batchItems } from './fruit-batch-input.js';
 import type { TreesService } from './trees.service.js';
 import { csvCell } from '../../../shared/src/csv/csv.js';
-import type { FruitSummary } from './fruit-list.service.js';
+import { fruitShortCode, type FruitSummary } from './fruit-list.service.js';
 import { shownFileName } from './archive-reader.js';
 
 export interface BatchInput {
@@ -51,11 +52,33 @@ export interface BatchRowOut {
   tree_id?: string;
   tree_name?: string;
   tree_code?: string;
+  fruit_short_code?: string;
   views: BatchViewOut[];
+  candidates?: BatchCandidateOut[];
+  decision?: BatchRowLabel['verdict'];
+  decided_at?: string;
+  decided_fruit_id?: string;
+  decided_fruit_name?: string;
+  decided_fruit_short_code?: string;
+  decided_fruit_thumbnail?: string;
+  decided_tree_name?: string;
+  decided_tree_code?: string;
+}
+
+/** One fruit a row's answer offered, named as the table shows it (issue 39: decided in the table). */
+export interface BatchCandidateOut {
+  fruit_id: string;
+  short_code: string;
+  probability: number;
+  name?: string;
+  thumbnail?: string;
+  tree_name?: string;
+  tree_code?: string;
 }
 
 // The first eight columns are the original ones, unchanged; names and codes were added after them
-// (issue 24), and the fruit's views after those (issue 41), so a reader by position keeps working.
+// (issue 24), the fruit's views after those (issue 41), and the short code and the owner's decision
+// last (issue 39), so a reader by position keeps working.
 export const CSV_HEADER = [
   'index',
   'file_name',
@@ -71,6 +94,13 @@ export const CSV_HEADER = [
   'tree_code',
   'views',
   'query_id',
+  'fruit_short_code',
+  'decision',
+  'decided_fruit_id',
+  'decided_fruit_name',
+  'decided_fruit_short_code',
+  'decided_tree_name',
+  'decided_tree_code',
 ] as const;
 
 /** Between the file names of the CSV's `views` cell. */
@@ -93,6 +123,39 @@ const links = (id: string) => ({
   csv: `/api/fruit/batch/${id}/results.csv`,
 });
 
+/** A fruit as a row names it: id, short code, name, photo, tree name and printed code (absent fields left out). */
+function named(id: string, f: FruitSummary | undefined) {
+  return {
+    fruit_id: id,
+    short_code: fruitShortCode(id),
+    ...(f?.name ? { name: f.name } : {}),
+    ...(f?.cover ? { thumbnail: f.cover.url } : {}),
+    ...(f?.tree?.name ? { tree_name: f.tree.name } : {}),
+    ...(f?.tree?.code ? { tree_code: f.tree.code } : {}),
+  };
+}
+
+/**
+ * The owner's decision on a row, from the label on its stored answer: `correct` decides the top
+ * candidate, `other` or `wrong` with a fruit decides that fruit, anything else is "none of these".
+ */
+function decisionOut(r: BatchRowRecord, fruit: Map<string, FruitSummary>): Partial<BatchRowOut> {
+  if (!r.label) return {};
+  const out: Partial<BatchRowOut> = { decision: r.label.verdict, decided_at: r.label.created_at };
+  const id = r.label.verdict === 'correct' ? r.fruit_id : r.label.correct_id;
+  if (!id) return out;
+  const f = named(id, fruit.get(id));
+  return {
+    ...out,
+    decided_fruit_id: id,
+    decided_fruit_short_code: f.short_code,
+    ...(f.name ? { decided_fruit_name: f.name } : {}),
+    ...(f.thumbnail ? { decided_fruit_thumbnail: f.thumbnail } : {}),
+    ...(f.tree_name ? { decided_tree_name: f.tree_name } : {}),
+    ...(f.tree_code ? { decided_tree_code: f.tree_code } : {}),
+  };
+}
+
 function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> = new Map()): BatchRowOut {
   // Cleaned again on the way out: rows stored before names were cleaned may still hold bidi marks.
   const out: BatchRowOut = {
@@ -102,7 +165,10 @@ function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> 
     views: r.views.map((v) => viewOut(v, r, lang)),
   };
   if (r.cid) out.photo_url = `/api/blobs/${r.cid}`;
-  if (r.fruit_id) out.fruit_id = r.fruit_id;
+  if (r.fruit_id) {
+    out.fruit_id = r.fruit_id;
+    out.fruit_short_code = fruitShortCode(r.fruit_id);
+  }
   const f = r.fruit_id ? fruit.get(r.fruit_id) : undefined;
   if (f?.name) out.fruit_name = f.name;
   if (f?.cover) out.fruit_thumbnail = f.cover.url;
@@ -116,7 +182,10 @@ function rowOut(r: BatchRowRecord, lang: Lang, fruit: Map<string, FruitSummary> 
   if (r.verdict) out.verdict = r.verdict;
   if (r.query_id) out.query_id = r.query_id;
   if (r.reason_code) out.reason = renderMessage(r.reason_code as MessageCode, lang, r.reason_params ?? {});
-  return out;
+  if (r.candidates?.length) {
+    out.candidates = r.candidates.map((c) => ({ ...named(c.individual_id, fruit.get(c.individual_id)), probability: c.probability }));
+  }
+  return { ...out, ...decisionOut(r, fruit) };
 }
 
 /**
@@ -233,9 +302,15 @@ export function createFruitBatchService(
     return out;
   }
 
-  /** Names, thumbnails and tree codes of the fruit the rows matched, looked up once per answer. */
+  /** Names, thumbnails and tree codes of the fruit the rows matched, offered or were decided as, looked up once per answer. */
   const namesOf = (rows: BatchRowRecord[]) =>
-    deps.fruitSummaries([...new Set(rows.map((r) => r.fruit_id).filter((x): x is string => !!x))]);
+    deps.fruitSummaries([
+      ...new Set(
+        rows
+          .flatMap((r) => [r.fruit_id, r.label?.correct_id, ...(r.candidates ?? []).map((c) => c.individual_id)])
+          .filter((x): x is string => !!x),
+      ),
+    ]);
 
   return {
     limits,

@@ -5,16 +5,26 @@ import { treeIdOf } from './tree-ref.js';
 /** A fruit as lists show it: its cover photo, its name, and its tree's name and printed code. */
 export interface FruitSummary {
   fruit_id: string;
+  /** What lists print for a fruit with no name: fruitShortCode(fruit_id). */
+  short_code: string;
   name: string | null;
   species: string | null;
   farm_id: string | null;
   tree: { tree_id: string; name: string | null; code: string | null } | null;
   image_count: number;
   cover: { image_id: string; cid: string; url: string } | null;
+  visibility: 'private' | 'restricted' | 'public';
   created_at: string;
 }
 
-const COLUMNS = `f.id, f.name, f.species, f.farm_id, f.created_at, f.tree_id, t.name as tree_name,
+/**
+ * A fruit's short code: the first 8 characters of its id, upper-case. Fruit has no printed code of
+ * its own, and a packing house reading a table or a CSV needs something shorter than a UUID to
+ * tell unnamed fruit apart (issue 39); the same 8 characters start the id, so it can be found again.
+ */
+export const fruitShortCode = (id: string) => id.replace(/-/g, '').slice(0, 8).toUpperCase();
+
+const COLUMNS = `f.id, f.name, f.species, f.visibility, f.farm_id, f.created_at, f.tree_id, t.name as tree_name,
   (select tr.code from tree_records tr where tr.individual_id = f.tree_id) as tree_code,
   (select count(*) from images im where im.individual_id = f.id)::int as image_count,
   (select json_build_object('image_id', im.id, 'cid', im.cid) from images im where im.individual_id = f.id order by im.created_at, im.id limit 1) as cover`;
@@ -23,12 +33,14 @@ function toSummary(r: Record<string, unknown>): FruitSummary {
   const cover = r.cover as { image_id: string; cid: string } | null;
   return {
     fruit_id: String(r.id),
+    short_code: fruitShortCode(String(r.id)),
     name: (r.name as string) ?? null,
     species: (r.species as string) ?? null,
     farm_id: (r.farm_id as string) ?? null,
     tree: r.tree_id ? { tree_id: String(r.tree_id), name: (r.tree_name as string) ?? null, code: (r.tree_code as string) ?? null } : null,
     image_count: Number(r.image_count),
     cover: cover ? { ...cover, url: `/api/blobs/${cover.cid}` } : null,
+    visibility: (r.visibility as FruitSummary['visibility']) ?? 'private',
     created_at: new Date(r.created_at as string).toISOString(),
   };
 }

@@ -12,6 +12,22 @@ const PENDING = `from identify_queries q
          or (q.result->>'verdict' = 'no_match' and jsonb_typeof(q.result->'closest') = 'array' and jsonb_array_length(q.result->'closest') > 0))
     and not exists (select 1 from identify_verdicts v where v.query_id = q.id and v.owner_id = q.owner_id)`;
 
+/**
+ * The individuals to choose among. A batch row's answer stores no `closest` (the batch skips that
+ * work), so its own candidates are offered instead, shaped alike: without them an undecided batch
+ * row would wait in the queue with nothing to choose (issue 39).
+ */
+function closestOf(result: Record<string, unknown>): Record<string, unknown>[] {
+  if (Array.isArray(result.closest) && result.closest.length) return result.closest as Record<string, unknown>[];
+  if (!result.batch_id || !Array.isArray(result.candidates)) return [];
+  return (result.candidates as { photos?: { image_id: string; cid: string }[] }[]).map((c, i) => ({
+    ...c,
+    rank: i + 1,
+    photos: (c.photos ?? []).map((p) => ({ ...p, url: `/api/blobs/${p.cid}` })),
+    match_lines: null,
+  }));
+}
+
 export function createReviewQueueService(c: Container) {
   return {
     /** One page, newest first; `total` is also the tab's badge. */
@@ -36,7 +52,7 @@ export function createReviewQueueService(c: Container) {
         // A video identify stores the video's CID as its photo; a survey track its crops; a batch row its fruit's views.
         source: r.result.survey_id ? 'survey' : r.result.batch_id ? 'batch' : r.result.frames_used != null ? 'video' : 'photos',
         photos: r.image_cids.map((cid) => ({ cid, url: `/api/blobs/${cid}` })),
-        closest: Array.isArray(r.result.closest) ? (r.result.closest as Record<string, unknown>[]) : [],
+        closest: closestOf(r.result),
         created_at: new Date(r.created_at).toISOString(),
       }));
       return { items, total: total.rows[0]!.n, limit: q.limit, offset: q.offset };

@@ -1,6 +1,6 @@
 import type { Database } from '../ports/database.port.js';
 import type { Container } from '../container.js';
-import { releaseBlobs } from '../evidence/store/blob-refs.js';
+import { releaseBlobs } from './evidence/blob-refs.js';
 
 /**
  * Every query on `fruit_batches`, `fruit_batch_rows` (migration 060) and `fruit_batch_views`
@@ -44,6 +44,17 @@ export interface BatchRowRecord {
   reason_params: Record<string, unknown> | null;
   /** The fruit's photos in order; a row written before views were kept shows its one photo. */
   views: ViewRecord[];
+  /** The stored answer's candidates (fruit ids and probabilities, best first): what the owner chooses among. */
+  candidates?: { individual_id: string; probability: number }[];
+  /** The owner's label on the row's answer (identify_verdicts), null while undecided. */
+  label?: BatchRowLabel | null;
+}
+
+/** A decision on a batch row: the identify_verdict label its stored answer carries. */
+export interface BatchRowLabel {
+  verdict: 'correct' | 'wrong' | 'other' | 'unknown_ok';
+  correct_id: string | null;
+  created_at: string;
 }
 
 export interface BatchRecord {
@@ -212,7 +223,23 @@ export function fruitBatchRepo(db: Database) {
     },
 
     async rows(batchId: string): Promise<BatchRowRecord[]> {
-      const r = await db.query<Omit<BatchRowRecord, 'views'>>('select * from fruit_batch_rows where batch_id = $1 order by idx', [batchId]);
+      // With each row its stored answer's candidates and the owner's label on it, so a row can be
+      // decided in the table and shows how it was decided (issue 39).
+      const r = await db.query<
+        Omit<BatchRowRecord, 'views' | 'candidates' | 'label'> & {
+          candidates: unknown;
+          label_verdict: BatchRowLabel['verdict'] | null;
+          label_correct_id: string | null;
+          label_at: unknown;
+        }
+      >(
+        `select r.*, q.result->'candidates' as candidates, v.verdict as label_verdict, v.correct_id as label_correct_id, v.created_at as label_at
+           from fruit_batch_rows r
+           left join identify_queries q on q.id = r.query_id
+           left join identify_verdicts v on v.query_id = q.id and v.owner_id = q.owner_id
+          where r.batch_id = $1 order by r.idx`,
+        [batchId],
+      );
       const v = await db.query<ViewRecord & { idx: number }>(
         'select idx, view, file_name, cid, reason_code, reason_params from fruit_batch_views where batch_id = $1 order by idx, view',
         [batchId],
@@ -229,7 +256,20 @@ export function fruitBatchRepo(db: Database) {
         const own = views.get(idx) ?? [
           { view: 0, file_name: x.file_name, cid: x.cid, reason_code: x.reason_code, reason_params: x.reason_params },
         ];
-        return { ...x, idx, probability: x.probability == null ? null : Number(x.probability), views: own };
+        const { candidates, label_verdict, label_correct_id, label_at, ...row } = x;
+        return {
+          ...row,
+          idx,
+          probability: row.probability == null ? null : Number(row.probability),
+          views: own,
+          candidates: Array.isArray(candidates)
+            ? (candidates as { individual_id: string; probability: number }[]).map((c) => ({
+                individual_id: String(c.individual_id),
+                probability: Number(c.probability),
+              }))
+            : [],
+          label: label_verdict ? { verdict: label_verdict, correct_id: label_correct_id, created_at: iso(label_at)! } : null,
+        };
       });
     },
 
