@@ -1,6 +1,6 @@
 /**
- * Texts of the identify screen's "another angle" (one subject per query) and of the shopper's
- * fruit lookup (issue 39), merged into i18n.ts.
+ * Texts of the identify screen's "another angle" (one subject per query), of the shopper's
+ * fruit lookup and of the public page of a code (issue 39), merged into i18n.ts.
  */
 export const SHOP_TEXT = {
   query_photos: ['Câu hỏi này gồm {n} ảnh của cùng một cá thể.', 'This query holds {n} photo(s) of one and the same individual.'],
@@ -32,4 +32,44 @@ export const SHOP_TEXT = {
   shop_tree_page: ['Trang công khai của cây', "The tree's public page"],
   shop_no_tree: ['Cây của quả này chưa được công bố.', "This fruit's tree is not published."],
   shop_back: ['Đăng nhập', 'Sign in'],
+  // The public page /t/{code} (issue 39 item 8): what a shopper reads, then the proof folded.
+  trace_code_label: ['Mã truy xuất', 'Traceability code'],
+  species_unknown: ['Chưa rõ loài', 'Species not given'],
+  grown_in: ['Nơi trồng', 'Grown in'],
+  place_area: ['Khu vực {province} · {region}', 'The {province} area · {region}'],
+  place_unknown: ['Người trồng không ghi vị trí.', 'The grower gave no location.'],
+  place_abroad: ['Ngoài Việt Nam', 'Outside Vietnam'],
+  place_note: ['Chỉ nêu tỉnh và vùng, không nêu vị trí của vườn.', 'Only the province and region are shown, never where the orchard is.'],
+  grower: ['Người trồng', 'Grown by'],
+  enrolled_on: ['Ghi danh ngày', 'Enrolled on'],
+  photo_alt: ['Ảnh {n}/{total} của {what}', 'Photo {n} of {total} of {what}'],
+  story_enroll: ['Được ghi danh với {n} ảnh nhận dạng bề mặt.', 'Enrolled with {n} photos of its surface for recognition.'],
+  story_enroll_plain: ['Được ghi danh để nhận dạng.', 'Enrolled for recognition.'],
+  story_planted: ['Được trồng.', 'Planted.'],
+  story_harvested: ['Được thu hoạch.', 'Harvested.'],
+  story_cared: ['Được chăm sóc: {what}.', 'Cared for: {what}.'],
+  story_cared_plain: ['Được chăm sóc.', 'Cared for.'],
+  story_identified: ['Được nhận ra lại từ một ảnh chụp mới.', 'Recognised again from a new photo.'],
+  story_photos: ['Được chụp thêm {n} ảnh.', '{n} more photos taken.'],
+  story_published: ['Người trồng công bố trang này.', 'The grower published this page.'],
+  story_packed: ['Được đóng gói.', 'Packed.'],
+  story_transfer: ['Được chuyển giao cho người khác.', 'Handed over to someone else.'],
+  story_boundary: ['Người trồng ghi lại ranh giới vườn.', "The grower recorded the orchard's boundary."],
+  story_note: ['Người trồng ghi: “{text}”', 'The grower noted: “{text}”'],
+  story_other: ['Một ghi chép khác của người trồng.', 'Another entry by the grower.'],
+  story_empty: ['Chưa có sự kiện nào được công bố.', 'No event has been published yet.'],
+  proof_intro: [
+    'Những dữ liệu dưới đây cho phép bất kỳ ai tự kiểm tra rằng hồ sơ này không bị sửa.',
+    'What follows lets anyone check for themselves that this record was not altered.',
+  ],
+  proof_chain: ['Chuỗi băm', 'Hash chain'],
+  proof_chain_ok: ['còn nguyên vẹn ({n} sự kiện công khai)', 'intact ({n} public events)'],
+  proof_chain_broken: ['bị hỏng: một sự kiện không khớp mã băm', 'broken: an event does not match its hash'],
+  proof_fingerprint: ['Dấu vân tay khoá ký', 'Signing key fingerprint'],
+  proof_merkle: ['Gốc Merkle đã neo', 'Anchored Merkle root'],
+  proof_photo_cids: ['CID các ảnh', 'Photo CIDs'],
+  proof_cell: ['Ô geohash của mã', "The code's geohash cell"],
+  anchor_state_confirmed: ['đã xác nhận', 'confirmed'],
+  anchor_state_submitted: ['đã gửi, chờ xác nhận', 'sent, awaiting confirmation'],
+  anchor_state_failed: ['thất bại', 'failed'],
 } as const satisfies Record<string, readonly [string, string]>;

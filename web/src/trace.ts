@@ -1,56 +1,52 @@
 import { blobUrl, h, mount, notice } from './dom.js';
-import { currentLang, setLang, t } from './i18n.js';
-import { cellMap } from './geohash.js';
-import { timelineList, when } from './timeline.js';
+import { currentLang, setLang, t, type Lang } from './i18n.js';
 import { speciesName } from './species.js';
+import { proofDetails } from './trace-proof.js';
+import { day, storyList, type Activity } from './trace-story.js';
 
 /**
  * The public page of a traceability code, `/t/{code}`. The server already decided the code is
  * public or restricted (an unknown code never reaches this script); this renders what
  * `/api/resolve/{code}` says, and nothing it does not.
+ *
+ * For a shopper first (issue 39 item 8): the photos, the species in words, the province, the
+ * grower's public name and the story in plain sentences. The proof (anchor, chain, key, CIDs,
+ * the geohash cell) is folded under "for verifiers" (trace-proof.ts).
  */
 const root = document.getElementById('trace')!;
 const code = decodeURIComponent(location.pathname.replace(/^\/t\//, ''));
-const api = (path: string) =>
-  fetch(path, { headers: { 'Accept-Language': currentLang() } })
+/** Read as the public reads it: no cookie, so a signed-in owner sees the page a shopper sees. */
+const publicApi = (path: string) =>
+  fetch(path, { headers: { 'Accept-Language': currentLang() }, credentials: 'omit' })
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null);
+const ownApi = (path: string) =>
+  fetch(path, { headers: { 'Accept-Language': currentLang() }, credentials: 'same-origin' })
     .then((r) => (r.ok ? r.json() : null))
     .catch(() => null);
 
-const row = (label: string, ...value: Array<Node | string>) => [h('dt', {}, label), h('dd', {}, ...value)];
+const row = (cls: string, label: string, ...value: Array<Node | string | null>) => [h('dt', {}, label), h('dd', { class: cls }, ...value)];
+type Words = { vi: string; en: string };
+const say = (w: Words) => w[currentLang()];
 
-/** What the anchor really is, in words: a key of this server, or a Cardano transaction. */
-export function anchorWords(a: Record<string, any> | null): HTMLElement {
-  if (!a) return h('span', { class: 'anchor-words' }, t('anchor_none'));
-  // The server's own sentence (`text: {vi, en}`) says it best; the fields below are the fallback.
-  const said = a.text?.[currentLang()];
-  const fp = a.fingerprint ?? a.key_fingerprint ?? a.public_key_fingerprint;
-  const text =
-    typeof said === 'string'
-      ? said
-      : a.backend === 'local'
-        ? fp
-          ? t('anchor_local_fp', { fp })
-          : t('anchor_local')
-        : a.backend === 'cardano'
-          ? t('anchor_cardano', { tx: a.tx_hash ?? '—', n: a.confirmations ?? 0 })
-          : `${a.backend}`;
-  const link =
-    a.explorer_url && /^https:\/\//.test(a.explorer_url)
-      ? h('a', { href: a.explorer_url, rel: 'noopener noreferrer' }, t('view_tx'))
-      : null;
-  return h('span', { class: 'anchor-words' }, text, ' ', h('small', {}, t('anchor_status', { s: a.status })), ' ', link);
+/** The language a first visit gets: the one chosen on this device, else the browser's, else Vietnamese. */
+function firstLang(): Lang {
+  const chosen = localStorage.getItem('markless.lang');
+  if (chosen === 'vi' || chosen === 'en') return chosen;
+  for (const l of navigator.languages ?? [navigator.language]) {
+    if (/^vi\b/i.test(l)) return 'vi';
+    if (/^en\b/i.test(l)) return 'en';
+  }
+  return 'vi';
 }
 
-async function render() {
-  document.documentElement.lang = currentLang();
-  // The server put the same answer as /api/resolve/{code} into the page; fetch it only if absent.
-  const embedded = document.getElementById('page-data')?.textContent;
-  const r = embedded ? JSON.parse(embedded) : await api(`/api/resolve/${encodeURIComponent(code)}`);
+function header(title: string): HTMLElement {
   const lang = h(
     'button',
     {
       type: 'button',
       class: 'link lang',
+      name: 'lang',
       onclick: () => {
         setLang(currentLang() === 'vi' ? 'en' : 'vi');
         void render();
@@ -58,86 +54,94 @@ async function render() {
     },
     t('language'),
   );
-  const head = h('header', {}, h('div', { class: 'bar' }, h('h1', {}, `${t('trace_title')} · ${code}`), lang));
-  if (!r) return mount(root, head, h('main', {}, notice('error', t('trace_not_found'))));
-  if (r.state === 'restricted') {
-    return mount(
-      root,
-      head,
-      h(
-        'main',
-        {},
-        h(
-          'section',
-          { class: 'card' },
-          h('p', {}, t('trace_restricted')),
-          h(
-            'dl',
-            {},
-            row(t('species'), (await speciesName(r.summary.species)) || '—'),
-            row(t('recorded'), r.summary.enrolled_on),
-            row(t('record_hash'), h('code', {}, r.summary.record_hash)),
-            row(t('anchor'), r.summary.anchor ? anchorWords(r.summary.anchor) : h('span', {}, r.summary.anchored ? '✓' : t('anchor_none'))),
-          ),
-        ),
-      ),
-    );
-  }
+  return h('header', {}, h('div', { class: 'bar' }, h('h1', {}, title), lang));
+}
+
+/** Where the tree grows, in words: never more precise than the province the code's cell lies in. */
+function placeWords(r: { has_location?: boolean; place?: { province: Words; region: Words } | null }): string {
+  if (r.has_location === false) return t('place_unknown');
+  if (!r.place) return t('place_abroad');
+  return t('place_area', { province: say(r.place.province), region: say(r.place.region) });
+}
+
+async function render() {
+  document.documentElement.lang = currentLang();
+  // The server put the same answer as /api/resolve/{code} into the page; fetch it only if absent.
+  const embedded = document.getElementById('page-data')?.textContent;
+  const r = embedded ? JSON.parse(embedded) : await publicApi(`/api/resolve/${encodeURIComponent(code)}`);
+  if (!r) return mount(root, header(t('trace_title')), h('main', {}, notice('error', t('trace_not_found'))));
+  if (r.state === 'restricted') return mount(root, header(t('trace_title')), h('main', {}, await restrictedCard(r)));
   const rec = r.record;
-  const species = await speciesName(rec.species);
-  const tl = r.tree_id ? await api(`/api/tree/${encodeURIComponent(r.tree_id)}/timeline`) : null;
+  const species = r.species_name ? say(r.species_name) : (await speciesName(rec.species === 'unknown' ? null : rec.species)) || '';
+  const [tl, catalog] = await Promise.all([
+    r.tree_id ? publicApi(`/api/tree/${encodeURIComponent(r.tree_id)}/timeline`) : null,
+    publicApi('/api/species/catalog'),
+  ]);
+  const title = r.name ?? (species || t('trace_title'));
+  document.title = `${title} · ${t('trace_title')}`;
   const images = rec.images as string[];
-  // For a buyer first (issue 24): a large photo, the place and the story; the CID, hash and the
-  // steps to verify them are under "for verifiers".
+  // Alt text says what the photo shows, in words; the CIDs are in the proof.
+  const what = r.name && species ? `${r.name} (${species})` : title;
+  const alt = (i: number) => t('photo_alt', { n: i + 1, total: images.length, what });
   mount(
     root,
-    head,
+    header(title),
     h(
       'main',
       {},
       h(
         'section',
         { class: 'card buyer' },
-        h('h2', {}, r.name ?? species),
-        images[0] ? h('img', { class: 'hero', src: blobUrl(images[0]), alt: r.name ?? species }) : null,
+        images[0] ? h('img', { class: 'hero', src: blobUrl(images[0]), alt: alt(0) }) : null,
         h(
           'div',
           { class: 'gallery' },
-          images.map((cid) => h('img', { src: blobUrl(cid), alt: cid, title: cid })),
+          images.map((cid, i) => h('img', { src: blobUrl(cid), alt: alt(i), loading: 'lazy' })),
         ),
-        h('dl', {}, row(t('species'), species), row(t('recorded'), when(rec.created_at)), row(t('anchor'), anchorWords(r.anchor))),
-        r.anchor ? null : h('p', { class: 'hint' }, t('anchor_none_explain')),
+        h(
+          'dl',
+          { class: 'facts' },
+          row('species', t('species'), species || t('species_unknown')),
+          row('place', t('grown_in'), placeWords(r)),
+          r.grower_name ? row('grower', t('grower'), r.grower_name) : null,
+          row('enrolled', t('enrolled_on'), day(rec.created_at)),
+        ),
+        r.place ? h('p', { class: 'hint' }, t('place_note')) : null,
         await ownerAnchor(r),
       ),
       h(
         'section',
-        { class: 'card' },
-        h('h2', {}, t('coarse_location')),
-        // A tree enrolled without lat/lon carries the explicit no-location cell, which is no place at all.
-        ...(r.has_location === false ? [h('p', {}, t('no_location'))] : [cellMap(rec.geohash), h('p', { class: 'hint' }, t('map_note'))]),
+        { class: 'card story' },
+        h('h2', {}, t('story')),
+        tl ? storyList(tl.events, (catalog?.activities ?? []) as Activity[]) : h('p', { class: 'hint' }, t('story_empty')),
       ),
-      tl ? h('section', { class: 'card' }, h('h2', {}, t('story')), timelineList(tl)) : null,
+      proofDetails(r, tl ? { ok: tl.chain_ok, n: tl.events.length } : null),
+    ),
+  );
+}
+
+/** A code whose owner shares a summary only: the species and the day, no photos, no place. */
+async function restrictedCard(r: { summary: { species: string | null; enrolled_on: string; record_hash: string; anchored: boolean } }) {
+  const s = r.summary;
+  return h(
+    'section',
+    { class: 'card' },
+    h('p', {}, t('trace_restricted')),
+    h(
+      'dl',
+      { class: 'facts' },
+      row('species', t('species'), (await speciesName(s.species === 'unknown' ? null : s.species)) || t('species_unknown')),
+      row('enrolled', t('enrolled_on'), day(s.enrolled_on)),
+    ),
+    h(
+      'details',
+      { class: 'card verifiers' },
+      h('summary', {}, t('for_verifiers')),
       h(
-        'details',
-        { class: 'card verifiers' },
-        h('summary', {}, t('for_verifiers')),
-        h(
-          'dl',
-          {},
-          row(r.anchor ? t('photos_in_record') : t('photos_in_record_unanchored'), String(images.length)),
-          row(t('photos_held'), String(r.image_count)),
-          row(t('record_cid'), h('code', {}, r.record_cid)),
-          row(t('record_hash'), h('code', {}, r.record_hash)),
-        ),
-        h(
-          'p',
-          {},
-          h('a', { href: `/api/resolve/${encodeURIComponent(code)}` }, t('json')),
-          ' · ',
-          h('a', { href: `/api/resolve/${encodeURIComponent(code)}/export` }, t('export_bundle')),
-          ' ',
-          h('small', {}, t('export_hint')),
-        ),
+        'dl',
+        {},
+        row('', t('record_hash'), h('code', { class: 'token' }, s.record_hash)),
+        row('', t('anchor'), s.anchored ? '✓' : t('anchor_none')),
       ),
     ),
   );
@@ -146,7 +150,7 @@ async function render() {
 /** The owner, signed in on this device, may anchor the tree's chain from its public page. */
 async function ownerAnchor(r: { tree_id?: string; anchor?: unknown }): Promise<HTMLElement | null> {
   if (!r.tree_id || r.anchor) return null;
-  const mine = await api('/api/trees');
+  const mine = await ownApi('/api/trees');
   if (!(mine?.trees as { tree_id: string }[] | undefined)?.some((x) => x.tree_id === r.tree_id)) return null;
   const msg = h('span', { 'aria-live': 'polite' });
   return h(
@@ -159,7 +163,7 @@ async function ownerAnchor(r: { tree_id?: string; anchor?: unknown }): Promise<H
         class: 'primary',
         name: 'anchor',
         onclick: async () => {
-          const tl = await api(`/api/tree/${encodeURIComponent(r.tree_id!)}/timeline`);
+          const tl = await ownApi(`/api/tree/${encodeURIComponent(r.tree_id!)}/timeline`);
           const last = (tl?.events as { event_id: string; inherited_from?: unknown }[] | undefined)
             ?.filter((e) => !e.inherited_from)
             .at(-1);
@@ -180,5 +184,5 @@ async function ownerAnchor(r: { tree_id?: string; anchor?: unknown }): Promise<H
   );
 }
 
-setLang(currentLang());
+setLang(firstLang());
 void render();

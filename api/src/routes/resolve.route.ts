@@ -6,6 +6,7 @@ import { servePage } from '../web/static-files.js';
 import { Ok, errorResponse } from './schemas.js';
 import { EvidenceBundle } from './evidence.schemas.js';
 import { TreeRef } from './tree-ref.js';
+import { GROWER_NAME_MAX } from '../services/resolve.service.js';
 
 const CodeParam = z.object({ code: z.string().min(1).max(200).describe('traceability code, `<PREFIX>-<geohash7>-<8 characters>`') });
 const TreeParam = z.object({ id: TreeRef });
@@ -29,6 +30,19 @@ const Anchor = z
       ),
   })
   .describe("the newest usable anchor of the tree's chain");
+const Words = z.object({ vi: z.string(), en: z.string() });
+const Place = z
+  .object({
+    province: Words.describe('the province or centrally run city (boundaries of the 2025 merger), e.g. Lâm Đồng'),
+    region: Words.describe('the region it lies in, e.g. Tây Nguyên / Central Highlands'),
+  })
+  .describe(
+    "where the tree grows in words, worked out offline from the code's own geohash: the province whose former (pre-2025) province's middle is nearest. " +
+      'An area, never an address: near a border it may name the neighbour. Null without a location or outside Vietnam',
+  );
+const GrowerOut = Ok.extend({
+  public_name: z.string().nullable().describe('the name shoppers read as the grower on your published trees; null when none'),
+});
 const PublicOut = Ok.extend({
   state: z.literal('public'),
   code: z.string(),
@@ -55,6 +69,11 @@ const PublicOut = Ok.extend({
       'false when the tree was enrolled without lat/lon: the code and record then carry the explicit "no location" geohash `0000000` (codes minted before 2026-11: `s000000`)',
     ),
   anchor: Anchor.nullable(),
+  species_name: Words.nullable().describe(
+    "the species in words from the catalogue (the tree's current species, else the record's); null when none was given or it is not in the catalogue",
+  ),
+  place: Place.nullable(),
+  grower_name: z.string().nullable().describe("the grower's public name (`PUT /api/me/public-name`); null when the owner published none"),
 });
 const RestrictedOut = Ok.extend({
   state: z.literal('restricted'),
@@ -153,6 +172,7 @@ export function resolveRoutes(s: Services): RouteDef[] {
         return r.state === 'unknown' ? servePage('not-found.html', 404) : servePage('trace.html', 200, { ok: true, ...r });
       },
     }),
+    ...growerRoutes(s),
     defineRoute({
       ...owner,
       path: '/api/tree/{id}/publish',
@@ -172,6 +192,35 @@ export function resolveRoutes(s: Services): RouteDef[] {
         ok: true,
         ...(await s.trees.setVisibility(caller!.account_id, await s.treeRef(params.id), 'private')),
       }),
+    }),
+  ];
+}
+
+/** The grower's public name: read and set by the signed-in account, shown on its published trees' pages. */
+function growerRoutes(s: Services): RouteDef[] {
+  const common = { path: '/api/me/public-name', tag: 'traceability', access: 'user', feature: 'traceability-publish' } as const;
+  return [
+    defineRoute({
+      ...common,
+      method: 'get',
+      summary: 'Your public name as a grower (null when none is published)',
+      responses: { 200: { description: 'the name', schema: GrowerOut }, 401: errorResponse('not signed in') },
+      handler: async ({ caller }) => ({ ok: true, ...(await s.resolve.growerName(caller!.account_id)) }),
+    }),
+    defineRoute({
+      ...common,
+      method: 'put',
+      summary: 'Publish the name shoppers read as the grower on the pages of your published trees; an empty name withdraws it',
+      description: 'Cleaned like a tree name (no markup, control or bidi characters). The username is never shown in its place.',
+      body: z.object({
+        public_name: z.string().max(GROWER_NAME_MAX).describe(`at most ${GROWER_NAME_MAX} characters; empty withdraws it`),
+      }),
+      responses: {
+        200: { description: 'the name now published', schema: GrowerOut },
+        401: errorResponse('not signed in'),
+        422: errorResponse('longer than the limit, or not a string'),
+      },
+      handler: async ({ caller, body }) => ({ ok: true, ...(await s.resolve.setGrowerName(caller!.account_id, body.public_name)) }),
     }),
   ];
 }

@@ -4,6 +4,8 @@ import type { Container } from '../../../shared/src/container.js';
 import { decodeRecord, type TreeRecord } from '../../../shared/src/evidence/record.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { describeLatestAnchor, type AnchorDescription } from './anchor-public.service.js';
+import { SpeciesCatalog } from '../discovery/species-catalog.js';
+import { placeOfGeohash, type Place, type Words } from '../../../shared/src/domain/vn-places.js';
 
 /** The anchoring of a tree's record, as far as the public may know it: what it really is, in words. */
 export type PublicAnchor = AnchorDescription;
@@ -25,6 +27,12 @@ export interface PublicResolution {
   /** False when the tree was enrolled without lat/lon: its geohash is the "no location" form `0000000`. */
   has_location: boolean;
   anchor: PublicAnchor | null;
+  /** The species in words (the tree's current species, else the record's), null when not in the catalogue. */
+  species_name: Words | null;
+  /** Province and region from the code's coarse geohash; null without a location or outside Vietnam. */
+  place: Place | null;
+  /** The grower's public name, when the owner published one (never the username). */
+  grower_name: string | null;
 }
 
 /** `restricted`: the code exists and the owner allows a minimum: no images, no coordinates. */
@@ -57,13 +65,17 @@ interface CodeRow {
   name: string | null;
   farm_id: string | null;
   created_at: Date;
+  public_name: string | null;
 }
 
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
 
 const latestAnchor = (db: Queryable, treeId: string) => describeLatestAnchor(db, 'tree', treeId);
 
-async function publicView(db: Queryable, row: CodeRow, link: string): Promise<PublicResolution> {
+/** The longest public name kept: a farm's or a family's name, not a paragraph. */
+export const GROWER_NAME_MAX = 80;
+
+async function publicView(db: Queryable, row: CodeRow, link: string, names: SpeciesNames): Promise<PublicResolution> {
   const count = await db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [row.individual_id]);
   const record = decodeRecord(new Uint8Array(row.record_cbor));
   return {
@@ -80,6 +92,23 @@ async function publicView(db: Queryable, row: CodeRow, link: string): Promise<Pu
     name: row.name === null ? null : sanitizeName(row.name),
     farm_id: row.farm_id,
     anchor: await latestAnchor(db, row.individual_id),
+    // The record keeps the species given at enrolment (often none: `unknown`); the tree's current
+    // species is what the owner has said since.
+    species_name: await names(row.species ?? record.species),
+    place: placeOfGeohash(record.geohash),
+    grower_name: row.public_name ? sanitizeName(row.public_name) || null : null,
+  };
+}
+
+type SpeciesNames = (stored: string) => Promise<Words | null>;
+
+/** A species as stored (catalogue id, or a Vietnamese or English name) in both languages, from the catalogue. */
+function speciesNames(catalog: SpeciesCatalog): SpeciesNames {
+  const key = (s: string) => s.normalize('NFC').trim().toLowerCase();
+  return async (stored) => {
+    const k = key(stored);
+    const hit = (await catalog.body('en')).species.find((s) => [s.id, s.name_vi, s.name_en].some((n) => key(n) === k));
+    return hit ? { vi: hit.name_vi, en: hit.name_en } : null;
   };
 }
 
@@ -93,20 +122,22 @@ async function publicView(db: Queryable, row: CodeRow, link: string): Promise<Pu
  */
 export function createResolveService(c: Container) {
   const { db } = c;
+  const names = speciesNames(new SpeciesCatalog(c.config.speciesCatalogPath));
   return {
     async decide(rawCode: string): Promise<Resolution> {
       const code = rawCode.trim().slice(0, MAX_CODE_CHARS);
       const r = await db.query<CodeRow>(
         `select r.individual_id, r.code, r.record_cbor, r.record_cid, r.record_hash,
-                i.visibility, i.species, i.name, i.farm_id, i.created_at
+                i.visibility, i.species, i.name, i.farm_id, i.created_at, a.public_name
            from tree_records r join individuals i on i.id = r.individual_id
+           left join accounts a on a.id = i.owner_id
           where r.code = $1 and i.deleted_at is null and i.kind = 'tree'`,
         [code],
       );
       const row = r.rows[0];
       if (!row || row.visibility === 'private') return UNKNOWN;
       const link = `/t/${encodeURIComponent(row.code)}`;
-      if (row.visibility === 'public') return publicView(db, row, link);
+      if (row.visibility === 'public') return publicView(db, row, link, names);
       const anchored = (await latestAnchor(db, row.individual_id))?.status === 'confirmed';
       return {
         state: 'restricted',
@@ -114,6 +145,23 @@ export function createResolveService(c: Container) {
         link,
         summary: { species: row.species, enrolled_on: iso(row.created_at).slice(0, 10), record_hash: row.record_hash, anchored },
       };
+    },
+
+    /**
+     * Set (or, with an empty name, withdraw) the name shoppers read as the grower on every
+     * published tree of this account. Cleaned like a tree's name.
+     */
+    async setGrowerName(accountId: string, raw: string): Promise<{ public_name: string | null }> {
+      // The route already refused more than GROWER_NAME_MAX characters; cleaning only shortens.
+      const value = sanitizeName(raw) || null;
+      await db.query('update accounts set public_name = $2 where id = $1', [accountId, value]);
+      return { public_name: value };
+    },
+
+    /** The account's public name, null when none is published. */
+    async growerName(accountId: string): Promise<{ public_name: string | null }> {
+      const r = await db.query<{ public_name: string | null }>('select public_name from accounts where id = $1', [accountId]);
+      return { public_name: r.rows[0]?.public_name ?? null };
     },
   };
 }
