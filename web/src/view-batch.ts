@@ -1,25 +1,11 @@
 import { call, errorText } from './api.js';
 import { field, h, mount, notice } from './dom.js';
-import { t, type TextKey } from './i18n.js';
+import { t } from './i18n.js';
+import { batchRows } from './batch-rows.js';
 import { treeLabel } from './view-fruit-list.js';
 import { treeInput } from './pickers.js';
 import { when } from './timeline.js';
 
-interface Row {
-  index: number;
-  file_name: string;
-  status: string;
-  candidate?: string;
-  probability?: number;
-  verdict?: string;
-  reason?: string;
-  fruit_id?: string;
-  fruit_name?: string;
-  fruit_thumbnail?: string;
-  photo_url?: string;
-  tree_name?: string;
-  tree_code?: string;
-}
 interface Batch {
   batch_id: string;
   status: string;
@@ -30,52 +16,6 @@ interface Batch {
   thumbnails: { url: string }[];
   tree: { name: string | null; code: string | null } | null;
   links: { csv: string };
-}
-
-const verdictWord = (v: string) => (['match', 'uncertain', 'no_match'].includes(v) ? t(`row_${v}` as TextKey) : v);
-
-/** The rows as a table: one line per photo. */
-function rowsTable(rows: Row[]): HTMLElement {
-  return h(
-    'table',
-    { class: 'rows' },
-    h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('file')), h('th', {}, t('result')))),
-    h(
-      'tbody',
-      {},
-      rows.map((r) =>
-        h(
-          'tr',
-          { class: r.status },
-          h('td', {}, r.index + 1),
-          h(
-            'td',
-            { class: 'file' },
-            r.photo_url ? h('img', { class: 'thumb', src: r.photo_url, alt: '', loading: 'lazy' }) : null,
-            r.file_name,
-          ),
-          h('td', {}, r.status === 'failed' ? (r.reason ?? t('run_failed')) : resultCell(r)),
-        ),
-      ),
-    ),
-  );
-}
-
-/** The matched fruit by its name (with its photo) and its tree by name and printed code, never a bare id. */
-function resultCell(r: Row): HTMLElement | string {
-  const words = [r.verdict ? verdictWord(r.verdict) : null, r.probability != null ? `${Math.round(r.probability * 100)}%` : null]
-    .filter(Boolean)
-    .join(' · ');
-  if (!r.fruit_id) return words || r.status;
-  const tree = r.tree_name || r.tree_code ? `${t('on_tree')} ${treeLabel({ name: r.tree_name ?? null, code: r.tree_code ?? null })}` : '';
-  return h(
-    'span',
-    { class: 'match' },
-    r.fruit_thumbnail ? h('img', { class: 'thumb', src: r.fruit_thumbnail, alt: '', loading: 'lazy' }) : null,
-    h('a', { href: `#/fruit/${encodeURIComponent(r.fruit_id)}` }, r.fruit_name ?? t('unnamed')),
-    tree ? h('small', {}, ' ', tree) : null,
-    words ? ` · ${words}` : '',
-  );
 }
 
 /** The owner's earlier batches: a few photos of each, its tree, its counts; opening one shows its rows. */
@@ -118,7 +58,7 @@ function pastBatches(out: HTMLElement): HTMLElement {
                   name: 'open-batch',
                   onclick: async () => {
                     const one = await call('GET', `/api/fruit/batch/${encodeURIComponent(b.batch_id)}`);
-                    mount(out, one.ok ? rowsTable(one.json.rows) : notice('error', errorText(one)));
+                    mount(out, one.ok ? batchRows(b.batch_id, one.json.rows) : notice('error', errorText(one)));
                   },
                 },
                 t('open_batch'),
@@ -174,7 +114,7 @@ export function batchView(): HTMLElement {
           t('download_csv'),
         ),
       ),
-      rowsTable(r.json.rows),
+      batchRows(id, r.json.rows),
     );
   }
   async function submit(e: Event) {

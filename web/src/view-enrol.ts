@@ -1,6 +1,7 @@
 import { call, errorText, type Answer } from './api.js';
 import { answer, blobUrl, field, h, mount, notice } from './dom.js';
 import { reasonText, t } from './i18n.js';
+import { tf } from './i18n-fruit.js';
 import { entityHash, kindChooser, ROUTES, type Kind } from './kinds.js';
 import { photoPicker } from './photos.js';
 import { speciesSelect } from './species.js';
@@ -12,7 +13,9 @@ const FIELDS: Record<Kind, Array<[string, 'farm' | 'species' | 'name' | 'zone' |
     ['farm_id', 'farm', false],
     ['name', 'name', false],
   ],
+  // A fruit is named first (issue 39): lists, batch tables and the CSV read its name.
   fruit: [
+    ['name', 'name', false],
     ['tree_id', 'tree_id', false],
     ['species', 'species', false],
   ],
@@ -126,6 +129,7 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
         return field(t(label), values[name]!);
       }),
     );
+    if (values.name instanceof HTMLInputElement) values.name.placeholder = kind === 'fruit' ? tf('fruit_name_hint') : '';
   }
 
   async function send(extra: Record<string, string> = {}) {

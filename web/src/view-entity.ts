@@ -1,6 +1,7 @@
 import { call, errorText } from './api.js';
 import { answer, blobUrl, field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
+import { fruitTitle, tf } from './i18n-fruit.js';
 import { timelineList } from './timeline.js';
 import { speciesName } from './species.js';
 import { careCard } from './care.js';
@@ -89,7 +90,40 @@ export async function treeView(id: string): Promise<HTMLElement> {
   );
 }
 
-/** One fruit: its name, species, tree and farm, its photos, care and withdrawal, and its timeline. */
+/**
+ * A fruit's publish switch (issue 39: there was none): published, shoppers' lookups and scans may
+ * offer it (POST /api/fruit/{id}/publish); unpublished, it is the owner's again.
+ */
+function fruitPublish(id: string, initial: string): HTMLElement {
+  const box = h('div', { class: 'publish' });
+  const set = async (path: 'publish' | 'unpublish') => {
+    const r = await call('POST', `/api/fruit/${encodeURIComponent(id)}/${path}`);
+    if (r.ok) render(r.json.visibility);
+    else mount(box, notice('error', errorText(r)));
+  };
+  function render(visibility: string) {
+    const published = visibility === 'public';
+    mount(
+      box,
+      h('p', {}, `${t('visibility')}: `, h('b', { class: 'visibility' }, t(`vis_${visibility}` as TextKey))),
+      h('p', { class: 'hint' }, tf('fruit_public_hint')),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: published ? 'secondary' : 'primary',
+          name: published ? 'unpublish' : 'publish',
+          onclick: () => void set(published ? 'unpublish' : 'publish'),
+        },
+        t(published ? 'unpublish' : 'publish'),
+      ),
+    );
+  }
+  render(initial);
+  return box;
+}
+
+/** One fruit: its name, species, tree and farm, its photos, publishing, care and withdrawal, and its timeline. */
 export async function fruitView(id: string): Promise<HTMLElement> {
   const views = await call('GET', `/api/fruit/${encodeURIComponent(id)}/views`);
   if (!views.ok) return notice('error', errorText(views));
@@ -109,9 +143,11 @@ export async function fruitView(id: string): Promise<HTMLElement> {
     h(
       'section',
       { class: 'card' },
-      h('h2', {}, row?.name ?? t('kind_fruit')),
+      h('h2', {}, row ? fruitTitle(row) : t('kind_fruit')),
       h('p', { class: 'meta' }, meta, meta && tree ? ' · ' : '', tree),
       photos(((views.json.views ?? []) as any[]).map((v) => v.cid)),
+      // Only the owner's own fruit has a row, and only the owner may publish it.
+      row ? fruitPublish(id, row.visibility) : null,
     ),
     await careCard('fruit', id),
     await timelineCard('fruit', id),

@@ -1,17 +1,20 @@
 import { call, errorText } from './api.js';
 import { blobUrl, field, h, mount, notice } from './dom.js';
 import { t } from './i18n.js';
+import { fruitTitle } from './i18n-fruit.js';
 import { speciesName } from './species.js';
 import { treeInput } from './pickers.js';
 
 interface Fruit {
   fruit_id: string;
+  short_code: string;
   name: string | null;
   species: string | null;
   farm_id: string | null;
   tree: { tree_id: string; name: string | null; code: string | null } | null;
   image_count: number;
   cover: { cid: string } | null;
+  visibility: 'private' | 'restricted' | 'public';
 }
 
 const PAGE = 30;
@@ -20,10 +23,16 @@ const PAGE = 30;
 export const treeLabel = (tr: { name?: string | null; code?: string | null } | null | undefined) =>
   tr ? [tr.name ?? t('unnamed'), tr.code ? `(${tr.code})` : null].filter(Boolean).join(' ') : '';
 
-/** One fruit row: its first photo, its name, its tree's name and printed code. */
+/** One fruit row: its first photo, its name (or short code), its tree's name and printed code, and whether it is published. */
 function fruitItem(f: Fruit, species: string): HTMLElement {
-  const title = f.name ?? t('unnamed');
-  const sub = [f.tree ? `${t('on_tree')} ${treeLabel(f.tree)}` : null, species, f.farm_id, t('all_photos', { n: f.image_count })]
+  const title = fruitTitle(f);
+  const sub = [
+    f.tree ? `${t('on_tree')} ${treeLabel(f.tree)}` : null,
+    species,
+    f.farm_id,
+    t('all_photos', { n: f.image_count }),
+    f.visibility === 'public' ? t('vis_public') : null,
+  ]
     .filter(Boolean)
     .join(' · ');
   return h(
