@@ -5,11 +5,11 @@ import { animalIdOr404 } from '../services/animals.service.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { EnrollOut, uploadErrors } from './recognition.schemas.js';
-import { Ok, errorResponse } from './schemas.js';
+import { errorResponse } from './schemas.js';
 import { flag } from './trees-manage.route.js';
 
-const AnimalRef = z.string().trim().min(1).max(200).describe('animal_did (did:markless:animal:<uuid>) or the bare uuid');
-const notYours = {
+export const AnimalRef = z.string().trim().min(1).max(200).describe('animal_did (did:markless:animal:<uuid>) or the bare uuid');
+export const notYours = {
   401: errorResponse('not signed in'),
   404: errorResponse('no such query or animal, or not yours (the same answer)'),
   422: errorResponse('missing field or wrong type'),
@@ -49,32 +49,6 @@ export function animalReviewRoutes(s: Services): RouteDef[] {
         const done = await s.animalReview.confirm(caller!, body.query_id, body.animal_did);
         return answerJob(done.outcome, asAnimal({ verdict: done.verdict }));
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/animal/merge',
-      tag: 'animals',
-      access: 'user',
-      feature: 'animal-merge',
-      summary: 'Merge two of your animals that are one: `from` goes into `into`',
-      description:
-        "Form into and from (animal_did or uuid, both yours). `from`'s photos move to `into`, `from` leaves lists and matching, and both chains record it: `into` gets a `merged` event carrying `from`'s chain head and a summary of its events, `from` a `merged_into` event.",
-      bodyType: 'form',
-      body: z.object({ into: AnimalRef, from: AnimalRef }),
-      responses: {
-        200: {
-          description: 'merged',
-          schema: Ok.extend({
-            animal_did: z.string(),
-            merged: z.string(),
-            photos_moved: z.number().int(),
-            event: z.object({ event_id: z.string(), seq: z.number().int(), leaf_hash: z.string() }),
-            merged_event: z.object({ event_id: z.string(), seq: z.number().int(), leaf_hash: z.string() }),
-          }),
-        },
-        ...notYours,
-      },
-      handler: async ({ body, caller }) => ({ ok: true, ...(await s.animalReview.merge(caller!, body.into, body.from)) }),
     }),
     defineRoute({
       method: 'post',

@@ -1,6 +1,7 @@
 import type { Services } from '../services/index.js';
 import { withAnimalMirror, type RouteDef } from '../http/route.js';
 import { animalReviewRoutes } from './animal-review.route.js';
+import { animalMergeRoutes } from './animal-merge.route.js';
 import { animalRecognitionRoutes } from './animal.route.js';
 import { animalFixedRoutes, animalItemRoutes } from './animal-manage.route.js';
 import { animalPageRoutes } from './animal-pages.route.js';
@@ -15,6 +16,7 @@ export function animalRoutes(s: Services): RouteDef[] {
     ...animalRecognitionRoutes(s),
     ...animalFixedRoutes(s),
     ...animalReviewRoutes(s),
+    ...animalMergeRoutes(s),
     ...animalPageRoutes(),
     ...animalItemRoutes(s),
   ]);

@@ -17,10 +17,26 @@ export const ErrorBody = z.object({
       'enrolment (code photos_refused): every refused photo at once, by 0-based index and file name, with its reasons; warning: keepable with accept_warnings=true',
     ),
   existing: z
-    .object({ animal_did: z.string(), individual_id: z.string(), name: z.string().nullable(), probability: z.number() })
+    .object({
+      animal_did: z.string(),
+      individual_id: z.string(),
+      name: z.string().nullable(),
+      probability: z.number(),
+      evidence: z
+        .enum(['same_photo', 'match', 'looks_alike'])
+        .optional()
+        .describe(
+          'same_photo: a photo is byte for byte one of its photos; match: identify says match; looks_alike: ranked first in the uncertain band or above with its keypoints verified',
+        ),
+      photo_url: z.string().nullable().optional().describe("its first photo (GET with the owner's token or session)"),
+      photos: z
+        .array(z.object({ cid: z.string(), url: z.string() }))
+        .optional()
+        .describe('up to 4 of its photos, to compare'),
+    })
     .optional()
     .describe(
-      'animal enrolment (code already_enrolled): the animal of yours these photos already show; add them to it, or resend with accept_warnings=true',
+      'animal enrolment (code already_enrolled): the animal of yours these photos already show; add them to it (POST /api/animal/{animal_did}/photos), or resend with accept_warnings=true',
     ),
   overridable: z
     .boolean()

@@ -9,6 +9,7 @@ import { createVerdictService } from './verdict.service.js';
 import { createMediaService } from './media.service.js';
 import { createIndividualsService } from './individuals.service.js';
 import { createAnimalReviewService } from './animal-review.service.js';
+import { createAnimalMergeService } from './animal-merge.service.js';
 import { treeIdOf } from './tree-ref.js';
 import { createGrantsService } from './grants.service.js';
 import { createResolveService } from './resolve.service.js';
@@ -45,6 +46,7 @@ export function createServices(c: Container) {
     media,
     individuals,
     animalReview: createAnimalReviewService(c, { individuals, verdicts }),
+    animalMerge: createAnimalMergeService(c, { individuals }),
     /** A tree's id from its id or printed code (issue 24: the code works wherever a tree id is asked). */
     treeRef: (ref: string) => treeIdOf(c.db, ref),
     trees,

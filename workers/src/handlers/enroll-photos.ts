@@ -6,6 +6,7 @@ import { settingsFor } from '../vision/settings.js';
 import { describeOrRefuse } from './describe.js';
 import type { Pools } from '../recognition/pool.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import { alreadyShown } from './enrol-duplicate.js';
 
 /** One refused photo of an enrolment: its place in the request, its name and every reason. */
 export interface Refusal {
@@ -82,9 +83,10 @@ export function photosRefused(refused: Refusal[]): UnrecoverableJobError {
 
 /**
  * Before a new animal is created: do these photos already show one of the owner's animals?
- * Either a photo is byte-for-byte one of theirs, or identify answers `match`. The owner is
- * warned (422 `already_enrolled`, naming the animal) and may add the photos to it instead, or
- * enrol anyway with accept_warnings (issue 24: the same photos became three animals silently).
+ * Either a photo is byte-for-byte one of theirs, or they rank one of them first with strong
+ * evidence (enrol-duplicate.ts). The owner is warned (422 `already_enrolled`, naming the animal
+ * with its photos) and may add the photos to it instead, or enrol anyway with accept_warnings
+ * (issue 24: the same photos became three animals silently; issue 39: other photos, a second).
  */
 export async function checkAlreadyEnrolled(
   deps: { c: Container; engine: RecognitionEngine; pools?: Pools },
@@ -97,25 +99,38 @@ export async function checkAlreadyEnrolled(
      where i.owner_id = $1 and ind.kind = 'animal' and ind.deleted_at is null and i.cid = any($2) limit 1`,
     [data.owner_id, described.map((d) => d.cid)],
   );
-  let hit: { id: string; name: string | null; probability: number } | null = same.rows[0] ? { ...same.rows[0], probability: 1 } : null;
+  let hit: { id: string; name: string | null; probability: number; reason: string } | null = same.rows[0]
+    ? { ...same.rows[0], probability: 1, reason: 'same_photo' }
+    : null;
   if (!hit && deps.pools) {
     const gallery = await deps.pools.gallery([data.owner_id], { kind: 'animal', farmId: null, treeId: null });
-    const out = await deps.engine.identify({ kind: 'animal', queries: described.map((d) => d.d), gallery });
-    const top = out.candidates[0];
-    // Probabilities are margins over the other animals: with a single animal enrolled there is
-    // nothing to compare against (a shared barn background reads as a match), so only photos
-    // already stored byte for byte warn then.
-    if (out.verdict === 'match' && top && out.ranked.length >= 3) {
+    const calibration = deps.engine.calibrationFor('animal');
+    const out = await deps.engine.identify({ kind: 'animal', queries: described.map((d) => d.d), gallery, calibration });
+    const top = alreadyShown(out, calibration);
+    if (top) {
       const r = await deps.c.db.query<{ name: string | null }>('select name from individuals where id = $1', [top.individualId]);
-      hit = { id: top.individualId, name: r.rows[0]?.name ?? null, probability: Math.round(top.probability * 1e4) / 1e4 };
+      const probability = Math.round(top.probability * 1e4) / 1e4;
+      hit = { id: top.individualId, name: r.rows[0]?.name ?? null, probability, reason: out.verdict === 'match' ? 'match' : 'looks_alike' };
     }
   }
   if (!hit) return;
+  const photos = await deps.c.db.query<{ cid: string }>('select cid from images where individual_id = $1 order by created_at, id limit 4', [
+    hit.id,
+  ]);
+  const shown = photos.rows.map((p) => ({ cid: p.cid, url: `/api/blobs/${encodeURIComponent(p.cid)}` }));
   throw new UnrecoverableJobError('already enrolled', 422, 'already_enrolled', {
     field: 'files',
     reason: 'already_enrolled',
     name: hit.name ?? animalDid(hit.id),
     overridable: true,
-    existing: { animal_did: animalDid(hit.id), individual_id: hit.id, name: hit.name, probability: hit.probability },
+    existing: {
+      animal_did: animalDid(hit.id),
+      individual_id: hit.id,
+      name: hit.name,
+      probability: hit.probability,
+      evidence: hit.reason,
+      photo_url: shown[0]?.url ?? null,
+      photos: shown,
+    },
   });
 }

@@ -15,6 +15,14 @@ export const fieldMessages = {
     vi: 'Không thể gộp một con vật với chính nó.',
     en: 'An animal cannot be merged with itself.',
   },
+  merge_already_undone: {
+    vi: 'Lần gộp này đã được hoàn tác rồi; hai con vật đã tách riêng.',
+    en: 'This merge has already been undone; the two animals are separate again.',
+  },
+  unmerge_into_gone: {
+    vi: 'Không thể hoàn tác lần gộp này vì con vật được gộp vào đã bị xoá hoặc đã gộp vào con khác; hãy hoàn tác việc đó trước.',
+    en: 'This merge cannot be undone because the animal it went into was deleted or merged into another; undo that first.',
+  },
   quality_identical: { vi: 'ảnh trùng hệt một ảnh khác', en: 'identical to another photo' },
   quality_near_identical: { vi: 'ảnh gần trùng một ảnh khác', en: 'nearly identical to another photo' },
   quality_image_undecodable: { vi: 'không đọc được ảnh', en: 'the image cannot be read' },

@@ -1,0 +1,39 @@
+import type { CalibrationParams } from '../vision/calibrate.js';
+import type { Candidate, IdentifyResult } from '../vision/engine.js';
+
+/**
+ * When an enrolment's photos already show one of the owner's animals (issue 39 item 7): three
+ * other photos of an enrolled cow made a second animal silently, because the warning waited for
+ * a `match`, which several photos of one subject seldom reach (decide.ts: every photo must say
+ * `match` alone). A warning costs the owner one tap ("it's a different one"); a silent duplicate
+ * splits one animal's history in two. So the warning asks for less than a verdict: the top
+ * candidate in the kind calibration's `uncertain` band or above, with its keypoints verified.
+ */
+
+/** Guarded inliers below which keypoint verification has not vouched for the top candidate. */
+export const VERIFIED_INLIERS = 30;
+/**
+ * The top candidate's verified inliers over the runner-up's (as log1p, the evidence's
+ * localMargin): at least twice as many. A stranger's photos verify about as well against every
+ * animal of a herd (a shared barn, a similar coat); the animal itself stands out.
+ */
+export const CLEAR_LEAD = Math.log(2);
+/**
+ * With one animal enrolled there is no runner-up to stand out from, and a shared background
+ * verifies against it too: only verification far beyond that warns. Set between what a
+ * stranger's photos and the animal's own other photos reach on the generated barn scenes that
+ * test/e2e/enrol-duplicate.spec.ts enrols.
+ */
+export const ALONE_INLIERS = 200;
+
+/** The candidate the photos already show, or null; `ranked` best first, over the owner's animals only. */
+export function alreadyShown(out: Pick<IdentifyResult, 'verdict' | 'ranked'>, cal: CalibrationParams): Candidate | null {
+  const top = out.ranked[0];
+  if (!top) return null;
+  // Probabilities are margins over the other animals: a `match` among a few says enough.
+  if (out.verdict === 'match' && out.ranked.length >= 3) return top;
+  if (top.probability < cal.uncertainThreshold) return null;
+  const e = top.evidence;
+  const verified = out.ranked.length > 1 ? e.local >= VERIFIED_INLIERS && e.localMargin >= CLEAR_LEAD : e.local >= ALONE_INLIERS;
+  return verified ? top : null;
+}
