@@ -7,7 +7,7 @@
  */
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLOB_REFERENCES, NOT_BLOB_COLUMNS } from '../../shared/src/evidence/store/blob-refs.js';
+import { BLOB_REFERENCES, NOT_BLOB_COLUMNS } from '../../shared/src/repos/evidence/blob-refs.js';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { batchForm, untilDone } from '../support/fruit-batch.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatedOwner } from '../../workers/src/vision/testing/pool-owners.js';
+import { generatedOwner } from '../../workers/src/recognition/testing/pool-owners.js';
 import type { PoolSample } from '../../workers/src/recognition/pooled-fit.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { signupAdmin } from '../support/admin.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cidForBytes } from '../../shared/src/evidence/cid.js';
 import { entityMatches } from '../../shared/src/evidence/entity-commitment.js';
-import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
+import { runVerify } from '../../shared/src/evidence/verify-cli/verify-main.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { startFakeKubo, type FakeKubo } from './anchor.fake-kubo.js';
 import { enrollTree } from './timeline.helpers.js';

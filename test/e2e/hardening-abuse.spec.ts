@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start } from '../../api/src/main.js';
-import { storeBlob } from '../../shared/src/evidence/store/blob-registry.js';
+import { storeBlob } from '../../shared/src/repos/evidence/blob-registry.js';
 import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
 import { photoForm, textureImage } from '../support/images.js';
 import { until } from '../support/process.js';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cidForBytes } from '../../shared/src/evidence/cid.js';
 import { decodeRecord } from '../../shared/src/evidence/record.js';
-import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
+import { runVerify } from '../../shared/src/evidence/verify-cli/verify-main.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm } from '../support/images.js';
 import { enrollTree } from './timeline.helpers.js';

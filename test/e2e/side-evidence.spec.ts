@@ -7,7 +7,7 @@ import { startFakeKubo, type FakeKubo } from './anchor.fake-kubo.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runVerify } from '../../shared/src/evidence/store/verify-main.js';
+import { runVerify } from '../../shared/src/evidence/verify-cli/verify-main.js';
 
 /** The service key the verifier should pin, as the service publishes it. */
 const serviceKey = async (url: string) => (await api(url, 'GET', '/.well-known/markless.json')).json.anchoring.public_key as string;

@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
-import type { AuthService } from '../services/auth.service.js';
 import type { Caller } from './route.js';
 
 export const SESSION_COOKIE = 'markless_session';
@@ -27,7 +26,12 @@ function checkCookieOrigin(ctx: Context): void {
  * an anonymous caller; a token that is presented and is not valid (expired, revoked, made up) is a
  * 401 everywhere, so a route open to both never quietly serves a stale session as a stranger.
  */
-export async function callerFromRequest(ctx: Context, auth: AuthService): Promise<Caller | null> {
+/** What the HTTP layer needs of authentication (AuthService provides it): a presented token's caller. */
+export interface TokenResolver {
+  callerFromToken(token: string): Promise<Caller | null>;
+}
+
+export async function callerFromRequest(ctx: Context, auth: TokenResolver): Promise<Caller | null> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
   const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE);
   if (cookie) checkCookieOrigin(ctx);

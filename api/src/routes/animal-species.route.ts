@@ -3,7 +3,7 @@ import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { uploadErrors } from './recognition.schemas.js';
-import { AnimalCandidate, AnimalIdentifyOut, Channels } from './animal.route.js';
+import { AnimalCandidate, AnimalIdentifyOut, Channels } from './animal.schemas.js';
 import { Ok, errorResponse } from './schemas.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 

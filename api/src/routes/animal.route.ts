@@ -6,7 +6,8 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { animalSpeciesRoutes } from './animal-species.route.js';
 import { accepted, answerJob } from './jobs.route.js';
 import { flag } from './trees-manage.route.js';
-import { CandidateOut, EnrollOut, IdentifyOut, uploadErrors } from './recognition.schemas.js';
+import { EnrollOut, uploadErrors } from './recognition.schemas.js';
+import { AnimalIdentifyOut, Channels } from './animal.schemas.js';
 
 /** Spec section 8: an animal is enrolled from at least 3 photos taken from different angles. */
 export const ANIMAL_MIN_PHOTOS = 3;
@@ -37,23 +38,8 @@ const AnimalEnrollForm = z.object({
       'keep photos refused only with a warning (too_dark, too_blurred, near_identical); the 422 `refused` list says which are warnings',
     ),
 });
-export const Channels = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-  )
-  .pipe(z.array(z.enum(['body', 'face', 'bio'])).min(1))
-  .optional()
-  .describe('comma-separated subset of body, face, bio; absent means every channel');
 const AnimalIdentifyForm = z.object({ farm_id: z.string().trim().min(1).max(100).optional(), channels: Channels });
 
-export const AnimalCandidate = CandidateOut.extend({
-  animal_did: z.string().describe("the animal's identifier, used in /api/animal/{animal_did}"),
-});
-export const AnimalIdentifyOut = IdentifyOut.extend({ match: AnimalCandidate.nullable(), candidates: z.array(AnimalCandidate) });
 const AnimalEnrollOut = EnrollOut.extend({ animal_did: z.string() });
 
 const asAnimal = (r: Record<string, unknown>) => ({ ok: true, ...r, animal_did: animalDid(String(r.individual_id)) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENTITY_TYPES } from '../../../shared/src/evidence/store/chain-store.js';
+import { ENTITY_TYPES } from '../../../shared/src/repos/evidence/chain-store.js';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse } from './schemas.js';

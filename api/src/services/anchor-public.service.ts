@@ -5,8 +5,8 @@ import { chainRoot } from '../../../shared/src/evidence/chain.js';
 import type { SignedCheckpoint } from '../../../shared/src/evidence/checkpoint.js';
 import { keyFingerprint } from '../../../shared/src/evidence/did-key.js';
 import { consistencyProof } from '../../../shared/src/evidence/merkle-consistency.js';
-import { commitmentFor } from '../../../shared/src/evidence/store/entity-secret.js';
-import { loadChain, type EntityType } from '../../../shared/src/evidence/store/chain-store.js';
+import { commitmentFor } from '../../../shared/src/repos/evidence/entity-secret.js';
+import { loadChain, type EntityType } from '../../../shared/src/repos/evidence/chain-store.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 
 /** What an anchor really is, in words a person can check, never just "confirmed". */

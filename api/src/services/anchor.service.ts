@@ -7,8 +7,8 @@ import {
   toAnchorView,
   type AnchorRow,
   type AnchorView,
-} from '../../../shared/src/evidence/store/anchor-store.js';
-import type { EntityType } from '../../../shared/src/evidence/store/chain-store.js';
+} from '../../../shared/src/repos/evidence/anchor-store.js';
+import type { EntityType } from '../../../shared/src/repos/evidence/chain-store.js';
 import { ownedEntity } from './entity-access.js';
 import type { Caller } from '../http/route.js';
 import type { JobOutcome, JobsService } from './jobs.service.js';

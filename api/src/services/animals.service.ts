@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { animalDid, animalRefToId } from '../../../shared/src/domain/animal-did.js';
-import { appendChainEvent } from '../../../shared/src/evidence/store/chain-store.js';
+import { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store.js';
 import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import type { AnimalSpeciesService } from './animal-species.service.js';

@@ -4,7 +4,7 @@
  * carry `inherited_from` and no prev_hash or leaf_hash, since they are not links of that chain).
  */
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
-import type { ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import type { ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import type { Caller } from '../http/route.js';
 import { standingFor } from './grants.service.js';
 

@@ -7,8 +7,8 @@
  * grantees only. Everyone else gets exactly what a missing entity gets.
  */
 import type { Kind } from '../../../shared/src/domain/jobs.js';
-import type { EntityType } from '../../../shared/src/evidence/store/chain-store.js';
-import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import type { EntityType } from '../../../shared/src/repos/evidence/chain-store.js';
+import { resolveEntity, type ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Caller } from '../http/route.js';
 import { standingFor } from './grants.service.js';

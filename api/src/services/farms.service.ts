@@ -1,8 +1,8 @@
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { encodeBoundaryRecord, type Polygon } from '../../../shared/src/evidence/side-record.js';
-import { bindFarm, resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
-import { pinSideRecord, writeSideRecord } from '../../../shared/src/evidence/store/side-record-store.js';
+import { bindFarm, resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
+import { pinSideRecord, writeSideRecord } from '../../../shared/src/repos/evidence/side-record-store.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 
 export interface FarmBoundary {

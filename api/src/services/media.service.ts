@@ -2,9 +2,9 @@ import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia, type MediaClass } from '../../../shared/src/domain/media.js';
 import { assertPixels } from '../../../shared/src/domain/pixels.js';
-import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
+import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
 import { cidForBytes } from '../../../shared/src/evidence/cid.js';
-import { releaseBlobs, unstage } from '../../../shared/src/evidence/store/blob-refs.js';
+import { releaseBlobs, unstage } from '../../../shared/src/repos/evidence/blob-refs.js';
 import { checkVideo } from './video-probe.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 

@@ -6,7 +6,7 @@
  * nothing references are deleted; the grace period lets a queued job that names them run first.
  */
 import type { Container } from '../../../shared/src/container.js';
-import { releaseBlobs } from '../../../shared/src/evidence/store/blob-refs.js';
+import { releaseBlobs } from '../../../shared/src/repos/evidence/blob-refs.js';
 
 /**
  * One sweep; returns the CIDs it deleted. Whether a staged blob is still used is decided by the

@@ -8,8 +8,8 @@
  */
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
-import { appendChainEvent, type StoredEvent } from '../../../shared/src/evidence/store/chain-store.js';
-import type { ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import { appendChainEvent, type StoredEvent } from '../../../shared/src/repos/evidence/chain-store.js';
+import type { ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import { randomUUID } from 'node:crypto';
 
 /** Largest event body, as UTF-8 JSON. Timelines are read whole; 60 huge events once took 1.2 GB to read. */

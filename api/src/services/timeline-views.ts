@@ -6,8 +6,8 @@
  * - everyone else sees only events that are public and approved, without `seq`, because the
  *   leaf index (like `n` and `index` in a proof) is the owner's to know.
  */
-import type { StoredEvent } from '../../../shared/src/evidence/store/chain-store.js';
-import type { AnchorView } from '../../../shared/src/evidence/store/anchor-store.js';
+import type { StoredEvent } from '../../../shared/src/repos/evidence/chain-store.js';
+import type { AnchorView } from '../../../shared/src/repos/evidence/anchor-store.js';
 import type { Caller } from '../http/route.js';
 
 /** True when `caller` may read `event` of an entity owned by `ownerId`. */

@@ -10,8 +10,8 @@ import {
   toChainEvent,
   type EntityType,
   type StoredEvent,
-} from '../../../shared/src/evidence/store/chain-store.js';
-import { resolveEntity, type ResolvedEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+} from '../../../shared/src/repos/evidence/chain-store.js';
+import { resolveEntity, type ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import type { Caller } from '../http/route.js';
 import { unstorableText } from '../middleware/text.js';
 import type { AnchorService } from './anchor.service.js';

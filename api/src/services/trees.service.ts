@@ -1,6 +1,6 @@
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
-import { pinTreeEvidence } from '../../../shared/src/evidence/store/pin-evidence.js';
+import { pinTreeEvidence } from '../../../shared/src/repos/evidence/pin-evidence.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { standingFor, type Standing } from './grants.service.js';
 

@@ -1,9 +1,9 @@
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
-import { anchorChain } from '../../../shared/src/evidence/store/anchor-store.js';
-import { ENTITY_TYPES, type EntityType } from '../../../shared/src/evidence/store/chain-store.js';
-import { resolveEntity } from '../../../shared/src/evidence/store/entity-owner.js';
+import { anchorChain } from '../../../shared/src/repos/evidence/anchor-store.js';
+import { ENTITY_TYPES, type EntityType } from '../../../shared/src/repos/evidence/chain-store.js';
+import { resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 
 /**
  * The `anchor` job: anchor the entity's whole current chain root with the configured backend and

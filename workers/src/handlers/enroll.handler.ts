@@ -5,13 +5,13 @@ import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
 import { vectorToBytes } from '../recognition/bytes.js';
-import { keypointCount } from '../vision/local-features.js';
+import { qualityOf } from '../recognition/quality-row.js';
 import { checkAlreadyEnrolled, describeAll } from './enroll-photos.js';
 import type { Pools } from '../recognition/pool.js';
-import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/evidence/store/tree-record.js';
-import { pinSideRecord, writeSideRecord } from '../../../shared/src/evidence/store/side-record-store.js';
+import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/repos/evidence/tree-record.js';
+import { pinSideRecord, writeSideRecord } from '../../../shared/src/repos/evidence/side-record-store.js';
 import { encodeFruitRecord } from '../../../shared/src/evidence/side-record.js';
-import { appendChainEvent } from '../../../shared/src/evidence/store/chain-store.js';
+import { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 
 export interface EnrollDeps {
@@ -163,13 +163,6 @@ function writeRecord(deps: EnrollDeps, tx: Queryable, data: JobData<'enroll'>, d
 /** How far a fruit's evidence goes: server-only (the default) or a canonical, anchorable record. */
 const fruitEvidence = (side: { record_cid: string; record_hash: string } | null) =>
   side ? { evidence: 'recorded', record_cid: side.record_cid, record_hash: side.record_hash } : { evidence: 'server_only' };
-
-/** What is kept of a photo's measured quality, with its keypoint count. */
-export const qualityOf = (d: Descriptor) => ({
-  sharpness: Math.round(d.quality.sharpness * 10) / 10,
-  brightness: Math.round(d.quality.brightness * 10) / 10,
-  keypoints: keypointCount(d.local),
-});
 
 /**
  * Describe every photo, then write the individual, its images and their descriptors in one

@@ -1,68 +1,7 @@
-import type { Container } from '../../../shared/src/container.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
-import type { RecognitionEngine } from '../vision/engine.js';
-import type { Pools } from '../recognition/pool.js';
-import { vectorToBytes } from '../recognition/bytes.js';
-import { qualityOf } from './enroll.handler.js';
-import { refitMissingCalibrations } from '../recognition/owner-calibration.js';
-import type { LearnedGalleries } from '../learn/gallery.js';
+import { reembedMissing, type ReembedDeps } from '../recognition/reembed.js';
 
-/** Images (of one owner, or all) that have no descriptor from the engine's current model. */
-async function missing(c: Container, engine: RecognitionEngine, owner?: string) {
-  const r = await c.db.query<{ id: string; owner_id: string; cid: string; kind: 'tree' | 'fruit' | 'animal' }>(
-    `select i.id, i.owner_id, i.cid, ind.kind from images i join individuals ind on ind.id = i.individual_id
-      where ($3::uuid is null or i.owner_id = $3)
-        and not exists (select 1 from descriptors d where d.image_id = i.id and d.model = $1 and d.model_version = $2)`,
-    [engine.model.name, engine.model.version, owner ?? null],
-  );
-  return r.rows;
-}
-
-/**
- * Re-embed with the current model every image that lacks its descriptor, then drop cached
- * indexes so they are rebuilt from the new rows. Descriptors of older versions stay (never mixed,
- * never searched). Then each owner's calibration is fitted for the new pipeline, so verdicts
- * keep resting on the owner's own photos rather than the kind's defaults. Idempotent: a retry
- * only does what is still missing.
- */
-export function reindexHandler(deps: {
-  c: Container;
-  engine: RecognitionEngine;
-  pools: Pools;
-  learned?: LearnedGalleries;
-}): JobHandler<'reindex'> {
-  return async (data) => {
-    const { c, engine } = deps;
-    let done = 0;
-    let skipped = 0;
-    for (const img of await missing(c, engine, data.owner_id)) {
-      const bytes = await c.blobs.get(img.cid);
-      if (!bytes) throw new Error(`blob ${img.cid} missing from the store`);
-      // Photos accepted under an older model are re-described without the quality gate.
-      const d = await engine.describe(bytes, { kind: img.kind, enforceQuality: false }).catch(() => null);
-      if (!d) {
-        skipped++;
-        continue;
-      }
-      await c.db.query(
-        `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality, models, subject)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing`,
-        [
-          img.id,
-          img.owner_id,
-          d.model.name,
-          d.model.version,
-          vectorToBytes(d.global),
-          Buffer.from(d.local),
-          qualityOf(d),
-          JSON.stringify(d.models),
-          d.subject ? JSON.stringify(d.subject) : null,
-        ],
-      );
-      done++;
-    }
-    deps.pools.reset();
-    const calibrations = await refitMissingCalibrations(deps, data.owner_id);
-    return { model: engine.model, reembedded: done, skipped, calibrations };
-  };
+/** The reindex job: recognition/reembed.ts, for one owner or all. */
+export function reindexHandler(deps: ReembedDeps): JobHandler<'reindex'> {
+  return async (data) => reembedMissing(deps, data.owner_id);
 }

@@ -1,7 +1,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
-import { storeBlob } from '../../../shared/src/evidence/store/blob-registry.js';
+import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
 import { extractFrames, UndecodableVideoError, type Frame } from '../media/frames.js';
 import type { Descriptor } from '../vision/engine.js';
 import { selectFrames } from '../vision/frames.js';

@@ -21,6 +21,7 @@ import { project, type LinearMetric } from './metric.js';
 import { poolImageIds, poolRows } from './pool-rows.js';
 import { createBackboneGalleries } from './backbone-gallery.js';
 import { adoptedVersion, LEARNED_MODEL_NAME } from './store.js';
+import type { LearnedGalleries } from '../recognition/learned-gallery.port.js';
 
 /**
  * A gallery searched in a learned space. `inner` holds projected embeddings; `baseOf` gives an
@@ -63,7 +64,7 @@ async function baseRows(c: Container, engine: RecognitionEngine, owners: readonl
  * projected index is a cache of the descriptors table under DATA_DIR/index/learned, rebuilt when
  * the version or the enrolled rows change.
  */
-export function createLearnedGalleries(c: Container, engine: RecognitionEngine) {
+export function createLearnedGalleries(c: Container, engine: RecognitionEngine): LearnedGalleries {
   const cache = new Map<string, { index: OwnerIndex; base: Map<string, Float32Array> }>();
   const backbones = createBackboneGalleries(c, engine);
   return {
@@ -105,4 +106,4 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine) 
   };
 }
 
-export type LearnedGalleries = ReturnType<typeof createLearnedGalleries>;
+export type { LearnedGalleries };

@@ -14,7 +14,7 @@ import { Embedder } from '../vision/embed.js';
 import { RecognitionEngine, type Descriptor } from '../vision/engine.js';
 import { loadRegistry, readManifestFile, readModelBytes, type ModelEntry } from '../vision/registry.js';
 import { createPools, type Pools } from './pool.js';
-import { reindexHandler } from '../handlers/reindex.handler.js';
+import { reembedMissing } from './reembed.js';
 
 // The registrations table is read by the API too (GET /api/admin/models), so it lives in shared/.
 export { listRegistrations, shadowReport, type Registration } from '../../../shared/src/repos/model-registrations.repo.js';
@@ -64,10 +64,7 @@ export function engineOf(reg: Pick<Registration, 'dir'>): Promise<RecognitionEng
 
 /** Re-embeds every photo that lacks a descriptor from `engine` (the reindex job's own code). */
 async function reembed(c: Container, engine: RecognitionEngine) {
-  return reindexHandler({ c, engine, pools: createPools(c, engine) })({ model_version: engine.model.version } as JobData<'reindex'>, {
-    id: 'reembed',
-    attempt: 1,
-  });
+  return reembedMissing({ c, engine, pools: createPools(c, engine) });
 }
 
 async function byRef(c: Container, ref: string): Promise<Registration> {

@@ -20,7 +20,7 @@ import { isAnySpecies } from '../vision/kind-calibration.js';
 import { fitSeveralScopes, openSetSamples, pickHeldOut, type HeldOutPhoto } from '../vision/open-set.js';
 import { bytesToVector, toBytes } from './bytes.js';
 import type { Pools } from './pool.js';
-import type { LearnedGalleries } from '../learn/gallery.js';
+import type { LearnedGalleries } from './learned-gallery.port.js';
 
 /** `all`: the whole pool; `tree`: fruit identified within one tree (`tree_id`), a different score distribution. */
 export type CalibrationScope = 'all' | 'tree';

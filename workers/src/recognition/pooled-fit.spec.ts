@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fusedProbability } from '../vision/fusion.js';
 import { capPerOwner, fitPooledCalibration } from './pooled-fit.js';
-import { generatedFleet as fleet, generatedOwner as owner } from '../vision/testing/pool-owners.js';
+import { generatedFleet as fleet, generatedOwner as owner } from './testing/pool-owners.js';
 
 describe('calibration pooled across owners', () => {
   it('vouches from several owners, and its bound holds on owners it never read', () => {

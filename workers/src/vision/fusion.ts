@@ -8,7 +8,7 @@
  * A score that is missing (no fine-tuned backbone: no learned cosine) adds nothing: each one
  * enters the fusion as its log-odds *above the base rate*, so an absent score is zero evidence.
  */
-import type { Evidence } from './calibrate.js';
+import type { Evidence } from './evidence.js';
 
 /** Every score the pipeline computes for one (query, candidate) pair, higher = more likely the same. */
 export const SCORE_NAMES = ['learned', 'learned_margin', 'global', 'global_margin', 'log_local', 'local_margin', 'spread', 'rank'] as const;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/support/postgres.js';
-import { handlers } from '../../ports/conformance/queue.conformance.js';
+import { handlers } from '../../ports/conformance/queue-harness.js';
 import type { Database } from '../../ports/database.port.js';
 import { migrate } from '../db/migrate.js';
 import { createPostgresDatabase } from '../db/postgres.adapter.js';

@@ -6,7 +6,7 @@
  */
 import type { Lang } from '../messages.js';
 import type { BannedHit } from './catalogue.js';
-import type { BannedCheck, MatchCandidate, MatchReason } from './match-result.js';
+import type { BannedCheck, MatchCandidate, MatchReason } from './match-vocabulary.js';
 
 type Clauses = Record<Lang, string>;
 

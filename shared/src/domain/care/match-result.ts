@@ -12,11 +12,9 @@
 import type { Lang } from '../messages.js';
 import type { BannedCatalogue, BannedHit, ProductHit, ProductStore } from './catalogue.js';
 import { matchMessage } from './match-message.js';
+import type { BannedCheck, MatchCandidate, MatchReason } from './match-vocabulary.js';
 
-export const MATCH_REASONS = ['ocr_unavailable', 'ocr_no_text', 'no_match', 'no_input', 'ambiguous', 'banned_not_in_catalog'] as const;
-export type MatchReason = (typeof MATCH_REASONS)[number];
-export const BANNED_CHECKS = ['ok', 'unavailable', 'not_run'] as const;
-export type BannedCheck = (typeof BANNED_CHECKS)[number];
+export { BANNED_CHECKS, MATCH_REASONS, type BannedCheck, type MatchCandidate, type MatchReason } from './match-vocabulary.js';
 
 /** What OCR made of the photo, when a photo was the only input. */
 export type OcrOutcome = { state: 'unavailable' } | { state: 'read'; text: string };
@@ -28,17 +26,6 @@ export interface MatchInput {
   catalogue: BannedCatalogue | null;
   products: ProductStore | null;
   lang: Lang;
-}
-
-export interface MatchCandidate {
-  id: string;
-  name: string;
-  active_ingredients: string[];
-  scope: string;
-  category: string;
-  matched_by: 'name' | 'ingredient';
-  intervals: ProductHit['product']['intervals'];
-  source: ProductHit['product']['source'];
 }
 
 export interface MatchResult {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../domain/errors.js';
 import type { JobHandlers } from '../../domain/jobs.js';
 import type { JobQueue, QueueStats } from '../queue.port.js';
-import { deferred, handlers, sleep, type QueueOpenOptions } from './queue.conformance.js';
+import { deferred, handlers, sleep, type QueueOpenOptions } from './queue-harness.js';
 
 const A = '6f1c2b8e-3d4a-4c5b-9e6f-7a8b9c0d1e2f';
 const B = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';

@@ -8,7 +8,7 @@ import type { Queryable } from '../../ports/database.port.js';
 import type { BlobStore } from '../../ports/blob-store.port.js';
 import type { Pinner } from '../../ports/anchor.port.js';
 import { appendChainEvent } from './chain-store.js';
-import type { EncodedSideRecord } from '../side-record.js';
+import type { EncodedSideRecord } from '../../evidence/side-record.js';
 
 export interface SideRecordRow {
   record_cid: string;

@@ -5,7 +5,7 @@
  * verifier's `record.in-chain` check looks for `record_cid`/`record_hash` in an event body).
  * Photos added later never change the record.
  */
-import { encodeRecord, type EncodedRecord } from '../record.js';
+import { encodeRecord, type EncodedRecord } from '../../evidence/record.js';
 import { traceCode } from '../../domain/trace-code.js';
 import type { Queryable } from '../../ports/database.port.js';
 import { appendChainEvent } from './chain-store.js';

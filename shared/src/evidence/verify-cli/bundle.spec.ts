@@ -7,8 +7,8 @@ import { appendEvent, eventInclusionProof, type ChainEvent } from '../chain.js';
 import { GENESIS_CHECKPOINT_HASH, generateCheckpointKey, signCheckpoint } from '../checkpoint.js';
 import { cidForBytes } from '../cid.js';
 import { encodeRecord } from '../record.js';
-import { verifyExport } from '../verify-cli/verify-export.js';
-import { writeExport, type EvidenceBundle } from '../verify-cli/export-format.js';
+import { verifyExport } from './verify-export.js';
+import { writeExport, type EvidenceBundle } from './export-format.js';
 import { fromBundleJson, toBundleJson } from './bundle.js';
 import { runVerify } from './verify-main.js';
 

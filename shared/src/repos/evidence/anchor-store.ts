@@ -4,8 +4,8 @@
  * back with {@link findAnchor} and let {@link refreshAnchor} advance a submitted Cardano anchor.
  */
 import { randomUUID } from 'node:crypto';
-import { chainRoot } from '../chain.js';
-import type { SignedCheckpoint } from '../checkpoint.js';
+import { chainRoot } from '../../evidence/chain.js';
+import type { SignedCheckpoint } from '../../evidence/checkpoint.js';
 import type { AnchorBackend, AnchorOutcome, AnchorStatus } from '../../ports/anchor.port.js';
 import type { Database, Queryable } from '../../ports/database.port.js';
 import { loadChain } from './chain-store.js';

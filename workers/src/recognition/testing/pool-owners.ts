@@ -1,5 +1,5 @@
-import { mulberry32 } from './synthetic.js';
-import type { PoolSample, SampleOutcome } from '../../recognition/pooled-fit.js';
+import { mulberry32 } from '../../vision/testing/synthetic.js';
+import type { PoolSample, SampleOutcome } from '../pooled-fit.js';
 
 /**
  * Generated owners: each has its own camera (a shift of every score, so one owner's answers are

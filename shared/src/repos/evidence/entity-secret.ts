@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../ports/database.port.js';
-import { commitmentSalt, entityCommitment } from '../entity-commitment.js';
+import { commitmentSalt, entityCommitment } from '../../evidence/entity-commitment.js';
 
 /**
  * The commitment secret, created once in the database (so an API and a worker, in any mode, agree

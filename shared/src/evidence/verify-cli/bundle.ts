@@ -10,7 +10,7 @@
  *     images: { <cid>: <base64 bytes> }, events: [...], proof: {...}, anchor: {...} }
  */
 import type { ChainEvent, EventProof } from '../chain.js';
-import type { AnchorFile, EvidenceBundle, RecordFile } from '../verify-cli/export-format.js';
+import type { AnchorFile, EvidenceBundle, RecordFile } from './export-format.js';
 
 export const BUNDLE_FORMAT = 'markless-evidence-bundle';
 export const BUNDLE_VERSION = 1;

@@ -9,8 +9,8 @@
  * impossible even if the lock were skipped.
  */
 import { randomUUID } from 'node:crypto';
-import { GENESIS_PREV_HASH, eventLeafHash, type ChainEvent } from '../chain.js';
-import { canonicalTimestamp } from '../bytes.js';
+import { GENESIS_PREV_HASH, eventLeafHash, type ChainEvent } from '../../evidence/chain.js';
+import { canonicalTimestamp } from '../../evidence/bytes.js';
 import type { Queryable } from '../../ports/database.port.js';
 
 /** Entity kinds that carry a timeline. */

@@ -1,5 +1,5 @@
 import type { Container } from '../../container.js';
-import { cidForBytes } from '../cid.js';
+import { cidForBytes } from '../../evidence/cid.js';
 import { lockBlob } from './blob-refs.js';
 
 /**

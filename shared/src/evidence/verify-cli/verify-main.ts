@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, runCli } from '../verify-cli/main.js';
-import { writeExport } from '../verify-cli/export-format.js';
+import { parseArgs, runCli } from './main.js';
+import { writeExport } from './export-format.js';
 import { fromBundleJson } from './bundle.js';
 
 /** Runs the command; returns the exit code so tests can call it. */

@@ -1,7 +1,7 @@
 import type { BlobStore } from '../../ports/blob-store.port.js';
 import type { Pinner } from '../../ports/anchor.port.js';
 import type { Queryable } from '../../ports/database.port.js';
-import { decodeRecord } from '../record.js';
+import { decodeRecord } from '../../evidence/record.js';
 
 /** What {@link pinTreeEvidence} needs from the container. */
 export interface PinDeps {

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { importCycles, importGraph, readSource, sourceFiles, SQL_TEXT } from './source-graph.js';
+import { SQL_OUTSIDE_REPOS } from './sql-outside-repos.js';
+
+/**
+ * The layering the code is written to (docs/architecture.md, ../shared/design/style.md), read
+ * from the import graph itself, so a change that breaks it fails `npm test` instead of waiting for
+ * a reviewer.
+ */
+const files = sourceFiles(['api', 'shared', 'workers', 'web/src']);
+const graph = importGraph(files);
+
+/** [files under `from`, that must not import anything under `banned`, except files under `except`]. */
+const LAYERS: { from: string; banned: string[]; except?: string[]; why: string }[] = [
+  { from: 'shared/', banned: ['api/', 'workers/', 'web/'], why: 'shared code serves both processes and depends on neither' },
+  { from: 'api/', banned: ['workers/', 'web/'], why: 'the API never runs recognition itself: it queues jobs' },
+  { from: 'web/src/', banned: ['api/', 'workers/', 'shared/'], why: 'the app is built on its own and talks HTTP' },
+  {
+    from: 'shared/src/evidence/',
+    banned: ['shared/src/ports/', 'shared/src/adapters/', 'shared/src/repos/', 'shared/src/container', 'shared/src/db/'],
+    why: 'the evidence library is pure (formats, hashing, proofs, the verifier); its storage lives in repositories',
+  },
+  {
+    from: 'shared/src/domain/',
+    banned: ['shared/src/ports/', 'shared/src/adapters/', 'shared/src/repos/', 'shared/src/container'],
+    why: 'domain rules are pure',
+  },
+  {
+    from: 'shared/src/ports/',
+    banned: ['shared/src/adapters/', 'shared/src/repos/', 'shared/src/container'],
+    except: ['shared/src/ports/conformance/'],
+    why: 'a port names what it needs, never who provides it (the conformance suites drive adapters on purpose)',
+  },
+  { from: 'api/src/http/', banned: ['api/src/services/', 'api/src/routes/'], why: 'the HTTP plumbing sits below routes and services' },
+  {
+    from: 'workers/src/vision/',
+    banned: ['workers/src/handlers/', 'workers/src/learn/', 'workers/src/recognition/'],
+    why: 'vision describes and compares photos; it knows nothing of owners, jobs or training',
+  },
+  {
+    from: 'workers/src/recognition/',
+    banned: ['workers/src/handlers/', 'workers/src/learn/'],
+    why: 'recognition serves answers; jobs and the learning loop call it, not the reverse',
+  },
+];
+
+describe('architecture', () => {
+  it('reads the source tree', () => {
+    expect(files.length).toBeGreaterThan(300);
+    expect(graph.get('api/src/routes/animal.route.ts')).toContain('api/src/routes/animal.schemas.ts');
+  });
+
+  it('has no import circles', () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  for (const layer of LAYERS) {
+    it(`${layer.from} imports nothing from ${layer.banned.join(', ')}: ${layer.why}`, () => {
+      const crossings = [...graph]
+        .filter(([f]) => f.startsWith(layer.from) && !(layer.except ?? []).some((e) => f.startsWith(e)))
+        .flatMap(([f, deps]) =>
+          deps.filter((d) => !d.startsWith(layer.from) && layer.banned.some((b) => d.startsWith(b))).map((d) => `${f} -> ${d}`),
+        );
+      expect(crossings).toEqual([]);
+    });
+  }
+
+  it('writes new SQL only in repositories, and the list of files still to move only shrinks', () => {
+    const allowed = (f: string) =>
+      ['shared/src/repos/', 'shared/src/adapters/db/', 'shared/src/ports/conformance/'].some((d) => f.startsWith(d));
+    const withSql = sourceFiles(['api', 'shared', 'workers']).filter((f) => !allowed(f) && SQL_TEXT.test(readSource(f)));
+    expect(
+      withSql.filter((f) => !SQL_OUTSIDE_REPOS.includes(f)),
+      'SQL outside shared/src/repos/: move it into a repository',
+    ).toEqual([]);
+    expect(
+      SQL_OUTSIDE_REPOS.filter((f) => !withSql.includes(f)),
+      'these files no longer write SQL: remove them from scripts/sql-outside-repos.ts',
+    ).toEqual([]);
+  });
+
+  it('recognises SQL text and ignores a query passed through', () => {
+    expect(SQL_TEXT.test('await db.query(`select id from individuals where owner_id = $1`)')).toBe(true);
+    expect(SQL_TEXT.test("tx.query<{ n: number }>('delete from images where id = $1')")).toBe(true);
+    expect(SQL_TEXT.test('return on.query(m.sql!, m.params);')).toBe(false);
+  });
+});
