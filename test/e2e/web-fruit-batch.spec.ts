@@ -208,6 +208,7 @@ describe('named fruit and a batch decided in its table, in a real browser', () =
         await expect.poll(async () => (await row(2).getAttribute('class')) ?? '').toContain(' decided');
         expect((await cells(2)).verdict).toContain('không phải quả nào trong danh sách');
         expect((await cells(2)).tree).toBe('');
+        expect((await cells(2)).fruit).toBe('—');
         await page.screenshot({ path: screenshotPath(`${size}-39-batch-decided.png`), fullPage: true });
 
         // Each decision is a label on the row's stored answer, as /api/fruit/identify_verdict stores any.

@@ -135,7 +135,7 @@ function rowLine(r: Row, decide: Decide): HTMLElement {
         f.unsure ? ' ?' : '',
       )
     : r.status === 'done'
-      ? h('span', { class: 'hint' }, r.decision ? tf('decided_none') : tf('no_fruit'))
+      ? h('span', { class: 'hint' }, r.decision ? '—' : tf('no_fruit'))
       : '';
   return h(
     'tr',
