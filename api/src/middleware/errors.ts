@@ -7,23 +7,6 @@ import { dependencyDown, unreachableDependency, type Dependency } from './depend
 
 const isCode = (c: string): c is MessageCode => c in messages;
 
-/**
- * Quality reason codes (`too_blurred, too_dark`) rendered as words of the catalogue, so the
- * sentence is in one language; the codes themselves stay in the body's `reasons`.
- */
-function renderParams(err: AppError, lang: Lang): Record<string, unknown> {
-  const expected = err.params.expected;
-  const params =
-    typeof expected === 'string' && isCode(`media_${expected}`)
-      ? { ...err.params, expected: renderMessage(`media_${expected}` as MessageCode, lang) }
-      : err.params;
-  const reasons = params.reasons;
-  if (typeof reasons !== 'string' && !Array.isArray(reasons)) return params;
-  const codes = (Array.isArray(reasons) ? reasons.map(String) : reasons.split(',')).map((r) => r.trim()).filter(Boolean);
-  const words = codes.map((r) => (isCode(`quality_${r}`) ? renderMessage(`quality_${r}` as MessageCode, lang) : r));
-  return { ...params, reasons: words.join(', ') };
-}
-
 /** Which catalogue sentence renders a validation failure: one per rule, never the validator's English. */
 function messageCode(err: AppError): MessageCode {
   const rule = err.params.rule;
@@ -40,7 +23,7 @@ function messageCode(err: AppError): MessageCode {
  */
 export function errorBody(ctx: Context, err: AppError) {
   const lang: Lang = ctx.state.lang ?? 'vi';
-  const error = renderMessage(messageCode(err), lang, renderParams(err, lang));
+  const error = renderMessage(messageCode(err), lang, err.params);
   const detail = typeof err.params.field === 'string' ? err.params.field : error;
   const reasons = err.params.reasons;
   return {

@@ -121,11 +121,19 @@ export function accountRoutes(s: Services): RouteDef[] {
               .describe(
                 'the farm ids you enrolled trees, fruit or animals into, most recently used first (at most 50), so a new device need not type one',
               ),
+            kinds: z
+              .object({ tree: z.number().int(), fruit: z.number().int(), animal: z.number().int() })
+              .describe('how many trees, fruit and animals the account owns: the app puts the tabs of the kinds it uses first'),
           }),
         },
         401: err('not signed in or token expired'),
       },
-      handler: async ({ caller }) => ({ ok: true, account: await auth.me(caller!), farms: await auth.farms(caller!) }),
+      handler: async ({ caller }) => ({
+        ok: true,
+        account: await auth.me(caller!),
+        farms: await auth.farms(caller!),
+        kinds: await auth.kindCounts(caller!),
+      }),
     }),
     defineRoute({
       method: 'get',

@@ -172,6 +172,17 @@ export function createAuthService(c: Container) {
       return r.rows.map((x) => x.farm_id);
     },
 
+    /** How many live individuals of each kind the account owns: the app shows the tabs it uses first. */
+    async kindCounts(caller: Caller): Promise<Record<'tree' | 'fruit' | 'animal', number>> {
+      const r = await db.query<{ kind: 'tree' | 'fruit' | 'animal'; n: number }>(
+        'select kind, count(*)::int as n from individuals where owner_id = $1 and deleted_at is null group by kind',
+        [caller.account_id],
+      );
+      const counts = { tree: 0, fruit: 0, animal: 0 };
+      for (const x of r.rows) counts[x.kind] = Number(x.n);
+      return counts;
+    },
+
     async didChallenge(ip: string) {
       await enforceRateLimit(c.rateLimits, `did:${ip}`, config.DID_CHALLENGE_PER_MIN, 60_000);
       // Challenges are dead a day after they expire; sweeping here keeps the table from growing forever.

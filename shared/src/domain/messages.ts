@@ -163,10 +163,30 @@ export const messages = {
 export type MessageCode = keyof typeof messages;
 export type Lang = 'vi' | 'en';
 
-/** Render a catalogue message in the requested language, filling `{name}` placeholders. */
+const isCode = (c: string): c is MessageCode => c in messages;
+
+/**
+ * A placeholder's value as words: quality reason codes (`reasons`: `too_blurred, too_dark`) and an
+ * expected media type (`expected`) read from the catalogue, so a sentence stored with its codes (a
+ * batch row, a survey, an error) is in one language wherever it is rendered; other values as given.
+ */
+function paramText(key: string, value: unknown, lang: Lang): string {
+  const media = `media_${String(value)}`;
+  if (key === 'expected' && isCode(media)) return renderMessage(media, lang);
+  if (key !== 'reasons' || (typeof value !== 'string' && !Array.isArray(value))) return String(value ?? '');
+  const codes = (Array.isArray(value) ? value.map(String) : value.split(',')).map((r) => r.trim()).filter(Boolean);
+  return codes
+    .map((r) => {
+      const words = `quality_${r}`;
+      return isCode(words) ? renderMessage(words, lang) : r;
+    })
+    .join(', ');
+}
+
+/** Render a catalogue message in the requested language, filling `{name}` placeholders (codes as words: paramText). */
 export function renderMessage(code: MessageCode, lang: Lang, params: Record<string, unknown> = {}): string {
   const template: string = messages[code][lang];
-  return template.replace(/\{(\w+)\}/g, (_, k: string) => String(params[k] ?? ''));
+  return template.replace(/\{(\w+)\}/g, (_, k: string) => paramText(k, params[k], lang));
 }
 
 /**
