@@ -173,6 +173,22 @@ const TEXT = {
     'Không có vị trí khi ghi nhận: mã dùng ô "0000000" thay cho vị trí thật.',
     'No location was given at enrolment: the code uses the cell "0000000" in place of a real one.',
   ],
+  review_query: ['Ảnh cần nhận dạng', 'The photo to identify'],
+  like_very: ['rất giống', 'very similar'],
+  like_fair: ['khá giống', 'fairly similar'],
+  like_faint: ['hơi giống', 'somewhat similar'],
+  like_help: [
+    'So sánh từng ảnh với ảnh cần nhận dạng; hệ thống chưa chắc nên để bạn quyết định.',
+    'Compare each photo with the one to identify; the system is not sure, so you decide.',
+  ],
+  remove_photo: ['Bỏ ảnh {n}', 'Remove photo {n}'],
+  choose_photos: ['Chọn ảnh', 'Choose photos'],
+  choose_video: ['Chọn video', 'Choose a video'],
+  choose_zip: ['Chọn tệp zip', 'Choose a zip file'],
+  choose_file: ['Chọn tệp', 'Choose a file'],
+  files_none: ['Chưa chọn tệp nào', 'No file chosen'],
+  files_chosen: ['Đã chọn {n} tệp', '{n} file(s) chosen'],
+  more_tabs: ['Thêm', 'More'],
   map_note: ['Chỉ hiện ô khoảng 150 m, không hiện toạ độ chính xác.', 'Only the ~150 m cell is shown, never the exact position.'],
 } as const satisfies Record<string, readonly [string, string]>;
 

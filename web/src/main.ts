@@ -47,15 +47,46 @@ function remember(k: string, v: string | null): void {
 /** True while the app runs on the remembered account because the server could not be reached. */
 let offline = false;
 
-const TABS: Array<[string, TextKey]> = [
+type Kind = 'tree' | 'fruit' | 'animal';
+/** Each tab, and the kind it serves when it serves only one (the herd and survey tabs: animals; the batch: fruit). */
+const TABS: Array<[string, TextKey, Kind?]> = [
   ['identify', 'nav_identify'],
   ['enrol', 'nav_enrol'],
   ['mine', 'nav_mine'],
-  ['population', 'nav_population'],
-  ['batch', 'nav_batch'],
-  ['survey', 'nav_survey'],
+  ['population', 'nav_population', 'animal'],
+  ['batch', 'nav_batch', 'fruit'],
+  ['survey', 'nav_survey', 'animal'],
   ['review', 'nav_review'],
 ];
+
+/**
+ * How many of each kind the account owns (GET /api/me `kinds`), kept on the device so the tabs
+ * come in the same order offline; null until known (a new account: every tab in the usual order).
+ */
+const KINDS_KEY = 'markless.kinds';
+let kinds: Record<Kind, number> | null = (() => {
+  try {
+    return JSON.parse(remembered(KINDS_KEY) ?? 'null') as Record<Kind, number> | null;
+  } catch {
+    return null;
+  }
+})();
+function learnKinds(k: Record<Kind, number> | undefined): void {
+  kinds = k ?? null;
+  remember(KINDS_KEY, k ? JSON.stringify(k) : null);
+}
+
+/**
+ * The tabs in the order this account uses them (issue 39): the tabs of the kinds it owns right
+ * after "identify", most-owned kind first; the tabs of kinds it owns none of folded under "more".
+ * An account that owns nothing yet sees every tab in the usual order.
+ */
+function tabOrder(k: Record<Kind, number> | null): { shown: typeof TABS; folded: typeof TABS } {
+  if (!k || !(k.tree + k.fruit + k.animal)) return { shown: TABS, folded: [] };
+  const used = TABS.filter(([, , kind]) => kind && k[kind] > 0).sort((a, b) => k[b[2]!] - k[a[2]!]);
+  const general = TABS.filter(([, , kind]) => !kind);
+  return { shown: [general[0]!, ...used, ...general.slice(1)], folded: TABS.filter(([, , kind]) => kind && !k[kind]) };
+}
 
 async function viewFor(route: string): Promise<HTMLElement> {
   const [name, arg = ''] = route.split('/');
@@ -136,14 +167,38 @@ function header(): HTMLElement {
           )
         : null,
     ),
-    username
-      ? h(
-          'nav',
-          {},
-          TABS.map(([r, k]) => h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k), r === 'review' ? reviewBadge : null)),
-        )
+    username ? nav(current) : null,
+  );
+}
+
+function nav(current: string): HTMLElement {
+  const { shown, folded } = tabOrder(kinds);
+  const tab = ([r, k]: (typeof TABS)[number]) =>
+    h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k), r === 'review' ? reviewBadge : null);
+  return h(
+    'nav',
+    {},
+    shown.map(tab),
+    folded.length
+      ? h('details', { class: 'more-tabs', open: folded.some(([r]) => r === current) }, h('summary', {}, t('more_tabs')), folded.map(tab))
       : null,
   );
+}
+
+/** The sticky header's height, for what is pinned under it (the review's query photo, app.css). */
+const headerHeight = new ResizeObserver((entries) => {
+  for (const e of entries) document.documentElement.style.setProperty('--header-h', `${(e.target as HTMLElement).offsetHeight}px`);
+});
+
+/** Ask the account's counts again; when the tab order changes, the nav is drawn anew. */
+async function refreshTabs(top: HTMLElement): Promise<void> {
+  const before = JSON.stringify(tabOrder(kinds));
+  const r = await call('GET', '/api/me').catch(() => null);
+  if (!r?.ok) return;
+  learnKinds(r.json.kinds);
+  const old = top.querySelector('nav');
+  if (old && JSON.stringify(tabOrder(kinds)) !== before)
+    old.replaceWith(nav(location.hash.replace(/^#\//, '').split('/')[0] || 'identify'));
 }
 
 async function signOut() {
@@ -151,6 +206,7 @@ async function signOut() {
   forgetAccount();
   remember(ACCOUNT_KEY, null);
   remember(ROUTE_KEY, null);
+  learnKinds(undefined);
   username = null;
   location.hash = '#/identify';
   void render();
@@ -159,7 +215,10 @@ async function signOut() {
 async function render() {
   document.title = t('app_title');
   const main = h('main', {}, notice('info', t('working')));
-  mount(root, header(), waitBanner, main);
+  const top = header();
+  mount(root, top, waitBanner, main);
+  headerHeight.disconnect();
+  headerHeight.observe(top);
   const route = location.hash.replace(/^#\//, '') || 'identify';
   // A shopper's fruit lookup needs no account: it is the one screen shown signed out.
   if (route.split('/')[0] === 'shop') {
@@ -178,7 +237,11 @@ async function render() {
         remember(ACCOUNT_KEY, u);
         // The account's farms, so a new device starts on the latest one.
         void call('GET', '/api/me')
-          .then((r) => r.ok && learnFarms(r.json.farms ?? []))
+          .then((r) => {
+            if (!r.ok) return;
+            learnFarms(r.json.farms ?? []);
+            learnKinds(r.json.kinds);
+          })
           .finally(() => void render());
       }),
     );
@@ -188,6 +251,8 @@ async function render() {
     void reviewCount()
       .then(showReviewCount)
       .catch(() => undefined);
+  // The tab order follows what the account owns: asked again while it owns nothing yet, and on "mine".
+  if (!offline && (route === 'mine' || !kinds || !(kinds.tree + kinds.fruit + kinds.animal))) void refreshTabs(top);
   mount(main, offline ? h('div', { class: 'offline-mode' }, notice('warn', t('offline_mode'))) : null, await viewFor(route));
 }
 
@@ -208,7 +273,10 @@ async function whoAmI(): Promise<boolean> {
   offline = false;
   username = r.ok ? (r.json.account?.username ?? r.json.username ?? null) : null;
   remember(ACCOUNT_KEY, username);
-  if (r.ok) learnFarms(r.json.farms ?? []);
+  if (r.ok) {
+    learnFarms(r.json.farms ?? []);
+    learnKinds(r.json.kinds);
+  }
   return true;
 }
 

@@ -51,7 +51,7 @@ export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): P
             {
               type: 'button',
               class: 'remove',
-              'aria-label': '×',
+              'aria-label': t('remove_photo', { n: i + 1 }),
               onclick: () => {
                 files.splice(i, 1);
                 marks = new Map();

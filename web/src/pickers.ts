@@ -1,6 +1,6 @@
 import { call } from './api.js';
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, type TextKey } from './i18n.js';
 
 /**
  * Farm and tree fields that suggest what the account already has (issue 24: "the farm remembered
@@ -71,4 +71,35 @@ export function forgetAccount(): void {
   localStorage.removeItem(FARM_KEY);
   fill('my-farms', []);
   fill('my-trees', []);
+}
+
+/** The button's words for a file input, from what it accepts. */
+function chooseKey(accept: string): TextKey {
+  if (accept.startsWith('image')) return 'choose_photos';
+  if (accept.startsWith('video')) return 'choose_video';
+  if (accept.includes('zip')) return 'choose_zip';
+  return 'choose_file';
+}
+
+/**
+ * A labelled file field in the app's language (issue 39): the browser's own "Choose Files / No
+ * file chosen" is in the browser's language, so the input stays (visually hidden, still focusable
+ * and announced) inside a label that shows a button and how many files are chosen. The focus ring
+ * is drawn on the button (app.css `.file-field:focus-within`). Same shape as dom.ts `field`.
+ */
+export function fileField(label: string, input: HTMLInputElement): HTMLLabelElement {
+  input.classList.add('visually-hidden');
+  const chosen = h('span', { class: 'file-count' }, t('files_none'));
+  input.addEventListener('change', () => {
+    const n = input.files?.length ?? 0;
+    chosen.textContent = n ? t('files_chosen', { n }) : t('files_none');
+  });
+  return h(
+    'label',
+    { class: 'field file-field' },
+    h('span', {}, label),
+    h('span', { class: 'button secondary file-button' }, t(chooseKey(input.accept))),
+    chosen,
+    input,
+  );
 }

@@ -3,7 +3,7 @@ import { field, h, mount, notice } from './dom.js';
 import { t } from './i18n.js';
 import { batchRows } from './batch-rows.js';
 import { treeLabel } from './view-fruit-list.js';
-import { treeInput } from './pickers.js';
+import { fileField, treeInput } from './pickers.js';
 import { when } from './timeline.js';
 
 interface Batch {
@@ -156,8 +156,8 @@ export function batchView(): HTMLElement {
       h(
         'form',
         { onsubmit: submit, name: 'batch' },
-        field(t('photos'), files),
-        field(t('archive'), archive),
+        fileField(t('photos'), files),
+        fileField(t('archive'), archive),
         field(t('tree_id'), tree),
         h('button', { type: 'submit', class: 'primary' }, t('start_batch')),
       ),

@@ -5,6 +5,7 @@ import { fruitTitle, tf } from './i18n-fruit.js';
 import { timelineList } from './timeline.js';
 import { speciesName } from './species.js';
 import { careCard } from './care.js';
+import { fileField } from './pickers.js';
 
 function photos(cids: string[]): HTMLElement {
   return h(
@@ -34,6 +35,9 @@ function renameForm(current: string | null, send: (name: string) => Promise<any>
         e.preventDefault();
         const r = await send(name.value);
         mount(msg, r.ok && r.json.ok !== false ? notice('ok', '✓') : notice('error', errorText(r)));
+        // The page's heading is the name: it shows the new one at once.
+        const heading = r.ok && r.json.ok !== false ? (e.target as HTMLElement).closest('section')?.querySelector('h2') : null;
+        if (heading) heading.textContent = name.value.trim() || t('unnamed');
       },
     },
     field(t('rename'), name),
@@ -203,7 +207,7 @@ export async function animalView(did: string): Promise<HTMLElement> {
         void addPhotos();
       },
     },
-    field(t('add_photos'), addInput),
+    fileField(t('add_photos'), addInput),
     h('button', { type: 'submit', class: 'secondary' }, t('add_photos')),
     addMsg,
   );

@@ -2,7 +2,6 @@ import { call, errorText } from './api.js';
 import { blobUrl, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { entityHash, ROUTES, type Kind } from './kinds.js';
-import { likelihood } from './view-identify.js';
 import { when } from './timeline.js';
 
 interface Item {
@@ -16,6 +15,16 @@ interface Item {
 }
 
 const PAGE = 20;
+
+/**
+ * A candidate's likeness in words, with the number beside it. Every candidate here is offered with
+ * a "this one" button on an answer the system was not sure of, so the words say how alike the
+ * photos look, never that the candidate is unlikely or certain: the person decides.
+ */
+export function likeness(p: number): string {
+  const words = p >= 0.7 ? t('like_very') : p >= 0.3 ? t('like_fair') : t('like_faint');
+  return `${words} (${Math.round(p * 100)}%)`;
+}
 type Listener = (n: number) => void;
 let onCount: Listener = () => {};
 /** The nav's badge listens here, so a decision updates it without a page reload. */
@@ -69,18 +78,20 @@ export function reviewView(): HTMLElement {
         ' · ',
         when(item.created_at),
       ),
+      h('p', { class: 'hint' }, t('like_help')),
       h(
         'div',
         { class: 'pair' },
+        // Pinned while the candidates scroll past it (app.css): the photo to identify stays in view.
         h(
           'figure',
-          {},
+          { class: 'query' },
           !query
             ? null
             : item.source === 'video'
               ? h('video', { src: blobUrl(query.cid), controls: true, muted: true, preload: 'metadata' })
               : h('img', { src: blobUrl(query.cid), alt: t('your_photo'), loading: 'lazy' }),
-          h('figcaption', {}, t('your_photo')),
+          h('figcaption', {}, t('review_query')),
         ),
         h(
           'div',
@@ -94,7 +105,7 @@ export function reviewView(): HTMLElement {
                 'figcaption',
                 {},
                 h('a', { href: entityHash(item.kind, c) }, c.name ?? t('unnamed')),
-                c.probability != null ? ` · ${likelihood(c.probability)}` : '',
+                c.probability != null ? h('span', { class: 'likeness' }, ` · ${likeness(c.probability)}`) : '',
               ),
               h(
                 'button',

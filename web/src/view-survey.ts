@@ -3,7 +3,7 @@ import { blobUrl, field, h, mount, notice } from './dom.js';
 import { currentLang } from './i18n.js';
 import { speciesName, speciesSelect } from './species.js';
 import { when } from './timeline.js';
-import { farmInput, rememberFarm, treeInput } from './pickers.js';
+import { farmInput, fileField, rememberFarm, treeInput } from './pickers.js';
 
 /** This view's own texts (Vietnamese, English), kept here so the shared catalogue stays as it is. */
 const TEXT = {
@@ -307,7 +307,7 @@ export function surveyView(): HTMLElement {
       h(
         'form',
         { onsubmit: submit, name: 'survey' },
-        field(tx('video'), file),
+        fileField(tx('video'), file),
         h('div', { class: 'grid3' }, field(tx('kind'), kind), speciesSlot, field(tx('farm'), farm)),
         treeField,
         h('button', { type: 'submit' }, tx('send')),
