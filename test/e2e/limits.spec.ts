@@ -165,5 +165,17 @@ describe.each<Mode>(['embedded', 'distributed'])('errors and limits (%s)', (mode
     expect(Number(retry)).toBeGreaterThan(0);
     expect(Number(retry)).toBeLessThanOrEqual(60);
     expect(limited!.json).toMatchObject({ ok: false, code: 'rate_limited' });
+    // The app's own files are not metered: with the budget spent, a reload still gets every
+    // module (each one more than the whole budget), while calls are still refused.
+    for (let i = 0; i < 45; i++) {
+      for (const path of ['/app/main.js', '/app/app.css', '/sw.js', '/manifest.webmanifest']) {
+        const file = await fetch(`${app.url}${path}`);
+        expect(file.status, path).toBe(200);
+        await file.arrayBuffer();
+      }
+    }
+    expect((await api(app.url, 'GET', '/api/health')).status).toBe(429);
+    // A name that is not one of the app's files is metered like any other request.
+    expect((await fetch(`${app.url}/app/..%2Fpackage.json`)).status).toBe(429);
   });
 });
