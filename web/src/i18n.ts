@@ -188,7 +188,6 @@ const TEXT = {
   choose_file: ['Chọn tệp', 'Choose a file'],
   files_none: ['Chưa chọn tệp nào', 'No file chosen'],
   files_chosen: ['Đã chọn {n} tệp', '{n} file(s) chosen'],
-  more_tabs: ['Thêm', 'More'],
   map_note: ['Chỉ hiện ô khoảng 150 m, không hiện toạ độ chính xác.', 'Only the ~150 m cell is shown, never the exact position.'],
 } as const satisfies Record<string, readonly [string, string]>;
 

@@ -78,7 +78,7 @@ function learnKinds(k: Record<Kind, number> | undefined): void {
 
 /**
  * The tabs in the order this account uses them (issue 39): the tabs of the kinds it owns right
- * after "identify", most-owned kind first; the tabs of kinds it owns none of folded under "more".
+ * after "identify", most-owned kind first; the tabs of kinds it owns none of last, drawn quieter.
  * An account that owns nothing yet sees every tab in the usual order.
  */
 function tabOrder(k: Record<Kind, number> | null): { shown: typeof TABS; folded: typeof TABS } {
@@ -173,15 +173,18 @@ function header(): HTMLElement {
 
 function nav(current: string): HTMLElement {
   const { shown, folded } = tabOrder(kinds);
-  const tab = ([r, k]: (typeof TABS)[number]) =>
-    h('a', { href: `#/${r}`, class: current === r ? 'active' : '' }, t(k), r === 'review' ? reviewBadge : null);
+  const tab = ([r, k]: (typeof TABS)[number], later = false) =>
+    h(
+      'a',
+      { href: `#/${r}`, class: [current === r ? 'active' : '', later ? 'later' : ''].filter(Boolean).join(' ') },
+      t(k),
+      r === 'review' ? reviewBadge : null,
+    );
   return h(
     'nav',
     {},
-    shown.map(tab),
-    folded.length
-      ? h('details', { class: 'more-tabs', open: folded.some(([r]) => r === current) }, h('summary', {}, t('more_tabs')), folded.map(tab))
-      : null,
+    shown.map((x) => tab(x)),
+    folded.map((x) => tab(x, true)),
   );
 }
 
