@@ -14,6 +14,7 @@ import { defineConfig } from 'vitest/config';
  */
 const MEDIUM = [
   'shared/src/adapters/**/*.spec.ts',
+  'shared/src/repos/**/*.spec.ts',
   'shared/src/evidence/verify-cli/**/*.spec.ts',
   'workers/src/engine-pool/**/*.spec.ts',
   'workers/src/learn/**/*.spec.ts',

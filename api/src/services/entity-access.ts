@@ -11,16 +11,18 @@ import type { EntityType } from '../../../shared/src/repos/evidence/chain-store.
 import { resolveEntity, type ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Caller } from '../http/route.js';
-import { standingFor } from './grants.service.js';
+import { standingFor } from '../../../shared/src/access/standing.js';
+import { decide } from '../../../shared/src/access/policy.js';
+import { accessRepo } from '../../../shared/src/repos/access.repo.js';
 
 /** True when `caller` may read the entity's timeline and proofs. */
 export async function canReadEntity(db: Queryable, entity: ResolvedEntity, caller: Caller | null): Promise<boolean> {
   if (caller?.account_id === entity.owner_id) return true;
   if (entity.entity_type === 'farm') return false;
   const kind = entity.entity_type as Kind;
-  if (caller && (await standingFor(db, caller.account_id, entity.owner_id, kind))) return true;
-  const r = await db.query<{ visibility: string }>('select visibility from individuals where id = $1', [entity.entity_id]);
-  return r.rows[0]?.visibility === 'public';
+  const standing = caller ? await standingFor(db, caller.account_id, entity.owner_id, kind) : null;
+  if (decide(standing, 'read') === 'allow') return true;
+  return decide(null, 'read', { published: await accessRepo.isPublished(db, entity.entity_id) }) === 'allow';
 }
 
 /** The entity if the caller may read it, else null: the caller cannot tell "not yours" from "missing". */

@@ -1,6 +1,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { treeIdOf } from './tree-ref.js';
+import { individualAccess } from '../../../shared/src/access/standing.js';
 
 /** A fruit as lists show it: its cover photo, its name, and its tree's name and printed code. */
 export interface FruitSummary {
@@ -57,12 +58,7 @@ export function createFruitListService(c: Container) {
       let treeId: string | null = null;
       if (q.tree_id) {
         treeId = await treeIdOf(db, q.tree_id);
-        const own = await db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3 and deleted_at is null', [
-          treeId,
-          ownerId,
-          'tree',
-        ]);
-        if (!own.rows[0]) throw ERRORS.notFound();
+        if ((await individualAccess(db, ownerId, treeId, 'tree', 'owner')).decision !== 'allow') throw ERRORS.notFound();
       }
       const where = `from individuals f left join individuals t on t.id = f.tree_id
         where f.owner_id = $1 and f.kind = 'fruit' and f.deleted_at is null

@@ -1,13 +1,11 @@
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
-import type { Queryable } from '../../../shared/src/ports/database.port.js';
 
-/** What a grant lets the grantee do with the owner's individuals of one kind. */
-export type GrantAccess = 'read' | 'write';
+import type { GrantAccess } from '../../../shared/src/access/policy.js';
 
-/** How the caller stands towards one individual; `null` means "not visible at all" (a 404). */
-export type Standing = 'owner' | GrantAccess | null;
+export type { GrantAccess, Standing } from '../../../shared/src/access/policy.js';
+export { standingFor } from '../../../shared/src/access/standing.js';
 
 /** One grant as its owner or its grantee sees it. */
 export interface GrantView {
@@ -24,16 +22,6 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 import { poolOwners } from '../../../shared/src/access/pool-owners.js';
 
 export { poolOwners };
-
-/** The caller's standing towards the individual owned by `ownerId`, through ownership or a grant. */
-export async function standingFor(db: Queryable, callerId: string, ownerId: string, kind: Kind): Promise<Standing> {
-  if (callerId === ownerId) return 'owner';
-  const r = await db.query<{ access: GrantAccess }>(
-    'select access from grants where owner_id = $1 and grantee_id = $2 and kind = $3 and revoked_at is null',
-    [ownerId, callerId, kind],
-  );
-  return r.rows[0]?.access ?? null;
-}
 
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
 

@@ -7,6 +7,7 @@ import type { UploadedFile } from '../middleware/multipart.js';
 import type { JobOutcome, JobsService } from './jobs.service.js';
 import type { MediaService } from './media.service.js';
 import { createEnrolChecks } from './enrol-checks.js';
+import { individualAccess } from '../../../shared/src/access/standing.js';
 
 export interface EnrollInput {
   kind: Kind;
@@ -30,12 +31,9 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
 
   /** The individual when the caller owns it; otherwise the same 404 as a missing one. */
   async function owned(caller: Caller, id: string, kind: Kind) {
-    const r = await c.db.query<{ id: string; farm_id: string | null }>(
-      'select id, farm_id from individuals where id = $1 and owner_id = $2 and kind = $3 and deleted_at is null',
-      [id, caller.account_id, kind],
-    );
-    if (!r.rows[0]) throw ERRORS.notFound();
-    return r.rows[0];
+    const { decision, individual } = await individualAccess(c.db, caller.account_id, id, kind, 'owner');
+    if (decision !== 'allow') throw ERRORS.notFound();
+    return { id: individual!.id, farm_id: individual!.farm_id };
   }
 
   return {

@@ -2,7 +2,8 @@ import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { pinTreeEvidence } from '../../../shared/src/repos/evidence/pin-evidence.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
-import { standingFor, type Standing } from './grants.service.js';
+import type { Standing } from './grants.service.js';
+import { individualAccess } from '../../../shared/src/access/standing.js';
 
 /** Who may see which traceability answer: see migration 003. */
 export type Visibility = 'private' | 'restricted' | 'public';
@@ -81,16 +82,10 @@ export function createTreesService(c: Container) {
   async function access(callerId: string, treeId: string, need: 'read' | 'write' | 'owner', kind: Kind = 'tree'): Promise<TreeAccess> {
     // A malformed id names no tree; it is answered like any missing one, without a query.
     if (!UUID_RE.test(treeId)) throw ERRORS.notFound();
-    const r = await db.query<{ id: string; owner_id: string }>(
-      `select id, owner_id from individuals where id = $1 and kind = $2 and deleted_at is null`,
-      [treeId, kind],
-    );
-    const row = r.rows[0];
-    const standing = row ? await standingFor(db, callerId, row.owner_id, kind) : null;
-    if (!row || !standing) throw ERRORS.notFound();
-    const rank = { read: 0, write: 1, owner: 2 } as const;
-    if (rank[standing] < rank[need]) throw ERRORS.forbidden();
-    return { id: row.id, owner_id: row.owner_id, standing };
+    const { decision, individual, standing } = await individualAccess(db, callerId, treeId, kind, need);
+    if (decision === 'not_found') throw ERRORS.notFound();
+    if (decision === 'forbidden') throw ERRORS.forbidden();
+    return { id: individual!.id, owner_id: individual!.owner_id, standing: standing! };
   }
 
   async function list(callerId: string, opts: { farm_id?: string; include_shared?: boolean }): Promise<TreeSummary[]> {

@@ -4,6 +4,7 @@ import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Caller } from '../http/route.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { maybeQueueLearning } from '../../../shared/src/repos/learning-runs.js';
+import { individualAccess } from '../../../shared/src/access/standing.js';
 
 export type VerdictLabel = 'correct' | 'wrong' | 'other' | 'unknown_ok';
 
@@ -23,12 +24,9 @@ export function createVerdictService(c: Container) {
       if (!q.rows[0] || (input.kind && q.rows[0].kind !== input.kind)) throw ERRORS.notFound();
       let correct: string | null = null;
       if (input.correct_id) {
-        const own = await c.db.query('select 1 from individuals where id = $1 and owner_id = $2 and kind = $3', [
-          input.correct_id,
-          caller.account_id,
-          q.rows[0].kind,
-        ]);
-        correct = own.rows.length ? input.correct_id : null;
+        // Only an individual the caller may label answers with: its own (another's is as if unnamed).
+        const { decision } = await individualAccess(c.db, caller.account_id, input.correct_id, q.rows[0].kind as Kind, 'owner');
+        correct = decision === 'allow' ? input.correct_id : null;
       }
       await c.db.query(
         `insert into identify_verdicts (id, query_id, owner_id, verdict, correct_id) values ($1, $2, $3, $4, $5)

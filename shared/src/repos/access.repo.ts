@@ -1,0 +1,42 @@
+/**
+ * The facts the access policy (shared/src/access/policy.ts) decides on: who owns an individual,
+ * whether it is published, and which grant an owner gave another account for a kind.
+ */
+import type { Kind } from '../domain/jobs.js';
+import type { Queryable } from '../ports/database.port.js';
+import type { GrantAccess } from '../access/policy.js';
+
+export interface IndividualFacts {
+  id: string;
+  owner_id: string;
+  kind: Kind;
+  farm_id: string | null;
+  published: boolean;
+}
+
+export const accessRepo = {
+  /** A live (not deleted) individual of `kind`, or undefined. */
+  async liveIndividual(q: Queryable, id: string, kind: Kind): Promise<IndividualFacts | undefined> {
+    const r = await q.query<{ id: string; owner_id: string; kind: Kind; farm_id: string | null; visibility: string }>(
+      'select id, owner_id, kind, farm_id, visibility from individuals where id = $1 and kind = $2 and deleted_at is null',
+      [id, kind],
+    );
+    const row = r.rows[0];
+    return row && { id: row.id, owner_id: row.owner_id, kind: row.kind, farm_id: row.farm_id, published: row.visibility === 'public' };
+  },
+
+  /** Whether the individual is published (its visibility is public); false when there is none. */
+  async isPublished(q: Queryable, id: string): Promise<boolean> {
+    const r = await q.query<{ visibility: string }>('select visibility from individuals where id = $1', [id]);
+    return r.rows[0]?.visibility === 'public';
+  },
+
+  /** The unrevoked grant `ownerId` gave `granteeId` for `kind`, or null. */
+  async grantAccess(q: Queryable, ownerId: string, granteeId: string, kind: Kind): Promise<GrantAccess | null> {
+    const r = await q.query<{ access: GrantAccess }>(
+      'select access from grants where owner_id = $1 and grantee_id = $2 and kind = $3 and revoked_at is null',
+      [ownerId, granteeId, kind],
+    );
+    return r.rows[0]?.access ?? null;
+  },
+};
