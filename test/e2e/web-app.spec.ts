@@ -131,7 +131,9 @@ describe('the field web app in a real browser', () => {
     await expect
       .poll(() => first.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0)))
       .toEqual([true, true]);
-    expect(await first.locator('.likelihood').innerText()).toMatch(/chắc chắn|có thể|ít khả năng/);
+    // Worded by likeness, never 'unlikely' above a choose button.
+    expect(await first.locator('.likelihood').innerText()).toMatch(/(rất|khá|hơi) giống \(\d+%\)/);
+    expect(await first.locator('.likelihood').innerText()).not.toMatch(/ít khả năng/);
     // The species in the app's language, never the catalogue id.
     expect(await first.locator('.likelihood').innerText()).toMatch(/^Sầu riêng · /);
     await shots(page, '03-identify');

@@ -7,6 +7,8 @@ import { matchLinesCanvas, type Lines } from './match-lines.js';
 import { enrolFromQuery } from './view-enrol.js';
 import { speciesName } from './species.js';
 import { farmInput, treeInput } from './pickers.js';
+// The candidates come with a choose button, so they are worded by likeness, as in review.
+import { likeness } from './view-review.js';
 
 /** One of the closest animals shown for review (identify's `closest`). */
 interface Closest extends Candidate {
@@ -22,12 +24,6 @@ interface Candidate {
   species: string | null;
   probability: number;
   photos: { cid: string }[];
-}
-
-/** The probability in plain words, with the number beside it. */
-export function likelihood(p: number): string {
-  const words = p >= 0.9 ? t('p_certain') : p >= 0.7 ? t('p_likely') : p >= 0.4 ? t('p_possible') : t('p_unlikely');
-  return `${words} (${Math.round(p * 100)}%)`;
 }
 
 /** Identify from photos: the candidates as photos beside the query, then the person chooses. */
@@ -80,7 +76,7 @@ export function identifyView(): HTMLElement {
             { class: 'gallery small' },
             c.photos.slice(1).map((p) => h('img', { src: blobUrl(p.cid), alt: c.name ?? '', loading: 'lazy' })),
           ),
-          h('p', { class: 'likelihood' }, [await speciesName(c.species), likelihood(c.probability)].filter(Boolean).join(' · ')),
+          h('p', { class: 'likelihood' }, [await speciesName(c.species), likeness(c.probability)].filter(Boolean).join(' · ')),
           h(
             'button',
             {
@@ -146,7 +142,7 @@ export function identifyView(): HTMLElement {
             h('figcaption', {}, c.name ?? t('unnamed')),
           ),
         ),
-        h('p', { class: 'likelihood' }, names[i] ? `${names[i]} · ` : '', likelihood(c.probability)),
+        h('p', { class: 'likelihood' }, names[i] ? `${names[i]} · ` : '', likeness(c.probability)),
         h(
           'button',
           { type: 'button', class: 'primary choose', onclick: () => void label(res.query_id, i === 0 ? 'correct' : 'other', c, done) },
