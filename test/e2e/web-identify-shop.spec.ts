@@ -152,6 +152,60 @@ describe("identify one subject at a time, and the shopper's fruit lookup, in a r
       }
     });
 
+    it(`${size}: asks for two or three angles of one subject by default, and sends them as one query`, async () => {
+      const farmer = await signup(app.url, `angles_${size}`);
+      const r = await api(app.url, 'POST', '/api/enroll', {
+        body: photoForm(surfaces.b!.slice(0, 2), { species: 'mango', name: 'Cây góc' }),
+        token: farmer.token,
+      });
+      expect(r.status, r.text).toBe(200);
+      const { ctx, page } = await newPage(size);
+      try {
+        await page.addInitScript(WATCH_SENT('/api/identify'));
+        await page.goto(app.url);
+        await page.fill('input[name=username]', farmer.username);
+        await page.fill('input[name=password]', PASSWORD);
+        await page.click('button[name=login]');
+        const form = page.locator('form[name=identify]');
+        await form.waitFor();
+        const guide = form.locator('.angles');
+        const submit = form.locator('button[type=submit]');
+        // Before any photo: the guide asks for 2–3 angles of the one subject, worded for its kind.
+        expect(await guide.innerText()).toContain('2–3 góc vỏ thân của cùng một cây');
+        await form.locator('fieldset.segmented label', { hasText: 'Vật nuôi' }).click();
+        expect(await guide.innerText()).toContain('mặt hoặc mõm, rồi hai bên hông');
+        await form.locator('fieldset.segmented label', { hasText: /^Cây$/ }).click();
+        expect(await guide.innerText()).toContain('cùng một cây');
+
+        // One photo: the guide offers the next angle, and the button says how many photos it sends.
+        await page.setInputFiles('form[name=identify] input[type=file]', [jpeg('b-1.jpg', surfaces.b![2]!)]);
+        expect(await guide.innerText()).toContain('Đã có 1 góc');
+        expect(await submit.innerText()).toBe('Nhận dạng từ 1 ảnh');
+        // "Add another angle" opens the same picker: the photo joins this subject's photos.
+        const [chooser] = await Promise.all([page.waitForEvent('filechooser'), guide.locator('button[name=add-angle]').click()]);
+        await chooser.setFiles([jpeg('b-2.jpg', surfaces.b![3]!)]);
+        expect(await guide.innerText()).toContain('Đủ góc: 2 ảnh');
+        expect(await submit.innerText()).toBe('Nhận dạng từ 2 ảnh');
+        expect(await guide.locator('button[name=add-angle]').count()).toBe(0);
+        await page.screenshot({ path: screenshotPath(`${size}-41-identify-angles.png`), fullPage: true });
+
+        await submit.click();
+        await page.locator('form[name=identify] ~ div .candidates').waitFor({ timeout: 60_000 });
+        expect(await sentFiles(page)).toEqual([['b-1.jpg', 'b-2.jpg']]);
+        const q = await app.container.db.query<{ image_cids: string[] }>('select image_cids from identify_queries where owner_id = $1', [
+          farmer.id,
+        ]);
+        expect(q.rows).toHaveLength(1);
+        expect(q.rows[0]!.image_cids).toHaveLength(2);
+        // Answered: the picker is empty, and the guide asks for the next subject's angles afresh.
+        expect(await form.locator('.thumbs img').count()).toBe(0);
+        expect(await guide.innerText()).toContain('2–3 góc');
+        expect(await submit.innerText()).toBe('Nhận dạng');
+      } finally {
+        await ctx.close();
+      }
+    });
+
     it(`${size}: a shopper with no account looks a fruit up by photo or code and reads the honest verdict`, async () => {
       // A grower publishes a tree and one fruit on it.
       const grower = await signup(app.url, `grower_${size}`);

@@ -46,6 +46,28 @@ const TEXT = {
   enrolled: ['Đã đăng ký.', 'Enrolled.'],
   open: ['Mở', 'Open'],
   identify: ['Nhận dạng', 'Identify'],
+  identify_n: ['Nhận dạng từ {n} ảnh', 'Identify from {n} photos'],
+  angles_tree: [
+    'Chụp 2–3 góc vỏ thân của cùng một cây, đi vòng quanh thân: nhiều góc giúp trả lời chắc chắn hơn.',
+    'Take 2–3 angles of the same trunk, walking round it: more angles give a surer answer.',
+  ],
+  angles_fruit: [
+    'Chụp 2–3 mặt của cùng một quả, xoay quả giữa các lần chụp: nhiều mặt giúp trả lời chắc chắn hơn.',
+    'Take 2–3 sides of the same fruit, turning it between shots: more sides give a surer answer.',
+  ],
+  angles_animal: [
+    'Chụp 2–3 góc của cùng một con: mặt hoặc mõm, rồi hai bên hông. Nhiều góc giúp trả lời chắc chắn hơn.',
+    'Take 2–3 angles of the same animal: the face or muzzle, then both flanks. More angles give a surer answer.',
+  ],
+  angles_one: [
+    'Đã có 1 góc. Thêm một góc khác của chính đối tượng này để trả lời chắc chắn hơn, hoặc nhận dạng ngay.',
+    'One angle so far. Add another angle of this same one for a surer answer, or identify now.',
+  ],
+  angles_enough: [
+    'Đủ góc: {n} ảnh sẽ được hỏi như một đối tượng duy nhất.',
+    'Enough angles: the {n} photos are asked as one single subject.',
+  ],
+  add_angle: ['Thêm góc khác', 'Add another angle'],
   identify_title: ['Đây là cây / quả / con nào?', 'Which one is this?'],
   your_photo: ['Ảnh của bạn', 'Your photo'],
   verdict_match: ['Đã tìm thấy.', 'Found it.'],

@@ -16,7 +16,7 @@ export interface PhotoPicker {
  * thumbnail and can be removed. The files stay here until the caller clears them, so a
  * refused or rate-limited request never loses them.
  */
-export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): PhotoPicker {
+export function photoPicker(opts: { multiple?: boolean; name?: string; onChange?: (count: number) => void } = {}): PhotoPicker {
   let files: File[] = [];
   let marks = new Map<number, { text: string; warning: boolean }>();
   const thumbs = h('div', { class: 'thumbs' });
@@ -36,6 +36,7 @@ export function photoPicker(opts: { multiple?: boolean; name?: string } = {}): P
     },
   });
   function render() {
+    opts.onChange?.(files.length);
     mount(
       thumbs,
       files.map((f, i) => {

@@ -29,7 +29,29 @@ interface Candidate {
 /** Identify from photos: the candidates as photos beside the query, then the person chooses. */
 export function identifyView(): HTMLElement {
   let kind: Kind = 'tree';
-  const picker = photoPicker();
+  // Two or three angles of one subject are asked by default: the guide says so, counts the
+  // angles, and offers the next one; every photo in the picker is of that one subject.
+  const guide = h('div', { class: 'angles', 'aria-live': 'polite' });
+  const submitButton = h('button', { type: 'submit', class: 'primary' }, t('identify'));
+  const picker = photoPicker({ onChange: (n) => showAngles(n) });
+  function showAngles(n: number) {
+    submitButton.textContent = n > 0 ? t('identify_n', { n }) : t('identify');
+    const addAngle = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary add-angle',
+        name: 'add-angle',
+        // The picker's own input, so the photo joins this same subject's photos.
+        onclick: () => picker.el.querySelector<HTMLInputElement>('input[type=file]')?.click(),
+      },
+      t('add_angle'),
+    );
+    if (n === 0) mount(guide, h('p', { class: 'hint' }, t(`angles_${kind}`)));
+    else if (n === 1) mount(guide, h('p', { class: 'hint' }, t('angles_one')), addAngle);
+    else mount(guide, h('p', { class: 'hint ok' }, t('angles_enough', { n })));
+  }
+  showAngles(0);
   const farm = farmInput();
   // For fruit, naming the tree it hangs on narrows the pool: the largest improvement there is (spec 1 rule 5).
   const tree = treeInput();
@@ -223,14 +245,16 @@ export function identifyView(): HTMLElement {
       { onsubmit: submit, name: 'identify' },
       kindChooser(kind, (k) => {
         kind = k;
+        showAngles(picker.files().length);
         farmField.hidden = k === 'fruit';
         treeField.hidden = k !== 'fruit';
         mount(out);
       }),
       picker.el,
+      guide,
       farmField,
       treeField,
-      h('button', { type: 'submit', class: 'primary' }, t('identify')),
+      submitButton,
     ),
     out,
   );
