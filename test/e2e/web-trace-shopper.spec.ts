@@ -127,6 +127,36 @@ describe('the public page of a code, as a shopper reads it', () => {
     expect((await api(app.url, 'PUT', '/api/me/public-name', { json: { public_name: 'a' } })).status).toBe(401);
   });
 
+  it('lets a grower publish and withdraw the public name from the app, on a phone', async () => {
+    const grower = await signup(app.url, 'grower_app');
+    const ctx = await browser.newContext({ viewport: SIZES.phone, isMobile: true, hasTouch: true, locale: 'vi-VN' });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(app.url);
+      await page.fill('input[name=username]', grower.username);
+      await page.fill('input[name=password]', 'Bark-and-peel-42');
+      await page.click('button[name=login]');
+      await page.locator('form[name=identify]').waitFor();
+      await page.goto(`${app.url}/#/mine`);
+      const form = page.locator('form[name=public-name]');
+      await form.waitFor();
+      await form.locator('input[name=public_name]').fill(`  ${GROWER}  `);
+      await form.locator('button[type=submit]').click();
+      await page.getByText(`Đã lưu: người mua sẽ đọc "${GROWER}" là nhà vườn.`).waitFor();
+      expect((await api(app.url, 'GET', '/api/me/public-name', { token: grower.token })).json.public_name).toBe(GROWER);
+      // Reopened, the form shows the name published.
+      await page.reload();
+      await expect.poll(() => form.locator('input[name=public_name]').inputValue()).toBe(GROWER);
+      await page.screenshot({ path: screenshotPath('phone-39-public-name.png'), fullPage: true });
+      await form.locator('input[name=public_name]').fill('');
+      await form.locator('button[type=submit]').click();
+      await page.getByText('Đã rút tên công khai').waitFor();
+      expect((await api(app.url, 'GET', '/api/me/public-name', { token: grower.token })).json.public_name).toBeNull();
+    } finally {
+      await ctx.close();
+    }
+  });
+
   async function check(page: Page, lang: 'vi' | 'en') {
     const words =
       lang === 'vi'

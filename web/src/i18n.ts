@@ -92,6 +92,17 @@ const TEXT = {
   load: ['Xem', 'Show'],
   rename: ['Đổi tên', 'Rename'],
   save: ['Lưu', 'Save'],
+  public_name_title: ['Tên công khai của nhà vườn', 'Your public name as a grower'],
+  public_name_hint: [
+    'Người mua đọc tên này là nhà vườn trên trang truy xuất của những cây bạn đã công khai. Để trống để rút lại; tên đăng nhập không bao giờ hiện thay.',
+    'Shoppers read this as the grower on the pages of the trees you published. Leave it empty to withdraw it; your username is never shown instead.',
+  ],
+  public_name_label: ['Tên công khai', 'Public name'],
+  public_name_saved: ['Đã lưu: người mua sẽ đọc "{name}" là nhà vườn.', 'Saved: shoppers will read "{name}" as the grower.'],
+  public_name_withdrawn: [
+    'Đã rút tên công khai: trang truy xuất không nêu tên nhà vườn.',
+    'Public name withdrawn: the pages name no grower.',
+  ],
   publish: ['Công bố', 'Publish'],
   publish_summary: ['Chỉ công bố tóm tắt', 'Publish a summary only'],
   unpublish: ['Ẩn', 'Unpublish'],

@@ -5,6 +5,7 @@ import { fruitListView } from './view-fruit-list.js';
 import { learningCard } from './view-learning.js';
 import { farmInput, rememberFarm } from './pickers.js';
 import { speciesName } from './species.js';
+import { publicNameCard } from './view-public-name.js';
 
 /** One row of a list: a photo, a name, a line under it, a link. */
 function item(href: string, title: string, sub: string, cid?: string): HTMLElement {
@@ -161,6 +162,7 @@ export function mineView(): HTMLElement {
       animalsBox,
     ),
     learningCard(),
+    publicNameCard(),
     grants(),
   );
 }
