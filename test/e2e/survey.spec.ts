@@ -143,6 +143,17 @@ describe.each<Mode>(['embedded', 'distributed'])('video survey (%s)', (mode) => 
     const job = await api(app.url, 'GET', r.json.links.job, { token: owner.token });
     expect(job.json).toMatchObject({ status: 'completed', name: 'survey' });
 
+    // An undecided track waits in the review queue with its candidates to choose among.
+    const queue = await api(app.url, 'GET', '/api/review/queue?kind=animal', { token: owner.token });
+    const queued = (queue.json.items as { query_id: string; source: string; closest: unknown[] }[]).filter((i) => i.source === 'survey');
+    const undecided = await app.container.db.query<{ query_id: string }>(
+      `select query_id from survey_tracks where survey_id = $1 and verdict = 'uncertain'`,
+      [r.json.survey_id],
+    );
+    expect(undecided.rows).toHaveLength(res.uncertain.length);
+    expect(queued.map((i) => i.query_id).sort()).toEqual(undecided.rows.map((u) => u.query_id).sort());
+    for (const i of queued) expect(i.closest.length).toBeGreaterThan(0);
+
     // Review: the stranger's track is in fact the second enrolled animal; the counts follow and the label is stored.
     const strangerTrack = (res.unknown[0] ?? res.uncertain[0]).track as number;
     const knownTrack = res.known[0].tracks[0] as number;

@@ -13,13 +13,13 @@ const PENDING = `from identify_queries q
     and not exists (select 1 from identify_verdicts v where v.query_id = q.id and v.owner_id = q.owner_id)`;
 
 /**
- * The individuals to choose among. A batch row's answer stores no `closest` (the batch skips that
- * work), so its own candidates are offered instead, shaped alike: without them an undecided batch
- * row would wait in the queue with nothing to choose (issue 39).
+ * The individuals to choose among. A batch row's and a survey track's answers store no `closest`
+ * (both skip that work), so their own candidates are offered instead, shaped alike: without them
+ * an undecided row or track would wait in the queue with nothing to choose.
  */
-function closestOf(result: Record<string, unknown>): Record<string, unknown>[] {
+export function closestOf(result: Record<string, unknown>): Record<string, unknown>[] {
   if (Array.isArray(result.closest) && result.closest.length) return result.closest as Record<string, unknown>[];
-  if (!result.batch_id || !Array.isArray(result.candidates)) return [];
+  if (!(result.batch_id || result.survey_id) || !Array.isArray(result.candidates)) return [];
   return (result.candidates as { photos?: { image_id: string; cid: string }[] }[]).map((c, i) => ({
     ...c,
     rank: i + 1,
