@@ -299,9 +299,9 @@ describe("the herd owner's field app in Chromium", () => {
       await page.click('button[name=enrol-anyway]');
       const second = await enrolled();
       await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[21]!)}`);
-      await page.locator('select[name=merge-from]').selectOption(second);
-      page.once('dialog', (d) => void d.accept());
+      await page.check(`input[name=merge-from][value="${second}"]`);
       await page.click('form[name=merge] button[type=submit]');
+      await page.click('button[name=merge-confirm]');
       await page.locator('.timeline li', { hasText: 'Gộp cá thể' }).waitFor({ timeout: 30_000 });
       const gone = await app.container.db.query<{ deleted_at: Date | null }>('select deleted_at from individuals where id = $1', [
         second.split(':').pop(),

@@ -55,6 +55,8 @@ export const FIELD_TEXT = {
   ev_treatment: ['Điều trị', 'Treatment'],
   ev_deleted: ['Đã xoá', 'Deleted'],
   ev_merged_into: ['Đã gộp vào con khác', 'Merged into another'],
+  ev_unmerged: ['Hoàn tác gộp: con kia đã tách ra', 'Merge undone: the other animal was separated'],
+  ev_restored: ['Tách lại thành con riêng', 'Separated again as its own animal'],
   ev_care_deleted: ['Đã xoá nhật ký chăm sóc', 'Care entry deleted'],
   ev_survey: ['Khảo sát bằng video', 'Video survey'],
   ev_birth: ['Sinh ra', 'Born'],

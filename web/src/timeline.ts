@@ -9,6 +9,8 @@ const TYPE_WORDS: ReadonlySet<string> = new Set([
   'photos_added',
   'merged',
   'merged_into',
+  'unmerged',
+  'restored',
   'vaccination',
   'calving',
   'treatment',

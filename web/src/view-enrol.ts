@@ -1,4 +1,5 @@
 import { call, errorText, type Answer } from './api.js';
+import { duplicateWarning } from './duplicate-warning.js';
 import { answer, blobUrl, field, h, mount, notice } from './dom.js';
 import { reasonText, t } from './i18n.js';
 import { tf } from './i18n-fruit.js';
@@ -187,45 +188,8 @@ export function enrolView(initial: Kind = 'tree'): HTMLElement {
       );
     }
     if (j.code === 'already_enrolled' && j.existing) {
-      const did = j.existing.animal_did as string;
-      return answer(
-        msg,
-        notice('warn', t('already_title'), ' ', h('a', { href: `#/animal/${encodeURIComponent(did)}` }, j.existing.name ?? did)),
-        h(
-          'div',
-          { class: 'row wrap' },
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'primary',
-              name: 'add-to-existing',
-              onclick: async () => {
-                const form = new FormData();
-                for (const f of picker.files()) form.append('files', f, f.name);
-                const a = await call('POST', `/api/animal/${encodeURIComponent(did)}/photos`, form, { queue: true });
-                answer(
-                  msg,
-                  a.ok
-                    ? notice(
-                        'ok',
-                        t('photos_added'),
-                        ' ',
-                        h('a', { class: 'button', href: `#/animal/${encodeURIComponent(did)}` }, t('open')),
-                      )
-                    : notice('error', errorText(a)),
-                );
-              },
-            },
-            t('add_to_existing'),
-          ),
-          h(
-            'button',
-            { type: 'button', class: 'secondary', name: 'enrol-anyway', onclick: () => void send({ accept_warnings: 'true' }) },
-            t('enrol_anyway'),
-          ),
-        ),
-      );
+      const enrolAnyway = () => void send({ accept_warnings: 'true' });
+      return answer(msg, duplicateWarning(j.existing, { msg, files: () => picker.files(), enrolAnyway }));
     }
     answer(msg, notice('error', errorText(r)));
   }

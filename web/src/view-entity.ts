@@ -5,6 +5,7 @@ import { fruitTitle, tf } from './i18n-fruit.js';
 import { timelineList } from './timeline.js';
 import { speciesName } from './species.js';
 import { careCard } from './care.js';
+import { deleteButton, mergeCard, mergesCard } from './merge-dialog.js';
 import { fileField } from './pickers.js';
 
 function photos(cids: string[]): HTMLElement {
@@ -241,31 +242,7 @@ export async function animalView(did: string): Promise<HTMLElement> {
   );
 
   const others = a.farm_id ? await call('GET', `/api/animal/list?farm_id=${encodeURIComponent(a.farm_id)}`) : null;
-  const mergeSel = h(
-    'select',
-    { name: 'merge-from' },
-    ((others?.json?.animals ?? []) as any[])
-      .filter((x) => x.animal_did !== did)
-      .map((x) => h('option', { value: x.animal_did }, `${x.name ?? t('unnamed')} · ${String(x.animal_did).slice(-8)}`)),
-  );
-  const mergeMsg = h('span', { 'aria-live': 'polite' });
-  const mergeForm = h(
-    'form',
-    {
-      class: 'row wrap',
-      name: 'merge',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        if (!mergeSel.value || !confirm(`${t('merge')}?`)) return;
-        const x = await call('POST', '/api/animal/merge', new URLSearchParams({ into: did, from: mergeSel.value }));
-        if (x.ok) reload();
-        else mount(mergeMsg, notice('error', errorText(x)));
-      },
-    },
-    field(t('merge_from'), mergeSel),
-    h('button', { type: 'submit', class: 'secondary' }, t('merge')),
-    mergeMsg,
-  );
+  const self = { animal_did: String(a.animal_did ?? did), name: a.name ?? null, image_count: cids.length };
 
   return h(
     'div',
@@ -280,26 +257,13 @@ export async function animalView(did: string): Promise<HTMLElement> {
       photos(cids),
       a.owner ? addForm : null,
       a.owner ? renameForm(a.name, (name) => call('POST', '/api/animal/rename', new URLSearchParams({ animal_did: did, name }))) : null,
-      a.owner
-        ? h(
-            'button',
-            {
-              type: 'button',
-              class: 'danger',
-              onclick: async () => {
-                if (!confirm(`${t('delete')}?`)) return;
-                const d = await call('DELETE', `/api/animal/${enc}`);
-                if (d.ok) location.hash = '#/mine';
-              },
-            },
-            t('delete'),
-          )
-        : null,
+      a.owner ? deleteButton(self, cids, () => (location.hash = '#/mine')) : null,
     ),
     a.owner ? h('section', { class: 'card' }, h('h2', {}, t('add_event')), evForm) : null,
     a.owner ? await careCard('animal', did) : null,
     await timelineCard('animal', did),
-    a.owner && mergeSel.options.length ? h('section', { class: 'card' }, h('h2', {}, t('merge_title')), mergeForm) : null,
+    a.owner ? mergeCard(self, others?.json?.animals ?? [], reload) : null,
+    a.owner ? await mergesCard(self.animal_did, reload) : null,
   );
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CalibrationParams } from '../vision/calibrate.js';
 import type { Candidate } from '../vision/engine.js';
-import { ALONE_INLIERS, alreadyShown, VERIFIED_INLIERS } from './enrol-duplicate.js';
+import { alreadyShown, VERIFIED_INLIERS } from './enrol-duplicate.js';
 
 const cal = { matchThreshold: 0.9, uncertainThreshold: 0.5 } as CalibrationParams;
 const cand = (id: string, probability: number, local: number, localMargin: number): Candidate => ({
@@ -13,13 +13,15 @@ const cand = (id: string, probability: number, local: number, localMargin: numbe
 
 describe('alreadyShown: when an enrolment warns of an animal already enrolled', () => {
   it('warns on an uncertain top candidate whose keypoints stand out from the runner-up', () => {
-    const ranked = [cand('a', 0.7, 120, 1.2), cand('b', 0.4, 40, -1.2)];
+    const ranked = [cand('a', 0.7, 260, 1.8), cand('b', 0.4, 40, -1.8)];
     expect(alreadyShown({ verdict: 'uncertain', ranked }, cal)?.individualId).toBe('a');
   });
 
   it('stays quiet when the keypoints verify every animal about as well (a stranger in the same barn)', () => {
     const ranked = [cand('a', 0.8, 50, 0.1), cand('b', 0.7, 45, -0.1)];
     expect(alreadyShown({ verdict: 'uncertain', ranked }, cal)).toBeNull();
+    // A dissimilar runner-up (close-ups of another coat) does not make a barn's shared background count.
+    expect(alreadyShown({ verdict: 'uncertain', ranked: [cand('a', 0.8, 90, 4), cand('b', 0.2, 1, -4)] }, cal)).toBeNull();
   });
 
   it('stays quiet below the uncertain band, and with too few verified inliers', () => {
@@ -30,8 +32,8 @@ describe('alreadyShown: when an enrolment warns of an animal already enrolled', 
   });
 
   it('with one animal enrolled, asks for verification far beyond a shared background', () => {
-    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, ALONE_INLIERS - 1, 5)] }, cal)).toBeNull();
-    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, ALONE_INLIERS + 50, 5)] }, cal)?.individualId).toBe('a');
+    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, VERIFIED_INLIERS - 1, 5)] }, cal)).toBeNull();
+    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, VERIFIED_INLIERS + 150, 5)] }, cal)?.individualId).toBe('a');
   });
 
   it('a match among three or more animals warns as before', () => {
