@@ -59,13 +59,9 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'workers/src/handlers/survey.handler.ts',
   'workers/src/learn/backbone-gallery.ts',
   'workers/src/learn/labelled.ts',
-  'workers/src/learn/pool-rows.ts',
-  'workers/src/learn/served-compare.ts',
   'workers/src/learn/store.ts',
   'workers/src/recognition/calibration.ts',
   'workers/src/recognition/model-lifecycle.ts',
   'workers/src/recognition/owner-calibration.ts',
-  'workers/src/recognition/pool.ts',
-  'workers/src/recognition/reembed.ts',
   'workers/src/status.ts',
 ];

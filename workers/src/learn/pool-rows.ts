@@ -7,9 +7,7 @@ import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { Box } from '../vision/detector.js';
 import type { RecognitionEngine } from '../vision/engine.js';
-
-const POOL = `from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-  where d.owner_id = any($1::uuid[]) and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`;
+import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
 
 export interface PoolRow {
   image_id: string;
@@ -24,15 +22,10 @@ export interface PoolRow {
 }
 
 export async function poolImageIds(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<string[]> {
-  const r = await c.db.query<{ image_id: string }>(`select d.image_id ${POOL}`, [owners, kind, engine.model.name, engine.model.version]);
-  return r.rows.map((x) => x.image_id);
+  return descriptorsRepo.poolImageIds(c.db, owners, kind, engine.model);
 }
 
 /** Whole rows, ordered by individual then image (so a fixed photo per individual can be held out). */
 export async function poolRows(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<PoolRow[]> {
-  const r = await c.db.query<PoolRow>(
-    `select d.image_id, i.individual_id, ind.farm_id, ind.tree_id, i.cid, d.global, d.subject ${POOL} order by i.individual_id, d.image_id`,
-    [owners, kind, engine.model.name, engine.model.version],
-  );
-  return r.rows;
+  return descriptorsRepo.poolRows(c.db, owners, kind, engine.model);
 }

@@ -10,6 +10,7 @@ import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
 import type { ModelRef } from '../vision/embed.js';
 import { openSetSamples, type HeldOutPhoto } from '../vision/open-set.js';
 import { toBytes } from '../recognition/bytes.js';
+import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
 import { judgeServed, spaceGallery, type GateDecision, type GateOptions, type SpaceRow } from './served-gate.js';
 
 export interface ComparedSpace {
@@ -33,11 +34,8 @@ export async function compareServed(
 ): Promise<GateDecision> {
   const enrolled = samples.flatMap((s, i) => (s.imageId && s.base ? [i] : []));
   const ids = enrolled.map((i) => samples[i]!.imageId!);
-  const r = await c.db.query<{ image_id: string; local: Uint8Array | null }>(
-    'select image_id, local from descriptors where image_id = any($1::uuid[]) and model = $2 and model_version = $3',
-    [ids, engine.model.name, engine.model.version],
-  );
-  const local = new Map(r.rows.filter((x) => x.local).map((x) => [x.image_id, toBytes(x.local!)]));
+  const stored = await descriptorsRepo.localFeatures(c.db, ids, engine.model);
+  const local = new Map(stored.filter((x) => x.local).map((x) => [x.image_id, toBytes(x.local!)]));
   const localFeatures = (want: readonly string[]) =>
     new Map(want.flatMap((id) => (local.has(id) ? [[id, local.get(id)!] as [string, Uint8Array]] : [])));
   const photosOf = new Map<string, string[]>();

@@ -1,7 +1,7 @@
 import type { Container } from '../../../shared/src/container.js';
 import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { checksumIds, openOwnerIndex, type IndexFilter, type IndexRow, type OwnerIndex } from '../index/owner-index.js';
-import type { Kind } from '../vision/settings.js';
+import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
 import { bytesToVector, toBytes } from './bytes.js';
 import { createFeatureCache } from './feature-cache.js';
 
@@ -11,9 +11,6 @@ interface Cached {
   latest: string | null;
 }
 
-const LIVE = `from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-  where d.owner_id = $1 and d.model = $2 and d.model_version = $3 and ind.deleted_at is null`;
-
 /**
  * Per-owner HNSW indexes, kept in memory and on disk under DATA_DIR/index. They are a cache of
  * the descriptors table: opened from disk when the files match the database (count and id
@@ -22,32 +19,17 @@ const LIVE = `from descriptors d join images i on i.id = d.image_id join individ
 export function createPools(c: Container, engine: RecognitionEngine) {
   const cache = new Map<string, Cached>();
   const model = engine.model;
-  const params = (owner: string) => [owner, model.name, model.version];
   // Keyed by image id alone: this object serves one model version (a new one makes new pools).
   const features = createFeatureCache(c.config.FEATURE_CACHE_MB * 1024 * 1024);
 
   async function stamp(owner: string) {
-    const r = await c.db.query<{ n: number; latest: Date | string | null }>(
-      `select count(*)::int as n, max(d.created_at) as latest ${LIVE}`,
-      params(owner),
-    );
-    const row = r.rows[0]!;
+    const row = await descriptorsRepo.ownerStamp(c.db, owner, model);
     return { count: row.n, latest: row.latest ? new Date(row.latest).toISOString() : null };
   }
 
   async function rows(owner: string, since?: string): Promise<IndexRow[]> {
-    const r = await c.db.query<{
-      image_id: string;
-      individual_id: string;
-      kind: Kind;
-      farm_id: string | null;
-      tree_id: string | null;
-      global: Uint8Array;
-    }>(
-      `select d.image_id, i.individual_id, ind.kind, ind.farm_id, ind.tree_id, d.global ${LIVE} ${since ? 'and d.created_at > $4' : ''}`,
-      since ? [...params(owner), since] : params(owner),
-    );
-    return r.rows.map((x) => ({
+    const r = await descriptorsRepo.ownerRows(c.db, owner, model, since);
+    return r.map((x) => ({
       id: x.image_id,
       individualId: x.individual_id,
       kind: x.kind,
@@ -58,13 +40,13 @@ export function createPools(c: Container, engine: RecognitionEngine) {
   }
 
   async function openFromDisk(owner: string): Promise<OwnerIndex> {
-    const ids = await c.db.query<{ image_id: string }>(`select d.image_id ${LIVE}`, params(owner));
+    const ids = await descriptorsRepo.ownerImageIds(c.db, owner, model);
     const { index, rebuilt } = await openOwnerIndex({
       root: c.config.indexDir,
       ownerId: owner,
       modelVersion: model.version,
       dim: engine.dim,
-      expected: { modelVersion: model.version, count: ids.rows.length, idsChecksum: checksumIds(ids.rows.map((r) => r.image_id)) },
+      expected: { modelVersion: model.version, count: ids.length, idsChecksum: checksumIds(ids) },
       loadRows: () => rows(owner),
     });
     if (rebuilt) c.logger.info({ owner, size: index.size }, 'index rebuilt from the database');
@@ -95,11 +77,7 @@ export function createPools(c: Container, engine: RecognitionEngine) {
   async function localFeatures(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
     const { found, missing } = features.take(ids);
     if (!missing.length) return found;
-    const r = await c.db.query<{ image_id: string; local: Uint8Array | null }>(
-      'select image_id, local from descriptors where image_id = any($1::uuid[]) and model = $2 and model_version = $3',
-      [missing, model.name, model.version],
-    );
-    for (const x of r.rows) {
+    for (const x of await descriptorsRepo.localFeatures(c.db, missing, model)) {
       if (!x.local) continue;
       const b = toBytes(x.local);
       features.put(x.image_id, b);
