@@ -138,3 +138,14 @@ export async function runTotals(db: Queryable): Promise<{ kind: Kind; status: Ru
   );
   return r.rows.map((x) => ({ kind: x.kind, status: x.status, n: x.n, last: x.last ? new Date(x.last).getTime() / 1000 : null }));
 }
+
+/** Records a rollback of an owner's learned version beside the runs (learn/store.ts rollback): a finished `rolled_back` row. */
+export async function recordRollback(
+  db: Queryable,
+  run: { ownerId: string; kind: Kind; trigger: Record<string, unknown>; decision: Record<string, unknown> },
+): Promise<void> {
+  await db.query(
+    `insert into learning_runs (owner_id, kind, trigger, status, decision, finished_at) values ($1, $2, $3, 'rolled_back', $4, now())`,
+    [run.ownerId, run.kind, run.trigger, run.decision],
+  );
+}

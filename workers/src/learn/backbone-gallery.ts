@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { Container } from '../../../shared/src/container.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import { learnedModelsRepo } from '../../../shared/src/repos/learned-models.repo.js';
 import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { cosine } from '../vision/embed.js';
 import { decodeImage } from '../vision/intake.js';
@@ -28,10 +29,7 @@ export async function storeLearnedEmbedding(
   imageId: string,
   vector: Float32Array,
 ): Promise<void> {
-  await db.query(
-    'insert into learned_embeddings (owner_id, kind, version, image_id, vector) values ($1, $2, $3, $4, $5) on conflict do nothing',
-    [v.ownerId, v.kind, v.version, imageId, vectorToBytes(vector)],
-  );
+  await learnedModelsRepo.storeEmbedding(db, v, imageId, vectorToBytes(vector));
 }
 
 export function createBackboneGalleries(c: Container, engine: RecognitionEngine) {
@@ -51,11 +49,12 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
 
   /** Vectors of `rows` under the version: stored ones read back, missing ones embedded and stored. */
   async function vectorsFor(v: LearnedVersion, rows: readonly PoolRow[]): Promise<Map<string, Float32Array>> {
-    const have = await c.db.query<{ image_id: string; vector: Uint8Array }>(
-      'select image_id, vector from learned_embeddings where owner_id = $1 and kind = $2 and version = $3 and image_id = any($4::uuid[])',
-      [v.ownerId, v.kind, v.version, rows.map((r) => r.image_id)],
+    const have = await learnedModelsRepo.embeddings(
+      c.db,
+      v,
+      rows.map((r) => r.image_id),
     );
-    const out = new Map(have.rows.map((r) => [r.image_id, bytesToVector(r.vector)]));
+    const out = new Map(have.map((r) => [r.image_id, bytesToVector(r.vector)]));
     const model = await modelOf(v);
     for (const r of rows) {
       if (out.has(r.image_id)) continue;

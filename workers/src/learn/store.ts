@@ -4,6 +4,8 @@
  */
 import type { Database, Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
+import { learnedModelsRepo, type LearnedModelRow, type LearnedStatus } from '../../../shared/src/repos/learned-models.repo.js';
+import { recordRollback } from '../../../shared/src/repos/learning-runs.js';
 import type { ModelRef } from '../vision/embed.js';
 import { metricFromBytes, metricToBytes, type LinearMetric } from './metric.js';
 import { learningMessage, renderLearning } from '../../../shared/src/domain/learning-reason.js';
@@ -18,7 +20,7 @@ export const BACKBONE_RECIPE = 'finetuned-mobilenetv2-v3';
 /** Name under which learned versions appear next to the base model on answers. */
 export const LEARNED_MODEL_NAME = 'owner-metric';
 
-export type LearnedStatus = 'adopted' | 'rejected' | 'retired' | 'rolled_back';
+export type { LearnedStatus };
 
 export interface LearnedVersion {
   ownerId: string;
@@ -34,21 +36,7 @@ export interface LearnedVersion {
   report: Record<string, unknown>;
 }
 
-interface Row {
-  owner_id: string;
-  kind: Kind;
-  version: number;
-  recipe: string;
-  base_model: string;
-  base_version: string;
-  status: LearnedStatus;
-  params: Uint8Array;
-  report: Record<string, unknown>;
-}
-
-const COLS = 'owner_id, kind, version, recipe, base_model, base_version, status, params, report';
-
-function fromRow(r: Row): LearnedVersion {
+function fromRow(r: LearnedModelRow): LearnedVersion {
   const params = Uint8Array.from(r.params);
   const backbone = r.recipe === BACKBONE_RECIPE;
   return {
@@ -66,21 +54,14 @@ function fromRow(r: Row): LearnedVersion {
 
 /** The adopted version for an owner and kind, if it was trained on `base` (else none: retrain). */
 export async function adoptedVersion(db: Queryable, ownerId: string, kind: Kind, base: ModelRef): Promise<LearnedVersion | null> {
-  const r = await db.query<Row>(
-    `select ${COLS} from learned_models where owner_id = $1 and kind = $2 and status = 'adopted' and base_model = $3 and base_version = $4`,
-    [ownerId, kind, base.name, base.version],
-  );
-  return r.rows[0] ? fromRow(r.rows[0]) : null;
+  const row = await learnedModelsRepo.adopted(db, ownerId, kind, base);
+  return row ? fromRow(row) : null;
 }
 
 /** The version a retried job already stored under `jobKey`, if any. */
 export async function versionForJob(db: Queryable, ownerId: string, kind: Kind, jobKey: string): Promise<LearnedVersion | null> {
-  const r = await db.query<Row>(`select ${COLS} from learned_models where owner_id = $1 and kind = $2 and job_key = $3`, [
-    ownerId,
-    kind,
-    jobKey,
-  ]);
-  return r.rows[0] ? fromRow(r.rows[0]) : null;
+  const row = await learnedModelsRepo.byJob(db, ownerId, kind, jobKey);
+  return row ? fromRow(row) : null;
 }
 
 /**
@@ -92,21 +73,12 @@ export async function enrolledAfter(
   v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>,
   imageIds: readonly string[],
 ): Promise<Set<string>> {
-  const r = await db.query<{ id: string }>(
-    `select i.id from images i where i.id = any($1::uuid[])
-        and i.created_at > (select created_at from learned_models where owner_id = $2 and kind = $3 and version = $4)`,
-    [imageIds, v.ownerId, v.kind, v.version],
-  );
-  return new Set(r.rows.map((x) => x.id));
+  return new Set(await learnedModelsRepo.imagesAfter(db, v, imageIds));
 }
 
 /** All versions, newest first (for the CLI's listing). */
 export async function listVersions(db: Queryable, ownerId: string, kind: Kind) {
-  const r = await db.query<Omit<Row, 'params'>>(
-    `select owner_id, kind, version, recipe, base_model, base_version, status, report from learned_models where owner_id = $1 and kind = $2 order by version desc`,
-    [ownerId, kind],
-  );
-  return r.rows;
+  return learnedModelsRepo.list(db, ownerId, kind);
 }
 
 /**
@@ -124,27 +96,26 @@ export async function saveVersion(
 ): Promise<LearnedVersion> {
   return db.transaction(async (tx) => {
     // Serialises concurrent trainings of one owner and kind on the version number.
-    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`learned:${v.ownerId}:${v.kind}`]);
+    await learnedModelsRepo.lock(tx, v.ownerId, v.kind);
     if (v.jobKey) {
       const done = await versionForJob(tx, v.ownerId, v.kind, v.jobKey);
       if (done) return done;
     }
-    const next = await tx.query<{ n: number }>(
-      'select coalesce(max(version), 0) + 1 as n from learned_models where owner_id = $1 and kind = $2',
-      [v.ownerId, v.kind],
-    );
-    const version = Number(next.rows[0]!.n);
-    if (v.adopt)
-      await tx.query(
-        `update learned_models set status = 'retired', changed_at = now() where owner_id = $1 and kind = $2 and status = 'adopted'`,
-        [v.ownerId, v.kind],
-      );
+    const version = await learnedModelsRepo.nextVersion(tx, v.ownerId, v.kind);
+    if (v.adopt) await learnedModelsRepo.retireAdopted(tx, v.ownerId, v.kind);
     const status: LearnedStatus = v.adopt ? 'adopted' : 'rejected';
-    await tx.query(
-      `insert into learned_models (owner_id, kind, version, recipe, base_model, base_version, status, params, report, job_key)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [v.ownerId, v.kind, version, v.recipe, v.base.name, v.base.version, status, Buffer.from(paramsOf(v)), v.report, v.jobKey],
-    );
+    await learnedModelsRepo.insert(tx, {
+      owner_id: v.ownerId,
+      kind: v.kind,
+      version,
+      recipe: v.recipe,
+      base_model: v.base.name,
+      base_version: v.base.version,
+      status,
+      params: paramsOf(v),
+      report: v.report,
+      job_key: v.jobKey,
+    });
     return { ...v, metric: v.metric ?? null, backbone: v.backbone ?? null, version, status };
   });
 }
@@ -165,29 +136,18 @@ function paramsOf(v: { recipe: string; metric?: LinearMetric; backbone?: Uint8Ar
  */
 export async function rollback(db: Database, ownerId: string, kind: Kind): Promise<{ rolledBack: number | null; adopted: number | null }> {
   return db.transaction(async (tx) => {
-    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`learned:${ownerId}:${kind}`]);
-    const cur = await tx.query<{ version: number }>(
-      `select version from learned_models where owner_id = $1 and kind = $2 and status = 'adopted'`,
-      [ownerId, kind],
-    );
-    const current = cur.rows[0]?.version ?? null;
+    await learnedModelsRepo.lock(tx, ownerId, kind);
+    const current = await learnedModelsRepo.adoptedNumber(tx, ownerId, kind);
     if (current === null) return { rolledBack: null, adopted: null };
-    await tx.query(
-      `update learned_models set status = 'rolled_back', changed_at = now() where owner_id = $1 and kind = $2 and version = $3`,
-      [ownerId, kind, current],
-    );
-    const prev = await tx.query<{ version: number }>(
-      `update learned_models set status = 'adopted', changed_at = now() where id = (
-         select id from learned_models where owner_id = $1 and kind = $2 and status = 'retired' and version < $3 order by version desc limit 1)
-       returning version`,
-      [ownerId, kind, current],
-    );
-    const adopted = prev.rows[0]?.version ?? null;
+    await learnedModelsRepo.markRolledBack(tx, ownerId, kind, current);
+    const adopted = await learnedModelsRepo.readoptRetiredBefore(tx, ownerId, kind, current);
     // The loop's record (learn/loop.ts): the owner and the operator see the rollback beside the runs.
-    await tx.query(
-      `insert into learning_runs (owner_id, kind, trigger, status, decision, finished_at) values ($1, $2, $3, 'rolled_back', $4, now())`,
-      [ownerId, kind, { command: 'rollback' }, { rolled_back: current, adopted, ...rolledBackReason(current, adopted) }],
-    );
+    await recordRollback(tx, {
+      ownerId,
+      kind,
+      trigger: { command: 'rollback' },
+      decision: { rolled_back: current, adopted, ...rolledBackReason(current, adopted) },
+    });
     return { rolledBack: current, adopted };
   });
 }
