@@ -57,9 +57,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'workers/src/handlers/index.ts',
   'workers/src/handlers/review.ts',
   'workers/src/handlers/survey.handler.ts',
-  'workers/src/learn/labelled.ts',
-  'workers/src/recognition/calibration.ts',
   'workers/src/recognition/model-lifecycle.ts',
-  'workers/src/recognition/owner-calibration.ts',
   'workers/src/status.ts',
 ];

@@ -5,6 +5,8 @@
  */
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
+import { identifyVerdictsRepo, type LabelWithPhotos } from '../../../shared/src/repos/identify-verdicts.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import type { RecognitionEngine } from '../vision/engine.js';
 import { bytesToVector } from '../recognition/bytes.js';
 import type { Labelled } from './metric.js';
@@ -22,12 +24,7 @@ async function enrolled(c: Container, engine: RecognitionEngine, ownerId: string
   return rows.map((x) => ({ label: x.individual_id, vector: bytesToVector(x.global) }));
 }
 
-interface VerdictRow {
-  verdict: 'correct' | 'wrong' | 'other' | 'unknown_ok';
-  correct_id: string | null;
-  image_cids: string[];
-  top: string | null;
-}
+type VerdictRow = LabelWithPhotos;
 
 /** The individual a label says the query shows, if it says one. */
 export function labelOf(v: Pick<VerdictRow, 'verdict' | 'correct_id' | 'top'>): string | null {
@@ -42,21 +39,9 @@ export function labelOf(v: Pick<VerdictRow, 'verdict' | 'correct_id' | 'top'>): 
  * teaches one account about another's animals.
  */
 export async function verdictLabels(c: Container, ownerId: string, kind: Kind): Promise<{ label: string; cids: string[] }[]> {
-  const r = await c.db.query<VerdictRow>(
-    `select v.verdict, v.correct_id, q.image_cids, coalesce(q.result->'match'->>'individual_id', q.evidence->0->>'individual_id') as top
-       from identify_verdicts v join identify_queries q on q.id = v.query_id
-      where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 order by v.created_at, v.id`,
-    [ownerId, kind],
-  );
-  const own = new Set(
-    (
-      await c.db.query<{ id: string }>('select id from individuals where owner_id = $1 and kind = $2 and deleted_at is null', [
-        ownerId,
-        kind,
-      ])
-    ).rows.map((x) => x.id),
-  );
-  return r.rows.flatMap((v) => {
+  const labels = await identifyVerdictsRepo.ownerLabelsWithPhotos(c.db, ownerId, kind);
+  const own = new Set(await individualsRepo.liveIdsOfKind(c.db, ownerId, kind));
+  return labels.flatMap((v) => {
     const label = labelOf(v);
     return label && own.has(label) ? [{ label, cids: v.image_cids }] : [];
   });

@@ -1,12 +1,10 @@
 import type { Database } from '../../../shared/src/ports/database.port.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
+import { calibrationsRepo } from '../../../shared/src/repos/calibrations.repo.js';
+import { identifyVerdictsRepo, type LabelWithEvidence } from '../../../shared/src/repos/identify-verdicts.repo.js';
 import { fitCalibration, type CalibrationParams, type Evidence, type FitReport, type LabelledSample } from '../vision/calibrate.js';
 
-interface LabelRow {
-  verdict: 'correct' | 'wrong' | 'other' | 'unknown_ok';
-  correct_id: string | null;
-  evidence: { individual_id: string; evidence: Evidence }[] | null;
-}
+type LabelRow = LabelWithEvidence<Evidence>;
 
 /**
  * Turn one labelled query into samples. `correct`: the top candidate is the individual, the
@@ -24,10 +22,8 @@ export function samplesFromLabel(row: LabelRow): LabelledSample[] {
 
 /** The newest stored calibration of each kind. */
 export async function loadCalibrations(db: Database): Promise<Partial<Record<Kind, CalibrationParams>>> {
-  const r = await db.query<{ kind: Kind; params: CalibrationParams }>(
-    'select distinct on (kind) kind, params from calibrations order by kind, id desc',
-  );
-  return Object.fromEntries(r.rows.map((x) => [x.kind, x.params]));
+  const rows = await calibrationsRepo.newestPerKind<CalibrationParams>(db);
+  return Object.fromEntries(rows.map((x) => [x.kind, x.params]));
 }
 
 /**
@@ -41,18 +37,11 @@ export async function refitFromLabels(
   current: CalibrationParams,
   apply: boolean,
 ): Promise<FitReport & { labels: number; applied: boolean }> {
-  const rows = await db.query<LabelRow>(
-    `select v.verdict, v.correct_id, q.evidence from identify_verdicts v join identify_queries q on q.id = v.query_id where q.kind = $1`,
-    [kind],
-  );
-  const samples = rows.rows.flatMap(samplesFromLabel);
+  const labels = await identifyVerdictsRepo.labelsOfKind<Evidence>(db, kind);
+  const samples = labels.flatMap(samplesFromLabel);
   const report = fitCalibration(samples, { previous: current, source: 'fit:identify_verdict' });
   if (apply) {
-    await db.query('insert into calibrations (kind, params, report) values ($1, $2, $3)', [
-      kind,
-      report.params,
-      { ...report, params: undefined },
-    ]);
+    await calibrationsRepo.insert(db, kind, report.params, { ...report, params: undefined });
   }
-  return { ...report, labels: rows.rows.length, applied: apply };
+  return { ...report, labels: labels.length, applied: apply };
 }

@@ -10,6 +10,10 @@ import type { Container } from '../../../shared/src/container.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { isStaleFit } from '../../../shared/src/domain/calibration-fit.js';
+import { descriptorsRepo, type FitDescriptorRow } from '../../../shared/src/repos/descriptors.repo.js';
+import { identifyVerdictsRepo } from '../../../shared/src/repos/identify-verdicts.repo.js';
+import { learnedModelsRepo } from '../../../shared/src/repos/learned-models.repo.js';
+import { ownerCalibrationsRepo } from '../../../shared/src/repos/owner-calibrations.repo.js';
 import { severalScopes, type CalibrationParams, type Evidence } from '../vision/calibrate.js';
 import type { Descriptor, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { PREVIEW_SIDE } from '../vision/engine.js';
@@ -67,22 +71,14 @@ export async function loadOwnerCalibration(
   kind: Kind,
   pipeline: string,
 ): Promise<StoredCalibration | null> {
-  const r = await db.query<{ params: CalibrationParams | null; report: StoredCalibration['report']; created_at: Date | string }>(
-    'select params, report, created_at from owner_calibrations where owner_id = $1 and kind = $2 and pipeline = $3 order by id desc limit 1',
-    [ownerId, kind, pipeline],
-  );
-  const row = r.rows[0];
+  const row = await ownerCalibrationsRepo.latest<CalibrationParams, StoredCalibration['report']>(db, ownerId, kind, pipeline);
   return row ? { params: row.params, report: row.report, created_at: new Date(row.created_at).toISOString() } : null;
 }
 
 /** The recipe and report of the owner's learned version that searched (its ONNX bytes are not read); null for the base pipeline. */
 async function learnedVersion(db: Queryable, ownerId: string, kind: Kind, learned: ModelRef | null): Promise<LearnedVersionFacts | null> {
   if (!learned) return null;
-  const r = await db.query<{ recipe: string; report: Record<string, unknown>; created_at: Date | string }>(
-    'select recipe, report, created_at from learned_models where owner_id = $1 and kind = $2 and version = $3',
-    [ownerId, kind, Number(learned.version)],
-  );
-  const row = r.rows[0];
+  const row = await learnedModelsRepo.facts(db, ownerId, kind, Number(learned.version));
   return row ? { recipe: row.recipe, report: row.report, createdAt: new Date(row.created_at) } : null;
 }
 
@@ -259,16 +255,7 @@ export interface OwnerFitDeps {
   learned?: LearnedGalleries;
 }
 
-interface GalleryRow {
-  image_id: string;
-  individual_id: string;
-  created_at: Date | string;
-  tree_id: string | null;
-  cid: string;
-  global: Uint8Array;
-  local: Uint8Array | null;
-  subject: Descriptor['subject'];
-}
+type GalleryRow = FitDescriptorRow;
 
 /**
  * After a fine-tuned backbone is adopted, the photos it never trained on are the only honest
@@ -332,14 +319,7 @@ export async function fitOwnerCalibration(
   maxHeldOut = d.c.config.CALIBRATION_MAX_PHOTOS,
 ): Promise<{ pipeline: string; report: FusedFitReport }> {
   const { c, engine } = d;
-  const rows = (
-    await c.db.query<GalleryRow>(
-      `select d.image_id, i.individual_id, ind.tree_id, i.cid, i.created_at, d.global, d.local, d.subject
-         from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-        where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
-      [ownerId, kind, engine.model.name, engine.model.version],
-    )
-  ).rows;
+  const rows = await descriptorsRepo.fitRows(c.db, ownerId, kind, engine.model);
   const gallery = await ownGallery(d, ownerId, kind);
   const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
   const photos = new Map<string, string[]>();
@@ -382,13 +362,7 @@ export async function fitOwnerCalibration(
       (id) => photos.get(id) ?? [],
     );
   const { params, ...rest } = report;
-  await c.db.query('insert into owner_calibrations (owner_id, kind, pipeline, params, report) values ($1, $2, $3, $4, $5)', [
-    ownerId,
-    kind,
-    pipeline,
-    params ?? null,
-    rest,
-  ]);
+  await ownerCalibrationsRepo.insert(c.db, { owner_id: ownerId, kind, pipeline, params: params ?? null, report: rest });
   return { pipeline, report };
 }
 
@@ -430,17 +404,14 @@ async function labelSamples(
   engine: RecognitionEngine,
   learned: ModelRef | null,
 ): Promise<QuerySample[]> {
-  const r = await c.db.query<{
-    verdict: string;
-    correct_id: string | null;
-    evidence: { individual_id: string; evidence: Evidence }[] | null;
-  }>(
-    `select v.verdict, v.correct_id, q.evidence from identify_verdicts v join identify_queries q on q.id = v.query_id
-      where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 and q.result->'model'->>'version' = $3
-        and coalesce(q.learned_version, -1) = $4`,
-    [ownerId, kind, engine.model.version, learned ? Number(learned.version) : -1],
+  const labels = await identifyVerdictsRepo.ownerLabelsOfPipeline<Evidence>(
+    c.db,
+    ownerId,
+    kind,
+    engine.model.version,
+    learned ? Number(learned.version) : null,
   );
-  return r.rows.flatMap((row) => {
+  return labels.flatMap((row) => {
     const top = row.evidence?.[0];
     if (!top) return [];
     const same = row.verdict === 'correct' || (row.correct_id !== null && row.correct_id === top.individual_id);
@@ -456,13 +427,8 @@ async function labelSamples(
  */
 export async function refitMissingCalibrations(d: OwnerFitDeps, ownerId?: string): Promise<number> {
   const { c, engine } = d;
-  const r = await c.db.query<{ owner_id: string; kind: Kind }>(
-    `select distinct d.owner_id, ind.kind from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
-      where d.model = $1 and d.model_version = $2 and ($3::uuid is null or d.owner_id = $3) and ind.deleted_at is null`,
-    [engine.model.name, engine.model.version, ownerId ?? null],
-  );
   let fitted = 0;
-  for (const { owner_id: owner, kind } of r.rows) {
+  for (const { owner_id: owner, kind } of await descriptorsRepo.ownerKinds(c.db, engine.model, ownerId)) {
     const learned = (await ownGallery(d, owner, kind)).learned ?? null;
     for (const scope of calibrationScopes(kind)) {
       const stored = await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope));

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { ownerCalibrationsRepo } from './owner-calibrations.repo.js';
+
+describe.each(BOTH_DATABASES)('owner calibrations on $name', ({ open }) => {
+  let opened: OpenDatabase;
+
+  beforeAll(async () => {
+    opened = await open();
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.drop();
+  });
+
+  it('stores an owner’s fits per pipeline and reads the newest of one, a fit without params included', async () => {
+    const { db } = opened;
+    const owner = randomUUID();
+    await ownerCalibrationsRepo.insert(db, {
+      owner_id: owner,
+      kind: 'animal',
+      pipeline: 'v1|base|all',
+      params: { t: 1 },
+      report: { n: 10 },
+    });
+    await ownerCalibrationsRepo.insert(db, { owner_id: owner, kind: 'animal', pipeline: 'v1|base|all', params: null, report: { n: 3 } });
+    await ownerCalibrationsRepo.insert(db, {
+      owner_id: owner,
+      kind: 'animal',
+      pipeline: 'v2|base|all',
+      params: { t: 2 },
+      report: { n: 20 },
+    });
+    const latest = await ownerCalibrationsRepo.latest(db, owner, 'animal', 'v1|base|all');
+    expect(latest).toMatchObject({ params: null, report: { n: 3 } });
+    expect(new Date(latest!.created_at).getTime()).not.toBeNaN();
+    expect(await ownerCalibrationsRepo.latest(db, owner, 'animal', 'v2|base|all')).toMatchObject({ params: { t: 2 }, report: { n: 20 } });
+    expect(await ownerCalibrationsRepo.latest(db, owner, 'tree', 'v1|base|all')).toBeNull();
+    expect(await ownerCalibrationsRepo.latest(db, randomUUID(), 'animal', 'v1|base|all')).toBeNull();
+  });
+});
