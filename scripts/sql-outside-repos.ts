@@ -57,6 +57,5 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'workers/src/handlers/index.ts',
   'workers/src/handlers/review.ts',
   'workers/src/handlers/survey.handler.ts',
-  'workers/src/recognition/model-lifecycle.ts',
   'workers/src/status.ts',
 ];

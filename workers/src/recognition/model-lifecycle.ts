@@ -9,7 +9,19 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Container } from '../../../shared/src/container.js';
 import type { JobData, Kind } from '../../../shared/src/domain/jobs.js';
-import { listRegistrations, type Registration } from '../../../shared/src/repos/model-registrations.repo.js';
+import {
+  insertRegistration,
+  insertShadowScore,
+  isRegistered,
+  lastPromotedRetired,
+  listRegistrations,
+  promoteRegistration,
+  registrationByRef,
+  rollbackRegistration,
+  servingDir as servingDirOf,
+  servingRegistration,
+  type Registration,
+} from '../../../shared/src/repos/model-registrations.repo.js';
 import { Embedder } from '../vision/embed.js';
 import { RecognitionEngine, type Descriptor } from '../vision/engine.js';
 import { loadRegistry, readManifestFile, readModelBytes, type ModelEntry } from '../vision/registry.js';
@@ -69,12 +81,9 @@ async function reembed(c: Container, engine: RecognitionEngine) {
 
 async function byRef(c: Container, ref: string): Promise<Registration> {
   const [name, version] = ref.split('@');
-  const r = await c.db.query<Registration>(
-    'select id, name, version, dir, status, shadow_share, sha256, licence from model_registrations where name = $1 and version = $2',
-    [name, version],
-  );
-  if (!r.rows[0]) throw new ModelRefusedError(`${ref} is not registered`);
-  return r.rows[0];
+  const reg = await registrationByRef(c.db, name, version);
+  if (!reg) throw new ModelRefusedError(`${ref} is not registered`);
+  return reg;
 }
 
 /**
@@ -84,8 +93,8 @@ async function byRef(c: Container, ref: string): Promise<Registration> {
  */
 export async function registerModel(c: Container, dir: string, share = 0.1): Promise<Registration & { reembedded: number }> {
   const entry = checkCandidate(dir);
-  const dup = await c.db.query('select 1 from model_registrations where name = $1 and version = $2', [entry.name, entry.version]);
-  if (dup.rows.length) throw new ModelRefusedError(`${entry.name}@${entry.version} is already registered`);
+  if (await isRegistered(c.db, entry.name, entry.version))
+    throw new ModelRefusedError(`${entry.name}@${entry.version} is already registered`);
   const dest = join(c.config.dataDir, 'models', `${entry.name}@${entry.version}`);
   mkdirSync(dest, { recursive: true });
   for (const f of ['manifest.json', entry.file, ...(entry.licence_file ? [entry.licence_file] : [])])
@@ -101,10 +110,7 @@ export async function registerModel(c: Container, dir: string, share = 0.1): Pro
     licence: entry.licence,
   };
   const done = await reembed(c, await engineOf(reg));
-  await c.db.query(
-    'insert into model_registrations (id, name, version, dir, manifest, sha256, licence, status, shadow_share) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-    [reg.id, reg.name, reg.version, reg.dir, JSON.stringify(entry), reg.sha256, reg.licence, 'shadow', share],
-  );
+  await insertRegistration(c.db, reg, JSON.stringify(entry));
   return { ...reg, reembedded: Number(done.reembedded ?? 0) };
 }
 
@@ -112,39 +118,28 @@ export async function registerModel(c: Container, dir: string, share = 0.1): Pro
 export async function promoteModel(c: Container, ref: string) {
   const reg = await byRef(c, ref);
   const done = await reembed(c, await engineOf(reg));
-  await c.db.transaction(async (tx) => {
-    await tx.query(`update model_registrations set status = 'retired' where status = 'serving'`);
-    await tx.query(`update model_registrations set status = 'serving', promoted_at = now() where id = $1`, [reg.id]);
-  });
+  await promoteRegistration(c.db, reg.id);
   return { serving: `${reg.name}@${reg.version}`, reembedded: done.reembedded };
 }
 
 /** Roll back: the serving model goes back to shadow; the one promoted before it (or the bundled model) serves again. */
 export async function rollbackModel(c: Container) {
-  const cur = (await c.db.query<Registration>(`select id, name, version from model_registrations where status = 'serving'`)).rows[0];
+  const cur = await servingRegistration(c.db);
   if (!cur) throw new ModelRefusedError('no registered model is serving; the bundled model already is');
-  const prev = (
-    await c.db.query<{ id: string; name: string; version: string }>(
-      `select id, name, version from model_registrations where status = 'retired' and promoted_at is not null order by promoted_at desc limit 1`,
-    )
-  ).rows[0];
-  await c.db.transaction(async (tx) => {
-    await tx.query(`update model_registrations set status = 'shadow' where id = $1`, [cur.id]);
-    if (prev) await tx.query(`update model_registrations set status = 'serving' where id = $1`, [prev.id]);
-  });
+  const prev = await lastPromotedRetired(c.db);
+  await rollbackRegistration(c.db, cur.id, prev ? prev.id : null);
   return { rolled_back: `${cur.name}@${cur.version}`, serving: prev ? `${prev.name}@${prev.version}` : 'bundled' };
 }
 
 /** The folder of the promoted registration's model, or null while the bundled one serves. */
 export async function servingDir(c: Container): Promise<string | null> {
-  const r = await c.db.query<{ dir: string }>(`select dir from model_registrations where status = 'serving'`);
-  return r.rows[0]?.dir ?? null;
+  return servingDirOf(c.db);
 }
 
 /** The engine that serves: the promoted registration's, or null for the bundled one. */
 export async function servingEngine(c: Container): Promise<RecognitionEngine | null> {
-  const r = await c.db.query<Registration>(`select dir from model_registrations where status = 'serving'`);
-  return r.rows[0] ? engineOf(r.rows[0]) : null;
+  const dir = await servingDirOf(c.db);
+  return dir !== null ? engineOf({ dir }) : null;
 }
 
 /** Whether `queryId` falls in the share of requests a shadow model scores (deterministic per query). */
@@ -180,22 +175,18 @@ export function createShadow(c: Container, poolOwners: (account: string, kind: K
         const top = out.ranked[0];
         const servedTop = served.candidates?.[0]?.individual_id ?? null;
         const shownTop = out.candidates[0]?.individualId ?? null;
-        await c.db.query(
-          `insert into shadow_scores (query_id, registration_id, owner_id, engine, verdict, top1, probability, served_top1, agrees, candidates)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict do nothing`,
-          [
-            data.query_id,
-            reg.id,
-            data.owner_id,
-            JSON.stringify(out.model),
-            out.verdict,
-            shownTop,
-            top?.probability ?? null,
-            servedTop,
-            shownTop === servedTop,
-            JSON.stringify(out.candidates.map((x) => ({ individual_id: x.individualId, probability: x.probability }))),
-          ],
-        );
+        await insertShadowScore(c.db, {
+          query_id: data.query_id,
+          registration_id: reg.id,
+          owner_id: data.owner_id,
+          engine: JSON.stringify(out.model),
+          verdict: out.verdict,
+          top1: shownTop,
+          probability: top?.probability ?? null,
+          served_top1: servedTop,
+          agrees: shownTop === servedTop,
+          candidates: JSON.stringify(out.candidates.map((x) => ({ individual_id: x.individualId, probability: x.probability }))),
+        });
       } catch (err) {
         c.logger.warn({ err, model: `${reg.name}@${reg.version}` }, 'shadow scoring failed');
       }
