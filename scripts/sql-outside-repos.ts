@@ -57,5 +57,4 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'workers/src/handlers/index.ts',
   'workers/src/handlers/review.ts',
   'workers/src/handlers/survey.handler.ts',
-  'workers/src/status.ts',
 ];

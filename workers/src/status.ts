@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Container } from '../../shared/src/container.js';
+import { workerStatusRepo } from '../../shared/src/repos/worker-status.repo.js';
 import type { RecognitionEngine } from './vision/engine.js';
 
 /** What a worker process loaded, as /api/health shows it. */
@@ -20,12 +21,7 @@ export async function publishWorkerStatus(c: Container, engine: RecognitionEngin
   const id = `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const recognition: RecognitionStatus = { model: engine.model, provider: engine.provider };
   c.metrics.recognition(engine.model, engine.provider);
-  const beat = () =>
-    c.db.query(
-      `insert into worker_status (worker_id, queues, recognition) values ($1, $2, $3)
-       on conflict (worker_id) do update set seen_at = now(), recognition = excluded.recognition`,
-      [id, c.config.workerQueues, recognition],
-    );
+  const beat = () => workerStatusRepo.beat(c.db, id, c.config.workerQueues, recognition);
   await beat();
   const timer = setInterval(() => void beat().catch((err) => c.logger.warn({ err }, 'worker status heartbeat failed')), HEARTBEAT_MS);
   timer.unref();
