@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { datasetForm, datasetRoot } from '../support/datasets.js';
+import { batchForm, untilDone } from '../support/fruit-batch.js';
 
 const ROOT = datasetRoot('apple-dev');
 const PROTOCOL = path.join(ROOT, 'protocol.json');
@@ -83,4 +84,56 @@ describe.skipIf(!existsSync(PROTOCOL))('real photos: apple-dev through the HTTP 
     expect(verdicts.refused ?? 0).toBeLessThanOrEqual(2);
     expect(wrongMatches).toEqual([]);
   }, 600_000);
+
+  it("runs a packing house's batch of the October photos: every row names its fruit, an undecided row is decided with the right apple, and the CSV reads it back", async () => {
+    expect(fruitOf.size).toBe(apples.length);
+    const photos = p.queries
+      .slice(0, 20)
+      .map((q, i) => ({ name: `line-${String(i).padStart(2, '0')}.jpg`, bytes: readFileSync(path.join(ROOT, q.path)), expect: q.expect }));
+    const b = await api(app.url, 'POST', '/api/fruit/batch', { token: owner.token, body: batchForm(photos) });
+    expect(b.status, b.text).toBe(202);
+    const done = await untilDone(app, owner.token, b.json.batch_id, 600_000);
+    expect(done.rows).toHaveLength(photos.length);
+    const byFile = new Map<string, any>(done.rows.map((r: any) => [r.file_name, r]));
+    const verdicts: Record<string, number> = {};
+    for (const ph of photos) {
+      const row = byFile.get(ph.name);
+      verdicts[row.verdict ?? row.status] = (verdicts[row.verdict ?? row.status] ?? 0) + 1;
+      // Never a confident wrong apple; a matched row names its fruit without opening anything.
+      if (row.verdict === 'match') {
+        expect(row.fruit_id, ph.name).toBe(fruitOf.get(ph.expect ?? ''));
+        expect(row.fruit_name, ph.name).toBe(`apple ${ph.expect}`);
+      }
+    }
+    // An undecided row whose candidates include the right apple: the packer picks it, as the table's "this one" does.
+    const undecided = photos.find((ph) => {
+      const row = byFile.get(ph.name);
+      return row.verdict === 'uncertain' && ph.expect && row.candidates?.some((c: any) => c.fruit_id === fruitOf.get(ph.expect!));
+    });
+    console.log(
+      `apple-dev batch: ${photos.length} photos, rows ${JSON.stringify(verdicts)}, an undecided row with the right apple among its candidates: ${undecided ? 'yes' : 'no'}`,
+    );
+    if (!undecided) return;
+    const row = byFile.get(undecided.name);
+    const right = fruitOf.get(undecided.expect!)!;
+    const first = row.candidates[0].fruit_id === right;
+    const label = await api(app.url, 'POST', '/api/fruit/identify_verdict', {
+      token: owner.token,
+      form: { query_id: row.query_id, verdict: first ? 'correct' : 'other', correct_id: right },
+    });
+    expect(label.status, label.text).toBe(200);
+    const again = await api(app.url, 'GET', `/api/fruit/batch/${b.json.batch_id}`, { token: owner.token });
+    expect(again.json.rows.find((r: any) => r.file_name === undecided.name)).toMatchObject({
+      decided_fruit_id: right,
+      decided_fruit_name: `apple ${undecided.expect}`,
+    });
+    const csv = await fetch(`${app.url}/api/fruit/batch/${b.json.batch_id}/results.csv`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text()).trimEnd().split('\r\n');
+    expect(lines).toHaveLength(photos.length + 1);
+    const line = lines.find((l) => l.includes(`,${undecided.name},`))!;
+    expect(line).toContain(`,${right},apple ${undecided.expect},`);
+  }, 900_000);
 });
