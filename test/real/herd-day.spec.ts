@@ -37,6 +37,14 @@ function pick(p: Protocol) {
       .slice(0, 3)
       .map((g) => g.path),
     query: p.queries.find((q) => q.expect === id)!.path,
+    // Further photos of the same cow, never enrolled: a second enrolment of it should be warned.
+    again: [
+      ...p.gallery
+        .filter((g) => g.id === id)
+        .slice(3)
+        .map((g) => g.path),
+      ...p.queries.filter((q) => q.expect === id).map((q) => q.path),
+    ].slice(1, 4),
   }));
 }
 
@@ -190,6 +198,27 @@ describe.skipIf(!existsSync(path.join(ROOT, 'protocol.json')))("real photos: a h
     }
     const after = await api(app.url, 'GET', '/api/review/queue?kind=animal', { token: owner.token });
     expect(after.json.total).toBe(waiting.json.total - 1);
+  }, 300_000);
+
+  it('warns when other photos of an enrolled cow are enrolled again, and names that cow, never another', async () => {
+    const outcomes: string[] = [];
+    for (const cow of cows) {
+      if (cow.again.length < 3) continue;
+      const r = await api(app.url, 'POST', '/api/animal/enroll', {
+        token: owner.token,
+        body: datasetForm(ROOT, cow.again, { species: 'cattle', farm_id: FARM, name: `${cow.name} (lần 2)` }),
+      });
+      expect([200, 422], r.text).toContain(r.status);
+      if (r.status === 422 && r.json.code === 'already_enrolled') {
+        expect(r.json.existing?.name, cow.name).toBe(cow.name);
+        outcomes.push('warned');
+      } else if (r.status === 200) {
+        outcomes.push('enrolled as new');
+        // Not the farmer's intent: the test takes the duplicate out again.
+        await api(app.url, 'DELETE', `/api/animal/${r.json.animal_did}`, { token: owner.token });
+      } else outcomes.push(`refused ${r.json.code}`);
+    }
+    console.log(`herd day: other photos of an enrolled cow enrolled again: ${JSON.stringify(outcomes)}`);
   }, 300_000);
 
   it('merges two animals and undoes it: both found again with their own photos', async () => {
