@@ -218,6 +218,10 @@ describe('the field web app in a real browser', () => {
     await care.getByText(/^Chưa được thu hoạch hay bán đến /).waitFor();
     expect(await care.locator('.withdrawal').innerText()).toContain('Thuốc trừ sâu thử: 14 ngày');
     await expect.poll(() => page.locator('.timeline li').count()).toBe(before + 1);
+    // The tree's own treatment is its care, not the farm's.
+    const logged = page.locator('.timeline li', { hasText: 'phun thuốc' });
+    expect((await logged.locator('b').innerText()).trim()).toBe('Chăm sóc:');
+    expect(await logged.innerText()).not.toContain('trang trại');
     const rows = await app.container.db.query<{ product_name: string; days: number }>(
       `select product_name, (withdrawal->>'interval_days')::int as days from care_entries where target_id = $1 and deleted_at is null`,
       [treeId],

@@ -56,7 +56,7 @@ function summary(body: Record<string, unknown>): string {
     .join(' · ');
 }
 
-/** The timeline as a list, care events of the farm marked as such, with the chain's integrity. */
+/** The timeline as a list, care events marked (those of the whole farm as such), with the chain's integrity. */
 export function timelineList(tl: { events: Event[]; chain_ok?: boolean }): HTMLElement {
   return h(
     'div',
@@ -73,7 +73,15 @@ export function timelineList(tl: { events: Event[]; chain_ok?: boolean }): HTMLE
           'li',
           { class: care ? 'care' : '' },
           h('time', { datetime: e.created_at }, when(e.created_at)),
-          h('span', {}, care ? h('b', {}, t('care_event'), ': ') : null, summary(e.body), e.approval === 'pending' ? ' ⏳' : ''),
+          h(
+            'span',
+            {},
+            // A farm's care reaches every animal and tree on it; the entity's own care (its care
+            // log's entries come marked as inherited from 'care') is just care.
+            care ? h('b', {}, t(e.inherited_from?.entity_type === 'farm' ? 'care_event_farm' : 'care_event'), ': ') : null,
+            summary(e.body),
+            e.approval === 'pending' ? ' ⏳' : '',
+          ),
         );
       }),
     ),
