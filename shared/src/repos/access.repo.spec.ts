@@ -52,6 +52,8 @@ describe.each(BOTH_DATABASES)('access on $name', ({ open }) => {
     expect((await accessRepo.liveIndividual(db, published, 'tree'))?.published).toBe(true);
     expect(await accessRepo.liveIndividual(db, deleted, 'tree')).toBeUndefined();
     expect(await accessRepo.liveIndividual(db, tree, 'animal')).toBeUndefined();
+    // Not a UUID: nothing, rather than the database's type error.
+    expect(await accessRepo.liveIndividual(db, 'not-a-uuid', 'tree')).toBeUndefined();
     expect(await accessRepo.isPublished(db, published)).toBe(true);
     expect(await accessRepo.isPublished(db, randomUUID())).toBe(false);
   });
