@@ -27,7 +27,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/individuals.service.ts',
   'api/src/services/login-throttle.ts',
   'api/src/services/media.service.ts',
-  'api/src/services/ops.service.ts',
   'api/src/services/orphan-sweep.ts',
   'api/src/services/provenance.service.ts',
   'api/src/services/resolve.service.ts',

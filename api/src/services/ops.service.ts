@@ -3,6 +3,7 @@ import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { isQueueName, type QueueName } from '../../../shared/src/domain/queues.js';
 import type { QueueStats } from '../../../shared/src/ports/queue.port.js';
+import { workerStatusRepo } from '../../../shared/src/repos/worker-status.repo.js';
 
 export type DependencyState = 'up' | 'down';
 export interface RecognitionInfo {
@@ -43,7 +44,7 @@ export function createOpsService(c: Container) {
     async dependencies(): Promise<Record<string, DependencyState>> {
       const distributed = c.config.MODE === 'distributed';
       const [database, redis, blobs] = await Promise.all([
-        probe(() => c.db.query('select 1')),
+        probe(() => workerStatusRepo.ping(c.db)),
         distributed ? probe(() => c.queue.admin.stats()) : Promise.resolve(null),
         probe(() => c.blobs.has('health-probe')),
       ]);
@@ -56,13 +57,7 @@ export function createOpsService(c: Container) {
      */
     async recognition(): Promise<RecognitionInfo | null> {
       try {
-        const r = await within(
-          c.db.query<{ recognition: RecognitionInfo }>(
-            'select recognition from worker_status where recognition is not null order by seen_at desc limit 1',
-          ),
-          PROBE_MS,
-        );
-        lastRecognition = r.rows[0]?.recognition ?? null;
+        lastRecognition = await within(workerStatusRepo.latestRecognition<RecognitionInfo>(c.db), PROBE_MS);
       } catch {
         /* keep the last known answer */
       }

@@ -26,4 +26,15 @@ describe.each(BOTH_DATABASES)('worker status on $name', ({ open }) => {
     ]);
     expect(new Date(r.rows[0]!.seen_at).getFullYear()).toBeGreaterThan(2000);
   });
+
+  it('reads what the most recently seen worker serves, and answers a ping', async () => {
+    const { db } = opened;
+    await workerStatusRepo.ping(db);
+    await workerStatusRepo.beat(db, 'w-2', ['identify'], { model: { name: 'm', version: '3' }, provider: 'cpu' });
+    await db.query(`update worker_status set seen_at = '2001-01-01T00:00:00Z' where worker_id = 'w-2'`);
+    // w-1 was seen last (the test above), so its answer is the one shown.
+    expect(await workerStatusRepo.latestRecognition(db)).toEqual({ model: { name: 'm', version: '2' }, provider: 'cuda' });
+    await db.query(`delete from worker_status`);
+    expect(await workerStatusRepo.latestRecognition(db)).toBeNull();
+  });
 });

@@ -13,4 +13,17 @@ export const workerStatusRepo = {
       [workerId, queues, recognition],
     );
   },
+
+  /** What the most recently seen worker published that it loaded and serves, or null. */
+  async latestRecognition<T>(db: Queryable): Promise<T | null> {
+    const r = await db.query<{ recognition: T }>(
+      'select recognition from worker_status where recognition is not null order by seen_at desc limit 1',
+    );
+    return r.rows[0]?.recognition ?? null;
+  },
+
+  /** A round trip to the database and nothing else: the health probe. */
+  async ping(db: Queryable): Promise<void> {
+    await db.query('select 1');
+  },
 };
