@@ -1,5 +1,6 @@
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
+import { idempotentRepliesRepo as repo } from '../../../shared/src/repos/idempotent-replies.repo.js';
 
 /** How long a key's answer is replayed (the job queue keeps job-backed answers 7 days too). */
 const KEEP_DAYS = 7;
@@ -12,23 +13,14 @@ const KEEP_DAYS = 7;
 export function createReplayStore(db: Queryable) {
   return {
     async find(owner: string, key: string, method: string, path: string): Promise<{ status: number; body: unknown } | null> {
-      const r = await db.query<{ method: string; path: string; status: number; body: unknown }>(
-        `select method, path, status, body from idempotent_replies where owner_id = $1 and key = $2 and created_at > now() - ($3 || ' days')::interval`,
-        [owner, key, String(KEEP_DAYS)],
-      );
-      const row = r.rows[0];
+      const row = await repo.find(db, owner, key, KEEP_DAYS);
       if (!row) return null;
       if (row.method !== method || row.path !== path)
         throw new AppError(422, 'validation_failed', { field: 'Idempotency-Key', rule: 'format', reason: 'reused' });
       return { status: row.status, body: row.body };
     },
     async keep(owner: string, key: string, method: string, path: string, status: number, body: unknown): Promise<void> {
-      await db.query(
-        `insert into idempotent_replies (owner_id, key, method, path, status, body) values ($1, $2, $3, $4, $5, $6)
-         on conflict (owner_id, key) do update set method = excluded.method, path = excluded.path, status = excluded.status, body = excluded.body, created_at = now()
-         where idempotent_replies.created_at <= now() - ($7 || ' days')::interval`,
-        [owner, key, method, path, status, JSON.stringify(body), String(KEEP_DAYS)],
-      );
+      await repo.keep(db, owner, key, { method, path, status, body }, KEEP_DAYS);
     },
   };
 }
