@@ -1,5 +1,6 @@
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
+import { accessRepo } from '../repos/access.repo.js';
 
 /**
  * The owner ids whose individuals of `kind` the account may match against: itself first, then
@@ -8,9 +9,6 @@ import type { Queryable } from '../ports/database.port.js';
  * nothing else. Read-only and read-write grants both count: matching is a read.
  */
 export async function poolOwners(db: Queryable, accountId: string, kind: Kind = 'tree'): Promise<string[]> {
-  const r = await db.query<{ owner_id: string }>(
-    'select owner_id from grants where grantee_id = $1 and kind = $2 and revoked_at is null order by owner_id',
-    [accountId, kind],
-  );
-  return [accountId, ...r.rows.map((g) => g.owner_id).filter((id) => id !== accountId)];
+  const grantors = await accessRepo.grantorsOf(db, accountId, kind);
+  return [accountId, ...grantors.filter((id) => id !== accountId)];
 }

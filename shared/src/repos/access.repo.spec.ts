@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
 import { individualAccess, standingFor } from '../access/standing.js';
+import { poolOwners } from '../access/pool-owners.js';
 import { accessRepo } from './access.repo.js';
 
 /** The facts the access policy decides on, and the decisions, on both databases the service runs on. */
@@ -65,6 +66,16 @@ describe.each(BOTH_DATABASES)('access on $name', ({ open }) => {
     expect(await standingFor(db, writer, owner, 'tree')).toBe('write');
     expect(await standingFor(db, stranger, owner, 'tree')).toBeNull();
     expect(await standingFor(db, writer, owner, 'fruit')).toBeNull();
+  });
+
+  it('lists the owners whose grants of a kind reach an account, never a revoked one', async () => {
+    const { db } = opened;
+    expect(await accessRepo.grantorsOf(db, reader, 'tree')).toEqual([owner]);
+    expect(await accessRepo.grantorsOf(db, writer, 'tree')).toEqual([owner]);
+    expect(await accessRepo.grantorsOf(db, stranger, 'tree')).toEqual([]);
+    expect(await accessRepo.grantorsOf(db, reader, 'fruit')).toEqual([]);
+    expect(await poolOwners(db, reader, 'tree')).toEqual([reader, owner]);
+    expect(await poolOwners(db, stranger, 'tree')).toEqual([stranger]);
   });
 
   it('decides each need, and a missing or deleted individual is the same not_found as one with no standing', async () => {

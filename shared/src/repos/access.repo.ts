@@ -42,4 +42,13 @@ export const accessRepo = {
     );
     return r.rows[0]?.access ?? null;
   },
+
+  /** The owners with an unrevoked grant of `kind` to `granteeId`, in a stable order. */
+  async grantorsOf(q: Queryable, granteeId: string, kind: Kind): Promise<string[]> {
+    const r = await q.query<{ owner_id: string }>(
+      'select owner_id from grants where grantee_id = $1 and kind = $2 and revoked_at is null order by owner_id',
+      [granteeId, kind],
+    );
+    return r.rows.map((g) => g.owner_id);
+  },
 };
