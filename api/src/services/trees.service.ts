@@ -51,7 +51,6 @@ export function sanitizeName(input: string): string {
   return [...cleaned].slice(0, NAME_MAX_CHARS).join('').trim();
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
 
 function toSummary(r: Record<string, unknown>, callerId: string): TreeSummary {
@@ -80,8 +79,7 @@ export function createTreesService(c: Container) {
    * grant) are the same 404, so ids cannot be probed; a grant that is too weak is a 403.
    */
   async function access(callerId: string, treeId: string, need: 'read' | 'write' | 'owner', kind: Kind = 'tree'): Promise<TreeAccess> {
-    // A malformed id names no tree; it is answered like any missing one, without a query.
-    if (!UUID_RE.test(treeId)) throw ERRORS.notFound();
+    // A malformed id names no tree: the access repository answers it as missing, without a query.
     const { decision, individual, standing } = await individualAccess(db, callerId, treeId, kind, need);
     if (decision === 'not_found') throw ERRORS.notFound();
     if (decision === 'forbidden') throw ERRORS.forbidden();
