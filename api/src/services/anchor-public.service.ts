@@ -8,6 +8,7 @@ import { consistencyProof } from '../../../shared/src/evidence/merkle-consistenc
 import { commitmentFor } from '../../../shared/src/repos/evidence/entity-secret.js';
 import { loadChain, type EntityType } from '../../../shared/src/repos/evidence/chain-store.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import { isUuid } from '../../../shared/src/domain/ids.js';
 
 /** What an anchor really is, in words a person can check, never just "confirmed". */
 export interface AnchorDescription {
@@ -101,7 +102,6 @@ export function anchoringFacts(c: Container) {
 }
 
 const PUBLIC_KINDS = new Set(['tree', 'fruit', 'animal']);
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * What anyone may fetch about anchoring without an account: the service key, the signed
@@ -130,7 +130,7 @@ export function createAnchorPublicService(c: Container) {
      * Anything else (private, missing, an unanchored size) is the same 404.
      */
     async consistency(type: EntityType, idIn: string, first: number, second: number) {
-      if (!PUBLIC_KINDS.has(type) || !UUID_RE.test(idIn) || first < 1 || first > second) throw ERRORS.notFound();
+      if (!PUBLIC_KINDS.has(type) || !isUuid(idIn) || first < 1 || first > second) throw ERRORS.notFound();
       const id = idIn.toLowerCase();
       const pub = await c.db.query('select 1 from individuals where id = $1 and kind = $2 and visibility = $3 and deleted_at is null', [
         id,

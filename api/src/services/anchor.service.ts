@@ -12,8 +12,7 @@ import type { EntityType } from '../../../shared/src/repos/evidence/chain-store.
 import { ownedEntity } from './entity-access.js';
 import type { Caller } from '../http/route.js';
 import type { JobOutcome, JobsService } from './jobs.service.js';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../../shared/src/domain/ids.js';
 
 /**
  * One job id per root size, backend and count of earlier failures at that size: repeated
@@ -56,7 +55,7 @@ export function createAnchorService(c: Container, deps: { jobs: JobsService }) {
       // Not yours and missing are the same 404.
       const entity = await ownedEntity(c.db, type, id, caller);
       if (!entity) throw ERRORS.notFound();
-      if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
+      if (!isUuid(eventId)) throw ERRORS.notFound();
       const r = await c.db.query<{ n: number }>(
         `select (select count(*)::int from timeline_events where entity_type = $1 and entity_id = $2) as n
          where exists (select 1 from timeline_events where id = $3 and entity_type = $1 and entity_id = $2)`,

@@ -8,8 +8,8 @@ import * as merges from '../../../shared/src/repos/animal-merge.repo.js';
 import type { Caller } from '../http/route.js';
 import { animalIdOr404 } from './animals.service.js';
 import type { IndividualsService } from './individuals.service.js';
+import { isUuid } from '../../../shared/src/domain/ids.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const stamp = (e: { event_id: string; seq: number; leaf_hash: string }) => ({ event_id: e.event_id, seq: e.seq, leaf_hash: e.leaf_hash });
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
@@ -47,7 +47,7 @@ export function createAnimalMergeService(c: Container, deps: { individuals: Indi
   }
 
   async function mine(caller: Caller, mergeId: string, tx: Queryable = db, lock = false) {
-    const m = UUID.test(mergeId) ? await merges.findMerge(tx, caller.account_id, mergeId, lock) : null;
+    const m = isUuid(mergeId) ? await merges.findMerge(tx, caller.account_id, mergeId, lock) : null;
     if (!m) throw ERRORS.notFound();
     return m;
   }

@@ -11,6 +11,7 @@ import type { CareService } from './care.service.js';
 import { standingFor } from './grants.service.js';
 import type { MediaService } from './media.service.js';
 import { careEntryView, type CareRow } from './care-views.js';
+import { isUuid } from '../../../shared/src/domain/ids.js';
 
 export const CARE_TARGETS = ['tree', 'fruit', 'animal'] as const;
 export type CareTarget = (typeof CARE_TARGETS)[number];
@@ -182,7 +183,7 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
 
     /** Deletes one entry of the caller's own; anything else (another's, absent, deleted) is the one 404. */
     async remove(callerId: string, careId: string) {
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(careId)) throw ERRORS.notFound();
+      if (!isUuid(careId)) throw ERRORS.notFound();
       const r = await db.query<{ id: string; deleted_at: Date; old_cid: string | null }>(
         `update care_entries e set deleted_at = now(), deletion_event_id = $3, action = null, product_id = null, product_name = null,
                 dose = null, note = null, photo_cid = null, withdrawal = null, withdrawal_until = null, banned = null

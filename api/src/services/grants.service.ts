@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/src/container.js';
+import { isUuid } from '../../../shared/src/domain/ids.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 
@@ -17,8 +18,6 @@ export interface GrantView {
   updated_at: string;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 import { poolOwners } from '../../../shared/src/access/pool-owners.js';
 
 export { poolOwners };
@@ -31,7 +30,7 @@ export function createGrantsService(c: Container) {
 
   /** The grantee by username or account id; an unknown one is the usual 404. */
   async function findAccount(ref: string): Promise<{ id: string; username: string }> {
-    const byId = UUID_RE.test(ref);
+    const byId = isUuid(ref);
     const r = await db.query<{ id: string; username: string }>(
       `select id, username from accounts where ${byId ? 'id = $1::uuid' : 'username = $1'}`,
       [byId ? ref : ref.trim().toLowerCase()],

@@ -19,8 +19,8 @@ import { anchorForProof, canSee, eventView, inheritedView } from './timeline-vie
 import { careTimelineEvents } from './care-views.js';
 import { ownedEntity, readableEntity } from './entity-access.js';
 import { checkEventBody, decide, pendingFor, submit } from './timeline-submissions.js';
+import { isUuid } from '../../../shared/src/domain/ids.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Re-exported: the check moved to the HTTP edge, where every text field goes through it. */
 export { unstorableText };
 
@@ -46,7 +46,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
   /** The chained event `eventId` if the caller may read it; otherwise the one identical 404 (pending submissions have no proof). */
   async function readableEvent(caller: Caller | null, type: EntityType, id: string, eventId: string) {
     const entity = await readableOr404(caller, type, id);
-    if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
+    if (!isUuid(eventId)) throw ERRORS.notFound();
     const chain = await loadChain(c.db, type, entity.entity_id);
     const event = chain.find((e) => e.event_id === eventId.toLowerCase());
     if (!event || !canSee(event, caller, entity.owner_id)) throw ERRORS.notFound();
@@ -131,7 +131,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
      */
     async approve(caller: Caller, type: EntityType, id: string, eventId: string) {
       const entity = await ownedOr404(caller, type, id);
-      if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
+      if (!isUuid(eventId)) throw ERRORS.notFound();
       const decided = await c.db.transaction((tx) => decide(tx, entity, eventId.toLowerCase(), true));
       if (decided && decided !== 'rejected') return { ok: true as const, event: eventView(decided, true) };
       const r = await c.db.query(
@@ -147,7 +147,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
     /** Owner only: a pending submission is rejected and never enters the chain. */
     async reject(caller: Caller, type: EntityType, id: string, eventId: string) {
       const entity = await ownedOr404(caller, type, id);
-      if (!UUID_RE.test(eventId)) throw ERRORS.notFound();
+      if (!isUuid(eventId)) throw ERRORS.notFound();
       const decided = await c.db.transaction((tx) => decide(tx, entity, eventId.toLowerCase(), false));
       if (decided !== 'rejected') throw ERRORS.notFound();
       return { ok: true as const, event_id: eventId.toLowerCase(), rejected: true as const };

@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../ports/database.port.js';
 import type { Logger } from '../logger.js';
+import { isUuid } from '../domain/ids.js';
 
 export interface AdminRow {
   username: string;
@@ -66,13 +67,11 @@ export async function listAdmins(db: Queryable): Promise<AdminRow[]> {
   return r.rows.map((x) => ({ ...x, granted_at: new Date(x.granted_at).toISOString() }));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** One ADMIN_USERS entry: `<account id>` or `<username>:<account id>`; a bare name pins nothing. */
 export function parseAdminEntry(entry: string): { id: string; username?: string } | null {
   const at = entry.lastIndexOf(':');
   const id = (at < 0 ? entry : entry.slice(at + 1)).trim();
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const username = at < 0 ? undefined : entry.slice(0, at).trim() || undefined;
   return { id: id.toLowerCase(), ...(username ? { username } : {}) };
 }

@@ -3,8 +3,9 @@
  * individual's id in a DID-shaped name so it is self-describing on printed papers and in URLs
  * (`/api/animal/{animal_did}`), and maps back to the row without a lookup table.
  */
+import { isUuid } from './ids.js';
+
 const PREFIX = 'did:markless:animal:';
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const animalDid = (individualId: string): string => `${PREFIX}${individualId.toLowerCase()}`;
 
@@ -12,7 +13,7 @@ export const animalDid = (individualId: string): string => `${PREFIX}${individua
 export function individualIdOf(did: string): string | null {
   if (!did.startsWith(PREFIX)) return null;
   const id = did.slice(PREFIX.length);
-  return UUID_RE.test(id) ? id.toLowerCase() : null;
+  return isUuid(id) ? id.toLowerCase() : null;
 }
 
 /**
@@ -21,5 +22,5 @@ export function individualIdOf(did: string): string | null {
  */
 export function animalRefToId(ref: string): string | null {
   const trimmed = ref.trim();
-  return individualIdOf(trimmed) ?? (UUID_RE.test(trimmed) ? trimmed.toLowerCase() : null);
+  return individualIdOf(trimmed) ?? (isUuid(trimmed) ? trimmed.toLowerCase() : null);
 }

@@ -15,6 +15,7 @@ import {
   type AlertRow,
   type AlertRule,
 } from './population-rules.js';
+import { isUuid } from '../domain/ids.js';
 
 /** One count as the caller sends it (validated at the edge). */
 export interface CountInput {
@@ -50,7 +51,6 @@ interface HeadRow {
 }
 
 const iso = (d: Date) => d.toISOString();
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Population counts with alerts. A farm is the caller's when the caller has enrolled an
@@ -208,7 +208,7 @@ export function createPopulationService(c: Container) {
     /** Mark one alert resolved; resolving it again changes nothing. Not yours is 404. */
     async resolve(ownerId: string, alertId: string, note: string | undefined, lang: 'vi' | 'en'): Promise<AlertOut> {
       // A malformed id is simply not found, like a stranger's alert.
-      if (!UUID.test(alertId)) throw ERRORS.notFound();
+      if (!isUuid(alertId)) throw ERRORS.notFound();
       const r = await db.query<AlertRow>(
         `update population_alerts set resolved_at = coalesce(resolved_at, now()), resolved_note = coalesce(resolved_note, $3)
           where id = $1 and owner_id = $2 returning *`,

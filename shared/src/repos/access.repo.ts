@@ -5,6 +5,7 @@
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 import type { GrantAccess } from '../access/policy.js';
+import { isUuid } from '../domain/ids.js';
 
 export interface IndividualFacts {
   id: string;
@@ -14,12 +15,10 @@ export interface IndividualFacts {
   published: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const accessRepo = {
   /** A live (not deleted) individual of `kind`, or undefined; an id that is not a UUID names none (asked without a query). */
   async liveIndividual(q: Queryable, id: string, kind: Kind): Promise<IndividualFacts | undefined> {
-    if (!UUID.test(id)) return undefined;
+    if (!isUuid(id)) return undefined;
     const r = await q.query<{ id: string; owner_id: string; kind: Kind; farm_id: string | null; visibility: string }>(
       'select id, owner_id, kind, farm_id, visibility from individuals where id = $1 and kind = $2 and deleted_at is null',
       [id, kind],

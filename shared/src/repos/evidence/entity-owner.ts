@@ -8,6 +8,7 @@
 import type { Queryable } from '../../ports/database.port.js';
 import type { EntityType } from './chain-store.js';
 import { animalRefToId } from '../../domain/animal-did.js';
+import { isUuid } from '../../domain/ids.js';
 
 /** An entity with a resolvable owner. */
 export interface ResolvedEntity {
@@ -17,8 +18,6 @@ export interface ResolvedEntity {
   /** The enclosing farm of an individual, when it has one. */
   farm_id: string | null;
 }
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Whose farm a farm id names. `{ callerId }`: a farm_id as a client writes it, within that
@@ -36,7 +35,7 @@ export async function resolveEntity(db: Queryable, type: EntityType, id: string,
   // An animal is named by its animal_did as well as by its uuid; both reach the same chain.
   if (type === 'animal') id = animalRefToId(id) ?? id;
   // A malformed id cannot name an individual; asking PostgreSQL would only raise a cast error.
-  if (!UUID_RE.test(id)) return null;
+  if (!isUuid(id)) return null;
   const r = await db.query<{ owner_id: string; farm_id: string | null }>(
     'select owner_id, farm_id from individuals where id = $1 and kind = $2 and deleted_at is null',
     [id.toLowerCase(), type],
