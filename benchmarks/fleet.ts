@@ -21,10 +21,11 @@
  * The newcomer's own labels are never sent, so nothing it is measured on was fitted on.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { api, signup, startTestApp } from '../test/support/app.js';
 import { signupAdmin } from '../test/support/admin.js';
 import { datasetForm } from '../test/support/datasets.js';
+import { writeFleetPlots } from './fleet-plots.js';
 import { machineInfo, parseArgs, percentile, saveResult } from './machine.js';
 
 interface Protocol {
@@ -219,6 +220,7 @@ try {
   const file = args.get('out') ?? `benchmarks/results/fleet-${proto.name}-${new Date().toISOString().slice(0, 10)}.json`;
   saveResult(file, result);
   log(`saved ${file}`);
+  log(`plots: ${writeFleetPlots(join(dirname(file), 'plots'), basename(file, '.json'), result).join(', ')}`);
 } finally {
   await app.stop();
 }
