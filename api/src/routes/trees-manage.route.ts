@@ -50,6 +50,18 @@ export const ViewsOut = Ok.extend({
 });
 const notYours = { 401: errorResponse('not signed in'), 404: errorResponse('no such tree, or not yours (the same answer)') };
 
+/** A rename names one tree (id or printed code) or one fruit (its id), never both (issue 39: fruit is renamed too). */
+const RenameBody = z
+  .object({
+    tree_id: TreeRef.optional(),
+    fruit_id: z.string().trim().uuid().optional().describe('the fruit to rename (its id), instead of tree_id'),
+    name: z.string().max(1000),
+  })
+  .refine((b) => (b.tree_id === undefined) !== (b.fruit_id === undefined), {
+    path: ['fruit_id'],
+    message: 'exactly one of tree_id and fruit_id',
+  });
+
 /** Tree lists, views (with measured descriptions) and renaming. */
 export function treeManageRoutes(s: Services): RouteDef[] {
   return [
@@ -94,23 +106,34 @@ export function treeManageRoutes(s: Services): RouteDef[] {
       tag: 'trees',
       access: 'user',
       feature: 'tree-rename',
-      summary: 'Rename a tree (owner or read-write grantee)',
+      summary: 'Rename a tree or a fruit (owner or read-write grantee)',
       description:
-        `Form (or JSON) tree_id, name. The name is cleaned (Unicode NFC; control, invisible and markup characters removed; spaces collapsed; at most ${NAME_MAX_CHARS} characters). ` +
-        'A name with nothing left after cleaning answers HTTP 200 with ok:false and code `rename_empty`; the old name stays.',
+        'Form (or JSON) `name` with exactly one of `tree_id` (a tree: its id or printed code) or `fruit_id` (a fruit: its id). ' +
+        `The name is cleaned (Unicode NFC; control, invisible and markup characters removed; spaces collapsed; at most ${NAME_MAX_CHARS} characters). ` +
+        'A name with nothing left after cleaning answers HTTP 200 with ok:false and code `rename_empty`; the old name stays. ' +
+        "A fruit's new name is what the fruit list, its page, batch rows and their CSV (`fruit_name`, `decided_fruit_name`) and shoppers' answers show. " +
+        "Another account's tree or fruit is the same 404 as one that does not exist; both ids, or neither, is a 422 naming `fruit_id`.",
       bodyType: 'form',
-      body: z.object({ tree_id: TreeRef, name: z.string().max(1000) }),
+      body: RenameBody,
       responses: {
         200: {
-          description: 'renamed (ok:true) or nothing left after cleaning (ok:false)',
-          schema: z.union([Ok.extend({ tree_id: z.string(), name: z.string() }), ErrorBody]),
+          description: 'renamed (ok:true, with `tree_id` or `fruit_id` as asked) or nothing left after cleaning (ok:false)',
+          schema: z.union([
+            Ok.extend({ tree_id: z.string(), name: z.string() }),
+            Ok.extend({ fruit_id: z.string(), name: z.string() }),
+            ErrorBody,
+          ]),
         },
         403: errorResponse('read-only grantee'),
-        ...notYours,
+        401: errorResponse('not signed in'),
+        404: errorResponse('no such tree or fruit, or not yours (the same answer)'),
+        422: errorResponse('name missing or too long, fruit_id not a uuid, or not exactly one of tree_id and fruit_id'),
       },
       handler: async ({ body, caller, lang }) => {
-        const done = await s.trees.rename(caller!.account_id, await s.treeRef(body.tree_id), body.name);
-        if (done) return { ok: true, ...done };
+        const done = body.fruit_id
+          ? await s.trees.rename(caller!.account_id, body.fruit_id, body.name, 'fruit')
+          : await s.trees.rename(caller!.account_id, await s.treeRef(body.tree_id!), body.name);
+        if (done) return body.fruit_id ? { ok: true, fruit_id: done.tree_id, name: done.name } : { ok: true, ...done };
         const error = renderMessage('rename_empty', lang);
         return { ok: false, error, detail: 'name', code: 'rename_empty' };
       },
