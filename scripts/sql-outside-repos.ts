@@ -45,13 +45,8 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'shared/src/adapters/queue/inprocess-admin.ts',
   'shared/src/adapters/queue/inprocess.adapter.ts',
   'shared/src/population/population.service.ts',
-  'workers/src/handlers/animal-species.handler.ts',
-  'workers/src/handlers/auto.handler.ts',
   'workers/src/handlers/enroll-photos.ts',
   'workers/src/handlers/enroll.handler.ts',
-  'workers/src/handlers/fruit-public.handler.ts',
   'workers/src/handlers/identify.handler.ts',
-  'workers/src/handlers/index.ts',
-  'workers/src/handlers/review.ts',
   'workers/src/handlers/survey.handler.ts',
 ];

@@ -173,6 +173,16 @@ export const descriptorsRepo = {
     return r.rows;
   },
 
+  /** Whether any image at all lacks a descriptor from a model (a model change leaves photos to re-embed). */
+  async anyUndescribed(db: Queryable, model: ModelKey): Promise<boolean> {
+    const r = await db.query(
+      `select 1 from images i where not exists
+         (select 1 from descriptors d where d.image_id = i.id and d.model = $1 and d.model_version = $2) limit 1`,
+      [model.name, model.version],
+    );
+    return r.rows.length > 0;
+  },
+
   /** Stores a descriptor; one already stored for the image and model is kept. */
   async insert(db: Queryable, d: NewDescriptor): Promise<void> {
     await db.query(

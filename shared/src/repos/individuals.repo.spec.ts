@@ -6,6 +6,17 @@ import { individualsRepo } from './individuals.repo.js';
 describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
   let opened: OpenDatabase;
   const [owner, other, cow, gone, tree, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  // A second owner's fruit and trees, placed on a map: one published, one private, one deleted.
+  const [grower, pub, priv, pubGone, near, far, nowhere, goat] = [1, 2, 3, 4, 5, 6, 7, 8].map(() => randomUUID()) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
 
   beforeAll(async () => {
     opened = await open();
@@ -16,6 +27,19 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
         ($1, $5, 'animal', null), ($2, $5, 'animal', now()), ($3, $5, 'tree', null), ($4, $6, 'animal', null)`,
       [cow, gone, tree, theirs, owner, other],
     );
+    await db.query(`insert into accounts (id, username) values ($1, 'grower')`, [grower]);
+    await db.query(
+      `insert into individuals (id, owner_id, kind, visibility, deleted_at, lat, lon, name, species, farm_id) values
+        ($1, $9, 'fruit', 'public', null, null, null, 'Táo 1', null, null),
+        ($2, $9, 'fruit', 'private', null, null, null, null, null, null),
+        ($3, $9, 'fruit', 'public', now(), null, null, null, null, null),
+        ($4, $9, 'tree', 'private', null, 21.0, 105.8, 'Gần', null, 'vuon'),
+        ($5, $9, 'tree', 'private', null, 10.8, 106.7, 'Xa', null, 'vuon'),
+        ($6, $9, 'tree', 'private', null, null, null, null, null, 'vuon'),
+        ($7, $9, 'animal', 'private', null, null, null, 'Dê', 'goat', 'trai'),
+        ($8, $9, 'animal', 'private', null, null, null, 'Bò', 'cattle', 'trai')`,
+      [pub, priv, pubGone, near, far, nowhere, goat, randomUUID(), grower],
+    );
   }, 60_000);
   afterAll(async () => {
     await opened?.drop();
@@ -25,5 +49,39 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
     expect(await individualsRepo.liveIdsOfKind(opened.db, owner, 'animal')).toEqual([cow]);
     expect(await individualsRepo.liveIdsOfKind(opened.db, owner, 'tree')).toEqual([tree]);
     expect(await individualsRepo.liveIdsOfKind(opened.db, owner, 'fruit')).toEqual([]);
+  });
+
+  it('reads an owner’s animals by species spelling, within one farm when given', async () => {
+    expect(await individualsRepo.animalsOfSpecies(opened.db, grower, 'trai', ['goat', 'dê'])).toEqual([goat]);
+    expect(await individualsRepo.animalsOfSpecies(opened.db, grower, 'other-farm', ['goat'])).toEqual([]);
+    expect((await individualsRepo.animalsOfSpecies(opened.db, grower, null, ['goat', 'cattle'])).length).toBe(2);
+    expect(await individualsRepo.animalsOfSpecies(opened.db, other, null, ['goat'])).toEqual([]);
+  });
+
+  it('narrows trees to those within the distance, keeping those enrolled without a place', async () => {
+    const hanoi = { lat: 21.01, lon: 105.81 };
+    expect(new Set(await individualsRepo.nearbyIds(opened.db, [grower], 'tree', hanoi, 5))).toEqual(new Set([near, nowhere]));
+    expect(new Set(await individualsRepo.nearbyIds(opened.db, [grower], 'tree', hanoi, 2000))).toEqual(new Set([near, far, nowhere]));
+    expect(await individualsRepo.nearbyIds(opened.db, [owner], 'tree', hanoi, 5)).toEqual([tree]);
+  });
+
+  it('counts the live individuals of a kind over several owners’ pools', async () => {
+    expect(await individualsRepo.countLive(opened.db, [owner, other], 'animal')).toBe(2);
+    expect(await individualsRepo.countLive(opened.db, [grower], 'fruit')).toBe(2);
+    expect(await individualsRepo.countLive(opened.db, [], 'fruit')).toBe(0);
+  });
+
+  it('lists only published live fruit as the public gallery', async () => {
+    expect(await individualsRepo.publishedFruit(opened.db)).toEqual([{ id: pub, owner_id: grower }]);
+  });
+
+  it('labels the live ones of the ids asked, leaving deleted and unknown ids out', async () => {
+    const rows = await individualsRepo.labelsOf(opened.db, [pub, goat, gone, randomUUID()]);
+    expect(rows.sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(
+      [
+        { id: pub, name: 'Táo 1', species: null, farm_id: null },
+        { id: goat, name: 'Dê', species: 'goat', farm_id: 'trai' },
+      ].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    );
   });
 });

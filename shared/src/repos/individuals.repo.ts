@@ -6,6 +6,16 @@
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
+/** Kilometres in one degree of latitude. */
+const KM_PER_DEGREE = 111.32;
+
+export interface IndividualLabel {
+  id: string;
+  name: string | null;
+  species: string | null;
+  farm_id: string | null;
+}
+
 export const individualsRepo = {
   /** Ids of an owner's live (not deleted) individuals of a kind. */
   async liveIdsOfKind(db: Queryable, ownerId: string, kind: Kind): Promise<string[]> {
@@ -14,5 +24,62 @@ export const individualsRepo = {
       kind,
     ]);
     return r.rows.map((x) => x.id);
+  },
+
+  /** Ids of an owner's live animals (of one farm, when given) whose stored species is one of `spellings`. */
+  async animalsOfSpecies(db: Queryable, ownerId: string, farmId: string | null, spellings: readonly string[]): Promise<string[]> {
+    const r = await db.query<{ id: string }>(
+      `select id from individuals where owner_id = $1 and kind = 'animal' and deleted_at is null
+          and ($2::text is null or farm_id = $2) and species = any($3::text[])`,
+      [ownerId, farmId, [...spellings]],
+    );
+    return r.rows.map((x) => x.id);
+  },
+
+  /**
+   * Ids of the live individuals of `kind` in these owners' pools enrolled within `km` of a point
+   * (an equirectangular distance, fine at orchard scale), plus those enrolled without a location.
+   */
+  async nearbyIds(
+    db: Queryable,
+    ownerIds: readonly string[],
+    kind: Kind,
+    near: { lat: number; lon: number },
+    km: number,
+  ): Promise<string[]> {
+    const r = await db.query<{ id: string }>(
+      `select id from individuals
+        where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null
+          and (lat is null or lon is null
+               or sqrt(power(lat - $3, 2) + power((lon - $4) * cos(radians($3)), 2)) * $5 <= $6)`,
+      [[...ownerIds], kind, near.lat, near.lon, KM_PER_DEGREE, km],
+    );
+    return r.rows.map((x) => x.id);
+  },
+
+  /** How many live individuals of `kind` these owners' pools hold. */
+  async countLive(db: Queryable, ownerIds: readonly string[], kind: Kind): Promise<number> {
+    const r = await db.query<{ n: number }>(
+      'select count(*)::int as n from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
+      [[...ownerIds], kind],
+    );
+    return r.rows[0]?.n ?? 0;
+  },
+
+  /** Every published live fruit of every owner: the public lookup's gallery. */
+  async publishedFruit(db: Queryable): Promise<{ id: string; owner_id: string }[]> {
+    const r = await db.query<{ id: string; owner_id: string }>(
+      `select id, owner_id from individuals where kind = 'fruit' and visibility = 'public' and deleted_at is null`,
+    );
+    return r.rows;
+  },
+
+  /** Name, species and farm of the live ones among `ids` (a deleted or unknown id is left out). */
+  async labelsOf(db: Queryable, ids: readonly string[]): Promise<IndividualLabel[]> {
+    const r = await db.query<IndividualLabel>(
+      'select id, name, species, farm_id from individuals where id = any($1::uuid[]) and deleted_at is null',
+      [[...ids]],
+    );
+    return r.rows;
   },
 };

@@ -2,6 +2,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import { decideSpecies, type LabelledDetection } from '../../../shared/src/domain/animal-species.js';
 import type { JobData, JobHandler } from '../../../shared/src/domain/jobs.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import type { AnimalDetector } from '../vision/animal-detector.js';
 import { describeOrRefuse } from './describe.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
@@ -12,12 +13,7 @@ export interface AnimalSpeciesDeps extends IdentifyDeps {
 
 /** The caller's own animals of the farm whose stored species is one of `spellings`. */
 async function individualsOf(c: Container, data: JobData<'animal_species'>, spellings: string[]): Promise<Set<string>> {
-  const r = await c.db.query<{ id: string }>(
-    `select id from individuals where owner_id = $1 and kind = 'animal' and deleted_at is null
-        and ($2::text is null or farm_id = $2) and species = any($3::text[])`,
-    [data.owner_id, data.farm_id ?? null, spellings],
-  );
-  return new Set(r.rows.map((x) => x.id));
+  return new Set(await individualsRepo.animalsOfSpecies(c.db, data.owner_id, data.farm_id ?? null, spellings));
 }
 
 async function detectIn(

@@ -1,5 +1,6 @@
 import type { Container } from '../../../shared/src/container.js';
 import { Kind, type JobHandler } from '../../../shared/src/domain/jobs.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import type { Descriptor } from '../vision/engine.js';
 import { unusableReasons } from '../vision/intake.js';
 import { settingsFor } from '../vision/settings.js';
@@ -18,29 +19,16 @@ interface Checked {
   top_probability: number | null;
 }
 
-const KM_PER_DEGREE = 111.32;
-
 /**
  * Individuals of `kind` in these pools enrolled within `km` of the point, plus those enrolled
  * without a location (they cannot be ruled out). Animals move, so they are never narrowed.
  */
 async function nearby(c: Container, owners: string[], kind: Kind, near: { lat: number; lon: number }, km: number): Promise<Set<string>> {
-  const r = await c.db.query<{ id: string }>(
-    `select id from individuals
-      where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null
-        and (lat is null or lon is null
-             or sqrt(power(lat - $3, 2) + power((lon - $4) * cos(radians($3)), 2)) * $5 <= $6)`,
-    [owners, kind, near.lat, near.lon, KM_PER_DEGREE, km],
-  );
-  return new Set(r.rows.map((x) => x.id));
+  return new Set(await individualsRepo.nearbyIds(c.db, owners, kind, near, km));
 }
 
 async function poolSize(c: Container, owners: string[], kind: Kind): Promise<number> {
-  const r = await c.db.query<{ n: number }>(
-    'select count(*)::int as n from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
-    [owners, kind],
-  );
-  return r.rows[0]?.n ?? 0;
+  return individualsRepo.countLive(c.db, owners, kind);
 }
 
 /**

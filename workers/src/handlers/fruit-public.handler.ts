@@ -1,5 +1,6 @@
 import { DETECT_CONFIDENT } from '../../../shared/src/domain/animal-species.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { publicCalibration } from '../recognition/owner-calibration.js';
 import { servingPooled } from '../recognition/pool-calibration.js';
 import { describeOrRefuse } from './describe.js';
@@ -25,9 +26,7 @@ export function fruitLookupHandler(deps: IdentifyDeps): JobHandler<'fruit_lookup
     // and a close-up of a coat is often missed, so below it the verdict alone speaks.
     if (query.subject?.score != null && query.subject.score >= DETECT_CONFIDENT)
       return { verdict: 'no_match', not_fruit: true, seen: query.subject.label, match_vouched: false, candidates: [] };
-    const pub = await deps.c.db.query<{ id: string; owner_id: string }>(
-      `select id, owner_id from individuals where kind = 'fruit' and visibility = 'public' and deleted_at is null`,
-    );
+    const pub = { rows: await individualsRepo.publishedFruit(deps.c.db) };
     // The owner routes' serving order, less the owner's own fit (no one owner's fit speaks for every
     // owner's published fruit): the pooled calibration where one serves a pool this size, else the kind's.
     const pooled = await servingPooled(deps.c, 'fruit', deps.engine.model.version, { species: null, individuals: pub.rows.length });

@@ -1,5 +1,6 @@
 import type { Container } from '../../../shared/src/container.js';
 import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src/domain/jobs.js';
+import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
 import { RecognitionEngine } from '../vision/engine.js';
 import { testEngine } from '../vision/choose-engine.js';
 import { runCalibrationPool } from '../recognition/pool-calibration.js';
@@ -113,12 +114,7 @@ function laned(handlers: JobHandlers): JobHandlers {
  */
 export async function scheduleReindexIfNeeded(c: Container): Promise<string | null> {
   const engine = (await testEngine(c.config)) ?? (await engineOnce());
-  const r = await c.db.query(
-    `select 1 from images i where not exists
-       (select 1 from descriptors d where d.image_id = i.id and d.model = $1 and d.model_version = $2) limit 1`,
-    [engine.model.name, engine.model.version],
-  );
-  if (!r.rows.length) return null;
+  if (!(await descriptorsRepo.anyUndescribed(c.db, engine.model))) return null;
   const jobId = `reindex-${engine.model.name}-${engine.model.version}`.replace(/[^A-Za-z0-9._-]/g, '_');
   c.logger.info({ jobId }, 'images without a current-model descriptor: re-embedding');
   return c.queue.enqueue('reindex', { model_version: engine.model.version }, { jobId });

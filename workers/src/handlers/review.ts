@@ -1,6 +1,8 @@
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import { imagesRepo } from '../../../shared/src/repos/images.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import type { Candidate, Descriptor, GalleryLookup } from '../vision/engine.js';
 import { linesFromPairs, matchLines } from '../vision/match-lines.js';
 import { settingsFor } from '../vision/settings.js';
@@ -27,15 +29,9 @@ export async function closestForReview(
   const top = ranked.slice(0, REVIEW_SHOWN);
   if (!top.length) return [];
   const ids = top.map((x) => x.individualId);
-  const inds = await c.db.query<{ id: string; name: string | null; species: string | null; farm_id: string | null }>(
-    'select id, name, species, farm_id from individuals where id = any($1::uuid[]) and deleted_at is null',
-    [ids],
-  );
-  const imgs = await c.db.query<{ id: string; cid: string; individual_id: string }>(
-    'select id, cid, individual_id from images where individual_id = any($1::uuid[]) order by created_at, id',
-    [ids],
-  );
-  const byInd = new Map(inds.rows.map((r) => [r.id, r]));
+  const inds = await individualsRepo.labelsOf(c.db, ids);
+  const imgs = { rows: await imagesRepo.photosOf(c.db, ids) };
+  const byInd = new Map(inds.map((r) => [r.id, r]));
   const s = settingsFor(kind);
   const shown = top.flatMap((x) => {
     const ind = byInd.get(x.individualId);

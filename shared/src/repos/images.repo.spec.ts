@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { descriptorsRepo } from './descriptors.repo.js';
+import { imagesRepo } from './images.repo.js';
+
+describe.each(BOTH_DATABASES)('images on $name', ({ open }) => {
+  let opened: OpenDatabase;
+  const [owner, cow, calf, first, second, third] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+
+  beforeAll(async () => {
+    opened = await open();
+    const { db } = opened;
+    await db.query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
+    await db.query(`insert into individuals (id, owner_id, kind) values ($1, $3, 'animal'), ($2, $3, 'animal')`, [cow, calf, owner]);
+    await db.query(
+      `insert into blobs (cid, size, content_type) values ('cid-a', 1, 'image/jpeg'), ('cid-b', 1, 'image/jpeg'), ('cid-c', 1, 'image/jpeg')`,
+    );
+    await db.query(
+      `insert into images (id, individual_id, owner_id, cid, source, created_at) values
+        ($1, $4, $6, 'cid-b', 'enroll', now() - interval '1 hour'),
+        ($2, $4, $6, 'cid-a', 'enroll', now()),
+        ($3, $5, $6, 'cid-c', 'enroll', now() + interval '1 hour')`,
+      [first, second, third, cow, calf, owner],
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.drop();
+  });
+
+  it('reads the photos of the individuals asked, oldest first', async () => {
+    expect(await imagesRepo.photosOf(opened.db, [cow])).toEqual([
+      { id: first, cid: 'cid-b', individual_id: cow },
+      { id: second, cid: 'cid-a', individual_id: cow },
+    ]);
+    expect((await imagesRepo.photosOf(opened.db, [cow, calf])).map((r) => r.id)).toEqual([first, second, third]);
+    expect(await imagesRepo.photosOf(opened.db, [randomUUID()])).toEqual([]);
+  });
+
+  it('says whether any photo still lacks a descriptor of a model', async () => {
+    const model = { name: 'm', version: '1' };
+    expect(await descriptorsRepo.anyUndescribed(opened.db, model)).toBe(true);
+    for (const id of [first, second, third])
+      await descriptorsRepo.insert(opened.db, {
+        image_id: id,
+        owner_id: owner,
+        model: 'm',
+        model_version: '1',
+        global: new Uint8Array([0]),
+        local: new Uint8Array(),
+        quality: {},
+        models: '[]',
+        subject: null,
+      });
+    expect(await descriptorsRepo.anyUndescribed(opened.db, model)).toBe(false);
+    expect(await descriptorsRepo.anyUndescribed(opened.db, { name: 'm', version: '2' })).toBe(true);
+  });
+});
