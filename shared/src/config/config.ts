@@ -47,6 +47,13 @@ const EnvSchema = z.object({
   ACCOUNT_INFLIGHT_CAP: z.coerce.number().int().min(0).default(2),
   /** Quota: units of work (a job; a whole fruit batch is one) one account may have waiting or running (0 = no quota); past it, 429. */
   ACCOUNT_QUEUED_QUOTA: z.coerce.number().int().min(0).default(200),
+  /**
+   * Embedded mode: job-host threads running the job handlers (shared/src/jobs/thread-host.ts), so
+   * jobs' own work (ranking, verification bookkeeping, database round trips) runs on several threads
+   * at once; default 2, or 1 on a one-core machine. Each host has its own engine pool, the engine
+   * pool's threads split between them. Distributed mode runs one host per worker process.
+   */
+  JOB_HOSTS: z.coerce.number().int().min(1).max(16).optional(),
   /** Engine pool threads per job process (workers/src/engine-pool); default the cores. */
   ENGINE_POOL_SIZE: z.coerce.number().int().min(1).max(256).optional(),
   /** Most photos described in one batch (one session.run per model); default 8. */

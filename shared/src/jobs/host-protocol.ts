@@ -1,7 +1,8 @@
 /**
- * Messages between the API process's main thread and its job host thread (embedded mode).
- * The host runs the job handlers and the engine pool; the main thread keeps the database, the
- * queue and the metrics, and answers the host's calls on them. Everything is plain data.
+ * Messages between the API process's main thread and each of its job host threads (embedded
+ * mode, JOB_HOSTS of them; shared/src/jobs/thread-host.ts). A host runs the job handlers and its
+ * engine pool; the main thread keeps the database, the queue and the metrics, and answers the
+ * host's calls on them. Everything is plain data.
  */
 import { AppError } from '../domain/errors.js';
 
@@ -14,6 +15,8 @@ export type HostMessage =
   | { t: 'db'; id: number; op: DbOp; tx?: number; sql?: string; params?: unknown[] }
   | { t: 'queue'; id: number; method: 'enqueue' | 'get' | 'waitFor'; args: unknown[] }
   | { t: 'metric'; method: string; args: unknown[] }
+  /** The host began job `id` (posted before its handler runs, so it arrives even if the handler then holds the thread). */
+  | { t: 'started'; id: number }
   | { t: 'done'; id: number; ok: true; result: Record<string, unknown> }
   | { t: 'done'; id: number; ok: false; error: WireErrorLike };
 

@@ -1,12 +1,16 @@
 /**
- * Embedded mode's job host: the job handlers and the engine pool run in a worker thread of
- * their own, so the API's event loop only answers requests (issue 22). The API never imports
- * worker code: the thread is started from its file, and talks back over messages for the
- * database (PGlite lives in this thread), the queue and the metrics.
+ * Embedded mode's job hosts: the job handlers and the engine pool run in worker threads of their
+ * own, so the API's event loop only answers requests (issue 22), and there are several of them
+ * (`JOB_HOSTS`, issue 42), so one job's own work (ranking, verification bookkeeping, database
+ * round trips) never holds another's. The API never imports worker code: each thread is started
+ * from its file, and talks back over messages for the database (PGlite lives in this thread), the
+ * queue and the metrics.
  *
- *   main thread: HTTP, the queue (jobs table), the database, /metrics
- *   host thread: job handlers, indexes, identify/verify; its engine pool's threads: decode, detect, embed
+ *   main thread: HTTP, the queue (jobs table), the database, /metrics, handing each job to one host
+ *   host threads (JOB_HOSTS): job handlers, indexes, identify/verify; each with its own engine
+ *   pool, the engine threads (ENGINE_POOL_SIZE) split between the hosts: decode, detect, embed
  */
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Container } from '../container.js';
 import type { Queryable } from '../ports/database.port.js';
@@ -17,82 +21,225 @@ import { fromWire, toWire, type HostMessage, type MainMessage } from './host-pro
 /** The host thread's entry, by file: a URL is not an import, so no worker module enters the API's graph. */
 const HOST_ENTRY = new URL('../../../workers/src/host/boot.mjs', import.meta.url);
 
+/** What one host thread is doing, for operators and tests. */
+export interface JobHostStats {
+  /** 0 … JOB_HOSTS − 1. */
+  index: number;
+  /** The current thread's id (a restarted host has a new one). */
+  threadId: number;
+  alive: boolean;
+  /** Jobs handed to this host and not yet answered. */
+  inFlight: number;
+  /** Jobs the host thread reported it has begun and not yet finished. */
+  running: number;
+  /** Jobs answered (completed or failed by their handler). */
+  answered: number;
+  /** Jobs lost because the thread died under them (the queue retries them). */
+  lost: number;
+  /** Times the thread was started again after dying. */
+  restarts: number;
+  /** Its share of the engine pool: threads, ONNX threads each, feature cache MB. */
+  engineThreads: number;
+  ortThreads: number;
+  featureCacheMb: number;
+}
+
+/** One step of one job on one host, in the order the main thread saw them (the last 10,000). */
+export interface JobHostEvent {
+  seq: number;
+  host: number;
+  /** The queue's job id. */
+  job: string;
+  name: string;
+  /** The job's owner, when its data names one. */
+  owner?: string;
+  attempt: number;
+  event: 'sent' | 'started' | 'completed' | 'failed' | 'lost';
+}
+
 export interface JobHost {
+  /** One handler per job name; each job goes to exactly one host thread. */
   handlers: JobHandlers;
+  /** Number of host threads. */
+  readonly size: number;
+  stats(): JobHostStats[];
+  events(): readonly JobHostEvent[];
   close(): Promise<void>;
 }
 
+const hostsOf = new WeakMap<Container, JobHost>();
+/** The job hosts started for `c` (embedded mode), if any: for /metrics-like views and tests. */
+export const jobHostOf = (c: Container): JobHost | undefined => hostsOf.get(c);
+
+/** How many job-host threads: JOB_HOSTS, else 2 where there are 2 cores or more, else 1. */
+export function jobHostCount(configured: number | undefined, cores = os.availableParallelism()): number {
+  return configured ?? (cores >= 2 ? 2 : 1);
+}
+
 /**
- * Start the host thread; resolves once its handlers are built (models loaded). A host thread that
- * dies (an uncaught error in a handler's background work) fails the jobs it held, which the queue
- * retries, rolls back its open transactions, and is started again.
+ * Split the engine pool between `hosts` so the process keeps the same totals: ENGINE_POOL_SIZE
+ * threads (default the cores) shared out (each host at least 1), MARKLESS_ORT_THREADS so that
+ * pool threads × ONNX threads stays within the cores (unless set), FEATURE_CACHE_MB shared out.
+ */
+export function engineShares(
+  hosts: number,
+  o: { poolSize?: number; ortThreads?: number; featureCacheMb: number; cores?: number },
+): { engineThreads: number; ortThreads: number; featureCacheMb: number }[] {
+  const cores = o.cores ?? os.availableParallelism();
+  const total = Math.max(o.poolSize ?? cores, hosts);
+  const threads = Array.from({ length: hosts }, (_, i) => Math.floor(total / hosts) + (i < total % hosts ? 1 : 0));
+  const ortThreads = o.ortThreads ?? Math.max(1, Math.floor(cores / total));
+  return threads.map((engineThreads) => ({ engineThreads, ortThreads, featureCacheMb: Math.floor(o.featureCacheMb / hosts) }));
+}
+
+interface Pending {
+  resolve: (r: Record<string, unknown>) => void;
+  reject: (e: Error) => void;
+  job: string;
+  name: string;
+  owner?: string;
+  attempt: number;
+  started: boolean;
+}
+
+interface Host {
+  index: number;
+  env: NodeJS.ProcessEnv;
+  share: ReturnType<typeof engineShares>[number];
+  worker: Worker | null;
+  alive: boolean;
+  /** The current start (or restart) of the thread. */
+  current: Promise<void>;
+  jobs: Map<number, Pending>;
+  // Open transactions of the host, each held open by a promise the host's commit or rollback settles.
+  txs: Map<number, { tx: Queryable; end: (commit: boolean) => void; done: Promise<unknown> }>;
+  answered: number;
+  lost: number;
+  restarts: number;
+  /** When it was last handed a job, to break ties between equally busy hosts. */
+  lastSent: number;
+}
+
+/**
+ * Start JOB_HOSTS host threads; resolves once every one has built its handlers (models loaded).
+ * The queue hands each job to one handler call, and that call to the host with the fewest jobs in
+ * hand. A host thread that dies (an uncaught error in a handler's background work, or killed) fails
+ * the jobs it held, which the queue retries (on any live host), rolls back its open transactions,
+ * and is started again; the other hosts go on meanwhile.
  */
 export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promise<JobHost> {
-  const jobs = new Map<number, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
-  // Open transactions of the host, each held open by a promise the host's commit or rollback settles.
-  const txs = new Map<number, { tx: Queryable; end: (commit: boolean) => void; done: Promise<unknown> }>();
+  const n = jobHostCount(c.config.JOB_HOSTS);
+  const shares = engineShares(n, {
+    poolSize: c.config.ENGINE_POOL_SIZE,
+    ortThreads: env.MARKLESS_ORT_THREADS ? Number(env.MARKLESS_ORT_THREADS) : undefined,
+    featureCacheMb: c.config.FEATURE_CACHE_MB,
+  });
   let nextJob = 1;
-  let worker: Worker | null = null;
-  let alive = false;
+  let seq = 0;
   let closing = false;
   let started = false;
-  const post = (m: MainMessage) => worker?.postMessage(m);
-  // A value that cannot be posted (not cloneable) is answered as the error it raised; a reply that
-  // cannot be posted at all is logged, never left as an unhandled rejection.
-  const reply = (id: number, p: Promise<unknown>): void => {
-    p.then((value) => post({ t: 'reply', id, ok: true, value }))
-      .catch((err: unknown) => post({ t: 'reply', id, ok: false, error: toWire(err) }))
-      .catch((err: unknown) => c.logger.error({ err }, 'job host reply could not be posted'));
+  const log: JobHostEvent[] = [];
+  const note = (h: Host, p: Pending, event: JobHostEvent['event']) => {
+    log.push({ seq: ++seq, host: h.index, job: p.job, name: p.name, owner: p.owner, attempt: p.attempt, event });
+    if (log.length > 10_000) log.splice(0, log.length - 10_000);
   };
 
-  const spawn = () =>
+  const hosts: Host[] = shares.map((share, index) => ({
+    index,
+    share,
+    env: {
+      ...env,
+      MARKLESS_JOB_HOST_INDEX: String(index),
+      MARKLESS_JOB_HOSTS: String(n),
+      ENGINE_POOL_SIZE: String(share.engineThreads),
+      MARKLESS_ORT_THREADS: String(share.ortThreads),
+      FEATURE_CACHE_MB: String(share.featureCacheMb),
+    },
+    worker: null,
+    alive: false,
+    current: Promise.resolve(),
+    jobs: new Map(),
+    txs: new Map(),
+    answered: 0,
+    lost: 0,
+    restarts: 0,
+    lastSent: 0,
+  }));
+
+  const post = (h: Host, m: MainMessage) => h.worker?.postMessage(m);
+  // A value that cannot be posted (not cloneable) is answered as the error it raised; a reply that
+  // cannot be posted at all is logged, never left as an unhandled rejection.
+  const reply = (h: Host, id: number, p: Promise<unknown>): void => {
+    p.then((value) => post(h, { t: 'reply', id, ok: true, value }))
+      .catch((err: unknown) => post(h, { t: 'reply', id, ok: false, error: toWire(err) }))
+      .catch((err: unknown) => c.logger.error({ err, host: h.index }, 'job host reply could not be posted'));
+  };
+
+  const spawn = (h: Host) =>
     new Promise<void>((resolve, reject) => {
-      const w = new Worker(HOST_ENTRY, { workerData: { env }, env: { ...process.env, ...env }, stdout: false, stderr: false });
-      worker = w;
+      const w = new Worker(HOST_ENTRY, { workerData: { env: h.env }, env: { ...process.env, ...h.env }, stdout: false, stderr: false });
+      h.worker = w;
       let failure: Error | null = null;
       w.on('message', (m: HostMessage) => {
         switch (m.t) {
           case 'ready':
-            alive = true;
+            h.alive = true;
             return resolve();
           case 'failed':
-            return reject(new Error(`the job host failed to start: ${m.error}`));
+            return reject(new Error(`job host ${h.index} failed to start: ${m.error}`));
           case 'db':
-            return reply(m.id, dbCall(m));
+            return reply(h, m.id, dbCall(h, m));
           case 'queue':
-            return reply(m.id, (c.queue[m.method] as (...a: unknown[]) => Promise<unknown>)(...m.args));
+            return reply(h, m.id, (c.queue[m.method] as (...a: unknown[]) => Promise<unknown>)(...m.args));
           case 'metric':
             return void (c.metrics as unknown as Record<string, (...a: unknown[]) => void>)[m.method]?.(...m.args);
+          case 'started': {
+            const j = h.jobs.get(m.id);
+            if (j && !j.started) {
+              j.started = true;
+              note(h, j, 'started');
+            }
+            return;
+          }
           case 'done': {
-            const j = jobs.get(m.id);
-            jobs.delete(m.id);
-            return m.ok ? j?.resolve(m.result) : j?.reject(fromWire(m.error));
+            const j = h.jobs.get(m.id);
+            h.jobs.delete(m.id);
+            if (!j) return;
+            h.answered++;
+            note(h, j, m.ok ? 'completed' : 'failed');
+            return m.ok ? j.resolve(m.result) : j.reject(fromWire(m.error));
           }
         }
       });
       w.on('error', (err) => {
         failure = err;
-        c.logger.error({ err }, 'job host thread failed');
+        c.logger.error({ err, host: h.index }, 'job host thread failed');
       });
       w.on('exit', (code) => {
-        alive = false;
-        const err = failure ?? new Error(`the job host thread exited (${code})`);
-        for (const j of jobs.values()) j.reject(err);
-        jobs.clear();
+        // An old thread's exit after a new one started has nothing left to clean up.
+        if (h.worker !== w) return;
+        h.alive = false;
+        const err = failure ?? new Error(`job host ${h.index} thread exited (${code})`);
+        for (const j of h.jobs.values()) {
+          h.lost++;
+          note(h, j, 'lost');
+          j.reject(err);
+        }
+        h.jobs.clear();
         // A transaction the thread left open would hold PGlite for good.
-        for (const t of txs.values()) t.end(false);
-        txs.clear();
+        for (const t of h.txs.values()) t.end(false);
+        h.txs.clear();
         reject(err);
         if (started && !closing) {
-          c.logger.error({ err }, 'job host thread exited: starting a new one');
-          // Jobs arriving meanwhile wait for the new host instead of burning their retries.
-          current = new Promise<void>((r) => setTimeout(r, 1000).unref()).then(spawn);
-          current.catch((e) => c.logger.error({ err: e }, 'job host thread could not restart'));
+          c.logger.error({ err, host: h.index }, 'job host thread exited: starting a new one');
+          h.restarts++;
+          h.current = new Promise<void>((r) => setTimeout(r, 1000).unref()).then(() => (closing ? undefined : spawn(h)));
+          h.current.catch((e) => c.logger.error({ err: e, host: h.index }, 'job host thread could not restart'));
         }
       });
     });
 
-  async function dbCall(m: Extract<HostMessage, { t: 'db' }>): Promise<unknown> {
+  async function dbCall(h: Host, m: Extract<HostMessage, { t: 'db' }>): Promise<unknown> {
     if (m.op === 'begin') {
       const entry = { tx: noTx, end: (_commit: boolean) => {}, done: Promise.resolve() as Promise<unknown> };
       await new Promise<void>((opened, failed) => {
@@ -100,7 +247,7 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
           .transaction(async (tx) => {
             const decided = new Promise<boolean>((r) => (entry.end = r));
             entry.tx = tx;
-            txs.set(m.tx!, entry);
+            h.txs.set(m.tx!, entry);
             opened();
             if (!(await decided)) throw ROLLBACK;
           })
@@ -113,47 +260,94 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
       return null;
     }
     if (m.op === 'commit' || m.op === 'rollback') {
-      const t = txs.get(m.tx!);
-      txs.delete(m.tx!);
+      const t = h.txs.get(m.tx!);
+      h.txs.delete(m.tx!);
       if (!t) throw new Error('no such transaction');
       t.end(m.op === 'commit');
       await t.done;
       return null;
     }
     if (m.op === 'exec') return c.db.exec(m.sql!);
-    const on: Queryable = m.tx !== undefined ? (txs.get(m.tx)?.tx ?? noTx) : c.db;
+    const on: Queryable = m.tx !== undefined ? (h.txs.get(m.tx)?.tx ?? noTx) : c.db;
     return on.query(m.sql!, m.params);
   }
 
-  let current = spawn();
-  await current;
+  /** The live host with the fewest jobs in hand (the one handed a job longest ago on a tie); waits for a restart when none is live. */
+  async function pick(): Promise<Host> {
+    for (let round = 0; round < 2; round++) {
+      const live = hosts.filter((h) => h.alive);
+      if (live.length)
+        return live.reduce((a, b) => (b.jobs.size < a.jobs.size || (b.jobs.size === a.jobs.size && b.lastSent < a.lastSent) ? b : a));
+      if (closing) break;
+      // Jobs arriving while every host restarts wait for one instead of burning their retries.
+      await Promise.any(hosts.map((h) => h.current)).catch(() => {});
+    }
+    throw new Error('no job host thread is running');
+  }
+
+  for (const h of hosts) h.current = spawn(h);
+  try {
+    await Promise.all(hosts.map((h) => h.current));
+  } catch (err) {
+    closing = true;
+    for (const h of hosts) void h.worker?.terminate();
+    throw err;
+  }
   started = true;
+  let sent = 0;
   const handlers = Object.fromEntries(
     jobNames.map((name) => [
       name,
       async (data: unknown, ctx: { id: string; attempt: number }) => {
-        if (!alive) await current;
-        if (closing || !alive) throw new Error('the job host thread is not running');
+        if (closing) throw new Error('the job host threads are closing');
+        const h = await pick();
         const id = nextJob++;
+        h.lastSent = ++sent;
+        const owner = (data as { owner_id?: unknown } | null)?.owner_id;
         return new Promise<Record<string, unknown>>((resolve, reject) => {
-          jobs.set(id, { resolve, reject });
-          post({ t: 'job', id, name, data, ctx, trace: { ...currentTrace() } });
+          const p: Pending = { resolve, reject, job: ctx.id, name, attempt: ctx.attempt, started: false };
+          if (typeof owner === 'string') p.owner = owner;
+          h.jobs.set(id, p);
+          note(h, p, 'sent');
+          post(h, { t: 'job', id, name, data, ctx, trace: { ...currentTrace() } });
         });
       },
     ]),
   ) as unknown as JobHandlers;
 
-  return {
+  const host: JobHost = {
     handlers,
+    size: n,
+    stats: () =>
+      hosts.map((h) => ({
+        index: h.index,
+        threadId: h.worker?.threadId ?? -1,
+        alive: h.alive,
+        inFlight: h.jobs.size,
+        running: [...h.jobs.values()].filter((j) => j.started).length,
+        answered: h.answered,
+        lost: h.lost,
+        restarts: h.restarts,
+        ...h.share,
+      })),
+    events: () => log,
     async close() {
       closing = true;
-      const w = worker;
-      if (!w || !alive) return;
-      const gone = new Promise<void>((r) => w.once('exit', () => r()));
-      post({ t: 'close' });
-      await gone;
+      await Promise.all(
+        hosts.map(async (h) => {
+          const w = h.worker;
+          if (!w) return;
+          // A thread still starting (a restart under way) has no handlers to close: stop it.
+          if (!h.alive) return void (await w.terminate());
+          const gone = new Promise<void>((r) => w.once('exit', () => r()));
+          post(h, { t: 'close' });
+          await gone;
+        }),
+      );
     },
   };
+  hostsOf.set(c, host);
+  return host;
 }
 
 const ROLLBACK = new Error('rolled back by the job host');

@@ -1,10 +1,13 @@
 /**
- * The job host thread of embedded mode (started by shared/src/jobs/thread-host.ts): builds the
- * job handlers with their engine pool, then runs each job the main thread hands over. The
- * database, queue and metrics are the main thread's, reached over messages; blobs, indexes and
- * models are opened here.
+ * One job host thread of embedded mode (JOB_HOSTS of them, started by
+ * shared/src/jobs/thread-host.ts): builds the job handlers with their engine pool (its share of
+ * ENGINE_POOL_SIZE), then runs each job the main thread hands over. The database, queue and
+ * metrics are the main thread's, reached over messages; blobs, indexes and models are opened here.
+ * Host 0 keeps its indexes under DATA_DIR/index as one host always did; host i > 0 under
+ * DATA_DIR/index/host-i, so no two threads write one index file.
  */
 import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../../../shared/src/config/config.js';
 import { createContainer } from '../../../shared/src/container.js';
@@ -19,6 +22,8 @@ import { createHandlers, scheduleReindexIfNeeded } from '../handlers/index.js';
 
 const port = parentPort!;
 const env = (workerData as { env: NodeJS.ProcessEnv }).env;
+/** Which host this thread is (0 … JOB_HOSTS − 1). */
+const hostIndex = Number(env.MARKLESS_JOB_HOST_INDEX ?? 0);
 const post = (m: HostMessage) => port.postMessage(m);
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 let nextCall = 1;
@@ -108,11 +113,15 @@ port.on('message', (m: MainMessage) => {
     if (m.ok) p?.resolve(m.value);
     else p?.reject(fromWire(m.error));
   } else if (m.t === 'job') {
+    // Posted before any hold below: the main thread learns the job began even if this thread then spins.
+    post({ t: 'started', id: m.id });
     const run = async () => {
       holdIfAsked();
       crashIfAsked();
       const h = jobs!.handlers[m.name as JobName] as (d: unknown, ctx: { id: string; attempt: number }) => Promise<Record<string, unknown>>;
-      return h(m.data, m.ctx);
+      const result = await h(m.data, m.ctx);
+      killIfAsked(m.name);
+      return result;
     };
     withTrace(m.trace, run).then(
       (result) => post({ t: 'done', id: m.id, ok: true, result: result ?? {} }),
@@ -130,16 +139,40 @@ port.on('message', (m: MainMessage) => {
  */
 function crashIfAsked(): void {
   const file = env.MARKLESS_TEST_CRASH_HOST_ONCE;
-  if (!file || existsSync(file)) return;
-  writeFileSync(file, '');
+  if (!file || existsSync(file) || !claimOnce(file)) return;
   setImmediate(() => {
     throw new Error('deliberate job host crash (MARKLESS_TEST_CRASH_HOST_ONCE)');
   });
 }
 
+/**
+ * Test hook (MARKLESS_TEST_KILL_HOST_AFTER_JOB=<file>, optionally MARKLESS_TEST_KILL_HOST_ON=<job
+ * name>): the first such job to finish its handler, while the file does not exist, creates it and
+ * ends this thread at once, before answering: its writes are committed, its answer is lost. The
+ * queue must retry it on a host (the job is idempotent: nothing stored twice) and the host restart.
+ */
+function killIfAsked(name: string): void {
+  const file = env.MARKLESS_TEST_KILL_HOST_AFTER_JOB;
+  if (!file || (env.MARKLESS_TEST_KILL_HOST_ON && env.MARKLESS_TEST_KILL_HOST_ON !== name)) return;
+  if (existsSync(file) || !claimOnce(file)) return;
+  // In a worker thread, process.exit ends this thread only.
+  process.exit(1);
+}
+
+/** Create `file` if no one has (exclusive create: of several host threads, one wins). */
+function claimOnce(file: string): boolean {
+  try {
+    writeFileSync(file, String(hostIndex), { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function main() {
-  const config = loadConfig(env);
-  const logger = createLogger(config.LOG_LEVEL);
+  const loaded = loadConfig(env);
+  const config = hostIndex > 0 ? { ...loaded, indexDir: join(loaded.indexDir, `host-${hostIndex}`) } : loaded;
+  const logger = createLogger(config.LOG_LEVEL).child({ host: hostIndex });
   const c = await createContainer(config, {
     logger,
     queue: remoteQueue,
@@ -149,8 +182,8 @@ async function main() {
   const handlers = await createHandlers(c);
   jobs = { handlers, close: () => c.close() };
   post({ t: 'ready' });
-  // After ready: the reindex job goes through the main thread's queue like any other.
-  await scheduleReindexIfNeeded(c).catch((err) => logger.error({ err }, 'could not schedule re-embedding'));
+  // After ready: the reindex job goes through the main thread's queue like any other; one host asks.
+  if (hostIndex === 0) await scheduleReindexIfNeeded(c).catch((err) => logger.error({ err }, 'could not schedule re-embedding'));
 }
 
 main().catch((err) => post({ t: 'failed', error: String((err as Error)?.stack ?? err) }));

@@ -1,0 +1,290 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/src/config/config.js';
+import { createContainer, type Container } from '../../shared/src/container.js';
+import type { JobHandlers } from '../../shared/src/domain/jobs.js';
+import { engineShares, jobHostCount, jobHostOf, type JobHostEvent } from '../../shared/src/jobs/thread-host.js';
+import { createLogger } from '../../shared/src/logger.js';
+import { createHandlers } from '../../workers/src/handlers/index.js';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { batchForm, smallFruitPhotos, surface, untilDone } from '../support/fruit-batch.js';
+import { photoForm, textureImage } from '../support/images.js';
+import { until } from '../support/process.js';
+import { individualRowCounts } from '../support/rows.js';
+
+/**
+ * Several job hosts (issue 42, item 1): embedded mode runs JOB_HOSTS job-host threads, distributed
+ * mode several worker processes, so one job never waits on another's own work. Every assertion is
+ * about order and overlap (what ran at once, what finished before what), never a duration.
+ */
+
+const ROWS = 4;
+
+/** True when neither owner's jobs all finished before the other's first: the two progressed together. */
+function interleaved(order: readonly string[], a: string, b: string): boolean {
+  const [fa, la, fb, lb] = [order.indexOf(a), order.lastIndexOf(a), order.indexOf(b), order.lastIndexOf(b)];
+  return fa >= 0 && fb >= 0 && fa < lb && fb < la;
+}
+
+async function postBatch(app: TestApp, token: string, photos: { name: string; bytes: Buffer }[]): Promise<string> {
+  const r = await api(app.url, 'POST', '/api/fruit/batch', { token, body: batchForm(photos) });
+  expect(r.status, r.text).toBe(202);
+  return r.json.batch_id as string;
+}
+
+describe('how many job hosts, and their share of the engine pool', () => {
+  it('defaults to 2 hosts where there are 2 cores or more, 1 on one core; JOB_HOSTS wins', () => {
+    expect(jobHostCount(undefined, 1)).toBe(1);
+    expect(jobHostCount(undefined, 2)).toBe(2);
+    expect(jobHostCount(undefined, 16)).toBe(2);
+    expect(jobHostCount(1, 16)).toBe(1);
+    expect(jobHostCount(4, 2)).toBe(4);
+  });
+
+  it('splits the engine threads so the process keeps the same totals, and never oversubscribes', () => {
+    // 8 cores, default pool (the cores): 4 + 4 threads, 1 ONNX thread each.
+    expect(engineShares(2, { cores: 8, featureCacheMb: 256 })).toEqual([
+      { engineThreads: 4, ortThreads: 1, featureCacheMb: 128 },
+      { engineThreads: 4, ortThreads: 1, featureCacheMb: 128 },
+    ]);
+    // An odd pool: 3 + 2; ONNX threads from the whole pool (8 / 5 = 1).
+    expect(engineShares(2, { cores: 8, poolSize: 5, featureCacheMb: 100 }).map((s) => s.engineThreads)).toEqual([3, 2]);
+    // A pool smaller than the hosts: each host still gets a thread (2 in all), 2 ONNX threads each on 4 cores.
+    expect(engineShares(2, { cores: 4, poolSize: 1, featureCacheMb: 0 })).toEqual([
+      { engineThreads: 1, ortThreads: 2, featureCacheMb: 0 },
+      { engineThreads: 1, ortThreads: 2, featureCacheMb: 0 },
+    ]);
+    // One host: exactly the one-host settings of before (the pool of the cores, 1 ONNX thread each).
+    expect(engineShares(1, { cores: 2, featureCacheMb: 256 })).toEqual([{ engineThreads: 2, ortThreads: 1, featureCacheMb: 256 }]);
+    // A set MARKLESS_ORT_THREADS is kept.
+    expect(engineShares(2, { cores: 2, ortThreads: 3, featureCacheMb: 256 })[0]!.ortThreads).toBe(3);
+  });
+});
+
+describe('two job hosts (embedded): two accounts’ fruit batches run at once', () => {
+  let app: TestApp;
+  let dir: string;
+  let release: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'markless-hosts-'));
+    release = path.join(dir, 'release');
+    app = await startTestApp({
+      engine: 'deterministic',
+      env: {
+        JOB_HOSTS: '2',
+        // Every job first spins its host thread, without yielding, until `release` exists: a job
+        // can only be seen running on a host that no other job is holding.
+        MARKLESS_TEST_HOLD_JOBS_UNTIL: release,
+        // One row per account at a time, two batch rows at once: one row of each account.
+        ACCOUNT_INFLIGHT_CAP: '1',
+        QUEUE_CONCURRENCY: 'batch=2',
+      },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    if (release) await writeFile(release, '').catch(() => {});
+    await app?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('holds a row of each account on its own host thread at the same moment, then both batches finish interleaved', async () => {
+    const host = jobHostOf(app.container)!;
+    expect(host.size).toBe(2);
+    const [s0, s1] = host.stats();
+    expect(s0!.alive && s1!.alive).toBe(true);
+    expect(s0!.threadId).not.toBe(s1!.threadId);
+
+    const a = await signup(app.url, 'hosts_a');
+    const b = await signup(app.url, 'hosts_b');
+    const photos = await smallFruitPhotos(ROWS, [await surface(4201), await surface(4202)]);
+    const batchA = await postBatch(app, a.token, photos);
+    const batchB = await postBatch(app, b.token, photos);
+
+    // Both host threads are each spinning in a job at once: with one host the second row could
+    // not even begin. The two rows are one of each account.
+    await until(async () => host.stats().every((s) => s.running === 1), 120_000);
+    const running = (e: JobHostEvent) => e.event === 'started' && e.name === 'fruit_batch_item';
+    const startedNow = host.events().filter(running);
+    expect(startedNow.map((e) => e.host).sort()).toEqual([0, 1]);
+    expect(new Set(startedNow.map((e) => e.owner))).toEqual(new Set([a.id, b.id]));
+    // Neither batch has finished a row yet: neither went first.
+    for (const [token, batch] of [
+      [a.token, batchA],
+      [b.token, batchB],
+    ] as const)
+      expect((await api(app.url, 'GET', `/api/fruit/batch/${batch}`, { token })).json.done).toBe(0);
+
+    await writeFile(release, '');
+    for (const [token, batch] of [
+      [a.token, batchA],
+      [b.token, batchB],
+    ] as const) {
+      const done = await untilDone(app, token, batch, 300_000);
+      expect(done.done).toBe(ROWS);
+      expect(done.failed).toBe(0);
+    }
+    const completed = host.events().filter((e) => e.event === 'completed' && e.name === 'fruit_batch_item');
+    expect(completed).toHaveLength(2 * ROWS);
+    // Each row was handed to exactly one host, once.
+    const sent = host.events().filter((e) => e.event === 'sent' && e.name === 'fruit_batch_item');
+    expect(new Set(sent.map((e) => e.job)).size).toBe(sent.length);
+    // Progress interleaved: neither account's rows all finished before the other's first.
+    expect(
+      interleaved(
+        completed.map((e) => e.owner!),
+        a.id,
+        b.id,
+      ),
+    ).toBe(true);
+    // Both hosts did work.
+    expect(new Set(completed.map((e) => e.host))).toEqual(new Set([0, 1]));
+  }, 600_000);
+});
+
+describe('a killed job host (embedded, two hosts)', () => {
+  let app: TestApp;
+  let dir: string;
+  let killed: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'markless-hostkill-'));
+    killed = path.join(dir, 'killed');
+    app = await startTestApp({
+      engine: 'deterministic',
+      // The first enrolment runs to the end (its rows committed), then its host thread is ended
+      // before it can answer: the job is lost with the thread, and must be retried.
+      env: { JOB_HOSTS: '2', MARKLESS_TEST_KILL_HOST_AFTER_JOB: killed, MARKLESS_TEST_KILL_HOST_ON: 'enroll' },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await app?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('fails only its own job, which is retried once and completes without a duplicate row; the host is started again', async () => {
+    const host = jobHostOf(app.container)!;
+    const u = await signup(app.url, 'hostkill');
+    const photos = await Promise.all([0, 1].map((i) => textureImage(4210 + i, 384)));
+    const r = await api(app.url, 'POST', '/api/enroll', { token: u.token, body: photoForm(photos, { species: 'durian' }) });
+    expect(r.status, r.text).toBe(200);
+    expect(existsSync(killed)).toBe(true);
+    const victim = Number(readFileSync(killed, 'utf8'));
+
+    const steps = host.events().filter((e) => e.name === 'enroll');
+    const job = steps[0]!.job;
+    expect(steps.every((e) => e.job === job)).toBe(true);
+    // Attempt 1 was lost with the killed host; attempt 2 completed; nothing else.
+    expect(steps.filter((e) => e.event === 'lost').map((e) => [e.host, e.attempt])).toEqual([[victim, 1]]);
+    expect(steps.filter((e) => e.event === 'completed').map((e) => e.attempt)).toEqual([2]);
+    expect(steps.filter((e) => e.event === 'failed')).toEqual([]);
+    const j = await api(app.url, 'GET', `/api/jobs/${job}`, { token: u.token });
+    expect(j.json).toMatchObject({ status: 'completed', attempts: 2 });
+
+    // Idempotent: the first attempt's rows were committed before the kill, and the retry added none.
+    expect(await individualRowCounts(app.container.db, r.json.individual_id ?? r.json.tree_id)).toEqual({
+      individuals: 1,
+      images: 2,
+      descriptors: 2,
+    });
+    const trees = await api(app.url, 'GET', '/api/trees', { token: u.token });
+    expect(trees.json.count).toBe(1);
+    expect(trees.json.trees[0].image_count).toBe(2);
+
+    // The killed host is started again (a new thread), and the other one never stopped.
+    await until(async () => {
+      const s = host.stats()[victim]!;
+      return s.alive && s.restarts === 1;
+    }, 120_000);
+    const other = host.stats()[1 - victim]!;
+    expect(other).toMatchObject({ alive: true, restarts: 0, lost: 0 });
+    // And it takes jobs again: an identify answers.
+    const id = await api(app.url, 'POST', '/api/identify', { token: u.token, body: photoForm([photos[0]!]) });
+    expect(id.status, id.text).toBe(200);
+  }, 600_000);
+});
+
+describe('two worker processes (distributed): two accounts’ fruit batches run at once', () => {
+  let app: TestApp;
+  const workers: Container[] = [];
+  const runningOn = [0, 0];
+  const log: { worker: number; owner: string; event: 'started' | 'completed' }[] = [];
+  let bothAtOnce = false;
+  let openGate!: () => void;
+  const gate = new Promise<void>((r) => (openGate = r));
+
+  /** Each job first waits until both workers run one (or a minute passes, then the test fails below). */
+  function observed(worker: number, handlers: JobHandlers): JobHandlers {
+    const out: Record<string, unknown> = {};
+    for (const [name, h] of Object.entries(handlers) as [string, (d: unknown, ctx: unknown) => Promise<unknown>][]) {
+      out[name] = async (data: { owner_id?: string }, ctx: unknown) => {
+        if (name !== 'fruit_batch_item') return h(data, ctx);
+        runningOn[worker]!++;
+        log.push({ worker, owner: data.owner_id!, event: 'started' });
+        if (runningOn.every((n) => n > 0)) {
+          bothAtOnce = true;
+          openGate();
+        }
+        await Promise.race([gate, new Promise((r) => setTimeout(r, 60_000).unref())]);
+        try {
+          return await h(data, ctx);
+        } finally {
+          runningOn[worker]!--;
+          log.push({ worker, owner: data.owner_id!, event: 'completed' });
+        }
+      };
+    }
+    return out as JobHandlers;
+  }
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      mode: 'distributed',
+      worker: false,
+      engine: 'deterministic',
+      // Each worker runs one job at a time; one row per account at a time.
+      env: { WORKER_CONCURRENCY: '1', ACCOUNT_INFLIGHT_CAP: '1' },
+    });
+    for (const i of [0, 1]) {
+      // Each worker its own container (connections, engine pool), as a separate process would have.
+      const w = await createContainer(loadConfig(app.env), { logger: createLogger('silent') });
+      await w.queue.startWorker(observed(i, await createHandlers(w)));
+      workers.push(w);
+    }
+  }, 180_000);
+  afterAll(async () => {
+    openGate?.();
+    for (const w of workers) await w.close();
+    await app?.stop();
+  });
+
+  it('runs a row on each worker at the same moment, and both batches finish interleaved', async () => {
+    const a = await signup(app.url, 'workers_a');
+    const b = await signup(app.url, 'workers_b');
+    const photos = await smallFruitPhotos(ROWS, [await surface(4221), await surface(4222)]);
+    const batchA = await postBatch(app, a.token, photos);
+    const batchB = await postBatch(app, b.token, photos);
+    for (const [token, batch] of [
+      [a.token, batchA],
+      [b.token, batchB],
+    ] as const) {
+      const done = await untilDone(app, token, batch, 300_000);
+      expect(done.done).toBe(ROWS);
+      expect(done.failed).toBe(0);
+    }
+    expect(bothAtOnce, 'the two workers never ran a row at the same time').toBe(true);
+    const firstTwo = log.filter((e) => e.event === 'started').slice(0, 2);
+    expect(firstTwo.map((e) => e.worker).sort()).toEqual([0, 1]);
+    expect(new Set(firstTwo.map((e) => e.owner))).toEqual(new Set([a.id, b.id]));
+    const completed = log.filter((e) => e.event === 'completed');
+    expect(completed).toHaveLength(2 * ROWS);
+    expect(
+      interleaved(
+        completed.map((e) => e.owner),
+        a.id,
+        b.id,
+      ),
+    ).toBe(true);
+  }, 600_000);
+});
