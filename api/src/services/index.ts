@@ -24,6 +24,7 @@ import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';
 import { createOpsService } from './ops.service.js';
+import { workerStatusRepo } from '../../../shared/src/repos/worker-status.repo.js';
 import { createDatasciExportService } from './datasci-export.service.js';
 import { createSurveyService } from './survey.service.js';
 import { createReviewQueueService } from './review-queue.service.js';
@@ -61,7 +62,14 @@ export function createServices(c: Container) {
     fruitPublic: createFruitPublicService(c, { media, trees }),
     fruitBatch: createFruitBatchService(c, { trees, fruitSummaries: fruitList.summaries }),
     ...createAnimalServices(c, { trees, media, jobs }),
-    ops: createOpsService(c),
+    ops: createOpsService({
+      mode: c.config.MODE,
+      db: c.db,
+      workerStatus: workerStatusRepo,
+      queueAdmin: c.queue.admin,
+      blobs: c.blobs,
+      metrics: c.metrics,
+    }),
     calibrationPool: createCalibrationPoolService(c),
     datasciExport: createDatasciExportService(c),
     streamSlots: createStreamSlots({
