@@ -5,7 +5,9 @@
  */
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
-import { calibrationPoolRepo as repo } from '../../../shared/src/repos/calibration-pool.repo.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { JobQueue } from '../../../shared/src/ports/queue.port.js';
+import type { calibrationPoolRepo } from '../../../shared/src/repos/calibration-pool.repo.js';
 
 /** A fit reads every contributing owner's samples; on a large pool that takes a while. */
 const RUN_WAIT_MS = 10 * 60_000;
@@ -23,21 +25,34 @@ export function startCalibrationPoolSchedule(c: Container): () => void {
   return () => clearInterval(timer);
 }
 
-export function createCalibrationPoolService(c: Container) {
+/** What the pooled calibration service uses: its repository, and the queue that runs a fit. */
+export interface CalibrationPoolDeps {
+  db: Queryable;
+  pool: Pick<
+    typeof calibrationPoolRepo,
+    'list' | 'accountNames' | 'byId' | 'promote' | 'rollback' | 'contributes' | 'samplesOfOwner' | 'setContributes'
+  >;
+  queue: Pick<JobQueue, 'enqueue' | 'waitFor'>;
+  /** CALIBRATION_POOLING: whether a fit may be run at all. */
+  pooling: boolean;
+}
+
+export function createCalibrationPoolService(d: CalibrationPoolDeps) {
+  const { db, pool: repo } = d;
   return {
     async run(requestedBy: string) {
-      if (!c.config.CALIBRATION_POOLING) throw new AppError(409, 'pooling_off');
-      const id = await c.queue.enqueue('calibration_pool', { requested_by: requestedBy });
-      const rec = await c.queue.waitFor(id, RUN_WAIT_MS);
+      if (!d.pooling) throw new AppError(409, 'pooling_off');
+      const id = await d.queue.enqueue('calibration_pool', { requested_by: requestedBy });
+      const rec = await d.queue.waitFor(id, RUN_WAIT_MS);
       if (rec?.state !== 'completed') throw new AppError(500, 'internal');
       return rec.result as { gathered: number; cells: { cell: unknown; id: number; status: string; reason: string | null }[] };
     },
 
     /** Every version, newest first; owners set aside are named (account id and username) to the operator only. */
     async list() {
-      const versions = await repo.list(c.db);
+      const versions = await repo.list(db);
       const ids = versions.flatMap((v) => ((v.report.set_aside as { owner: string }[] | undefined) ?? []).map((s) => s.owner));
-      const names = await repo.accountNames(c.db, [...new Set(ids)]);
+      const names = await repo.accountNames(db, [...new Set(ids)]);
       return versions.map((v) => ({
         ...v,
         report: {
@@ -51,25 +66,25 @@ export function createCalibrationPoolService(c: Container) {
     },
 
     async promote(id: number) {
-      const v = await repo.byId(c.db, id);
+      const v = await repo.byId(db, id);
       if (!v || !v.params) throw ERRORS.notFound();
-      await repo.promote(c.db, id);
+      await repo.promote(db, id);
       return { id, status: 'serving' as const };
     },
 
     async rollback(id: number) {
-      const v = await repo.byId(c.db, id);
+      const v = await repo.byId(db, id);
       if (!v) throw ERRORS.notFound();
       if (v.status !== 'serving') throw new AppError(409, 'calibration_not_serving');
-      return { id, status: 'rolled_back' as const, serving: await repo.rollback(c.db, id) };
+      return { id, status: 'rolled_back' as const, serving: await repo.rollback(db, id) };
     },
 
     async sharing(ownerId: string) {
-      return { contribute: await repo.contributes(c.db, ownerId), samples: await repo.samplesOfOwner(c.db, ownerId) };
+      return { contribute: await repo.contributes(db, ownerId), samples: await repo.samplesOfOwner(db, ownerId) };
     },
 
     async setSharing(ownerId: string, contribute: boolean) {
-      const { deleted } = await repo.setContributes(c.db, ownerId, contribute);
+      const { deleted } = await repo.setContributes(db, ownerId, contribute);
       return { contribute, deleted };
     },
   };

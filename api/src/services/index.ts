@@ -1,5 +1,6 @@
 import type { Container } from '../../../shared/src/container.js';
 import { createCalibrationPoolService } from './calibration-pool.service.js';
+import { calibrationPoolRepo } from '../../../shared/src/repos/calibration-pool.repo.js';
 import { createStreamSlots } from './stream-slots.js';
 import { createAuthService } from './auth.service.js';
 import { createAdminService } from './admin.service.js';
@@ -70,7 +71,12 @@ export function createServices(c: Container) {
       blobs: c.blobs,
       metrics: c.metrics,
     }),
-    calibrationPool: createCalibrationPoolService(c),
+    calibrationPool: createCalibrationPoolService({
+      db: c.db,
+      pool: calibrationPoolRepo,
+      queue: c.queue,
+      pooling: c.config.CALIBRATION_POOLING,
+    }),
     datasciExport: createDatasciExportService(c),
     streamSlots: createStreamSlots({
       perBatch: c.config.SSE_MAX_PER_BATCH,
