@@ -38,7 +38,9 @@ function renameForm(current: string | null, send: (name: string) => Promise<any>
         mount(msg, r.ok && r.json.ok !== false ? notice('ok', '✓') : notice('error', errorText(r)));
         // The page's heading is the name: it shows the new one at once.
         const heading = r.ok && r.json.ok !== false ? (e.target as HTMLElement).closest('section')?.querySelector('h2') : null;
-        if (heading) heading.textContent = name.value.trim() || t('unnamed');
+        if (heading) heading.textContent = r.json.name ?? (name.value.trim() || t('unnamed'));
+        // The field shows the name as kept (the server cleans markup and spaces).
+        if (heading && r.json.name) name.value = r.json.name;
       },
     },
     field(t('rename'), name),
@@ -128,7 +130,7 @@ function fruitPublish(id: string, initial: string): HTMLElement {
   return box;
 }
 
-/** One fruit: its name, species, tree and farm, its photos, publishing, care and withdrawal, and its timeline. */
+/** One fruit: its name (renamed here), species, tree and farm, its photos, publishing, care and withdrawal, and its timeline. */
 export async function fruitView(id: string): Promise<HTMLElement> {
   const views = await call('GET', `/api/fruit/${encodeURIComponent(id)}/views`);
   if (!views.ok) return notice('error', errorText(views));
@@ -151,7 +153,8 @@ export async function fruitView(id: string): Promise<HTMLElement> {
       h('h2', {}, row ? fruitTitle(row) : t('kind_fruit')),
       h('p', { class: 'meta' }, meta, meta && tree ? ' · ' : '', tree),
       photos(((views.json.views ?? []) as any[]).map((v) => v.cid)),
-      // Only the owner's own fruit has a row, and only the owner may publish it.
+      // Only the owner's own fruit has a row; the owner renames it (POST /api/rename with fruit_id) and publishes it.
+      row ? renameForm(row.name, (name) => call('POST', '/api/rename', new URLSearchParams({ fruit_id: id, name }))) : null,
       row ? fruitPublish(id, row.visibility) : null,
     ),
     await careCard('fruit', id),
