@@ -47,6 +47,5 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'shared/src/population/population.service.ts',
   'workers/src/handlers/enroll-photos.ts',
   'workers/src/handlers/enroll.handler.ts',
-  'workers/src/handlers/identify.handler.ts',
   'workers/src/handlers/survey.handler.ts',
 ];

@@ -37,6 +37,16 @@ describe.each(BOTH_DATABASES)('images on $name', ({ open }) => {
     expect(await imagesRepo.photosOf(opened.db, [randomUUID()])).toEqual([]);
   });
 
+  it('reads the content id of each photo asked', async () => {
+    const rows = await imagesRepo.cidsOf(opened.db, [second, third, randomUUID()]);
+    expect(new Map(rows.map((r) => [r.id, r.cid]))).toEqual(
+      new Map([
+        [second, 'cid-a'],
+        [third, 'cid-c'],
+      ]),
+    );
+  });
+
   it('says whether any photo still lacks a descriptor of a model', async () => {
     const model = { name: 'm', version: '1' };
     expect(await descriptorsRepo.anyUndescribed(opened.db, model)).toBe(true);

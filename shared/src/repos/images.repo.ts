@@ -11,6 +11,12 @@ export interface IndividualPhoto {
 }
 
 export const imagesRepo = {
+  /** The content id of each of these photos (an unknown id is left out). */
+  async cidsOf(db: Queryable, imageIds: readonly string[]): Promise<{ id: string; cid: string }[]> {
+    const r = await db.query<{ id: string; cid: string }>('select id, cid from images where id = any($1::uuid[])', [[...imageIds]]);
+    return r.rows;
+  },
+
   /** Every photo of these individuals, oldest first (ties by id, so the order is stable). */
   async photosOf(db: Queryable, individualIds: readonly string[]): Promise<IndividualPhoto[]> {
     const r = await db.query<IndividualPhoto>(

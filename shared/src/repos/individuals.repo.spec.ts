@@ -6,6 +6,7 @@ import { individualsRepo } from './individuals.repo.js';
 describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
   let opened: OpenDatabase;
   const [owner, other, cow, gone, tree, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  const bull = randomUUID();
   // A second owner's fruit and trees, placed on a map: one published, one private, one deleted.
   const [grower, pub, priv, pubGone, near, far, nowhere, goat] = [1, 2, 3, 4, 5, 6, 7, 8].map(() => randomUUID()) as [
     string,
@@ -38,7 +39,7 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
         ($6, $9, 'tree', 'private', null, null, null, null, null, 'vuon'),
         ($7, $9, 'animal', 'private', null, null, null, 'Dê', 'goat', 'trai'),
         ($8, $9, 'animal', 'private', null, null, null, 'Bò', 'cattle', 'trai')`,
-      [pub, priv, pubGone, near, far, nowhere, goat, randomUUID(), grower],
+      [pub, priv, pubGone, near, far, nowhere, goat, bull, grower],
     );
   }, 60_000);
   afterAll(async () => {
@@ -83,5 +84,36 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
         { id: goat, name: 'Dê', species: 'goat', farm_id: 'trai' },
       ].sort((a, b) => (a.id < b.id ? -1 : 1)),
     );
+  });
+
+  it('reads each asked individual’s owner and labels, a deleted one included', async () => {
+    const rows = await individualsRepo.rowsOf(opened.db, [gone, goat, randomUUID()]);
+    expect(rows.find((r) => r.id === gone)).toMatchObject({ owner_id: owner, name: null });
+    expect(rows.find((r) => r.id === goat)).toEqual({ id: goat, owner_id: grower, name: 'Dê', species: 'goat', farm_id: 'trai' });
+    expect(rows).toHaveLength(2);
+  });
+
+  it('reads the species of a pool’s live individuals of one kind', async () => {
+    const rows = await individualsRepo.speciesOfPool(opened.db, [grower, owner], 'animal');
+    expect(new Map(rows.map((r) => [r.id, r.species]))).toEqual(
+      new Map<string, string | null>([
+        [goat, 'goat'],
+        [cow, null],
+        [bull, 'cattle'],
+      ]),
+    );
+  });
+
+  it('counts a pool’s species lower-cased, within a farm and among the ids given', async () => {
+    await opened.db.query(`update individuals set species = 'Goat' where id = $1`, [goat]);
+    const all = await individualsRepo.speciesCounts(opened.db, [grower], 'animal', null);
+    expect(all.sort((a, b) => String(a.species).localeCompare(String(b.species)))).toEqual([
+      { species: 'cattle', n: 1 },
+      { species: 'goat', n: 1 },
+    ]);
+    expect(await individualsRepo.speciesCounts(opened.db, [grower], 'animal', 'trai', new Set([goat]))).toEqual([
+      { species: 'goat', n: 1 },
+    ]);
+    expect(await individualsRepo.speciesCounts(opened.db, [grower], 'animal', 'elsewhere')).toEqual([]);
   });
 });

@@ -74,6 +74,47 @@ export const individualsRepo = {
     return r.rows;
   },
 
+  /**
+   * Owner, name, species and farm of each of `ids`, deleted ones included: an answer ranked from a
+   * pool read a moment ago still names an individual deleted since.
+   */
+  async rowsOf(db: Queryable, ids: readonly string[]): Promise<(IndividualLabel & { owner_id: string })[]> {
+    const r = await db.query<IndividualLabel & { owner_id: string }>(
+      'select id, owner_id, name, species, farm_id from individuals where id = any($1::uuid[])',
+      [[...ids]],
+    );
+    return r.rows;
+  },
+
+  /** Each live individual of `kind` in these owners' pools with its stored species, as written. */
+  async speciesOfPool(db: Queryable, ownerIds: readonly string[], kind: Kind): Promise<{ id: string; species: string | null }[]> {
+    const r = await db.query<{ id: string; species: string | null }>(
+      'select id, species from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
+      [[...ownerIds], kind],
+    );
+    return r.rows;
+  },
+
+  /**
+   * How many live individuals of `kind` each species (lower-cased; null: none stored) counts in these
+   * owners' pools, within one farm and among `only` when given.
+   */
+  async speciesCounts(
+    db: Queryable,
+    ownerIds: readonly string[],
+    kind: Kind,
+    farmId: string | null,
+    only?: ReadonlySet<string>,
+  ): Promise<{ species: string | null; n: number }[]> {
+    const r = await db.query<{ species: string | null; n: string }>(
+      `select lower(species) as species, count(*) as n from individuals
+        where owner_id = any($1::uuid[]) and kind = $4 and deleted_at is null and ($2::text is null or farm_id = $2) and ($3::uuid[] is null or id = any($3::uuid[]))
+        group by 1`,
+      [[...ownerIds], farmId, only ? [...only] : null, kind],
+    );
+    return r.rows.map((x) => ({ species: x.species, n: Number(x.n) }));
+  },
+
   /** Name, species and farm of the live ones among `ids` (a deleted or unknown id is left out). */
   async labelsOf(db: Queryable, ids: readonly string[]): Promise<IndividualLabel[]> {
     const r = await db.query<IndividualLabel>(

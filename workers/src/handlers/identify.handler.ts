@@ -4,6 +4,9 @@ import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.
 import type { Candidate, Descriptor, RecognitionEngine } from '../vision/engine.js';
 import type { Pools } from '../recognition/pool.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
+import { imagesRepo } from '../../../shared/src/repos/images.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { describeOrRefuse } from './describe.js';
 import type { LearnedGalleries } from '../learn/gallery.js';
 import { closestForReview } from './review.js';
@@ -40,13 +43,11 @@ interface IndividualRow {
 async function present(c: Container, kind: Kind, cands: Candidate[]) {
   if (!cands.length) return [];
   const ids = cands.map((x) => x.individualId);
-  const inds = await c.db.query<IndividualRow>('select id, owner_id, name, species, farm_id from individuals where id = any($1::uuid[])', [
-    ids,
-  ]);
+  const inds: IndividualRow[] = await individualsRepo.rowsOf(c.db, ids);
   const imageIds = cands.flatMap((x) => x.imageIds.slice(0, 3));
-  const imgs = await c.db.query<{ id: string; cid: string }>('select id, cid from images where id = any($1::uuid[])', [imageIds]);
-  const byInd = new Map(inds.rows.map((r) => [r.id, r]));
-  const cidOf = new Map(imgs.rows.map((r) => [r.id, r.cid]));
+  const imgs = await imagesRepo.cidsOf(c.db, imageIds);
+  const byInd = new Map(inds.map((r) => [r.id, r]));
+  const cidOf = new Map(imgs.map((r) => [r.id, r.cid]));
   return cands.map((x) => {
     const ind = byInd.get(x.individualId);
     return {
@@ -74,11 +75,8 @@ async function narrowBySpecies(
 ): Promise<ReadonlySet<string> | undefined> {
   const key = species?.normalize('NFC').trim().toLowerCase();
   if (!key) return only;
-  const r = await c.db.query<{ id: string; species: string | null }>(
-    'select id, species from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
-    [owners, kind],
-  );
-  const ids = r.rows.filter((x) => x.species?.normalize('NFC').trim().toLowerCase() === key && (!only || only.has(x.id))).map((x) => x.id);
+  const rows = await individualsRepo.speciesOfPool(c.db, owners, kind);
+  const ids = rows.filter((x) => x.species?.normalize('NFC').trim().toLowerCase() === key && (!only || only.has(x.id))).map((x) => x.id);
   return new Set(ids);
 }
 
@@ -95,14 +93,9 @@ async function poolFacts(
   farmId: string | null,
   only?: ReadonlySet<string>,
 ): Promise<PoolFacts> {
-  const r = await c.db.query<{ species: string | null; n: string }>(
-    `select lower(species) as species, count(*) as n from individuals
-      where owner_id = any($1::uuid[]) and kind = $4 and deleted_at is null and ($2::text is null or farm_id = $2) and ($3::uuid[] is null or id = any($3::uuid[]))
-      group by 1`,
-    [owners, farmId, only ? [...only] : null, kind],
-  );
-  const individuals = r.rows.reduce((a, x) => a + Number(x.n), 0);
-  const species = confirmed?.trim() ? confirmed.normalize('NFC').trim().toLowerCase() : r.rows.length === 1 ? r.rows[0]!.species : null;
+  const counts = await individualsRepo.speciesCounts(c.db, owners, kind, farmId, only);
+  const individuals = counts.reduce((a, x) => a + x.n, 0);
+  const species = confirmed?.trim() ? confirmed.normalize('NFC').trim().toLowerCase() : counts.length === 1 ? counts[0]!.species : null;
   return { species, individuals };
 }
 
@@ -179,10 +172,15 @@ export async function storeQuery(
   full: Record<string, unknown>,
 ) {
   const { [EVIDENCE]: evidence, ...result } = full;
-  await c.db.query(
-    `insert into identify_queries (id, owner_id, kind, image_cids, result, evidence, learned_version) values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
-    [q.id, q.owner, q.kind, q.cids, result, JSON.stringify(evidence ?? []), learnedVersionOf(result)],
-  );
+  await identifyQueriesRepo.insert(c.db, {
+    id: q.id,
+    owner_id: q.owner,
+    kind: q.kind,
+    image_cids: q.cids,
+    result,
+    evidence: JSON.stringify(evidence ?? []),
+    learned_version: learnedVersionOf(result),
+  });
   return result;
 }
 
