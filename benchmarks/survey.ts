@@ -34,16 +34,15 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { loadDetector } from '../workers/src/vision/detector.js';
 import { createEnginePool } from '../workers/src/engine-pool/index.js';
-import { COCO_ANIMAL_IDS } from '../workers/src/vision/animal-detector.js';
 import { RecognitionEngine, type Descriptor } from '../workers/src/vision/engine.js';
-import { CROP_SIDE, mergeClasses, surveyVideo, type SurveyTrack } from '../workers/src/survey/pipeline.js';
-import { iou } from '../workers/src/survey/tracker.js';
+import { CROP_SIDE, surveyVideo, type SurveyTrack } from '../workers/src/survey/pipeline.js';
 import { exclusiveMatches, summarise, type DecidedTrack } from '../shared/src/domain/survey-summary.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
 import { fitOwnerAsServed, memoryGallery, type GalleryEntry } from './owner-fit.js';
 import { motScores } from './survey/mot-metrics.js';
 import { renderClip, type Scene } from './survey/render.js';
-import { DRONE_HEIGHT, droneScene, field, fruitScene, phoneScene } from './survey/scenes.js';
+import { castFromDataset } from './survey/cast.js';
+import { droneScene, fruitScene, phoneScene } from './survey/scenes.js';
 import { severalScopes } from '../workers/src/vision/calibrate.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -62,64 +61,10 @@ const engine = await RecognitionEngine.create();
 // The survey job's own detection path: the engine pool, a frame per thread ahead of the tracker.
 const pool = createEnginePool();
 
-/** The largest confident animal of a photo, cut out at its box: a sprite, with its width/height. */
-async function spriteOf(file: string): Promise<{ png: Buffer; aspect: number } | null> {
-  const bytes = await readFile(path.join(root, file));
-  const dets = await detector.detect(new Uint8Array(bytes), { classes: COCO_ANIMAL_IDS, minScore: 0.45 });
-  const best = [...dets].sort((a, b) => b.box.w * b.box.h - a.box.w * a.box.h)[0];
-  if (!best || best.box.h < 80 || best.box.w < 80) return null;
-  const b = best.box;
-  const png = await sharp(bytes)
-    .rotate()
-    .resize(1280, 1280, { fit: 'inside', withoutEnlargement: true })
-    .extract({ left: Math.round(b.x), top: Math.round(b.y), width: Math.round(b.w), height: Math.round(b.h) })
-    .png()
-    .toBuffer();
-  return (await detectableAt(png, b.w / b.h, DRONE_HEIGHT)) ? { png, aspect: b.w / b.h } : null;
-}
-
-/**
- * Whether the detector still finds the crop at drone scale (`h` px tall in a 960×540 field):
- * the cast is chosen among animals the detector can see, so the tracking and identification
- * figures measure the tracker and the matcher, not YOLOX-nano's recall on tiny animals. It is not
- * checked at phone scale: the holstein phone clip's stranger, a mostly black face crop, scored
- * 0.09–0.21 at 189 px with one look a frame and never started a track (count error 1); the survey's
- * four looks (workers/src/survey/views.ts) track it (`survey-holstein-dev-2026-11-27-detect.json`).
- * Requiring every scale was tried (`survey-holstein-dev-2026-11-25-cast-all-scales.json`): the new
- * cast's stranger was still not tracked, and its drone clip gained 3 ID switches and a count error.
- */
-let probeField: Buffer | undefined;
-async function detectableAt(png: Buffer, aspect: number, h: number): Promise<boolean> {
-  probeField ??= await field(960, 540, 99);
-  const w = Math.round(h * aspect);
-  const small = await sharp(png).resize(w, h, { fit: 'fill' }).png().toBuffer();
-  const frame = await sharp(probeField)
-    .composite([{ input: small, left: 400, top: 220 }])
-    .jpeg()
-    .toBuffer();
-  const dets = mergeClasses(await detector.detect(new Uint8Array(frame), { classes: COCO_ANIMAL_IDS, minScore: 0.05 }));
-  return dets.some((d) => d.score >= 0.45 && iou(d.box, { x: 400, y: 220, w, h }) >= 0.5);
-}
-
-// Individuals with gallery photos and a query photo whose animal the detector finds: the enrolled cast.
+// Individuals with gallery photos and a query photo whose animal the detector finds: the enrolled
+// cast, and strangers (benchmarks/survey/cast.ts, shared with test/real/survey-clip.spec.ts).
 const galleryIds = [...new Set(proto.gallery.map((g) => g.id))].sort();
-const enrolledCast: { id: string; png: Buffer; aspect: number }[] = [];
-for (const id of galleryIds) {
-  if (enrolledCast.length >= 6) break;
-  for (const q of proto.queries.filter((x) => x.expect === id)) {
-    const s = await spriteOf(q.path);
-    if (s) {
-      enrolledCast.push({ id, ...s });
-      break;
-    }
-  }
-}
-const strangers: { id: string; png: Buffer; aspect: number }[] = [];
-for (const q of proto.queries.filter((x) => x.expect === null)) {
-  if (strangers.length >= 2) break;
-  const s = await spriteOf(q.path);
-  if (s) strangers.push({ id: `stranger:${path.basename(path.dirname(q.path))}`, ...s });
-}
+const { enrolled: enrolledCast, strangers } = await castFromDataset(detector, root, proto, { enrolled: 6, strangers: 2 });
 if (enrolledCast.length < 6 || strangers.length < 2) throw new Error('not enough detectable individuals in the dataset');
 
 // The owner's gallery: the cast's gallery photos plus distractor individuals, `--gallery-per-id`
