@@ -13,8 +13,8 @@ import { startCalibrationPoolSchedule } from './services/calibration-pool.servic
 import { applyConfiguredAdmins } from '../../shared/src/access/admins.js';
 
 /**
- * Start the API. Embedded mode (the default) also runs the job handlers, in a thread of their
- * own with its engine pool (shared/src/jobs/thread-host.ts), never on this event loop; distributed
+ * Start the API. Embedded mode (the default) also runs the job handlers, in JOB_HOSTS threads of
+ * their own, each with its engine pool (shared/src/jobs/thread-host.ts), never on this event loop; distributed
  * mode only enqueues, and `npm run worker` processes run the jobs. This file imports no worker code.
  */
 export async function start(

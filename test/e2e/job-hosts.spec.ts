@@ -36,9 +36,10 @@ async function postBatch(app: TestApp, token: string, photos: { name: string; by
 }
 
 describe('how many job hosts, and their share of the engine pool', () => {
-  it('defaults to 2 hosts where there are 2 cores or more, 1 on one core; JOB_HOSTS wins', () => {
+  it('defaults to 2 hosts from 4 cores up, 1 below; JOB_HOSTS wins', () => {
     expect(jobHostCount(undefined, 1)).toBe(1);
-    expect(jobHostCount(undefined, 2)).toBe(2);
+    expect(jobHostCount(undefined, 2)).toBe(1);
+    expect(jobHostCount(undefined, 4)).toBe(2);
     expect(jobHostCount(undefined, 16)).toBe(2);
     expect(jobHostCount(1, 16)).toBe(1);
     expect(jobHostCount(4, 2)).toBe(4);

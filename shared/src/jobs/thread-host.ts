@@ -71,9 +71,13 @@ const hostsOf = new WeakMap<Container, JobHost>();
 /** The job hosts started for `c` (embedded mode), if any: for /metrics-like views and tests. */
 export const jobHostOf = (c: Container): JobHost | undefined => hostsOf.get(c);
 
-/** How many job-host threads: JOB_HOSTS, else 2 where there are 2 cores or more, else 1. */
+/**
+ * How many job-host threads: JOB_HOSTS, else 2 from 4 cores up, else 1. Below 4 cores the models,
+ * not the job host, are the limit, and a second host only halves each engine pool (measured on 2
+ * cores: benchmarks/results/batch-job-hosts-2026-11-28.json).
+ */
 export function jobHostCount(configured: number | undefined, cores = os.availableParallelism()): number {
-  return configured ?? (cores >= 2 ? 2 : 1);
+  return configured ?? (cores >= 4 ? 2 : 1);
 }
 
 /**
