@@ -1,18 +1,20 @@
 /**
- * Input that used to get in unchecked, and errors a person can read. One app per mode (verify_add,
- * enrolment and identify are job-backed).
+ * Input that used to get in unchecked, and errors a person can read. One app, embedded: what is
+ * checked here is validation and wording in the routes and services, which both modes share (the
+ * adapters' equivalence is the conformance suites'; the attack sweep sends hostile input to both
+ * modes). verify_add and identify assert verdicts, so the app keeps the real engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { messages } from '../../shared/src/domain/messages.js';
-import { api, signup, startTestApp, type Mode, type TestApp } from '../support/app.js';
+import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { blankImage, otherView, photoForm, textureImage } from '../support/images.js';
 import { uniqueName } from '../support/postgres.js';
 import { enrollTree } from './timeline.helpers.js';
 
 type User = { token: string; id: string; username: string };
 
-describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%s)', (mode) => {
+describe('hardening: input and errors (embedded)', () => {
   let app: TestApp;
   let owner: User;
   let tree: { tree_id: string; files: Buffer[] };
@@ -22,7 +24,7 @@ describe.each<Mode>(['embedded', 'distributed'])('hardening: input and errors (%
   };
 
   beforeAll(async () => {
-    app = await startTestApp({ mode });
+    app = await startTestApp();
     owner = await signup(app.url, 'inp');
     tree = await enrollTree(app.url, owner.token, 950, { farm_id: 'north' });
   }, 180_000);
