@@ -21,7 +21,8 @@ describe('model registration reads only the models folder (embedded)', () => {
     writeCandidateModel(outside, { version: '7.7.7-outside' });
     await mkdir(path.join(root, 'empty'));
     await symlink(outside, path.join(root, 'sneaky'));
-    app = await startTestApp({ env: { MODELS_DIR: root } });
+    // Where a folder may be read from is decided before any model is loaded: the deterministic engine.
+    app = await startTestApp({ engine: 'deterministic', env: { MODELS_DIR: root } });
     admin = (await signupAdmin(app, 'models_chief')).token;
   });
   afterAll(async () => {
