@@ -1,9 +1,9 @@
 /**
  * Issue 39: a packing house or grower renames a fruit (POST /api/rename with `fruit_id`), as a
- * tree is renamed. The new name is what the fruit list, the batch rows and their CSV show;
- * another account's fruit is the same 404 as a fruit that does not exist; bad input is a 422
- * whose `error` is a whole sentence naming the field (the contract's status for a missing field
- * or a wrong type). The deterministic engine: nothing here is about recognition; a batch row is
+ * tree is renamed. The new name is what the fruit list, the batch rows and their CSV, and a
+ * shopper's lookup show; another account's fruit is the same 404 as a fruit that does not exist;
+ * bad input is a 422 whose `error` is a whole sentence naming the field (the contract's status
+ * for a missing field or a wrong type). The deterministic engine: nothing here is about recognition; a batch row is
  * decided by the owner as the fruit, so its decided columns name it whatever the engine answered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +121,17 @@ describe('renaming a fruit (embedded)', () => {
     expect(treeAsFruit.status).toBe(404);
     expect((await api(app.url, 'POST', '/api/rename', { form: { fruit_id: fruitId, name: 'x' } })).status).toBe(401);
     expect((await listed())?.name).toBe(before);
+  });
+
+  it("a shopper's lookup of the published fruit names it by its new name", async () => {
+    const pub = await api(app.url, 'POST', `/api/fruit/${fruitId}/publish`, { token: owner.token });
+    expect(pub.status, pub.text).toBe(200);
+    await api(app.url, 'POST', '/api/rename', { token: owner.token, form: { fruit_id: fruitId, name: 'Táo xuất khẩu 12' } });
+    // No account: the public lookup among published fruit.
+    const r = await api(app.url, 'POST', '/api/fruit/lookup', { body: photoForm([peel]) });
+    expect(r.status, r.text).toBe(200);
+    const shown = (r.json.candidates as { fruit_id: string; name: string | null }[]).find((c) => c.fruit_id === fruitId);
+    expect(shown, JSON.stringify(r.json.candidates)).toMatchObject({ name: 'Táo xuất khẩu 12' });
   });
 
   it('bad input is a 422 whose error is a whole sentence naming the field, in Vietnamese by default and in English', async () => {
