@@ -5,6 +5,8 @@ import { createStreamSlots } from './stream-slots.js';
 import { createAuthService } from './auth.service.js';
 import { createAdminService } from './admin.service.js';
 import { createFeedbackService } from './feedback.service.js';
+import { feedbackRepo } from '../../../shared/src/repos/feedback.repo.js';
+import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
 import { createJobsService } from './jobs.service.js';
 import { createVerdictService } from './verdict.service.js';
 import { createMediaService } from './media.service.js';
@@ -41,7 +43,7 @@ export function createServices(c: Container) {
   const fruitList = createFruitListService(c);
   return {
     auth: createAuthService(c),
-    feedback: createFeedbackService(c),
+    feedback: createFeedbackService({ db: c.db, feedback: feedbackRepo, activity: activityEventsRepo }),
     admin: createAdminService(c),
     jobs,
     verdicts,
