@@ -155,6 +155,25 @@ describe('renaming a fruit (embedded)', () => {
     expect((await listed())?.name).toBe('Táo xuất khẩu 12');
   });
 
+  it("through a fruit grant: a read-write grantee may rename the owner's fruit, a read-only one gets 403 with the sentence", async () => {
+    const reader = await signup(app.url, 'fruitreader');
+    const writer = await signup(app.url, 'fruitwriter');
+    for (const [who, access] of [
+      [reader, 'read'],
+      [writer, 'write'],
+    ] as const) {
+      const g = await api(app.url, 'POST', '/api/grant', { token: owner.token, form: { grantee: who.username, access, kind: 'fruit' } });
+      expect(g.status, g.text).toBe(200);
+    }
+    const ro = await api(app.url, 'POST', '/api/rename', { token: reader.token, form: { fruit_id: fruitId, name: 'của người đọc' } });
+    expect(ro.status, ro.text).toBe(403);
+    expect(ro.json).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(String(ro.json.error)).toMatch(/[.!]$/);
+    const rw = await api(app.url, 'POST', '/api/rename', { token: writer.token, form: { fruit_id: fruitId, name: 'Táo lô 9' } });
+    expect(rw.json).toEqual({ ok: true, fruit_id: fruitId, name: 'Táo lô 9' });
+    expect((await listed())?.name).toBe('Táo lô 9');
+  });
+
   it('the OpenAPI document describes the fruit case', async () => {
     const doc = (await api(app.url, 'GET', '/openapi.json')).json;
     const op = doc.paths['/api/rename'].post;
