@@ -27,7 +27,8 @@ describe('administrators are made by an operator, never by signing up (distribut
   const queues = (token: string) => api(app.url, 'GET', '/api/admin/queues', { token });
 
   beforeAll(async () => {
-    app = await startTestApp({ mode: 'distributed', env: { ADMIN_USERS: reserved } });
+    // No story here runs a job: the API alone, without a worker (and so without a recognition engine).
+    app = await startTestApp({ mode: 'distributed', worker: false, env: { ADMIN_USERS: reserved } });
   });
   afterAll(async () => {
     await app?.stop();
