@@ -1,7 +1,7 @@
-import path from 'node:path';
-import type { Container } from '../../../shared/src/container.js';
 import type { Lang } from '../../../shared/src/domain/messages.js';
-import { loadMrlTable, type MrlTable } from '../../../shared/src/domain/residue/limits.js';
+import type { MrlTable } from '../../../shared/src/domain/residue/limits.js';
+import type { Logger } from '../../../shared/src/logger.js';
+import type { ResidueStore } from '../../../shared/src/ports/residue-store.port.js';
 import {
   interpret,
   unresolved,
@@ -18,10 +18,18 @@ import type { CareService } from './care.service.js';
  * that store (none configured, unreachable, cut mid-answer, timeout, bad body, unknown stamp)
  * gives the verdict UNKNOWN: fail-closed, never a guess and never an error status.
  */
-export function createResidueService(c: Container, deps: { care: CareService }) {
-  const mrlPath = c.config.RESIDUE_MRL_FILE ?? path.resolve('shared/data/residue/mrls.json');
+export interface ResidueDeps {
+  /** The external measurement store (RESIDUE_STORE_URL), or null when none is configured. */
+  store: Pick<ResidueStore, 'fetchStamp'> | null;
+  /** Reads the MRL table (RESIDUE_MRL_FILE); read once, on first use. */
+  loadTable: () => Promise<MrlTable>;
+  care: Pick<CareService, 'getCatalogue'>;
+  logger: Pick<Logger, 'warn'>;
+}
+
+export function createResidueService(deps: ResidueDeps) {
   let table: MrlTable | null = null;
-  const getTable = async () => (table ??= await loadMrlTable(mrlPath));
+  const getTable = async () => (table ??= await deps.loadTable());
 
   return {
     async interpret(input: InterpretInput, lang: Lang) {
@@ -30,7 +38,7 @@ export function createResidueService(c: Container, deps: { care: CareService }) 
 
     async interpretByStamps(input: { stamps: string[]; commodity?: string; region?: string }, lang: Lang) {
       const t = await getTable();
-      const store = c.residueStore;
+      const store = deps.store;
       if (!store) return { ...unresolved(t, lang), resolved: false };
       let measurements: Measurement[];
       try {
@@ -43,7 +51,7 @@ export function createResidueService(c: Container, deps: { care: CareService }) 
           }),
         );
       } catch (err) {
-        c.logger.warn({ err, stamps: input.stamps }, 'residue store failed: verdict UNKNOWN');
+        deps.logger.warn({ err, stamps: input.stamps }, 'residue store failed: verdict UNKNOWN');
         return { ...unresolved(t, lang), resolved: false };
       }
       if (measurements.length === 0) return { ...unresolved(t, lang), resolved: false };
