@@ -4,7 +4,6 @@
  * longer does, so this list only shrinks.
  */
 export const SQL_OUTSIDE_REPOS: readonly string[] = [
-  'api/src/routes/learning.route.ts',
   'api/src/services/admin.service.ts',
   'api/src/services/anchor-public.service.ts',
   'api/src/services/anchor.service.ts',
@@ -44,7 +43,5 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'shared/src/adapters/queue/inprocess-admin.ts',
   'shared/src/adapters/queue/inprocess.adapter.ts',
   'shared/src/population/population.service.ts',
-  'workers/src/handlers/enroll-photos.ts',
-  'workers/src/handlers/enroll.handler.ts',
   'workers/src/handlers/survey.handler.ts',
 ];

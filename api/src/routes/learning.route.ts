@@ -3,7 +3,9 @@ import type { Container } from '../../../shared/src/container.js';
 import { fitServes, isStaleFit } from '../../../shared/src/domain/calibration-fit.js';
 import { bilingual, calibrationReason, runReason, type LearningMessage } from '../../../shared/src/domain/learning-reason.js';
 import { RetrainRecord, retrainOf } from '../../../shared/src/domain/learning-retrain.js';
+import { learnedModelsRepo } from '../../../shared/src/repos/learned-models.repo.js';
 import { listRuns, pendingSinceLastRun, runTotals } from '../../../shared/src/repos/learning-runs.js';
+import { ownerCalibrationsRepo } from '../../../shared/src/repos/owner-calibrations.repo.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse as err } from './schemas.js';
 
@@ -101,22 +103,15 @@ export function learningRoutes(c: Container): RouteDef[] {
       handler: async ({ params, caller }) => {
         const owner = caller!.account_id;
         const { kind } = params;
-        const adopted = await c.db.query<{ version: number; recipe: string }>(
-          `select version, recipe from learned_models where owner_id = $1 and kind = $2 and status = 'adopted'`,
-          [owner, kind],
-        );
-        const cal = await c.db.query<{ pipeline: string; params: unknown; report: Record<string, unknown>; created_at: Date | string }>(
-          'select pipeline, params, report, created_at from owner_calibrations where owner_id = $1 and kind = $2 order by id desc limit 1',
-          [owner, kind],
-        );
+        const adopted = await learnedModelsRepo.adoptedRecipe(c.db, owner, kind);
+        const row = await ownerCalibrationsRepo.newestOfKind<unknown>(c.db, owner, kind);
         const runs = await listRuns(c.db, owner, kind);
-        const row = cal.rows[0];
         return {
           ok: true,
           kind,
           learn_after_new: c.config.LEARN_AFTER_NEW,
           pending: await pendingSinceLastRun(c.db, owner, kind),
-          adopted: adopted.rows[0] ? { version: Number(adopted.rows[0].version), recipe: adopted.rows[0].recipe } : null,
+          adopted,
           runs: runs.map(({ kind: _k, ...r }) => ({
             ...r,
             reason: typeof r.decision?.reason === 'string' ? r.decision.reason : null,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 import { imagesRepo } from './images.repo.js';
+import { treeRecordCode } from './evidence/tree-record.js';
 
 describe.each(BOTH_DATABASES)('images on $name', ({ open }) => {
   let opened: OpenDatabase;
@@ -47,10 +48,29 @@ describe.each(BOTH_DATABASES)('images on $name', ({ open }) => {
     );
   });
 
+  it('adds a photo once: a retry gets the same row back, marked as not inserted', async () => {
+    await opened.db.query(`insert into blobs (cid, size, content_type) values ('cid-d', 1, 'image/jpeg')`);
+    const photo = { individual_id: calf, owner_id: owner, cid: 'cid-d', source: 'enroll', in_record: false, width: 64, height: 48 };
+    const first = await imagesRepo.addToIndividual(opened.db, { ...photo, id: randomUUID() });
+    const retry = await imagesRepo.addToIndividual(opened.db, { ...photo, id: randomUUID(), source: 'other' });
+    expect(first.inserted).toBe(true);
+    expect(retry).toEqual({ id: first.id, inserted: false });
+    const rows = await opened.db.query<{ source: string; width: number }>('select source, width from images where cid = $1', ['cid-d']);
+    expect(rows.rows).toEqual([{ source: 'enroll', width: 64 }]);
+    // cid-c was stored an hour ahead of now (the fixture), so the photo added now comes first.
+    expect(await imagesRepo.firstCids(opened.db, calf, 4)).toEqual(['cid-d', 'cid-c']);
+    expect(await imagesRepo.firstCids(opened.db, cow, 1)).toEqual(['cid-b']);
+  });
+
+  it('reads a tree’s printed code, null for a tree without a record', async () => {
+    expect(await treeRecordCode(opened.db, cow)).toBeNull();
+  });
+
   it('says whether any photo still lacks a descriptor of a model', async () => {
     const model = { name: 'm', version: '1' };
     expect(await descriptorsRepo.anyUndescribed(opened.db, model)).toBe(true);
-    for (const id of [first, second, third])
+    const all = await opened.db.query<{ id: string }>('select id from images');
+    for (const { id } of all.rows)
       await descriptorsRepo.insert(opened.db, {
         image_id: id,
         owner_id: owner,

@@ -116,4 +116,42 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
     ]);
     expect(await individualsRepo.speciesCounts(opened.db, [grower], 'animal', 'elsewhere')).toEqual([]);
   });
+
+  it('enrols an individual once: a retried insert keeps the first row', async () => {
+    const id = randomUUID();
+    const row = {
+      id,
+      owner_id: owner,
+      kind: 'tree' as const,
+      farm_id: 'f',
+      tree_id: null,
+      species: 'Xoài',
+      name: 'Cây 1',
+      lat: 10,
+      lon: 106,
+      attrs: { name: 'Cây 1' },
+    };
+    await individualsRepo.insertEnrolled(opened.db, row);
+    await individualsRepo.insertEnrolled(opened.db, { ...row, name: 'Khác' });
+    expect(await individualsRepo.nameOf(opened.db, id)).toBe('Cây 1');
+    expect(await individualsRepo.isOwnLive(opened.db, id, owner)).toBe(true);
+    expect(await individualsRepo.isOwnLive(opened.db, id, other)).toBe(false);
+    expect(await individualsRepo.isOwnLive(opened.db, gone, owner)).toBe(false);
+    expect(await individualsRepo.createdAt(opened.db, id)).toBeInstanceOf(Date);
+    expect(await individualsRepo.createdAt(opened.db, randomUUID())).toBeNull();
+    expect(await individualsRepo.nameOf(opened.db, randomUUID())).toBeNull();
+  });
+
+  it('finds the owner’s live animal already holding one of the photos', async () => {
+    await opened.db.query(
+      `insert into blobs (cid, size, content_type) values ('goat-face', 1, 'image/jpeg'), ('tree-bark', 1, 'image/jpeg')`,
+    );
+    await opened.db.query(
+      `insert into images (id, individual_id, owner_id, cid, source) values ($1, $2, $4, 'goat-face', 'enroll'), ($3, $5, $4, 'tree-bark', 'enroll')`,
+      [randomUUID(), goat, randomUUID(), grower, near],
+    );
+    expect(await individualsRepo.animalWithPhoto(opened.db, grower, ['x', 'goat-face'])).toEqual({ id: goat, name: 'Dê' });
+    expect(await individualsRepo.animalWithPhoto(opened.db, grower, ['tree-bark'])).toBeNull();
+    expect(await individualsRepo.animalWithPhoto(opened.db, owner, ['goat-face'])).toBeNull();
+  });
 });

@@ -9,6 +9,20 @@ import type { Queryable } from '../ports/database.port.js';
 /** Kilometres in one degree of latitude. */
 const KM_PER_DEGREE = 111.32;
 
+export interface NewIndividual {
+  id: string;
+  owner_id: string;
+  kind: Kind;
+  farm_id: string | null;
+  tree_id: string | null;
+  species: string | null;
+  name: string | null;
+  lat: number | null;
+  lon: number | null;
+  /** Every attribute the enrolment was sent, as jsonb. */
+  attrs: Record<string, unknown>;
+}
+
 export interface IndividualLabel {
   id: string;
   name: string | null;
@@ -113,6 +127,43 @@ export const individualsRepo = {
       [[...ownerIds], farmId, only ? [...only] : null, kind],
     );
     return r.rows.map((x) => ({ species: x.species, n: Number(x.n) }));
+  },
+
+  /** Creates an enrolled individual; a retry of the same id keeps the row it made first. */
+  async insertEnrolled(db: Queryable, row: NewIndividual): Promise<void> {
+    await db.query(
+      `insert into individuals (id, owner_id, kind, farm_id, tree_id, species, name, lat, lon, attrs)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict (id) do nothing`,
+      [row.id, row.owner_id, row.kind, row.farm_id, row.tree_id, row.species, row.name, row.lat, row.lon, row.attrs],
+    );
+  },
+
+  /** Whether the owner's individual is live (a job's own check, inside its transaction). */
+  async isOwnLive(db: Queryable, id: string, ownerId: string): Promise<boolean> {
+    const r = await db.query('select 1 from individuals where id = $1 and owner_id = $2 and deleted_at is null', [id, ownerId]);
+    return r.rows.length > 0;
+  },
+
+  /** When an individual was enrolled (null: no such individual). */
+  async createdAt(db: Queryable, id: string): Promise<Date | null> {
+    const r = await db.query<{ created_at: Date | string }>('select created_at from individuals where id = $1', [id]);
+    return r.rows[0] ? new Date(r.rows[0].created_at) : null;
+  },
+
+  /** The stored name of an individual (null: none, or no such individual). */
+  async nameOf(db: Queryable, id: string): Promise<string | null> {
+    const r = await db.query<{ name: string | null }>('select name from individuals where id = $1', [id]);
+    return r.rows[0]?.name ?? null;
+  },
+
+  /** The owner's live animal that already holds one of these photos (by content id), if any. */
+  async animalWithPhoto(db: Queryable, ownerId: string, cids: readonly string[]): Promise<{ id: string; name: string | null } | null> {
+    const r = await db.query<{ id: string; name: string | null }>(
+      `select ind.id, ind.name from images i join individuals ind on ind.id = i.individual_id
+       where i.owner_id = $1 and ind.kind = 'animal' and ind.deleted_at is null and i.cid = any($2) limit 1`,
+      [ownerId, [...cids]],
+    );
+    return r.rows[0] ?? null;
   },
 
   /** Name, species and farm of the live ones among `ids` (a deleted or unknown id is left out). */

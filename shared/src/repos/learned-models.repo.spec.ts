@@ -64,6 +64,8 @@ describe.each(BOTH_DATABASES)('learned models on $name', ({ open }) => {
     expect((await learnedModelsRepo.byJob(db, owner, 'animal', 'job-1'))?.version).toBe(1);
     expect(await learnedModelsRepo.byJob(db, owner, 'animal', 'job-x')).toBeNull();
     expect(await learnedModelsRepo.adoptedNumber(db, owner, 'animal')).toBe(1);
+    expect(await learnedModelsRepo.adoptedRecipe(db, owner, 'animal')).toEqual({ version: 1, recipe: 'proxy-softmax-linear-v1' });
+    expect(await learnedModelsRepo.adoptedRecipe(db, owner, 'tree')).toBeNull();
     const facts = await learnedModelsRepo.facts(db, owner, 'animal', 1);
     expect(facts?.recipe).toBe('proxy-softmax-linear-v1');
     expect(facts?.report).toEqual({ n: 1 });

@@ -124,6 +124,16 @@ export const learnedModelsRepo = {
     return cur.rows[0]?.version ?? null;
   },
 
+  /** The adopted version and its recipe for an owner's kind, whatever base it was trained on; null when none is. */
+  async adoptedRecipe(db: Queryable, ownerId: string, kind: Kind): Promise<{ version: number; recipe: string } | null> {
+    const r = await db.query<{ version: number; recipe: string }>(
+      `select version, recipe from learned_models where owner_id = $1 and kind = $2 and status = 'adopted'`,
+      [ownerId, kind],
+    );
+    const row = r.rows[0];
+    return row ? { version: Number(row.version), recipe: row.recipe } : null;
+  },
+
   async markRolledBack(db: Queryable, ownerId: string, kind: Kind, version: number): Promise<void> {
     await db.query(
       `update learned_models set status = 'rolled_back', changed_at = now() where owner_id = $1 and kind = $2 and version = $3`,

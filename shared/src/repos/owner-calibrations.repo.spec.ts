@@ -37,5 +37,12 @@ describe.each(BOTH_DATABASES)('owner calibrations on $name', ({ open }) => {
     expect(await ownerCalibrationsRepo.latest(db, owner, 'animal', 'v2|base|all')).toMatchObject({ params: { t: 2 }, report: { n: 20 } });
     expect(await ownerCalibrationsRepo.latest(db, owner, 'tree', 'v1|base|all')).toBeNull();
     expect(await ownerCalibrationsRepo.latest(db, randomUUID(), 'animal', 'v1|base|all')).toBeNull();
+    // Whatever the pipeline, the newest of the kind (the learning page's calibration).
+    expect(await ownerCalibrationsRepo.newestOfKind(db, owner, 'animal')).toMatchObject({
+      pipeline: 'v2|base|all',
+      params: { t: 2 },
+      report: { n: 20 },
+    });
+    expect(await ownerCalibrationsRepo.newestOfKind(db, owner, 'fruit')).toBeNull();
   });
 });

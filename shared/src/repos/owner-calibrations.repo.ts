@@ -30,6 +30,19 @@ export const ownerCalibrationsRepo = {
     return r.rows[0] ?? null;
   },
 
+  /** The newest calibration of an owner's kind whatever its pipeline (the learning page shows it), if any. */
+  async newestOfKind<P = Record<string, unknown>, R = Record<string, unknown>>(
+    db: Queryable,
+    ownerId: string,
+    kind: Kind,
+  ): Promise<(OwnerCalibrationRow<P, R> & { pipeline: string }) | null> {
+    const r = await db.query<OwnerCalibrationRow<P, R> & { pipeline: string }>(
+      'select pipeline, params, report, created_at from owner_calibrations where owner_id = $1 and kind = $2 order by id desc limit 1',
+      [ownerId, kind],
+    );
+    return r.rows[0] ?? null;
+  },
+
   async insert(
     db: Queryable,
     row: { owner_id: string; kind: Kind; pipeline: string; params: object | null; report: object },

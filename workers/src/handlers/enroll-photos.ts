@@ -7,6 +7,8 @@ import { describeOrRefuse } from './describe.js';
 import type { Pools } from '../recognition/pool.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import { alreadyShown } from './enrol-duplicate.js';
+import { imagesRepo } from '../../../shared/src/repos/images.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 
 /** One refused photo of an enrolment: its place in the request, its name and every reason. */
 export interface Refusal {
@@ -94,13 +96,13 @@ export async function checkAlreadyEnrolled(
   described: DescribedPhoto[],
 ): Promise<void> {
   if (data.kind !== 'animal' || !data.create || data.accept_warnings || !described.length) return;
-  const same = await deps.c.db.query<{ id: string; name: string | null }>(
-    `select ind.id, ind.name from images i join individuals ind on ind.id = i.individual_id
-     where i.owner_id = $1 and ind.kind = 'animal' and ind.deleted_at is null and i.cid = any($2) limit 1`,
-    [data.owner_id, described.map((d) => d.cid)],
+  const same = await individualsRepo.animalWithPhoto(
+    deps.c.db,
+    data.owner_id,
+    described.map((d) => d.cid),
   );
-  let hit: { id: string; name: string | null; probability: number; reason: string } | null = same.rows[0]
-    ? { ...same.rows[0], probability: 1, reason: 'same_photo' }
+  let hit: { id: string; name: string | null; probability: number; reason: string } | null = same
+    ? { ...same, probability: 1, reason: 'same_photo' }
     : null;
   if (!hit && deps.pools) {
     const gallery = await deps.pools.gallery([data.owner_id], { kind: 'animal', farmId: null, treeId: null });
@@ -108,16 +110,14 @@ export async function checkAlreadyEnrolled(
     const out = await deps.engine.identify({ kind: 'animal', queries: described.map((d) => d.d), gallery, calibration });
     const top = alreadyShown(out, calibration);
     if (top) {
-      const r = await deps.c.db.query<{ name: string | null }>('select name from individuals where id = $1', [top.individualId]);
+      const name = await individualsRepo.nameOf(deps.c.db, top.individualId);
       const probability = Math.round(top.probability * 1e4) / 1e4;
-      hit = { id: top.individualId, name: r.rows[0]?.name ?? null, probability, reason: out.verdict === 'match' ? 'match' : 'looks_alike' };
+      hit = { id: top.individualId, name, probability, reason: out.verdict === 'match' ? 'match' : 'looks_alike' };
     }
   }
   if (!hit) return;
-  const photos = await deps.c.db.query<{ cid: string }>('select cid from images where individual_id = $1 order by created_at, id limit 4', [
-    hit.id,
-  ]);
-  const shown = photos.rows.map((p) => ({ cid: p.cid, url: `/api/blobs/${encodeURIComponent(p.cid)}` }));
+  const photos = await imagesRepo.firstCids(deps.c.db, hit.id, 4);
+  const shown = photos.map((cid) => ({ cid, url: `/api/blobs/${encodeURIComponent(cid)}` }));
   throw new UnrecoverableJobError('already enrolled', 422, 'already_enrolled', {
     field: 'files',
     reason: 'already_enrolled',

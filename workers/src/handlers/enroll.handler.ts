@@ -8,7 +8,10 @@ import { vectorToBytes } from '../recognition/bytes.js';
 import { qualityOf } from '../recognition/quality-row.js';
 import { checkAlreadyEnrolled, describeAll } from './enroll-photos.js';
 import type { Pools } from '../recognition/pool.js';
-import { writeTreeRecord, type TreeRecordRow } from '../../../shared/src/repos/evidence/tree-record.js';
+import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
+import { imagesRepo } from '../../../shared/src/repos/images.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
+import { treeRecordCode, writeTreeRecord, type TreeRecordRow } from '../../../shared/src/repos/evidence/tree-record.js';
 import { pinSideRecord, writeSideRecord } from '../../../shared/src/repos/evidence/side-record-store.js';
 import { encodeFruitRecord } from '../../../shared/src/evidence/side-record.js';
 import { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store.js';
@@ -27,57 +30,48 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
   return deps.c.db.transaction(async (tx) => {
     if (data.create) {
       const a = data.attrs as Record<string, unknown>;
-      await tx.query(
-        `insert into individuals (id, owner_id, kind, farm_id, tree_id, species, name, lat, lon, attrs)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict (id) do nothing`,
-        [
-          data.individual_id,
-          data.owner_id,
-          data.kind,
-          a.farm_id ?? null,
-          a.tree_id ?? null,
-          a.species ?? null,
-          a.name ?? null,
-          a.lat ?? null,
-          a.lon ?? null,
-          a,
-        ],
-      );
+      await individualsRepo.insertEnrolled(tx, {
+        id: data.individual_id,
+        owner_id: data.owner_id,
+        kind: data.kind,
+        farm_id: (a.farm_id as string | undefined) ?? null,
+        tree_id: (a.tree_id as string | undefined) ?? null,
+        species: (a.species as string | undefined) ?? null,
+        name: (a.name as string | undefined) ?? null,
+        lat: (a.lat as number | undefined) ?? null,
+        lon: (a.lon as number | undefined) ?? null,
+        attrs: a,
+      });
     }
-    const owned = await tx.query('select 1 from individuals where id = $1 and owner_id = $2 and deleted_at is null', [
-      data.individual_id,
-      data.owner_id,
-    ]);
-    if (!owned.rows.length) throw new UnrecoverableJobError('individual not found', 404, 'not_found');
+    if (!(await individualsRepo.isOwnLive(tx, data.individual_id, data.owner_id)))
+      throw new UnrecoverableJobError('individual not found', 404, 'not_found');
     const images: { image_id: string; cid: string }[] = [];
     // Photos new to the individual: a retry after a crash finds them stored and records nothing twice.
     const added: string[] = [];
     for (const { cid, source, d } of described) {
-      // On a retry the row exists already; `do update` with no change makes `returning` give its id.
-      const r = await tx.query<{ id: string; inserted: boolean }>(
-        `insert into images (id, individual_id, owner_id, cid, source, in_record, width, height)
-         values ($1, $2, $3, $4, $5, $6, $7, $8)
-         on conflict (individual_id, cid) do update set source = images.source returning id, (xmax = 0) as inserted`,
-        [randomUUID(), data.individual_id, data.owner_id, cid, source, data.create, d.width, d.height],
-      );
-      const imageId = r.rows[0]!.id;
-      await tx.query(
-        `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality, models, subject)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing`,
-        [
-          imageId,
-          data.owner_id,
-          d.model.name,
-          d.model.version,
-          vectorToBytes(d.global),
-          Buffer.from(d.local),
-          qualityOf(d),
-          JSON.stringify(d.models),
-          d.subject ? JSON.stringify(d.subject) : null,
-        ],
-      );
-      images.push({ image_id: imageId, cid });
-      if (r.rows[0]!.inserted) added.push(cid);
+      const r = await imagesRepo.addToIndividual(tx, {
+        id: randomUUID(),
+        individual_id: data.individual_id,
+        owner_id: data.owner_id,
+        cid,
+        source,
+        in_record: data.create,
+        width: d.width,
+        height: d.height,
+      });
+      await descriptorsRepo.insert(tx, {
+        image_id: r.id,
+        owner_id: data.owner_id,
+        model: d.model.name,
+        model_version: d.model.version,
+        global: vectorToBytes(d.global),
+        local: Buffer.from(d.local),
+        quality: qualityOf(d),
+        models: JSON.stringify(d.models),
+        subject: d.subject ? JSON.stringify(d.subject) : null,
+      });
+      images.push({ image_id: r.id, cid });
+      if (r.inserted) added.push(cid);
     }
     if (data.kind === 'animal' && added.length) await recordAnimalPhotos(tx, data, added);
     const record = data.create && data.kind === 'tree' ? await writeRecord(deps, tx, data, described) : null;
@@ -125,13 +119,13 @@ async function recordAnimalPhotos(tx: Queryable, data: JobData<'enroll'>, cids: 
 /** With EVIDENCE_FRUIT_AND_BOUNDARIES on, a fruit's first enrolment gets a canonical record (see side-record.ts). */
 async function writeFruitRecord(tx: Queryable, data: JobData<'enroll'>, described: { cid: string }[]) {
   const treeId = (data.attrs as { tree_id?: string }).tree_id;
-  const tree = treeId ? await tx.query<{ code: string }>('select code from tree_records where individual_id = $1', [treeId]) : null;
-  const created = await tx.query<{ created_at: Date }>('select created_at from individuals where id = $1', [data.individual_id]);
+  const treeCode = treeId ? await treeRecordCode(tx, treeId) : null;
+  const created = await individualsRepo.createdAt(tx, data.individual_id);
   const encoded = encodeFruitRecord({
     fruit_id: data.individual_id,
-    tree_code: tree?.rows[0]?.code ?? null,
+    tree_code: treeCode,
     images: described.map((x) => x.cid),
-    created_at: new Date(created.rows[0]!.created_at),
+    created_at: created!,
   });
   const row = await writeSideRecord(tx, {
     entity_type: 'fruit',

@@ -35,6 +35,12 @@ export interface TreeRecordRow {
   record_hash: string;
 }
 
+/** A tree's printed code (null: the tree has no record). */
+export async function treeRecordCode(db: Queryable, treeId: string): Promise<string | null> {
+  const r = await db.query<{ code: string }>('select code from tree_records where individual_id = $1', [treeId]);
+  return r.rows[0]?.code ?? null;
+}
+
 /**
  * Writes the record, the code and the seq-0 event, unless the tree already has a record (a
  * retried job): then the existing row is returned and nothing is written.
