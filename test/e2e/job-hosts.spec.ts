@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/src/config/config.js';
 import { createContainer, type Container } from '../../shared/src/container.js';
 import type { JobHandlers } from '../../shared/src/domain/jobs.js';
-import { engineShares, jobHostCount, jobHostOf, type JobHostEvent } from '../../shared/src/jobs/thread-host.js';
+import { featureCacheShare, jobHostCount, jobHostOf, type JobHostEvent } from '../../shared/src/jobs/thread-host.js';
 import { createLogger } from '../../shared/src/logger.js';
 import { createHandlers } from '../../workers/src/handlers/index.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
@@ -45,23 +45,11 @@ describe('how many job hosts, and their share of the engine pool', () => {
     expect(jobHostCount(4, 2)).toBe(4);
   });
 
-  it('splits the engine threads so the process keeps the same totals, and never oversubscribes', () => {
-    // 8 cores, default pool (the cores): 4 + 4 threads, 1 ONNX thread each.
-    expect(engineShares(2, { cores: 8, featureCacheMb: 256 })).toEqual([
-      { engineThreads: 4, ortThreads: 1, featureCacheMb: 128 },
-      { engineThreads: 4, ortThreads: 1, featureCacheMb: 128 },
-    ]);
-    // An odd pool: 3 + 2; ONNX threads from the whole pool (8 / 5 = 1).
-    expect(engineShares(2, { cores: 8, poolSize: 5, featureCacheMb: 100 }).map((s) => s.engineThreads)).toEqual([3, 2]);
-    // A pool smaller than the hosts: each host still gets a thread (2 in all), 2 ONNX threads each on 4 cores.
-    expect(engineShares(2, { cores: 4, poolSize: 1, featureCacheMb: 0 })).toEqual([
-      { engineThreads: 1, ortThreads: 2, featureCacheMb: 0 },
-      { engineThreads: 1, ortThreads: 2, featureCacheMb: 0 },
-    ]);
-    // One host: exactly the one-host settings of before (the pool of the cores, 1 ONNX thread each).
-    expect(engineShares(1, { cores: 2, featureCacheMb: 256 })).toEqual([{ engineThreads: 2, ortThreads: 1, featureCacheMb: 256 }]);
-    // A set MARKLESS_ORT_THREADS is kept.
-    expect(engineShares(2, { cores: 2, ortThreads: 3, featureCacheMb: 256 })[0]!.ortThreads).toBe(3);
+  it('shares FEATURE_CACHE_MB out between the hosts', () => {
+    expect(featureCacheShare(1, 256)).toBe(256);
+    expect(featureCacheShare(2, 256)).toBe(128);
+    expect(featureCacheShare(3, 100)).toBe(33);
+    expect(featureCacheShare(2, 0)).toBe(0);
   });
 });
 
@@ -97,6 +85,9 @@ describe('two job hosts (embedded): two accounts’ fruit batches run at once', 
     const [s0, s1] = host.stats();
     expect(s0!.alive && s1!.alive).toBe(true);
     expect(s0!.threadId).not.toBe(s1!.threadId);
+    // Two hosts share one engine pool, in a thread of its own.
+    expect(host.engine()).toMatchObject({ alive: true, restarts: 0 });
+    expect([s0!.threadId, s1!.threadId]).not.toContain(host.engine()!.threadId);
 
     const a = await signup(app.url, 'hosts_a');
     const b = await signup(app.url, 'hosts_b');
@@ -142,6 +133,65 @@ describe('two job hosts (embedded): two accounts’ fruit batches run at once', 
     ).toBe(true);
     // Both hosts did work.
     expect(new Set(completed.map((e) => e.host))).toEqual(new Set([0, 1]));
+  }, 600_000);
+});
+
+describe('two job hosts share one engine pool (embedded, real engine)', () => {
+  let app: TestApp;
+  let dir: string;
+  let killed: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'markless-engine-'));
+    killed = path.join(dir, 'arm.killed');
+    app = await startTestApp({
+      env: {
+        // One pool thread in all: were the pool split between hosts, each would need its own.
+        JOB_HOSTS: '2',
+        ENGINE_POOL_SIZE: '1',
+        QUEUE_CONCURRENCY: 'batch=2',
+        ACCOUNT_INFLIGHT_CAP: '2',
+        // The engine thread dies on its first call once `arm` exists (the second story).
+        MARKLESS_TEST_KILL_ENGINE_WHEN: path.join(dir, 'arm'),
+      },
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await app?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("describes both hosts' photos in the engine thread's one pool", async () => {
+    const host = jobHostOf(app.container)!;
+    expect(host.engine()!.settings).toMatchObject({ size: 1 });
+    const u = await signup(app.url, 'sharedpool');
+    const photos = await smallFruitPhotos(ROWS, [await surface(4231), await surface(4232)]);
+    const done = await untilDone(app, u.token, await postBatch(app, u.token, photos), 300_000);
+    expect(done.done).toBe(ROWS);
+    expect(done.failed).toBe(0);
+    // Both hosts ran rows, and both had them described by the engine thread.
+    const completed = host.events().filter((e) => e.event === 'completed' && e.name === 'fruit_batch_item');
+    expect(new Set(completed.map((e) => e.host))).toEqual(new Set([0, 1]));
+    for (const s of host.stats()) expect(s.engineCalls, `host ${s.index}`).toBeGreaterThan(0);
+  }, 600_000);
+
+  it('an engine thread that dies is started again, the hosts reach the new one, and the jobs it failed are retried', async () => {
+    const host = jobHostOf(app.container)!;
+    const u = await signup(app.url, 'enginekill');
+    const photos = await smallFruitPhotos(ROWS, [await surface(4233), await surface(4234)]);
+    // Armed now: the engine thread ends on its next call, a describe of this batch.
+    await writeFile(path.join(dir, 'arm'), '');
+    const before = host.stats().reduce((n, s) => n + s.engineCalls, 0);
+    expect(before).toBeGreaterThan(0);
+    const done = await untilDone(app, u.token, await postBatch(app, u.token, photos), 300_000);
+    expect(done.done).toBe(ROWS);
+    expect(done.failed).toBe(0);
+    expect(existsSync(killed)).toBe(true);
+    expect(host.engine()).toMatchObject({ alive: true, restarts: 1 });
+    const lost = host.events().filter((e) => e.event === 'failed' && e.name === 'fruit_batch_item');
+    expect(lost.length).toBeGreaterThan(0);
+    // Every row completed once in the end.
+    const rows = host.events().filter((e) => e.event === 'completed' && e.name === 'fruit_batch_item');
+    expect(new Set(rows.map((e) => e.job)).size).toBe(2 * ROWS);
   }, 600_000);
 });
 

@@ -50,9 +50,9 @@ const EnvSchema = z.object({
   /**
    * Embedded mode: job-host threads running the job handlers (shared/src/jobs/thread-host.ts), so
    * jobs' own work (ranking, verification bookkeeping, database round trips) runs on several threads
-   * at once; default 2 from 4 cores up, 1 below (there the models are the limit). Each host has its
-   * own engine pool, the engine pool's threads split between them. Distributed mode runs one host
-   * per worker process.
+   * at once; default 2 from 4 cores up, 1 below (there the models are the limit). Several hosts
+   * share one engine pool (ENGINE_POOL_SIZE threads, in an engine thread of their own). Distributed
+   * mode runs one host per worker process.
    */
   JOB_HOSTS: z.coerce.number().int().min(1).max(16).optional(),
   /** Engine pool threads per job process (workers/src/engine-pool); default the cores. */

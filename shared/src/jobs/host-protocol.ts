@@ -4,13 +4,24 @@
  * engine pool; the main thread keeps the database, the queue and the metrics, and answers the
  * host's calls on them. Everything is plain data.
  */
+import type { MessagePort } from 'node:worker_threads';
 import { AppError } from '../domain/errors.js';
+
+/** The engine pool's settings, as the engine thread reports them (several hosts share its pool). */
+export interface EngineSettings {
+  size: number;
+  batchSize: number;
+  lingerMs: number;
+  ortThreads: number;
+}
 
 export type DbOp = 'query' | 'exec' | 'begin' | 'commit' | 'rollback';
 
 /** Host → main. */
 export type HostMessage =
-  | { t: 'ready' }
+  | { t: 'ready'; engine?: EngineSettings }
+  /** The engine thread answered its `calls`-th call of host `host`. */
+  | { t: 'served'; host: number; calls: number }
   | { t: 'failed'; error: string }
   | { t: 'db'; id: number; op: DbOp; tx?: number; sql?: string; params?: unknown[] }
   | { t: 'queue'; id: number; method: 'enqueue' | 'get' | 'waitFor'; args: unknown[] }
@@ -32,7 +43,11 @@ export type MainMessage =
     }
   | { t: 'reply'; id: number; ok: true; value: unknown }
   | { t: 'reply'; id: number; ok: false; error: WireErrorLike }
-  | { t: 'close' };
+  | { t: 'close' }
+  /** To the engine thread: serve host `host` on `port` (transferred). */
+  | { t: 'attach'; host: number; port: MessagePort }
+  /** To a job host: the engine thread (restarted) is now on `port` (transferred). */
+  | { t: 'engine'; port: MessagePort };
 
 export interface WireErrorLike {
   name: string;

@@ -7,16 +7,20 @@
  * queue and the metrics.
  *
  *   main thread: HTTP, the queue (jobs table), the database, /metrics, handing each job to one host
- *   host threads (JOB_HOSTS): job handlers, indexes, identify/verify; each with its own engine
- *   pool, the engine threads (ENGINE_POOL_SIZE) split between the hosts: decode, detect, embed
+ *   host threads (JOB_HOSTS): job handlers, indexes, identify and ranking
+ *   engine pool (ENGINE_POOL_SIZE piscina threads): decode, detect, embed, keypoint verification.
+ *     One host builds it itself, as it always did. Several share one: it lives in an engine thread
+ *     started first, and each host reaches it through a MessagePort of its own
+ *     (workers/src/engine-pool/shared.ts), so photos of all hosts batch together and the process
+ *     keeps one set of ONNX (CUDA) sessions.
  */
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Container } from '../container.js';
 import type { Queryable } from '../ports/database.port.js';
 import { jobNames, type JobHandlers } from '../domain/jobs.js';
 import { currentTrace } from '../observability/context.js';
-import { fromWire, toWire, type HostMessage, type MainMessage } from './host-protocol.js';
+import { fromWire, toWire, type EngineSettings, type HostMessage, type MainMessage } from './host-protocol.js';
 
 /** The host thread's entry, by file: a URL is not an import, so no worker module enters the API's graph. */
 const HOST_ENTRY = new URL('../../../workers/src/host/boot.mjs', import.meta.url);
@@ -38,10 +42,19 @@ export interface JobHostStats {
   lost: number;
   /** Times the thread was started again after dying. */
   restarts: number;
-  /** Its share of the engine pool: threads, ONNX threads each, feature cache MB. */
-  engineThreads: number;
-  ortThreads: number;
+  /** Calls the shared engine pool answered for this host (0 with one host: its pool is its own). */
+  engineCalls: number;
+  /** Its share of FEATURE_CACHE_MB. */
   featureCacheMb: number;
+}
+
+/** The engine thread of several hosts. */
+export interface EngineThreadStats {
+  threadId: number;
+  alive: boolean;
+  restarts: number;
+  /** The pool's settings as the engine thread reported them. */
+  settings: EngineSettings | null;
 }
 
 /** One step of one job on one host, in the order the main thread saw them (the last 10,000). */
@@ -63,6 +76,8 @@ export interface JobHost {
   /** Number of host threads. */
   readonly size: number;
   stats(): JobHostStats[];
+  /** The engine thread holding the one pool the hosts share; null with one host (it holds its own). */
+  engine(): EngineThreadStats | null;
   events(): readonly JobHostEvent[];
   close(): Promise<void>;
 }
@@ -73,28 +88,15 @@ export const jobHostOf = (c: Container): JobHost | undefined => hostsOf.get(c);
 
 /**
  * How many job-host threads: JOB_HOSTS, else 2 from 4 cores up, else 1. Below 4 cores the models,
- * not the job host, are the limit, and a second host only halves each engine pool (measured on 2
- * cores: benchmarks/results/batch-job-hosts-2026-11-28.json).
+ * not the job host, are the limit: a second host brought nothing on 2 cores
+ * (benchmarks/results/batch-job-hosts-2026-11-28.json).
  */
 export function jobHostCount(configured: number | undefined, cores = os.availableParallelism()): number {
   return configured ?? (cores >= 4 ? 2 : 1);
 }
 
-/**
- * Split the engine pool between `hosts` so the process keeps the same totals: ENGINE_POOL_SIZE
- * threads (default the cores) shared out (each host at least 1), MARKLESS_ORT_THREADS so that
- * pool threads × ONNX threads stays within the cores (unless set), FEATURE_CACHE_MB shared out.
- */
-export function engineShares(
-  hosts: number,
-  o: { poolSize?: number; ortThreads?: number; featureCacheMb: number; cores?: number },
-): { engineThreads: number; ortThreads: number; featureCacheMb: number }[] {
-  const cores = o.cores ?? os.availableParallelism();
-  const total = Math.max(o.poolSize ?? cores, hosts);
-  const threads = Array.from({ length: hosts }, (_, i) => Math.floor(total / hosts) + (i < total % hosts ? 1 : 0));
-  const ortThreads = o.ortThreads ?? Math.max(1, Math.floor(cores / total));
-  return threads.map((engineThreads) => ({ engineThreads, ortThreads, featureCacheMb: Math.floor(o.featureCacheMb / hosts) }));
-}
+/** FEATURE_CACHE_MB shared out between the hosts (each keeps the features its own jobs read). */
+export const featureCacheShare = (hosts: number, mb: number): number => Math.floor(mb / hosts);
 
 interface Pending {
   resolve: (r: Record<string, unknown>) => void;
@@ -107,9 +109,9 @@ interface Pending {
 }
 
 interface Host {
+  /** 0 … JOB_HOSTS − 1; -1 for the engine thread. */
   index: number;
   env: NodeJS.ProcessEnv;
-  share: ReturnType<typeof engineShares>[number];
   worker: Worker | null;
   alive: boolean;
   /** The current start (or restart) of the thread. */
@@ -122,10 +124,14 @@ interface Host {
   restarts: number;
   /** When it was last handed a job, to break ties between equally busy hosts. */
   lastSent: number;
+  engineCalls: number;
+  /** The engine thread only: its pool's settings, from its `ready`. */
+  settings: EngineSettings | null;
 }
 
 /**
- * Start JOB_HOSTS host threads; resolves once every one has built its handlers (models loaded).
+ * Start JOB_HOSTS host threads (and, for more than one, first the engine thread holding the pool
+ * they share); resolves once every one has built its handlers (models loaded).
  * The queue hands each job to one handler call, and that call to the host with the fewest jobs in
  * hand. A host thread that dies (an uncaught error in a handler's background work, or killed) fails
  * the jobs it held, which the queue retries (on any live host), rolls back its open transactions,
@@ -133,11 +139,6 @@ interface Host {
  */
 export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promise<JobHost> {
   const n = jobHostCount(c.config.JOB_HOSTS);
-  const shares = engineShares(n, {
-    poolSize: c.config.ENGINE_POOL_SIZE,
-    ortThreads: env.MARKLESS_ORT_THREADS ? Number(env.MARKLESS_ORT_THREADS) : undefined,
-    featureCacheMb: c.config.FEATURE_CACHE_MB,
-  });
   let nextJob = 1;
   let seq = 0;
   let closing = false;
@@ -148,17 +149,9 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
     if (log.length > 10_000) log.splice(0, log.length - 10_000);
   };
 
-  const hosts: Host[] = shares.map((share, index) => ({
+  const thread = (index: number, threadEnv: NodeJS.ProcessEnv): Host => ({
     index,
-    share,
-    env: {
-      ...env,
-      MARKLESS_JOB_HOST_INDEX: String(index),
-      MARKLESS_JOB_HOSTS: String(n),
-      ENGINE_POOL_SIZE: String(share.engineThreads),
-      MARKLESS_ORT_THREADS: String(share.ortThreads),
-      FEATURE_CACHE_MB: String(share.featureCacheMb),
-    },
+    env: threadEnv,
     worker: null,
     alive: false,
     current: Promise.resolve(),
@@ -168,7 +161,28 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
     lost: 0,
     restarts: 0,
     lastSent: 0,
-  }));
+    engineCalls: 0,
+    settings: null,
+  });
+  // Several hosts share one engine pool, in a thread of its own with the whole ENGINE_POOL_SIZE.
+  const engine = n > 1 ? thread(-1, env) : null;
+  const hosts: Host[] = Array.from({ length: n }, (_, index) =>
+    thread(index, {
+      ...env,
+      MARKLESS_JOB_HOST_INDEX: String(index),
+      MARKLESS_JOB_HOSTS: String(n),
+      FEATURE_CACHE_MB: String(featureCacheShare(n, c.config.FEATURE_CACHE_MB)),
+    }),
+  );
+  const nameOf = (h: Host) => (h === engine ? 'the engine thread' : `job host ${h.index}`);
+
+  /** Give host `h` a port to the engine thread's pool (after either of them started again). */
+  function connect(h: Host): void {
+    if (!engine?.worker || !engine.alive || !h.worker) return;
+    const { port1, port2 } = new MessageChannel();
+    engine.worker.postMessage({ t: 'attach', host: h.index, port: port1 } satisfies MainMessage, [port1]);
+    h.worker.postMessage({ t: 'engine', port: port2 } satisfies MainMessage, [port2]);
+  }
 
   const post = (h: Host, m: MainMessage) => h.worker?.postMessage(m);
   // A value that cannot be posted (not cloneable) is answered as the error it raised; a reply that
@@ -181,16 +195,29 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
 
   const spawn = (h: Host) =>
     new Promise<void>((resolve, reject) => {
-      const w = new Worker(HOST_ENTRY, { workerData: { env: h.env }, env: { ...process.env, ...h.env }, stdout: false, stderr: false });
+      const workerData =
+        h === engine ? { env: h.env, role: 'engine' } : { env: h.env, role: 'host', engine: engine ? engine.settings : undefined };
+      const w = new Worker(HOST_ENTRY, { workerData, env: { ...process.env, ...h.env }, stdout: false, stderr: false });
       h.worker = w;
+      if (engine && h !== engine) connect(h);
       let failure: Error | null = null;
       w.on('message', (m: HostMessage) => {
         switch (m.t) {
           case 'ready':
             h.alive = true;
+            if (h === engine) {
+              h.settings = m.engine ?? null;
+              // A restarted engine thread: every host gets a port to it (their old ones closed with it).
+              for (const x of hosts) connect(x);
+            }
             return resolve();
           case 'failed':
-            return reject(new Error(`job host ${h.index} failed to start: ${m.error}`));
+            return reject(new Error(`${nameOf(h)} failed to start: ${m.error}`));
+          case 'served': {
+            const x = hosts[m.host];
+            if (x) x.engineCalls = m.calls;
+            return;
+          }
           case 'db':
             return reply(h, m.id, dbCall(h, m));
           case 'queue':
@@ -217,13 +244,13 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
       });
       w.on('error', (err) => {
         failure = err;
-        c.logger.error({ err, host: h.index }, 'job host thread failed');
+        c.logger.error({ err, host: h.index }, `${nameOf(h)} failed`);
       });
       w.on('exit', (code) => {
         // An old thread's exit after a new one started has nothing left to clean up.
         if (h.worker !== w) return;
         h.alive = false;
-        const err = failure ?? new Error(`job host ${h.index} thread exited (${code})`);
+        const err = failure ?? new Error(`${nameOf(h)} exited (${code})`);
         for (const j of h.jobs.values()) {
           h.lost++;
           note(h, j, 'lost');
@@ -235,10 +262,10 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
         h.txs.clear();
         reject(err);
         if (started && !closing) {
-          c.logger.error({ err, host: h.index }, 'job host thread exited: starting a new one');
+          c.logger.error({ err, host: h.index }, `${nameOf(h)} exited: starting a new one`);
           h.restarts++;
           h.current = new Promise<void>((r) => setTimeout(r, 1000).unref()).then(() => (closing ? undefined : spawn(h)));
-          h.current.catch((e) => c.logger.error({ err: e, host: h.index }, 'job host thread could not restart'));
+          h.current.catch((e) => c.logger.error({ err: e, host: h.index }, `${nameOf(h)} could not restart`));
         }
       });
     });
@@ -289,12 +316,14 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
     throw new Error('no job host thread is running');
   }
 
-  for (const h of hosts) h.current = spawn(h);
   try {
+    // The engine thread first: the hosts are started with its pool's settings and a port to it.
+    if (engine) await (engine.current = spawn(engine));
+    for (const h of hosts) h.current = spawn(h);
     await Promise.all(hosts.map((h) => h.current));
   } catch (err) {
     closing = true;
-    for (const h of hosts) void h.worker?.terminate();
+    for (const h of [...hosts, ...(engine ? [engine] : [])]) void h.worker?.terminate();
     throw err;
   }
   started = true;
@@ -332,22 +361,32 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
         answered: h.answered,
         lost: h.lost,
         restarts: h.restarts,
-        ...h.share,
+        engineCalls: h.engineCalls,
+        featureCacheMb: featureCacheShare(n, c.config.FEATURE_CACHE_MB),
       })),
+    engine: () =>
+      engine && {
+        threadId: engine.worker?.threadId ?? -1,
+        alive: engine.alive,
+        restarts: engine.restarts,
+        settings: engine.settings,
+      },
     events: () => log,
     async close() {
       closing = true;
-      await Promise.all(
-        hosts.map(async (h) => {
-          const w = h.worker;
-          if (!w) return;
-          // A thread still starting (a restart under way) has no handlers to close: stop it.
-          if (!h.alive) return void (await w.terminate());
-          const gone = new Promise<void>((r) => w.once('exit', () => r()));
-          post(h, { t: 'close' });
-          await gone;
-        }),
-      );
+      // The hosts first (their jobs in flight may still describe), then the engine thread.
+      for (const group of [hosts, engine ? [engine] : []])
+        await Promise.all(
+          group.map(async (h) => {
+            const w = h.worker;
+            if (!w) return;
+            // A thread still starting (a restart under way) has no handlers to close: stop it.
+            if (!h.alive) return void (await w.terminate());
+            const gone = new Promise<void>((r) => w.once('exit', () => r()));
+            post(h, { t: 'close' });
+            await gone;
+          }),
+        );
     },
   };
   hostsOf.set(c, host);

@@ -116,6 +116,15 @@ interface Waiting {
   resolve: (r: Descriptor | Error) => void;
 }
 
+let sharedPool: EnginePool | null = null;
+/**
+ * Job hosts sharing one engine pool (embedded, JOB_HOSTS > 1; shared.ts): from now on
+ * createEnginePool in this thread answers with `pool`, the engine thread's pool behind a port.
+ */
+export function useSharedEnginePool(pool: EnginePool | null): void {
+  sharedPool = pool;
+}
+
 export function createEnginePool(
   o: Partial<PoolSettings> & {
     modelDir?: string;
@@ -141,6 +150,7 @@ export function createEnginePool(
         .map(([k, v]) => [k, String(v)]),
     ),
   });
+  if (sharedPool) return sharedPool;
   let threads: Piscina | null = null;
   const piscina = (): Piscina =>
     (threads ??= new Piscina({
@@ -203,7 +213,7 @@ export function createEnginePool(
       batches++;
       photos += batch.length;
       o.observer?.batch?.(batch.length, out.timings);
-      out.results.forEach((r, i) => batch[i]!.resolve(r.ok ? revive(r.d as Descriptor) : fromWire(r.error)));
+      out.results.forEach((r, i) => batch[i]!.resolve(r.ok ? reviveDescriptor(r.d as Descriptor) : fromWire(r.error)));
     } catch (err) {
       for (const w of batch) w.resolve(err as Error);
     } finally {
@@ -285,7 +295,7 @@ export function createEnginePool(
 }
 
 /** Structured clone turns Buffers into Uint8Arrays; the preview's pixels are read as a Buffer. */
-function revive(d: Descriptor): Descriptor {
+export function reviveDescriptor(d: Descriptor): Descriptor {
   if (d.preview && !Buffer.isBuffer(d.preview.rgb)) {
     const u = d.preview.rgb as Uint8Array;
     d.preview = { ...d.preview, rgb: Buffer.from(u.buffer, u.byteOffset, u.byteLength) };
