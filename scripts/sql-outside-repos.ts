@@ -20,7 +20,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/fruit-batch.service.ts',
   'api/src/services/fruit-list.service.ts',
   'api/src/services/fruit-public.service.ts',
-  'api/src/services/grants.service.ts',
   'api/src/services/individuals.service.ts',
   'api/src/services/login-throttle.ts',
   'api/src/services/media.service.ts',

@@ -15,6 +15,7 @@ import { createAnimalReviewService } from './animal-review.service.js';
 import { createAnimalMergeService } from './animal-merge.service.js';
 import { treeIdOf } from './tree-ref.js';
 import { createGrantsService } from './grants.service.js';
+import { grantsRepo } from '../../../shared/src/repos/grants.repo.js';
 import { createResolveService } from './resolve.service.js';
 import { createScanService } from './scan.service.js';
 import { createTreesService } from './trees.service.js';
@@ -55,7 +56,7 @@ export function createServices(c: Container) {
     treeRef: (ref: string) => treeIdOf(c.db, ref),
     trees,
     views: createViewsService(c, { trees }),
-    grants: createGrantsService(c),
+    grants: createGrantsService({ db: c.db, grants: grantsRepo }),
     scan: createScanService(c),
     resolve: createResolveService(c),
     farms: createFarmsService(c),
