@@ -52,19 +52,23 @@ function spread(p: CastProtocol, id: string, n: number): string[] {
   return Array.from({ length: Math.min(n, all.length) }, (_, i) => all[Math.floor((i * all.length) / Math.min(n, all.length))]!);
 }
 
-/** The ground-truth cow a track follows: the one its stored boxes overlap most often (IoU ≥ 0.3). */
-function truthOf(boxes: { at: number; box: Box }[], gt: FrameBoxes[], fps: number): string | null {
-  const votes = new Map<string, number>();
-  for (const b of boxes) {
+/** Per stored box of a track (every fifth frame), the ground-truth cow it overlaps best (IoU ≥ 0.3), or null. */
+function truthPerBox(boxes: { at: number; box: Box }[], gt: FrameBoxes[], fps: number): (string | null)[] {
+  return boxes.map((b) => {
     const frame = gt[Math.round(b.at * fps)];
-    if (!frame) continue;
     let best: { id: string; iou: number } | null = null;
-    for (const [i, g] of frame.boxes.entries()) {
+    for (const [i, g] of (frame?.boxes ?? []).entries()) {
       const o = iou(b.box, g);
-      if (o >= 0.3 && (!best || o > best.iou)) best = { id: String(frame.ids[i]), iou: o };
+      if (o >= 0.3 && (!best || o > best.iou)) best = { id: String(frame!.ids[i]), iou: o };
     }
-    if (best) votes.set(best.id, (votes.get(best.id) ?? 0) + 1);
-  }
+    return best?.id ?? null;
+  });
+}
+
+/** The ground-truth cow a track follows: the one its stored boxes overlap most often. */
+function truthOf(perBox: (string | null)[]): string | null {
+  const votes = new Map<string, number>();
+  for (const id of perBox) if (id) votes.set(id, (votes.get(id) ?? 0) + 1);
   return [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
 }
 
@@ -139,7 +143,9 @@ describe.skipIf(!HERE)('real photos: a survey of a clip cast from three enrolled
       'select track_no, boxes from survey_tracks where survey_id = $1 order by track_no',
       [started.json.survey_id],
     );
-    const truth = new Map(stored.rows.map((r) => [r.track_no, truthOf(r.boxes, clip.gt, 10)]));
+    const perBox = new Map(stored.rows.map((r) => [r.track_no, truthPerBox(r.boxes, clip.gt, 10)]));
+    const truth = new Map([...perBox].map(([no, ids]) => [no, truthOf(ids)]));
+    const shortName = (id: string | null) => (id ? (byDataset.get(id)?.name.replace('Bò ', '') ?? '?') : '-');
 
     const lines: string[] = [];
     const tally = { match: 0, uncertain: 0, no_match: 0 };
@@ -163,17 +169,22 @@ describe.skipIf(!HERE)('real photos: a survey of a clip cast from three enrolled
         `  track ${t.track} (${t.first_s}-${t.last_s} s, ${t.frames.length} crops) follows ${cow?.name ?? 'no cow of the clip'}: ${t.verdict}` +
           (t.verdict === 'match' ? ` ${nameOf(t.individual_id)}` : '') +
           `; candidates ${t.candidates.map((c) => `${nameOf(c.individual_id)} ${c.probability.toFixed(3)}`).join(', ') || 'none'}` +
-          (cow ? `; right cow ${rank >= 0 ? `#${rank + 1}` : 'not offered'}` : ''),
+          (cow ? `; right cow ${rank >= 0 ? `#${rank + 1}` : 'not offered'}` : '') +
+          `; cow under its box every 5th frame: ${(perBox.get(t.track) ?? []).map(shortName).join(' ')}`,
       );
     }
     const names = (xs: { individual_id: string }[]) => xs.map((x) => nameOf(x.individual_id)).join(', ') || 'none';
-    // Per cow of the clip: how many tracks followed it, and whether the owner is told it was not seen.
+    // Per cow of the clip: which tracks were on it, and whether the owner is told it was not seen.
     const notSeenIds = new Set((res.not_seen as { individual_id: string }[]).map((n) => n.individual_id));
     const perCow = cows
       .filter((c) => c.in_clip)
       .map((c) => {
-        const followed = [...truth.entries()].filter(([, g]) => g === c.dataset_id).map(([no]) => no);
-        return `${c.name}: ${followed.length ? `tracks ${followed.join(', ')}` : 'no track'}${notSeenIds.has(c.individual_id!) ? ', listed as not seen' : ''}`;
+        // Every track whose boxes were on this cow at some point (a track that switched cows counts for both).
+        const followed = [...perBox.entries()]
+          .filter(([, ids]) => ids.includes(c.dataset_id))
+          .map(([no, ids]) => `${no} (${ids.filter((id) => id === c.dataset_id).length} of ${ids.length} boxes)`);
+        const visible = clip.gt.filter((g) => g.ids.map(String).includes(c.dataset_id)).length;
+        return `${c.name} (at least half visible in ${visible} of ${clip.gt.length} frames): ${followed.length ? `on track ${followed.join(', ')}` : 'no track'}${notSeenIds.has(c.individual_id!) ? ', listed as not seen' : ''}`;
       });
     console.log(
       [
