@@ -36,7 +36,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/trees.service.ts',
   'api/src/services/verdict.service.ts',
   'api/src/services/views.service.ts',
-  'shared/src/access/admins.ts',
   'shared/src/adapters/anchor/cardano.adapter.ts',
   'shared/src/adapters/anchor/local.adapter.ts',
   'shared/src/adapters/queue/inprocess-admin.ts',

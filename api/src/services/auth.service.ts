@@ -13,7 +13,7 @@ import {
 } from './login-throttle.js';
 import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
 import { verifyDidSignature } from './did.js';
-import { IS_ADMIN_SQL } from '../../../shared/src/access/admins.js';
+import { IS_ADMIN_SQL } from '../../../shared/src/repos/admin-grants.repo.js';
 
 export interface Account {
   id: string;

@@ -7,6 +7,8 @@
 import type { Queryable } from '../ports/database.port.js';
 import type { Logger } from '../logger.js';
 import { isUuid } from '../domain/ids.js';
+import { activityEventsRepo } from '../repos/activity-events.repo.js';
+import { adminGrantsRepo } from '../repos/admin-grants.repo.js';
 
 export interface AdminRow {
   username: string;
@@ -15,33 +17,18 @@ export interface AdminRow {
   granted_at: string;
 }
 
-/** SQL condition true when `accounts` row `alias` is an administrator now. */
-export const IS_ADMIN_SQL = (alias: string) =>
-  `exists (select 1 from admin_grants g where g.account_id = ${alias}.id and g.revoked_at is null)`;
-
 export type GrantResult = 'granted' | 'already_admin' | 'no_such_account';
 export type RevokeResult = 'revoked' | 'not_admin' | 'no_such_account';
 
-async function accountId(db: Queryable, username: string): Promise<string | null> {
-  const r = await db.query<{ id: string }>('select id from accounts where username = $1', [username]);
-  return r.rows[0]?.id ?? null;
-}
-
-const audit = (db: Queryable, owner: string, action: string, by: string) =>
-  db.query('insert into activity_events (owner_id, action, detail) values ($1, $2, $3)', [owner, action, { by }]);
+const accountId = adminGrantsRepo.accountIdOf;
+const audit = (db: Queryable, owner: string, action: string, by: string) => activityEventsRepo.record(db, owner, action, { by });
 
 /** Make the existing account `username` an administrator, recording `by` and the time. */
 export async function grantAdmin(db: Queryable, username: string, by: string): Promise<GrantResult> {
   const id = await accountId(db, username);
   if (!id) return 'no_such_account';
   // A revoked row is granted again (new grantor and time); an active grant is left as it was.
-  const r = await db.query(
-    `insert into admin_grants (account_id, granted_by) values ($1, $2)
-     on conflict (account_id) do update set granted_by = excluded.granted_by, granted_at = now(), revoked_by = null, revoked_at = null
-       where admin_grants.revoked_at is not null`,
-    [id, by],
-  );
-  if (r.affectedRows === 0) return 'already_admin';
+  if (!(await adminGrantsRepo.grant(db, id, by))) return 'already_admin';
   await audit(db, id, 'admin.granted', by);
   return 'granted';
 }
@@ -50,21 +37,14 @@ export async function grantAdmin(db: Queryable, username: string, by: string): P
 export async function revokeAdmin(db: Queryable, username: string, by: string): Promise<RevokeResult> {
   const id = await accountId(db, username);
   if (!id) return 'no_such_account';
-  const r = await db.query('update admin_grants set revoked_by = $2, revoked_at = now() where account_id = $1 and revoked_at is null', [
-    id,
-    by,
-  ]);
-  if (r.affectedRows === 0) return 'not_admin';
+  if (!(await adminGrantsRepo.revoke(db, id, by))) return 'not_admin';
   await audit(db, id, 'admin.revoked', by);
   return 'revoked';
 }
 
 export async function listAdmins(db: Queryable): Promise<AdminRow[]> {
-  const r = await db.query<{ username: string; account_id: string; granted_by: string; granted_at: Date | string }>(
-    `select a.username, a.id as account_id, g.granted_by, g.granted_at from admin_grants g join accounts a on a.id = g.account_id
-      where g.revoked_at is null order by a.username`,
-  );
-  return r.rows.map((x) => ({ ...x, granted_at: new Date(x.granted_at).toISOString() }));
+  const rows = await adminGrantsRepo.active(db);
+  return rows.map((x) => ({ ...x, granted_at: new Date(x.granted_at).toISOString() }));
 }
 
 /** One ADMIN_USERS entry: `<account id>` or `<username>:<account id>`; a bare name pins nothing. */
@@ -93,13 +73,7 @@ export async function applyConfiguredAdmins(db: Queryable, entries: readonly str
       );
       continue;
     }
-    const row = (
-      await db.query<{ username: string; revoked_by: string | null; granted: boolean }>(
-        `select a.username, g.revoked_by, g.account_id is not null as granted
-         from accounts a left join admin_grants g on g.account_id = a.id where a.id = $1`,
-        [pin.id],
-      )
-    ).rows[0];
+    const row = await adminGrantsRepo.accountGrant(db, pin.id);
     if (!row || (pin.username !== undefined && pin.username !== row.username)) {
       log.warn({ entry }, 'ADMIN_USERS entry pins an account id that does not exist (or no longer has that username); nothing granted');
       continue;
