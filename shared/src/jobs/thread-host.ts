@@ -124,6 +124,8 @@ interface Host {
   restarts: number;
   /** When it was last handed a job, to break ties between equally busy hosts. */
   lastSent: number;
+  /** Restarts in a row that failed to start (the next waits longer). */
+  failedStarts: number;
   engineCalls: number;
   /** The engine thread only: its pool's settings, from its `ready`. */
   settings: EngineSettings | null;
@@ -161,6 +163,7 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
     lost: 0,
     restarts: 0,
     lastSent: 0,
+    failedStarts: 0,
     engineCalls: 0,
     settings: null,
   });
@@ -205,6 +208,7 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
         switch (m.t) {
           case 'ready':
             h.alive = true;
+            h.failedStarts = 0;
             if (h === engine) {
               h.settings = m.engine ?? null;
               // A restarted engine thread: every host gets a port to it (their old ones closed with it).
@@ -212,7 +216,14 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
             }
             return resolve();
           case 'failed':
-            return reject(new Error(`${nameOf(h)} failed to start: ${m.error}`));
+            failure = new Error(`${nameOf(h)} failed to start: ${m.error}`);
+            reject(failure);
+            // After the first start, a restart that failed is tried again (its exit schedules it).
+            if (started) {
+              h.failedStarts++;
+              void w.terminate();
+            }
+            return;
           case 'served': {
             const x = hosts[m.host];
             if (x) x.engineCalls = m.calls;
@@ -264,7 +275,9 @@ export async function startJobHost(c: Container, env: NodeJS.ProcessEnv): Promis
         if (started && !closing) {
           c.logger.error({ err, host: h.index }, `${nameOf(h)} exited: starting a new one`);
           h.restarts++;
-          h.current = new Promise<void>((r) => setTimeout(r, 1000).unref()).then(() => (closing ? undefined : spawn(h)));
+          // 1 s, then longer after each restart that failed to start (at most a minute).
+          const wait = Math.min(60_000, 1000 * 2 ** h.failedStarts);
+          h.current = new Promise<void>((r) => setTimeout(r, wait).unref()).then(() => (closing ? undefined : spawn(h)));
           h.current.catch((e) => c.logger.error({ err: e, host: h.index }, `${nameOf(h)} could not restart`));
         }
       });
