@@ -6,7 +6,6 @@
 export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/admin.service.ts',
   'api/src/services/anchor-public.service.ts',
-  'api/src/services/anchor.service.ts',
   'api/src/services/animal-drift.service.ts',
   'api/src/services/animal-merge.service.ts',
   'api/src/services/animal-review.service.ts',

@@ -1,13 +1,23 @@
 import type { Container } from '../../../shared/src/container.js';
+import { anchorCountsRepo } from '../../../shared/src/repos/evidence/anchor-counts.repo.js';
+import { findAnchor, refreshAnchor } from '../../../shared/src/repos/evidence/anchor-store.js';
 import { createAnchorPublicService } from './anchor-public.service.js';
 import { createAnchorService } from './anchor.service.js';
+import { ownedEntity } from './entity-access.js';
 import type { JobsService } from './jobs.service.js';
 import { createProvenanceService } from './provenance.service.js';
 import { createTimelineService } from './timeline.service.js';
 
 /** The evidence services (timelines, anchoring, provenance), wired together; one line in services/index.ts. */
 export function createEvidenceServices(c: Container, jobs: JobsService) {
-  const anchors = createAnchorService(c, { jobs });
+  const anchors = createAnchorService({
+    db: c.db,
+    backend: c.anchor,
+    refresh: { pollS: c.config.CARDANO_POLL_S, timeoutS: c.config.CARDANO_TX_TIMEOUT_S },
+    anchors: { find: findAnchor, refresh: refreshAnchor, ...anchorCountsRepo },
+    owned: (type, id, caller) => ownedEntity(c.db, type, id, caller),
+    jobs,
+  });
   return {
     anchors,
     anchorPublic: createAnchorPublicService(c),
