@@ -39,6 +39,5 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'shared/src/adapters/anchor/local.adapter.ts',
   'shared/src/adapters/queue/inprocess-admin.ts',
   'shared/src/adapters/queue/inprocess.adapter.ts',
-  'shared/src/population/population.service.ts',
   'workers/src/handlers/survey.handler.ts',
 ];

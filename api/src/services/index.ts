@@ -24,6 +24,7 @@ import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
 import { createCareServices } from './care-services.js';
 import { createPopulationService } from '../../../shared/src/population/population.service.js';
+import { populationRepo } from '../../../shared/src/repos/population.repo.js';
 import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';
@@ -60,7 +61,7 @@ export function createServices(c: Container) {
     scan: createScanService(c),
     resolve: createResolveService(c),
     farms: createFarmsService(c),
-    population: createPopulationService(c),
+    population: createPopulationService({ db: c.db, population: populationRepo }),
     ...createEvidenceServices(c, jobs),
     ...createCareServices(c, media),
     fruitPublic: createFruitPublicService(c, { media, trees }),

@@ -9,6 +9,7 @@ import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
 import { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store.js';
 import { resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import { createPopulationService } from '../../../shared/src/population/population.service.js';
+import { populationRepo } from '../../../shared/src/repos/population.repo.js';
 import { DEFAULT_STALE_DAYS } from '../../../shared/src/population/population-rules.js';
 import { ANIMAL_CLASS_IDS, loadDetector } from '../vision/detector.js';
 import { settingsFor } from '../vision/settings.js';
@@ -186,7 +187,7 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     const summary = summarise(data.kind, decided, heads, data.tree_id ?? null);
     let population: Record<string, unknown> | null = null;
     if (data.kind === 'animal' && data.farm_id) {
-      const out = await createPopulationService(c).count(
+      const out = await createPopulationService({ db: c.db, population: populationRepo }).count(
         data.owner_id,
         {
           farm_id: data.farm_id,
