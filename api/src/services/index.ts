@@ -37,7 +37,7 @@ import { createFruitListService } from './fruit-list.service.js';
 
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
-  const jobs = createJobsService(c);
+  const jobs = createJobsService({ queue: c.queue, waitMs: c.config.JOB_WAIT_MS });
   const media = createMediaService(c);
   const trees = createTreesService(c);
   const individuals = createIndividualsService(c, { media, jobs });

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { requestScope } from '../http/request-scope.js';
-import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { JobName, JobPayload } from '../../../shared/src/domain/jobs.js';
-import type { JobRecord } from '../../../shared/src/ports/queue.port.js';
+import type { JobQueue, JobRecord } from '../../../shared/src/ports/queue.port.js';
 import { messages, type MessageCode } from '../../../shared/src/domain/messages.js';
 
 /** What a route gets back from a job: its result, or the job's id to poll when it is still running. */
@@ -64,12 +63,18 @@ function idempotentJobId(name: JobName, payload: unknown): string | undefined {
  * Enqueue-and-wait, the request flow of the design card: the API waits up to JOB_WAIT_MS for the
  * worker; a job that takes longer keeps running and the client polls `/api/jobs/{id}`.
  */
-export function createJobsService(c: Container) {
+export interface JobsDeps {
+  queue: Pick<JobQueue, 'enqueue' | 'waitFor' | 'get'>;
+  /** JOB_WAIT_MS: how long a request waits for its job before answering 202. */
+  waitMs: number;
+}
+
+export function createJobsService({ queue, waitMs }: JobsDeps) {
   return {
     async run<N extends JobName>(name: N, payload: JobPayload<N>, jobId?: string): Promise<JobOutcome> {
       jobId ??= idempotentJobId(name, payload);
-      const id = await c.queue.enqueue(name, payload, jobId ? { jobId } : {});
-      const rec = await c.queue.waitFor(id, c.config.JOB_WAIT_MS);
+      const id = await queue.enqueue(name, payload, jobId ? { jobId } : {});
+      const rec = await queue.waitFor(id, waitMs);
       if (!rec) throw ERRORS.internal();
       if (rec.state === 'failed') throw jobFailure(rec);
       if (rec.state === 'completed') return { done: true, result: rec.result ?? {}, job_id: id };
@@ -78,7 +83,7 @@ export function createJobsService(c: Container) {
 
     /** A job as its owner sees it; someone else's job and a missing one are the same 404. */
     async get(id: string, accountId: string): Promise<PublicJob> {
-      const rec = await c.queue.get(id);
+      const rec = await queue.get(id);
       if (!rec || ownerOf(rec) !== accountId) throw ERRORS.notFound();
       return toPublicJob(rec);
     },
