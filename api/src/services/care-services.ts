@@ -8,7 +8,19 @@ import { createResidueService } from './residue.service.js';
 
 /** The care and residue services, wired together; one line in services/index.ts. */
 export function createCareServices(c: Container, media: MediaService) {
-  const care = createCareService(c);
+  const care = createCareService({
+    files: {
+      banned: c.config.CARE_BANNED_FILE ?? path.resolve('shared/data/care/banned.json'),
+      products: c.config.CARE_PRODUCTS_FILE ?? path.resolve('shared/data/care/products.json'),
+    },
+    ocr: c.ocr,
+    limits: {
+      imageMaxPixels: c.config.IMAGE_MAX_PIXELS,
+      ocrMaxConcurrent: c.config.OCR_MAX_CONCURRENT,
+      ocrMaxPerAccount: c.config.OCR_MAX_PER_ACCOUNT,
+    },
+    logger: c.logger,
+  });
   const residue = createResidueService({
     store: c.residueStore,
     loadTable: () => loadMrlTable(c.config.RESIDUE_MRL_FILE ?? path.resolve('shared/data/residue/mrls.json')),

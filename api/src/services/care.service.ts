@@ -1,5 +1,3 @@
-import path from 'node:path';
-import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import type { Lang } from '../../../shared/src/domain/messages.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
@@ -15,6 +13,8 @@ import {
   type Substance,
 } from '../../../shared/src/domain/care/catalogue.js';
 import { decideMatch, type MatchResult, type OcrOutcome } from '../../../shared/src/domain/care/match-result.js';
+import type { Logger } from '../../../shared/src/logger.js';
+import type { OcrEngine } from '../../../shared/src/ports/ocr.port.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import { createWorkSlots } from './work-slots.js';
 
@@ -37,13 +37,22 @@ const keep = (q: BannedQuery) => (s: Substance) => (!q.scope || s.scopes.include
  * are read on first use and kept once read; a file that cannot be read is tried again on the
  * next request, and meanwhile the catalogue is "unavailable" (banned_check), never a 500.
  */
-export function createCareService(c: Container) {
-  const bannedPath = c.config.CARE_BANNED_FILE ?? path.resolve('shared/data/care/banned.json');
-  const productsPath = c.config.CARE_PRODUCTS_FILE ?? path.resolve('shared/data/care/products.json');
+export interface CareDeps {
+  /** The care data files (CARE_BANNED_FILE, CARE_PRODUCTS_FILE). */
+  files: { banned: string; products: string };
+  ocr: Pick<OcrEngine, 'read'>;
+  /** IMAGE_MAX_PIXELS, OCR_MAX_CONCURRENT, OCR_MAX_PER_ACCOUNT. */
+  limits: { imageMaxPixels: number; ocrMaxConcurrent: number; ocrMaxPerAccount: number };
+  logger: Pick<Logger, 'warn'>;
+}
+
+export function createCareService({ files, ocr, limits, logger }: CareDeps) {
+  const bannedPath = files.banned;
+  const productsPath = files.products;
   // OCR runs a tesseract process per photo on this machine: bounded so a few huge photos cannot starve the API.
   const ocrSlots = createWorkSlots({
-    total: c.config.OCR_MAX_CONCURRENT,
-    perAccount: c.config.OCR_MAX_PER_ACCOUNT,
+    total: limits.ocrMaxConcurrent,
+    perAccount: limits.ocrMaxPerAccount,
     retryAfterS: OCR_RETRY_S,
     codes: { total: 'ocr_busy', account: 'ocr_busy_account' },
   });
@@ -52,7 +61,7 @@ export function createCareService(c: Container) {
 
   async function getCatalogue(): Promise<BannedCatalogue | null> {
     catalogue ??= await loadCatalogue(bannedPath);
-    if (!catalogue) c.logger.warn({ path: bannedPath }, 'banned catalogue unavailable');
+    if (!catalogue) logger.warn({ path: bannedPath }, 'banned catalogue unavailable');
     return catalogue;
   }
   async function getProducts(): Promise<ProductStore | null> {
@@ -71,8 +80,8 @@ export function createCareService(c: Container) {
       });
     }
     // Before OCR decodes anything: a small PNG can declare 16000×16000 pixels.
-    await assertPixels(file.bytes, c.config.IMAGE_MAX_PIXELS, 'files', file.filename);
-    return ocrSlots.run(account, () => c.ocr.read(file.bytes));
+    await assertPixels(file.bytes, limits.imageMaxPixels, 'files', file.filename);
+    return ocrSlots.run(account, () => ocr.read(file.bytes));
   }
 
   /** Match typed text, or else what OCR reads from the photo of `account` (who holds the OCR slot). */
