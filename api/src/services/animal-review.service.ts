@@ -1,5 +1,6 @@
-import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
 import type { Caller } from '../http/route.js';
 import { animalIdOr404 } from './animals.service.js';
 import type { IndividualsService } from './individuals.service.js';
@@ -12,20 +13,22 @@ import type { createVerdictService } from './verdict.service.js';
  * enrolment). Merging two individuals that turned out to be one, and undoing it, is
  * animal-merge.service.ts.
  */
-export function createAnimalReviewService(
-  c: Container,
-  deps: { individuals: IndividualsService; verdicts: ReturnType<typeof createVerdictService> },
-) {
-  const { db } = c;
+/** The ports the review decisions use. */
+export interface AnimalReviewDeps {
+  db: Queryable;
+  answers: Pick<typeof identifyQueriesRepo, 'ownAnswer'>;
+  individuals: Pick<IndividualsService, 'owned' | 'addQueryPhotos'>;
+  verdicts: Pick<ReturnType<typeof createVerdictService>, 'record'>;
+}
+
+export function createAnimalReviewService(deps: AnimalReviewDeps) {
+  const { db } = deps;
 
   /** The caller's own animal query: its stored photos and the verdict's top candidate. */
   async function query(caller: Caller, queryId: string) {
-    const r = await db.query<{ image_cids: string[]; result: { verdict?: string; candidates?: { individual_id: string }[] } }>(
-      `select image_cids, result from identify_queries where id = $1 and owner_id = $2 and kind = 'animal'`,
-      [queryId, caller.account_id],
-    );
-    if (!r.rows[0]) throw ERRORS.notFound();
-    return r.rows[0];
+    const answer = await deps.answers.ownAnswer(db, queryId, caller.account_id, 'animal');
+    if (!answer) throw ERRORS.notFound();
+    return answer;
   }
 
   return {

@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/src/container.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { createAnimalDriftService } from './animal-drift.service.js';
 import { createAnimalSpeciesService } from './animal-species.service.js';
 import { createAnimalsService } from './animals.service.js';
@@ -9,7 +10,13 @@ import { createViewsService } from './views.service.js';
 
 /** The animal services, wired together (kept out of services/index.ts so that file stays a list). */
 export function createAnimalServices(c: Container, deps: { trees: TreesService; media: MediaService; jobs: JobsService }) {
-  const animalSpecies = createAnimalSpeciesService(c, deps);
+  const animalSpecies = createAnimalSpeciesService({
+    db: c.db,
+    individualsRepo,
+    speciesCatalogPath: c.config.speciesCatalogPath,
+    media: deps.media,
+    jobs: deps.jobs,
+  });
   const views = createViewsService(c, { trees: deps.trees });
   return {
     animalSpecies,

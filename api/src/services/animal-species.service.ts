@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { decideSpecies, type FarmSpecies } from '../../../shared/src/domain/animal-species.js';
 import { SpeciesCatalog } from '../discovery/species-catalog.js';
@@ -18,8 +19,18 @@ export interface FarmEntry extends FarmSpecies {
  * The species side of animals: which species a farm holds (mapped onto the catalogue), and the
  * detect and scan flows that decide among them with the spec's three rules.
  */
-export function createAnimalSpeciesService(c: Container, deps: { media: MediaService; jobs: JobsService }) {
-  const catalog = new SpeciesCatalog(c.config.speciesCatalogPath);
+/** The ports the species flows use. */
+export interface AnimalSpeciesDeps {
+  db: Queryable;
+  individualsRepo: Pick<typeof individualsRepo, 'speciesOfFarm'>;
+  /** The species catalogue's file (configuration). */
+  speciesCatalogPath: string;
+  media: Pick<MediaService, 'withUploads'>;
+  jobs: Pick<JobsService, 'run'>;
+}
+
+export function createAnimalSpeciesService(deps: AnimalSpeciesDeps) {
+  const catalog = new SpeciesCatalog(deps.speciesCatalogPath);
 
   async function catalogue() {
     const body = await catalog.body('en');
@@ -33,15 +44,10 @@ export function createAnimalSpeciesService(c: Container, deps: { media: MediaSer
    * name; a name the catalogue lacks stays itself, with no detector class.
    */
   async function farmSpecies(ownerId: string, farmId: string | undefined): Promise<FarmEntry[]> {
-    const r = await c.db.query<{ species: string }>(
-      `select distinct species from individuals
-        where owner_id = $1 and kind = 'animal' and deleted_at is null and coalesce(trim(species), '') <> ''
-          and ($2::text is null or farm_id = $2) order by species`,
-      [ownerId, farmId ?? null],
-    );
+    const stored = await deps.individualsRepo.speciesOfFarm(deps.db, ownerId, farmId ?? null);
     const { animals } = await catalogue();
     const byKey = new Map<string, FarmEntry>();
-    for (const { species } of r.rows) {
+    for (const species of stored) {
       const known = animals.find((s) => [s.id, s.name_vi, s.name_en].some((n) => speciesKey(n) === speciesKey(species)));
       const id = known?.id ?? speciesKey(species);
       const entry = byKey.get(id) ?? { id, detector_class: known?.detector_class ?? null, spellings: [] };

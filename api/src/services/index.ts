@@ -12,6 +12,7 @@ import { createVerdictService } from './verdict.service.js';
 import { createMediaService } from './media.service.js';
 import { createIndividualsService } from './individuals.service.js';
 import { createAnimalReviewService } from './animal-review.service.js';
+import { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
 import { createAnimalMergeService } from './animal-merge.service.js';
 import { treeIdOf } from './tree-ref.js';
 import { createGrantsService } from './grants.service.js';
@@ -51,7 +52,7 @@ export function createServices(c: Container) {
     verdicts,
     media,
     individuals,
-    animalReview: createAnimalReviewService(c, { individuals, verdicts }),
+    animalReview: createAnimalReviewService({ db: c.db, answers: identifyQueriesRepo, individuals, verdicts }),
     animalMerge: createAnimalMergeService(c, { individuals }),
     /** A tree's id from its id or printed code (issue 24: the code works wherever a tree id is asked). */
     treeRef: (ref: string) => treeIdOf(c.db, ref),

@@ -44,5 +44,13 @@ describe.each(BOTH_DATABASES)('identify queries on $name', ({ open }) => {
       learned_version: 3,
     });
     expect(rows.rows[0]!.evidence).toEqual([{ s: 1 }]);
+    expect(await identifyQueriesRepo.ownAnswer(opened.db, id, owner, 'animal')).toEqual({
+      image_cids: ['cid-1', 'cid-2'],
+      result: { verdict: 'match' },
+    });
+    // Another account's answer, or another kind's, reads as missing.
+    expect(await identifyQueriesRepo.ownAnswer(opened.db, id, randomUUID(), 'animal')).toBeNull();
+    expect(await identifyQueriesRepo.ownAnswer(opened.db, id, owner, 'fruit')).toBeNull();
+    expect(await identifyQueriesRepo.ownAnswer(opened.db, randomUUID(), owner, 'animal')).toBeNull();
   });
 });

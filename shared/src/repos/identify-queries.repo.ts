@@ -18,7 +18,22 @@ export interface NewIdentifyQuery {
   learned_version: number | null;
 }
 
+/** What a review decision reads of a stored answer. */
+export interface StoredAnswer {
+  image_cids: string[];
+  result: { verdict?: string; candidates?: { individual_id: string }[] };
+}
+
 export const identifyQueriesRepo = {
+  /** The owner's own stored answer of a kind (another account's, or another kind's, is null like a missing one). */
+  async ownAnswer(db: Queryable, id: string, ownerId: string, kind: Kind): Promise<StoredAnswer | null> {
+    const r = await db.query<StoredAnswer>(
+      'select image_cids, result from identify_queries where id = $1 and owner_id = $2 and kind = $3',
+      [id, ownerId, kind],
+    );
+    return r.rows[0] ?? null;
+  },
+
   /** Stores an answer; a retry of the same query id stores nothing twice. */
   async insert(db: Queryable, q: NewIdentifyQuery): Promise<void> {
     await db.query(

@@ -142,6 +142,17 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
     expect(await individualsRepo.nameOf(opened.db, randomUUID())).toBeNull();
   });
 
+  it('lists the distinct species spellings of an owner’s live animals, of one farm when given', async () => {
+    await opened.db.query(
+      `insert into individuals (id, owner_id, kind, farm_id, species) values ($1, $4, 'animal', 'trai', 'Goat'), ($2, $4, 'animal', 'khac', '  '), ($3, $4, 'tree', 'trai', 'Xoài')`,
+      [randomUUID(), randomUUID(), randomUUID(), grower],
+    );
+    // The goat's own row was renamed 'Goat' above: one spelling, listed once.
+    expect(new Set(await individualsRepo.speciesOfFarm(opened.db, grower, 'trai'))).toEqual(new Set(['cattle', 'Goat']));
+    expect(await individualsRepo.speciesOfFarm(opened.db, grower, 'khac')).toEqual([]);
+    expect(await individualsRepo.speciesOfFarm(opened.db, other, null)).toEqual([]);
+  });
+
   it('finds the owner’s live animal already holding one of the photos', async () => {
     await opened.db.query(
       `insert into blobs (cid, size, content_type) values ('goat-face', 1, 'image/jpeg'), ('tree-bark', 1, 'image/jpeg')`,

@@ -166,6 +166,17 @@ export const individualsRepo = {
     return r.rows[0] ?? null;
   },
 
+  /** The distinct species spellings stored on an owner's live animals (of one farm, when given), blank ones left out. */
+  async speciesOfFarm(db: Queryable, ownerId: string, farmId: string | null): Promise<string[]> {
+    const r = await db.query<{ species: string }>(
+      `select distinct species from individuals
+        where owner_id = $1 and kind = 'animal' and deleted_at is null and coalesce(trim(species), '') <> ''
+          and ($2::text is null or farm_id = $2) order by species`,
+      [ownerId, farmId],
+    );
+    return r.rows.map((x) => x.species);
+  },
+
   /** Name, species and farm of the live ones among `ids` (a deleted or unknown id is left out). */
   async labelsOf(db: Queryable, ids: readonly string[]): Promise<IndividualLabel[]> {
     const r = await db.query<IndividualLabel>(
