@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
@@ -110,10 +111,12 @@ export function createAnimalMergeService(c: Container, deps: { individuals: Indi
           merge_id: mergeId,
           photos_moved: copies.length,
         });
-        await tx.query(`insert into activity_events (owner_id, action, detail) values ($1, 'animal.merge', $2)`, [
-          caller.account_id,
-          { into: animalDid(into), from: animalDid(from), moved: copies.length, merge_id: mergeId },
-        ]);
+        await activityEventsRepo.record(tx, caller.account_id, 'animal.merge', {
+          into: animalDid(into),
+          from: animalDid(from),
+          moved: copies.length,
+          merge_id: mergeId,
+        });
         return {
           merge_id: mergeId,
           animal_did: animalDid(into),
@@ -155,10 +158,7 @@ export function createAnimalMergeService(c: Container, deps: { individuals: Indi
           merge_id: m.id,
           photos_restored: restored,
         });
-        await tx.query(`insert into activity_events (owner_id, action, detail) values ($1, 'animal.unmerge', $2)`, [
-          caller.account_id,
-          { into, from, merge_id: m.id, restored, removed },
-        ]);
+        await activityEventsRepo.record(tx, caller.account_id, 'animal.unmerge', { into, from, merge_id: m.id, restored, removed });
         return {
           merge_id: m.id,
           animal_did: into,
