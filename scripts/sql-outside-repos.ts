@@ -30,7 +30,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/timeline.service.ts',
   'api/src/services/tree-ref.ts',
   'api/src/services/trees.service.ts',
-  'api/src/services/verdict.service.ts',
   'api/src/services/views.service.ts',
   'shared/src/adapters/anchor/cardano.adapter.ts',
   'shared/src/adapters/anchor/local.adapter.ts',

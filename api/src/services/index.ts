@@ -9,6 +9,9 @@ import { feedbackRepo } from '../../../shared/src/repos/feedback.repo.js';
 import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
 import { createJobsService } from './jobs.service.js';
 import { createVerdictService } from './verdict.service.js';
+import { identifyVerdictsRepo } from '../../../shared/src/repos/identify-verdicts.repo.js';
+import { maybeQueueLearning } from '../../../shared/src/repos/learning-runs.js';
+import { individualAccess } from '../../../shared/src/access/standing.js';
 import { createMediaService } from './media.service.js';
 import { createIndividualsService } from './individuals.service.js';
 import { createAnimalReviewService } from './animal-review.service.js';
@@ -42,7 +45,14 @@ export function createServices(c: Container) {
   const media = createMediaService(c);
   const trees = createTreesService(c);
   const individuals = createIndividualsService(c, { media, jobs });
-  const verdicts = createVerdictService(c);
+  const verdicts = createVerdictService({
+    db: c.db,
+    queries: identifyQueriesRepo,
+    labels: identifyVerdictsRepo,
+    access: individualAccess,
+    queueLearning: (owner, kind) => maybeQueueLearning(c, owner, kind),
+    logger: c.logger,
+  });
   const fruitList = createFruitListService(c);
   return {
     auth: createAuthService(c),

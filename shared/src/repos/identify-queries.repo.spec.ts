@@ -52,5 +52,7 @@ describe.each(BOTH_DATABASES)('identify queries on $name', ({ open }) => {
     expect(await identifyQueriesRepo.ownAnswer(opened.db, id, randomUUID(), 'animal')).toBeNull();
     expect(await identifyQueriesRepo.ownAnswer(opened.db, id, owner, 'fruit')).toBeNull();
     expect(await identifyQueriesRepo.ownAnswer(opened.db, randomUUID(), owner, 'animal')).toBeNull();
+    expect(await identifyQueriesRepo.ownKind(opened.db, id, owner)).toBe('animal');
+    expect(await identifyQueriesRepo.ownKind(opened.db, id, randomUUID())).toBeNull();
   });
 });

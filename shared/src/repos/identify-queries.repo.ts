@@ -25,6 +25,12 @@ export interface StoredAnswer {
 }
 
 export const identifyQueriesRepo = {
+  /** The kind of the owner's own stored answer (null: missing, or another account's). */
+  async ownKind(db: Queryable, id: string, ownerId: string): Promise<Kind | null> {
+    const r = await db.query<{ kind: Kind }>('select kind from identify_queries where id = $1 and owner_id = $2', [id, ownerId]);
+    return r.rows[0]?.kind ?? null;
+  },
+
   /** The owner's own stored answer of a kind (another account's, or another kind's, is null like a missing one). */
   async ownAnswer(db: Queryable, id: string, ownerId: string, kind: Kind): Promise<StoredAnswer | null> {
     const r = await db.query<StoredAnswer>(

@@ -66,4 +66,20 @@ describe.each(BOTH_DATABASES)('identify verdicts on $name', ({ open }) => {
     ]);
     expect(await identifyVerdictsRepo.ownerLabelsOfPipeline(db, owner, 'animal', 'v2', null)).toEqual([]);
   });
+
+  it('stores a label and replaces it with the owner’s later one, one row per query and owner', async () => {
+    const { db } = opened;
+    const q = randomUUID();
+    await db.query(`insert into identify_queries (id, owner_id, kind, image_cids, result) values ($1, $2, 'animal', '{}', '{}')`, [
+      q,
+      owner,
+    ]);
+    await identifyVerdictsRepo.upsert(db, { query_id: q, owner_id: owner, verdict: 'wrong', correct_id: cow });
+    await identifyVerdictsRepo.upsert(db, { query_id: q, owner_id: owner, verdict: 'correct', correct_id: null });
+    const rows = await db.query<{ verdict: string; correct_id: string | null }>(
+      'select verdict, correct_id from identify_verdicts where query_id = $1',
+      [q],
+    );
+    expect(rows.rows).toEqual([{ verdict: 'correct', correct_id: null }]);
+  });
 });

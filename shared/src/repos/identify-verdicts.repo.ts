@@ -5,6 +5,7 @@
  * Each read is scoped as its caller learns: a kind's every label (the operator's refit), or one
  * owner's labels on their own queries (never another account's).
  */
+import { randomUUID } from 'node:crypto';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
@@ -27,6 +28,15 @@ export interface LabelWithPhotos {
 }
 
 export const identifyVerdictsRepo = {
+  /** Stores an owner's label on a query; a later label of the same owner replaces it (and its time). */
+  async upsert(db: Queryable, l: { query_id: string; owner_id: string; verdict: Verdict; correct_id: string | null }): Promise<void> {
+    await db.query(
+      `insert into identify_verdicts (id, query_id, owner_id, verdict, correct_id) values ($1, $2, $3, $4, $5)
+       on conflict (query_id, owner_id) do update set verdict = excluded.verdict, correct_id = excluded.correct_id, created_at = now()`,
+      [randomUUID(), l.query_id, l.owner_id, l.verdict, l.correct_id],
+    );
+  },
+
   /** Every label on queries of a kind, from every owner. */
   async labelsOfKind<E = Record<string, number>>(db: Queryable, kind: Kind): Promise<LabelWithEvidence<E>[]> {
     const r = await db.query<LabelWithEvidence<E>>(
