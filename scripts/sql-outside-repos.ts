@@ -22,7 +22,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/orphan-sweep.ts',
   'api/src/services/provenance.service.ts',
   'api/src/services/resolve.service.ts',
-  'api/src/services/review-queue.service.ts',
   'api/src/services/scan.service.ts',
   'api/src/services/survey-review.ts',
   'api/src/services/survey.service.ts',

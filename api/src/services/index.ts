@@ -99,7 +99,7 @@ export function createServices(c: Container) {
       perAccount: c.config.SSE_MAX_PER_ACCOUNT,
     }),
     survey: createSurveyService(c, { media, trees, verdicts, jobs }),
-    reviewQueue: createReviewQueueService(c),
+    reviewQueue: createReviewQueueService({ db: c.db, answers: identifyQueriesRepo }),
     fruitList,
   };
 }

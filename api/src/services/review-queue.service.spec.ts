@@ -1,24 +1,59 @@
-import { describe, expect, it } from 'vitest';
-import { closestOf } from './review-queue.service.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { PendingAnswer } from '../../../shared/src/repos/identify-queries.repo.js';
+import { strictMock } from '../../../test/support/strict-mock.js';
+import { closestOf, createReviewQueueService } from './review-queue.service.js';
 
-const candidate = (id: string) => ({ individual_id: id, name: id, probability: 0.5, photos: [{ image_id: `i-${id}`, cid: `c-${id}` }] });
+const db = strictMock<Queryable>({}, 'db');
+const at = new Date('2026-11-28T10:00:00Z');
+const row = (id: string, result: Record<string, unknown>, cids = ['cid-1']): PendingAnswer => ({
+  id,
+  kind: 'animal',
+  image_cids: cids,
+  result,
+  created_at: at,
+});
 
-describe('what the review queue offers to choose among', () => {
-  it("offers a photo query's closest individuals as they were stored", () => {
-    const closest = [{ individual_id: 'a', rank: 1, photos: [], match_lines: null }];
-    expect(closestOf({ verdict: 'uncertain', closest, candidates: [candidate('x')] })).toBe(closest);
+describe('review queue service', () => {
+  it('lists a page with the total, names where each answer came from, and links its photos', async () => {
+    const pendingCount = vi.fn(async () => 7);
+    const pendingPage = vi.fn(async () => [
+      row('q-photo', { verdict: 'uncertain', closest: [{ individual_id: 'a' }] }),
+      row('q-video', { verdict: 'uncertain', frames_used: 4 }, ['video-cid']),
+      row('q-batch', { verdict: 'uncertain', batch_id: 'b-1', candidates: [] }),
+      row('q-track', { verdict: 'no_match', survey_id: 's-1', candidates: [] }),
+    ]);
+    const s = createReviewQueueService({ db, answers: strictMock({ pendingCount, pendingPage }) });
+    const page = await s.list('owner-1', { kind: 'animal', limit: 4, offset: 0 });
+    expect(pendingCount).toHaveBeenCalledWith(db, 'owner-1', 'animal');
+    expect(pendingPage).toHaveBeenCalledWith(db, 'owner-1', 'animal', 4, 0);
+    expect(page).toMatchObject({ total: 7, limit: 4, offset: 0 });
+    expect(page.items.map((i) => [i.query_id, i.source, i.verdict])).toEqual([
+      ['q-photo', 'photos', 'uncertain'],
+      ['q-video', 'video', 'uncertain'],
+      ['q-batch', 'batch', 'uncertain'],
+      ['q-track', 'survey', 'no_match'],
+    ]);
+    expect(page.items[1]!.photos).toEqual([{ cid: 'video-cid', url: '/api/blobs/video-cid' }]);
+    expect(page.items[0]!.created_at).toBe('2026-11-28T10:00:00.000Z');
   });
 
-  it("offers a survey track's and a batch row's own candidates, ranked, with photo URLs, when they stored no closest", () => {
-    for (const source of [{ survey_id: 's1' }, { batch_id: 'b1' }]) {
-      expect(closestOf({ verdict: 'uncertain', ...source, candidates: [candidate('a'), candidate('b')] })).toEqual([
-        { ...candidate('a'), rank: 1, photos: [{ image_id: 'i-a', cid: 'c-a', url: '/api/blobs/c-a' }], match_lines: null },
-        { ...candidate('b'), rank: 2, photos: [{ image_id: 'i-b', cid: 'c-b', url: '/api/blobs/c-b' }], match_lines: null },
-      ]);
-    }
+  it('asks every kind when the caller names none', async () => {
+    const pendingCount = vi.fn(async () => 0);
+    const pendingPage = vi.fn(async () => []);
+    const s = createReviewQueueService({ db, answers: strictMock({ pendingCount, pendingPage }) });
+    expect(await s.list('owner-1', { limit: 20, offset: 40 })).toEqual({ items: [], total: 0, limit: 20, offset: 40 });
+    expect(pendingPage).toHaveBeenCalledWith(db, 'owner-1', null, 20, 40);
   });
 
-  it('offers nothing for a plain query without closest individuals', () => {
-    expect(closestOf({ verdict: 'no_match', candidates: [candidate('a')] })).toEqual([]);
+  it('offers a batch row’s or a survey track’s own candidates when the answer stored no closest individuals', () => {
+    const candidates = [{ individual_id: 'a', photos: [{ image_id: 'i', cid: 'c' }] }, { individual_id: 'b' }];
+    expect(closestOf({ batch_id: 'b', candidates })).toEqual([
+      { individual_id: 'a', rank: 1, photos: [{ image_id: 'i', cid: 'c', url: '/api/blobs/c' }], match_lines: null },
+      { individual_id: 'b', rank: 2, photos: [], match_lines: null },
+    ]);
+    expect(closestOf({ closest: [{ individual_id: 'z' }], batch_id: 'b', candidates })).toEqual([{ individual_id: 'z' }]);
+    // An ordinary answer without closest individuals offers none.
+    expect(closestOf({ candidates })).toEqual([]);
   });
 });

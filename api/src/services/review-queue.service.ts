@@ -1,16 +1,17 @@
-import type { Container } from '../../../shared/src/container.js';
+import type { Kind } from '../../../shared/src/domain/jobs.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
 
 /**
  * The identify answers still waiting for the owner's decision (issue 24, "leave it for later"):
- * `uncertain`, or `no_match` that showed closest individuals, with no label yet. Every decision
- * (identify_verdict, confirm, enrol-as-new) writes an identify_verdicts row, so that row is what
- * takes a query off the queue; nothing else needs to remember it.
+ * `uncertain`, or `no_match` that showed closest individuals, with no label yet
+ * (identify-queries.repo.ts says which). Every decision (identify_verdict, confirm, enrol-as-new)
+ * writes a label, and the label is what takes a query off the queue; nothing else needs to remember it.
  */
-const PENDING = `from identify_queries q
-  where q.owner_id = $1 and ($2::text is null or q.kind = $2)
-    and (q.result->>'verdict' = 'uncertain'
-         or (q.result->>'verdict' = 'no_match' and jsonb_typeof(q.result->'closest') = 'array' and jsonb_array_length(q.result->'closest') > 0))
-    and not exists (select 1 from identify_verdicts v where v.query_id = q.id and v.owner_id = q.owner_id)`;
+export interface ReviewQueueDeps {
+  db: Queryable;
+  answers: Pick<typeof identifyQueriesRepo, 'pendingCount' | 'pendingPage'>;
+}
 
 /**
  * The individuals to choose among. A batch row's and a survey track's answers store no `closest`
@@ -28,24 +29,13 @@ export function closestOf(result: Record<string, unknown>): Record<string, unkno
   }));
 }
 
-export function createReviewQueueService(c: Container) {
+export function createReviewQueueService({ db, answers }: ReviewQueueDeps) {
   return {
     /** One page, newest first; `total` is also the tab's badge. */
-    async list(ownerId: string, q: { kind?: string; limit: number; offset: number }) {
-      const params = [ownerId, q.kind ?? null];
-      const total = await c.db.query<{ n: number }>(`select count(*)::int as n ${PENDING}`, params);
-      const rows = await c.db.query<{
-        id: string;
-        kind: string;
-        image_cids: string[];
-        result: Record<string, unknown>;
-        created_at: Date | string;
-      }>(`select q.id, q.kind, q.image_cids, q.result, q.created_at ${PENDING} order by q.created_at desc, q.id limit $3 offset $4`, [
-        ...params,
-        q.limit,
-        q.offset,
-      ]);
-      const items = rows.rows.map((r) => ({
+    async list(ownerId: string, q: { kind?: Kind; limit: number; offset: number }) {
+      const total = await answers.pendingCount(db, ownerId, q.kind ?? null);
+      const rows = await answers.pendingPage(db, ownerId, q.kind ?? null, q.limit, q.offset);
+      const items = rows.map((r) => ({
         query_id: r.id,
         kind: r.kind,
         verdict: String(r.result.verdict),
@@ -55,7 +45,7 @@ export function createReviewQueueService(c: Container) {
         closest: closestOf(r.result),
         created_at: new Date(r.created_at).toISOString(),
       }));
-      return { items, total: total.rows[0]!.n, limit: q.limit, offset: q.offset };
+      return { items, total, limit: q.limit, offset: q.offset };
     },
   };
 }

@@ -55,4 +55,33 @@ describe.each(BOTH_DATABASES)('identify queries on $name', ({ open }) => {
     expect(await identifyQueriesRepo.ownKind(opened.db, id, owner)).toBe('animal');
     expect(await identifyQueriesRepo.ownKind(opened.db, id, randomUUID())).toBeNull();
   });
+
+  it('lists the owner’s answers waiting for a decision, newest first, until a label takes one off', async () => {
+    const { db } = opened;
+    const ask = async (result: object, kind = 'animal', who = owner, minutesAgo = 0) => {
+      const id = randomUUID();
+      await db.query(
+        `insert into identify_queries (id, owner_id, kind, image_cids, result, created_at) values ($1, $2, $3, '{c}', $4, now() - make_interval(mins => $5))`,
+        [id, who, kind, result, minutesAgo],
+      );
+      return id;
+    };
+    const who = randomUUID();
+    await db.query(`insert into accounts (id, username) values ($1, 'reviewer')`, [who]);
+    const older = await ask({ verdict: 'uncertain' }, 'animal', who, 10);
+    const closest = await ask({ verdict: 'no_match', closest: [{ individual_id: 'x' }] }, 'animal', who, 5);
+    await ask({ verdict: 'no_match', closest: [] }, 'animal', who);
+    await ask({ verdict: 'match' }, 'animal', who);
+    const tree = await ask({ verdict: 'uncertain' }, 'tree', who, 1);
+    await ask({ verdict: 'uncertain' }, 'animal', owner);
+    expect(await identifyQueriesRepo.pendingCount(db, who, null)).toBe(3);
+    expect((await identifyQueriesRepo.pendingPage(db, who, null, 10, 0)).map((r) => r.id)).toEqual([tree, closest, older]);
+    expect((await identifyQueriesRepo.pendingPage(db, who, 'animal', 1, 1)).map((r) => r.id)).toEqual([older]);
+    await db.query(`insert into identify_verdicts (id, query_id, owner_id, verdict) values ($1, $2, $3, 'correct')`, [
+      randomUUID(),
+      older,
+      who,
+    ]);
+    expect(await identifyQueriesRepo.pendingCount(db, who, 'animal')).toBe(1);
+  });
 });

@@ -24,7 +24,42 @@ export interface StoredAnswer {
   result: { verdict?: string; candidates?: { individual_id: string }[] };
 }
 
+/** An answer still waiting for the owner's decision, as the review queue lists it. */
+export interface PendingAnswer {
+  id: string;
+  kind: Kind;
+  image_cids: string[];
+  result: Record<string, unknown>;
+  created_at: Date | string;
+}
+
+/**
+ * The owner's answers still waiting for a decision: `uncertain`, or `no_match` that showed closest
+ * individuals, with no label yet. Every decision writes an identify_verdicts row, so that row is
+ * what takes a query off the queue.
+ */
+const PENDING = `from identify_queries q
+  where q.owner_id = $1 and ($2::text is null or q.kind = $2)
+    and (q.result->>'verdict' = 'uncertain'
+         or (q.result->>'verdict' = 'no_match' and jsonb_typeof(q.result->'closest') = 'array' and jsonb_array_length(q.result->'closest') > 0))
+    and not exists (select 1 from identify_verdicts v where v.query_id = q.id and v.owner_id = q.owner_id)`;
+
 export const identifyQueriesRepo = {
+  /** How many of the owner's answers (of one kind, when given) wait for a decision. */
+  async pendingCount(db: Queryable, ownerId: string, kind: Kind | null): Promise<number> {
+    const r = await db.query<{ n: number }>(`select count(*)::int as n ${PENDING}`, [ownerId, kind]);
+    return r.rows[0]?.n ?? 0;
+  },
+
+  /** One page of the owner's answers waiting for a decision, newest first. */
+  async pendingPage(db: Queryable, ownerId: string, kind: Kind | null, limit: number, offset: number): Promise<PendingAnswer[]> {
+    const r = await db.query<PendingAnswer>(
+      `select q.id, q.kind, q.image_cids, q.result, q.created_at ${PENDING} order by q.created_at desc, q.id limit $3 offset $4`,
+      [ownerId, kind, limit, offset],
+    );
+    return r.rows;
+  },
+
   /** The kind of the owner's own stored answer (null: missing, or another account's). */
   async ownKind(db: Queryable, id: string, ownerId: string): Promise<Kind | null> {
     const r = await db.query<{ kind: Kind }>('select kind from identify_queries where id = $1 and owner_id = $2', [id, ownerId]);
