@@ -25,7 +25,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/scan.service.ts',
   'api/src/services/survey-review.ts',
   'api/src/services/survey.service.ts',
-  'api/src/services/timeline-submissions.ts',
   'api/src/services/timeline.service.ts',
   'api/src/services/tree-ref.ts',
   'api/src/services/trees.service.ts',

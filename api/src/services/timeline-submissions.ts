@@ -8,9 +8,9 @@
  */
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
-import { appendChainEvent, type StoredEvent } from '../../../shared/src/repos/evidence/chain-store.js';
+import type { appendChainEvent, StoredEvent } from '../../../shared/src/repos/evidence/chain-store.js';
 import type { ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
-import { randomUUID } from 'node:crypto';
+import type { SubmissionRow, TimelineSubmissionsRepo } from '../../../shared/src/repos/timeline-submissions.repo.js';
 
 /** Largest event body, as UTF-8 JSON. Timelines are read whole; 60 huge events once took 1.2 GB to read. */
 export const EVENT_BODY_MAX_BYTES = 16 * 1024;
@@ -31,18 +31,9 @@ export interface SubmissionView {
   approval: 'pending';
 }
 
-interface Row {
-  id: string;
-  entity_type: string;
-  entity_id: string;
-  author_id: string;
-  body: Record<string, unknown>;
-  created_at: Date | string;
-}
+const iso = (d: Date) => d.toISOString();
 
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
-
-function view(r: Row, pathId: string): SubmissionView {
+function view(r: SubmissionRow, pathId: string): SubmissionView {
   return {
     event_id: r.id,
     entity_type: r.entity_type,
@@ -72,114 +63,107 @@ export interface EntityQuota {
 /** A suggestion only: pending events leave the cap when the owner decides, which has no schedule. */
 const ENTITY_QUOTA_RETRY_S = 3600;
 
-/**
- * Store a contributor's event as pending; 429 with Retry-After past the per-author daily count,
- * or when the pending events of all non-owners together would pass the entity's cap (count or
- * bytes): many fresh accounts cannot together grow an owner's timeline without bound.
- */
-export async function submit(
-  tx: Queryable,
-  entity: ResolvedEntity,
-  authorId: string,
-  body: Record<string, unknown>,
-  pathId: string,
-  quota: EntityQuota,
-): Promise<SubmissionView> {
-  // All submissions to one entity take turns, so neither count below can be raced past.
-  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`submit:${entity.entity_type}/${entity.entity_id}`]);
-  const recent = await tx.query<{ n: number; oldest: Date | null }>(
-    `select count(*)::int as n, min(created_at) as oldest from timeline_submissions
-      where author_id = $1 and entity_type = $2 and entity_id = $3 and created_at > now() - interval '1 day'`,
-    [authorId, entity.entity_type, entity.entity_id],
-  );
-  const { n, oldest } = recent.rows[0]!;
-  if (n >= SUBMISSIONS_PER_AUTHOR_PER_DAY) {
-    const freeAt = new Date(oldest!).getTime() + 86_400_000;
-    const retry = Math.max(1, Math.ceil((freeAt - Date.now()) / 1000));
-    throw new AppError(
-      429,
-      'event_quota_exceeded',
-      { max: SUBMISSIONS_PER_AUTHOR_PER_DAY, retry_after: retry },
-      { 'Retry-After': String(retry) },
-    );
-  }
-  const held = await tx.query<{ n: number; bytes: number }>(
-    `select count(*)::int as n, coalesce(sum(octet_length(body::text)), 0)::bigint as bytes from timeline_submissions
-      where entity_type = $1 and entity_id = $2 and status = 'pending'`,
-    [entity.entity_type, entity.entity_id],
-  );
-  const size = Buffer.byteLength(JSON.stringify(body), 'utf8');
-  if (held.rows[0]!.n + 1 > quota.maxEvents || Number(held.rows[0]!.bytes) + size > quota.maxBytes) {
-    throw new AppError(
-      429,
-      'event_entity_quota_exceeded',
-      { max_events: quota.maxEvents, max_kb: Math.floor(quota.maxBytes / 1024), retry_after: ENTITY_QUOTA_RETRY_S },
-      { 'Retry-After': String(ENTITY_QUOTA_RETRY_S) },
-    );
-  }
-  const r = await tx.query<Row>(
-    `insert into timeline_submissions (id, entity_type, entity_id, owner_id, author_id, body)
-     values ($1, $2, $3, $4, $5, $6) returning id, entity_type, entity_id, author_id, body, created_at`,
-    [randomUUID(), entity.entity_type, entity.entity_id, entity.owner_id, authorId, body],
-  );
-  return view(r.rows[0]!, pathId);
+/** What contributor submissions use: their repository, the chain an approval appends to, and the entity cap. */
+export interface SubmissionsDeps {
+  submissions: Pick<TimelineSubmissionsRepo, 'lockEntity' | 'recentByAuthor' | 'pendingLoad' | 'insert' | 'pending' | 'decide'>;
+  /** chain-store's appendChainEvent: an approved submission enters the chain by the owner's action. */
+  appendChainEvent: typeof appendChainEvent;
+  /** TIMELINE_PENDING_MAX_PER_ENTITY and TIMELINE_PENDING_MAX_BYTES_PER_ENTITY. */
+  quota: EntityQuota;
 }
 
-/** Pending submissions the caller may see: all of them for the owner, their own for an author. */
-export async function pendingFor(
-  db: Queryable,
-  entity: ResolvedEntity,
-  callerId: string | null,
-  pathId: string,
-): Promise<SubmissionView[]> {
-  if (!callerId) return [];
-  const owner = callerId === entity.owner_id;
-  const r = await db.query<Row>(
-    `select id, entity_type, entity_id, author_id, body, created_at from timeline_submissions
-      where entity_type = $1 and entity_id = $2 and status = 'pending' ${owner ? '' : 'and author_id = $3'} order by created_at`,
-    owner ? [entity.entity_type, entity.entity_id] : [entity.entity_type, entity.entity_id, callerId],
-  );
-  return r.rows.map((row) => view(row, pathId));
-}
-
-/**
- * Owner's decision on a pending submission. Approve: appended to the chain now, by the owner's
- * action, its body carrying `_contribution` {author_id, submitted_at, approved_by, approved_at};
- * reject: marked and never shown again. Null when there is no such pending submission.
- */
-export async function decide(
-  tx: Queryable,
-  entity: ResolvedEntity,
-  eventId: string,
-  approve: boolean,
-): Promise<StoredEvent | 'rejected' | null> {
-  const r = await tx.query<Row>(
-    `update timeline_submissions set status = $4, decided_at = now()
-      where id = $1 and entity_type = $2 and entity_id = $3 and status = 'pending'
-      returning id, entity_type, entity_id, author_id, body, created_at`,
-    [eventId, entity.entity_type, entity.entity_id, approve ? 'approved' : 'rejected'],
-  );
-  const row = r.rows[0];
-  if (!row) return null;
-  if (!approve) return 'rejected';
-  const approvedAt = new Date();
-  return appendChainEvent(tx, {
-    id: row.id,
-    entity_type: entity.entity_type,
-    entity_id: entity.entity_id,
-    owner_id: entity.owner_id,
-    author_id: row.author_id,
-    author_role: 'contributor',
-    approved: true,
-    created_at: approvedAt,
-    body: {
-      ...row.body,
-      [CONTRIBUTION_KEY]: {
-        author_id: row.author_id,
-        submitted_at: iso(row.created_at),
-        approved_by: entity.owner_id,
-        approved_at: approvedAt.toISOString(),
-      },
+/** Contributor submissions: store one as pending, list those a caller may see, and the owner's decision. */
+export function createSubmissions({ submissions, appendChainEvent, quota }: SubmissionsDeps) {
+  return {
+    /**
+     * Store a contributor's event as pending; 429 with Retry-After past the per-author daily count,
+     * or when the pending events of all non-owners together would pass the entity's cap (count or
+     * bytes): many fresh accounts cannot together grow an owner's timeline without bound.
+     */
+    async submit(
+      tx: Queryable,
+      entity: ResolvedEntity,
+      authorId: string,
+      body: Record<string, unknown>,
+      pathId: string,
+    ): Promise<SubmissionView> {
+      // All submissions to one entity take turns, so neither count below can be raced past.
+      await submissions.lockEntity(tx, entity.entity_type, entity.entity_id);
+      const recent = await submissions.recentByAuthor(tx, authorId, entity.entity_type, entity.entity_id);
+      if (recent.count >= SUBMISSIONS_PER_AUTHOR_PER_DAY) {
+        const freeAt = recent.oldest!.getTime() + 86_400_000;
+        const retry = Math.max(1, Math.ceil((freeAt - Date.now()) / 1000));
+        throw new AppError(
+          429,
+          'event_quota_exceeded',
+          { max: SUBMISSIONS_PER_AUTHOR_PER_DAY, retry_after: retry },
+          { 'Retry-After': String(retry) },
+        );
+      }
+      const held = await submissions.pendingLoad(tx, entity.entity_type, entity.entity_id);
+      const size = Buffer.byteLength(JSON.stringify(body), 'utf8');
+      if (held.count + 1 > quota.maxEvents || held.bytes + size > quota.maxBytes) {
+        throw new AppError(
+          429,
+          'event_entity_quota_exceeded',
+          { max_events: quota.maxEvents, max_kb: Math.floor(quota.maxBytes / 1024), retry_after: ENTITY_QUOTA_RETRY_S },
+          { 'Retry-After': String(ENTITY_QUOTA_RETRY_S) },
+        );
+      }
+      const row = await submissions.insert(tx, {
+        entity_type: entity.entity_type,
+        entity_id: entity.entity_id,
+        owner_id: entity.owner_id,
+        author_id: authorId,
+        body,
+      });
+      return view(row, pathId);
     },
-  });
+
+    /** Pending submissions the caller may see: all of them for the owner, their own for an author. */
+    async pendingFor(db: Queryable, entity: ResolvedEntity, callerId: string | null, pathId: string): Promise<SubmissionView[]> {
+      if (!callerId) return [];
+      const owner = callerId === entity.owner_id;
+      const rows = await submissions.pending(db, entity.entity_type, entity.entity_id, owner ? undefined : callerId);
+      return rows.map((row) => view(row, pathId));
+    },
+
+    /**
+     * Owner's decision on a pending submission. Approve: appended to the chain now, by the owner's
+     * action, its body carrying `_contribution` {author_id, submitted_at, approved_by, approved_at};
+     * reject: marked and never shown again. Null when there is no such pending submission.
+     */
+    async decide(tx: Queryable, entity: ResolvedEntity, eventId: string, approve: boolean): Promise<StoredEvent | 'rejected' | null> {
+      const row = await submissions.decide(tx, {
+        id: eventId,
+        entityType: entity.entity_type,
+        entityId: entity.entity_id,
+        status: approve ? 'approved' : 'rejected',
+      });
+      if (!row) return null;
+      if (!approve) return 'rejected';
+      const approvedAt = new Date();
+      return appendChainEvent(tx, {
+        id: row.id,
+        entity_type: entity.entity_type,
+        entity_id: entity.entity_id,
+        owner_id: entity.owner_id,
+        author_id: row.author_id,
+        author_role: 'contributor',
+        approved: true,
+        created_at: approvedAt,
+        body: {
+          ...row.body,
+          [CONTRIBUTION_KEY]: {
+            author_id: row.author_id,
+            submitted_at: iso(row.created_at),
+            approved_by: entity.owner_id,
+            approved_at: approvedAt.toISOString(),
+          },
+        },
+      });
+    },
+  };
 }
+
+export type Submissions = ReturnType<typeof createSubmissions>;

@@ -18,7 +18,8 @@ import type { AnchorService } from './anchor.service.js';
 import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
 import { careTimelineEvents } from './care-views.js';
 import { ownedEntity, readableEntity } from './entity-access.js';
-import { checkEventBody, decide, pendingFor, submit } from './timeline-submissions.js';
+import { checkEventBody, createSubmissions } from './timeline-submissions.js';
+import { timelineSubmissionsRepo } from '../../../shared/src/repos/timeline-submissions.repo.js';
 import { isUuid } from '../../../shared/src/domain/ids.js';
 
 /** Re-exported: the check moved to the HTTP edge, where every text field goes through it. */
@@ -29,6 +30,11 @@ export { unstorableText };
  * anchoring"): appends, reads with `chain_ok`, approval, inclusion and consistency proofs.
  */
 export function createTimelineService(c: Container, deps: { anchors: AnchorService }) {
+  const { submit, pendingFor, decide } = createSubmissions({
+    submissions: timelineSubmissionsRepo,
+    appendChainEvent,
+    quota: { maxEvents: c.config.TIMELINE_PENDING_MAX_PER_ENTITY, maxBytes: c.config.TIMELINE_PENDING_MAX_BYTES_PER_ENTITY },
+  });
   /** The entity if the caller may read it; otherwise the 404 every unreadable thing gets. */
   async function readableOr404(caller: Caller | null, type: EntityType, id: string): Promise<ResolvedEntity> {
     const entity = await readableEntity(c.db, type, id, caller);
@@ -77,12 +83,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const isOwner = entity.owner_id === caller.account_id;
       try {
         if (!isOwner) {
-          const pending = await c.db.transaction((tx) =>
-            submit(tx, entity, caller.account_id, body, id, {
-              maxEvents: c.config.TIMELINE_PENDING_MAX_PER_ENTITY,
-              maxBytes: c.config.TIMELINE_PENDING_MAX_BYTES_PER_ENTITY,
-            }),
-          );
+          const pending = await c.db.transaction((tx) => submit(tx, entity, caller.account_id, body, id));
           return { ok: true as const, event: pending };
         }
         const event = await c.db.transaction((tx) =>
