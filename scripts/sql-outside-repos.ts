@@ -6,7 +6,6 @@
 export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/admin.service.ts',
   'api/src/services/anchor-public.service.ts',
-  'api/src/services/animal-drift.service.ts',
   'api/src/services/animals.service.ts',
   'api/src/services/auth.service.ts',
   'api/src/services/care-log.service.ts',

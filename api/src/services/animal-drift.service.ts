@@ -1,4 +1,5 @@
-import type { Container } from '../../../shared/src/container.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { animalDriftRepo } from '../../../shared/src/repos/animal-drift.repo.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 
 /**
@@ -158,24 +159,22 @@ function closePairs(vectors: Map<string, Float32Array[]>, together: Map<string, 
   return pairs.sort((p, q) => q.similarity - p.similarity);
 }
 
-export function createAnimalDriftService(c: Container) {
-  const { db } = c;
+/** The ports the drift report reads through. */
+export interface AnimalDriftDeps {
+  db: Queryable;
+  drift: typeof animalDriftRepo;
+}
 
+export function createAnimalDriftService({ db, drift }: AnimalDriftDeps) {
   /** Global embeddings of the farm's animals, of the most common model version (versions never mix). */
   async function embeddings(ownerId: string, farmId: string) {
-    const r = await db.query<{ individual_id: string; global: Uint8Array; model_version: string; keypoints: number | null }>(
-      `select im.individual_id, d.global, d.model_version, (d.quality->>'keypoints')::int as keypoints
-         from descriptors d join images im on im.id = d.image_id join individuals i on i.id = im.individual_id
-        where i.owner_id = $1 and i.kind = 'animal' and i.farm_id = $2 and i.deleted_at is null
-        order by d.created_at desc limit ${MAX_VECTORS}`,
-      [ownerId, farmId],
-    );
+    const rows = await drift.farmEmbeddings(db, ownerId, farmId, MAX_VECTORS);
     const counts = new Map<string, number>();
-    for (const x of r.rows) counts.set(x.model_version, (counts.get(x.model_version) ?? 0) + 1);
+    for (const x of rows) counts.set(x.model_version, (counts.get(x.model_version) ?? 0) + 1);
     const version = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
     const vectors = new Map<string, Float32Array[]>();
     const keypoints = new Map<string, number[]>();
-    for (const x of r.rows.filter((y) => y.model_version === version)) {
+    for (const x of rows.filter((y) => y.model_version === version)) {
       vectors.set(x.individual_id, [...(vectors.get(x.individual_id) ?? []), toFloats(x.global)]);
       keypoints.set(x.individual_id, [...(keypoints.get(x.individual_id) ?? []), x.keypoints ?? 0]);
     }
@@ -184,17 +183,11 @@ export function createAnimalDriftService(c: Container) {
 
   return {
     async report(ownerId: string, farmId: string) {
-      const inds = await db.query<{ id: string; name: string | null }>(
-        `select id, name from individuals where owner_id = $1 and kind = 'animal' and farm_id = $2 and deleted_at is null`,
-        [ownerId, farmId],
-      );
-      const farm = new Set(inds.rows.map((x) => x.id));
-      const names = new Map(inds.rows.map((x) => [x.id, x.name]));
-      const q = await db.query<{ result: StoredResult; evidence: StoredEvidence; created_at: Date | string }>(
-        `select result, evidence, created_at from identify_queries where owner_id = $1 and kind = 'animal' and result is not null order by created_at desc limit ${MAX_QUERIES}`,
-        [ownerId],
-      );
-      const { answers, together, close } = readAnswers(q.rows, farm);
+      const inds = await drift.farmAnimals(db, ownerId, farmId);
+      const farm = new Set(inds.map((x) => x.id));
+      const names = new Map(inds.map((x) => [x.id, x.name]));
+      const stored = await drift.recentAnswers<StoredResult, StoredEvidence>(db, ownerId, MAX_QUERIES);
+      const { answers, together, close } = readAnswers(stored, farm);
       const { vectors, keypoints } = await embeddings(ownerId, farmId);
       const who = (id: string) => ({ animal_did: animalDid(id), name: names.get(id) ?? null });
       // Few keypoints per photo: local evidence is thin, close-ups (bio: muzzle, face) give it more.
@@ -217,7 +210,7 @@ export function createAnimalDriftService(c: Container) {
       return {
         farm_id: farmId,
         individuals_considered: farm.size,
-        queries_considered: q.rows.length,
+        queries_considered: stored.length,
         needs_rephotography: needs,
         confusable_pairs: pairs,
         channels_to_capture: [...tally.entries()].sort((a, b) => b[1] - a[1]).map(([channel, n]) => ({ channel, animals: n })),

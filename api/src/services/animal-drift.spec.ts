@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { readAnswers, weakening } from './animal-drift.service.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import { strictMock } from '../../../test/support/strict-mock.js';
+import { createAnimalDriftService, readAnswers, weakening, type AnimalDriftDeps } from './animal-drift.service.js';
 
 const farm = new Set(['x', 'y', 'z']);
 const at = (k: number) => new Date(Date.UTC(2026, 10, 1, 0, k));
@@ -52,5 +54,55 @@ describe('the drift report reads stored answers', () => {
     ];
     const flagged = Object.fromEntries(weakening(readAnswers(rows, farm).answers).map((w) => [w.id, w.reason]));
     expect(flagged).toEqual({ y: 'mostly_uncertain', z: 'probability_dropping' });
+  });
+});
+
+describe('the drift report, on its ports', () => {
+  const unit = (x: number[]) => new Uint8Array(Float32Array.from(x).buffer);
+  const embedding = (individual_id: string, v: number[], model_version = 'v1') => ({
+    individual_id,
+    global: unit(v),
+    model_version,
+    keypoints: 300,
+  });
+
+  it('reads the farm’s animals, its newest embeddings of one model version and the owner’s newest answers, bounded', async () => {
+    const farmAnimals = vi.fn(async () => [
+      { id: 'x', name: 'Bông' },
+      { id: 'y', name: 'Mận' },
+    ]);
+    // Two photos each of x and y under v1 (alike across animals), and a v2 photo that must not be compared with them.
+    const farmEmbeddings = vi.fn(async () => [
+      embedding('x', [1, 0]),
+      embedding('x', [0.99, 0.141]),
+      embedding('y', [0.995, 0.0998]),
+      embedding('y', [0.98, 0.199]),
+      embedding('x', [0, 1], 'v2'),
+    ]);
+    const recentAnswers = vi.fn(async () => [
+      answer(1, 'uncertain', [
+        ['x', 0.5],
+        ['y', 0.48],
+      ]),
+      answer(2, 'uncertain', [
+        ['y', 0.52],
+        ['x', 0.5],
+      ]),
+    ]);
+    const db = strictMock<Queryable>({}, 'db');
+    const drift = strictMock<AnimalDriftDeps['drift']>({ farmAnimals, farmEmbeddings, recentAnswers: recentAnswers as never });
+    const s = createAnimalDriftService({ db, drift });
+    const r = await s.report('owner-1', 'trai');
+    expect(farmAnimals).toHaveBeenCalledWith(db, 'owner-1', 'trai');
+    expect(farmEmbeddings).toHaveBeenCalledWith(db, 'owner-1', 'trai', 2000);
+    expect(recentAnswers).toHaveBeenCalledWith(db, 'owner-1', 5000);
+    expect(r).toMatchObject({ farm_id: 'trai', individuals_considered: 2, queries_considered: 2 });
+    expect(r.confusable_pairs).toHaveLength(1);
+    expect(r.confusable_pairs[0]).toMatchObject({
+      a: { name: expect.any(String) },
+      b: { name: expect.any(String) },
+      uncertain_together: 2,
+    });
+    expect(r.confusable_pairs[0]!.channels).toEqual(['face', 'bio']);
   });
 });

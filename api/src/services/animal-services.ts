@@ -1,5 +1,6 @@
 import type { Container } from '../../../shared/src/container.js';
 import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
+import { animalDriftRepo } from '../../../shared/src/repos/animal-drift.repo.js';
 import { createAnimalDriftService } from './animal-drift.service.js';
 import { createAnimalSpeciesService } from './animal-species.service.js';
 import { createAnimalsService } from './animals.service.js';
@@ -21,6 +22,6 @@ export function createAnimalServices(c: Container, deps: { trees: TreesService; 
   return {
     animalSpecies,
     animals: createAnimalsService(c, { ...deps, views, species: animalSpecies }),
-    animalDrift: createAnimalDriftService(c),
+    animalDrift: createAnimalDriftService({ db: c.db, drift: animalDriftRepo }),
   };
 }
