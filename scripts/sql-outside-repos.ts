@@ -11,7 +11,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/care-log.service.ts',
   'api/src/services/care-views.ts',
   'api/src/services/datasci-export.service.ts',
-  'api/src/services/farms.service.ts',
   'api/src/services/fruit-batch.service.ts',
   'api/src/services/fruit-list.service.ts',
   'api/src/services/fruit-public.service.ts',

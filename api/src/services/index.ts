@@ -26,6 +26,9 @@ import { createTreesService } from './trees.service.js';
 import { createViewsService } from './views.service.js';
 import { createEvidenceServices } from './evidence-services.js';
 import { createFarmsService } from './farms.service.js';
+import { farmsRepo } from '../../../shared/src/repos/farms.repo.js';
+import { bindFarm, resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
+import { pinSideRecord, writeSideRecord } from '../../../shared/src/repos/evidence/side-record-store.js';
 import { createCareServices } from './care-services.js';
 import { createPopulationService } from '../../../shared/src/population/population.service.js';
 import { populationRepo } from '../../../shared/src/repos/population.repo.js';
@@ -71,7 +74,15 @@ export function createServices(c: Container) {
     grants: createGrantsService({ db: c.db, grants: grantsRepo }),
     scan: createScanService(c),
     resolve: createResolveService(c),
-    farms: createFarmsService(c),
+    farms: createFarmsService({
+      db: c.db,
+      farms: farmsRepo,
+      owners: { resolve: resolveEntity, bind: bindFarm },
+      writeRecord: writeSideRecord,
+      pin: c.pinner ? (encoded) => pinSideRecord({ blobs: c.blobs, pinner: c.pinner! }, encoded) : null,
+      recordBoundaries: c.config.EVIDENCE_FRUIT_AND_BOUNDARIES,
+      logger: c.logger,
+    }),
     population: createPopulationService({ db: c.db, population: populationRepo }),
     ...createEvidenceServices(c, jobs),
     ...createCareServices(c, media),
