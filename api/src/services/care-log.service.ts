@@ -1,16 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Interval, Product } from '../../../shared/src/domain/care/catalogue.js';
 import { fold } from '../../../shared/src/domain/care/normalize.js';
-import { releaseBlobs } from '../../../shared/src/repos/evidence/blob-refs.js';
-import { resolveEntity, type ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
+import type { resolveEntity, ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
+import type { standingFor } from '../../../shared/src/access/standing.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { Logger } from '../../../shared/src/logger.js';
+import type { CareLogRepo } from '../../../shared/src/repos/care-log.repo.js';
 import { individualIdOf } from '../../../shared/src/domain/animal-did.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import type { CareService } from './care.service.js';
-import { standingFor } from './grants.service.js';
 import type { MediaService } from './media.service.js';
-import { careEntryView, type CareRow } from './care-views.js';
+import { careEntryView } from './care-views.js';
 import { isUuid } from '../../../shared/src/domain/ids.js';
 
 export const CARE_TARGETS = ['tree', 'fruit', 'animal'] as const;
@@ -57,9 +57,24 @@ export function applicableInterval(product: Product, kind: CareTarget, species: 
   return (own.length ? own : pool).reduce((a, b) => (b.days > a.days ? b : a));
 }
 
+/** What the care log uses: its repository, the entity and access look-ups, products, uploads and blob release. */
+export interface CareLogDeps {
+  db: Queryable;
+  entries: Pick<CareLogRepo, 'targetSpecies' | 'insert' | 'live' | 'blocking' | 'remove'>;
+  /** entity-owner's resolveEntity: a target by id (an animal also by its animal_did). */
+  resolveEntity: typeof resolveEntity;
+  /** The access policy's standing of the caller towards the target's owner (owner, grant or none). */
+  standingFor: typeof standingFor;
+  care: Pick<CareService, 'getProducts' | 'bannedIn'>;
+  media: Pick<MediaService, 'withUploads'>;
+  /** blob-refs' releaseBlobs: a photo goes unless something else still names it. */
+  releaseBlobs: (cids: readonly string[]) => Promise<unknown>;
+  logger: Pick<Logger, 'error'>;
+}
+
 /** Care log (spec section 4 "Care"): log, list, withdrawal status, delete. */
-export function createCareLogService(c: Container, deps: { care: CareService; media: MediaService }) {
-  const { db } = c;
+export function createCareLogService(deps: CareLogDeps) {
+  const { db, entries } = deps;
 
   /** The target if the caller owns it or holds a grant (write access when `write`); otherwise the one 404. */
   async function target(
@@ -69,12 +84,11 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
     write: boolean,
   ): Promise<ResolvedEntity & { species: string | null }> {
     // An animal may be named by its animal_did as well as by its id.
-    const entity = await resolveEntity(db, type, (type === 'animal' && individualIdOf(id)) || id);
+    const entity = await deps.resolveEntity(db, type, (type === 'animal' && individualIdOf(id)) || id);
     if (!entity) throw ERRORS.notFound();
-    const standing = await standingFor(db, callerId, entity.owner_id, type);
+    const standing = await deps.standingFor(db, callerId, entity.owner_id, type);
     if (!standing || (write && standing === 'read')) throw ERRORS.notFound();
-    const r = await db.query<{ species: string | null }>('select species from individuals where id = $1', [entity.entity_id]);
-    return { ...entity, species: r.rows[0]?.species ?? null };
+    return { ...entity, species: await entries.targetSpecies(db, entity.entity_id) };
   }
 
   /** Product from the store by id, or by a name that names exactly one product. */
@@ -129,31 +143,25 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
         .filter(Boolean)
         .join(' ; ');
       const banned = (await deps.care.bannedIn(bannedText)) ?? null;
-      const insert = async (photoCid: string | null) => {
-        const r = await db.query<CareRow>(
-          `insert into care_entries (id, author_id, owner_id, target_type, target_id, action, product_id, product_name, dose, note, photo_cid,
-             applied_at, withdrawal, withdrawal_until, banned)
-           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) returning *`,
-          [
-            randomUUID(),
-            callerId,
-            entity.owner_id,
-            input.target_type,
-            entity.entity_id,
-            input.action?.trim() || null,
-            product?.id ?? null,
-            product?.name ?? (input.product_name?.trim() || null),
-            input.dose?.trim() || null,
-            input.note?.trim() || null,
-            photoCid,
-            applied.toISOString(),
-            withdrawal ? JSON.stringify(withdrawal) : null,
-            withdrawal?.until ?? null,
-            banned ? JSON.stringify(banned.map((b) => ({ id: b.id, name: b.name, severity: b.severity }))) : null,
-          ],
+      const insert = async (photoCid: string | null) =>
+        careEntryView(
+          await entries.insert(db, {
+            author_id: callerId,
+            owner_id: entity.owner_id,
+            target_type: input.target_type,
+            target_id: entity.entity_id,
+            action: input.action?.trim() || null,
+            product_id: product?.id ?? null,
+            product_name: product?.name ?? (input.product_name?.trim() || null),
+            dose: input.dose?.trim() || null,
+            note: input.note?.trim() || null,
+            photo_cid: photoCid,
+            applied_at: applied,
+            withdrawal,
+            withdrawal_until: withdrawal?.until ?? null,
+            banned: banned ? banned.map((b) => ({ id: b.id, name: b.name, severity: b.severity })) : null,
+          }),
         );
-        return careEntryView(r.rows[0]!);
-      };
       const entry = input.photo
         ? await deps.media.withUploads([input.photo], 'image', 'photo', (m) => insert(m[0]!.cid))
         : await insert(null);
@@ -162,40 +170,29 @@ export function createCareLogService(c: Container, deps: { care: CareService; me
 
     async events(callerId: string, type: CareTarget, id: string) {
       const entity = await target(callerId, type, id, false);
-      const r = await db.query<CareRow>(
-        'select * from care_entries where target_type = $1 and target_id = $2 and deleted_at is null order by applied_at, created_at, id',
-        [type, entity.entity_id],
-      );
-      return { target_type: type, target_id: entity.entity_id, count: r.rows.length, events: r.rows.map(careEntryView) };
+      const rows = await entries.live(db, type, entity.entity_id);
+      return { target_type: type, target_id: entity.entity_id, count: rows.length, events: rows.map(careEntryView) };
     },
 
     /** Whether harvest or sale is blocked now, until when, and by which entries (product, interval, source). */
     async withdrawal(callerId: string, type: CareTarget, id: string) {
       const entity = await target(callerId, type, id, false);
-      const r = await db.query<CareRow>(
-        `select * from care_entries where target_type = $1 and target_id = $2 and deleted_at is null
-           and withdrawal_until is not null and withdrawal_until > now() order by withdrawal_until desc`,
-        [type, entity.entity_id],
-      );
-      const blocking = r.rows.map((row) => ({ care_id: row.id, ...(row.withdrawal as WithdrawalRecord) }));
+      const blocking = (await entries.blocking(db, type, entity.entity_id)).map((row) => ({
+        care_id: row.id,
+        ...(row.withdrawal as WithdrawalRecord),
+      }));
       return { target_type: type, target_id: entity.entity_id, blocked: blocking.length > 0, until: blocking[0]?.until ?? null, blocking };
     },
 
     /** Deletes one entry of the caller's own; anything else (another's, absent, deleted) is the one 404. */
     async remove(callerId: string, careId: string) {
       if (!isUuid(careId)) throw ERRORS.notFound();
-      const r = await db.query<{ id: string; deleted_at: Date; old_cid: string | null }>(
-        `update care_entries e set deleted_at = now(), deletion_event_id = $3, action = null, product_id = null, product_name = null,
-                dose = null, note = null, photo_cid = null, withdrawal = null, withdrawal_until = null, banned = null
-           from (select id, photo_cid as old_cid from care_entries where id = $1) o
-          where e.id = o.id and e.author_id = $2 and e.deleted_at is null returning e.id, e.deleted_at, o.old_cid`,
-        [careId.toLowerCase(), callerId, randomUUID()],
-      );
-      if (!r.rows[0]) throw ERRORS.notFound();
+      const removed = await entries.remove(db, careId.toLowerCase(), callerId);
+      if (!removed) throw ERRORS.notFound();
       // The tombstone no longer names the packaging photo: it goes unless something else still does.
-      const old = r.rows[0].old_cid;
-      if (old) await releaseBlobs(c, [old]).catch((err) => c.logger.error({ err }, 'care photo release failed'));
-      return { deleted: r.rows[0].id, deleted_at: new Date(r.rows[0].deleted_at).toISOString() };
+      if (removed.old_cid)
+        await deps.releaseBlobs([removed.old_cid]).catch((err: unknown) => deps.logger.error({ err }, 'care photo release failed'));
+      return { deleted: removed.id, deleted_at: new Date(removed.deleted_at).toISOString() };
     },
   };
 }

@@ -5,6 +5,10 @@ import { createCareService } from './care.service.js';
 import { createCareLogService } from './care-log.service.js';
 import type { MediaService } from './media.service.js';
 import { createResidueService } from './residue.service.js';
+import { standingFor } from '../../../shared/src/access/standing.js';
+import { careLogRepo } from '../../../shared/src/repos/care-log.repo.js';
+import { releaseBlobs } from '../../../shared/src/repos/evidence/blob-refs.js';
+import { resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 
 /** The care and residue services, wired together; one line in services/index.ts. */
 export function createCareServices(c: Container, media: MediaService) {
@@ -27,5 +31,15 @@ export function createCareServices(c: Container, media: MediaService) {
     care,
     logger: c.logger,
   });
-  return { care, careLog: createCareLogService(c, { care, media }), residue };
+  const careLog = createCareLogService({
+    db: c.db,
+    entries: careLogRepo,
+    resolveEntity,
+    standingFor,
+    care,
+    media,
+    releaseBlobs: (cids) => releaseBlobs(c, cids),
+    logger: c.logger,
+  });
+  return { care, careLog, residue };
 }

@@ -3,32 +3,13 @@
  * events on the target's timeline (spec section 2 "Timeline event and proof": inherited events
  * carry `inherited_from` and no prev_hash or leaf_hash, since they are not links of that chain).
  */
+import type { standingFor } from '../../../shared/src/access/standing.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { CareLogRepo, CareRow } from '../../../shared/src/repos/care-log.repo.js';
 import type { ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import type { Caller } from '../http/route.js';
-import { standingFor } from './grants.service.js';
 
-/** One care_entries row as the database returns it. */
-export interface CareRow {
-  id: string;
-  author_id: string;
-  owner_id: string;
-  target_type: 'tree' | 'fruit' | 'animal';
-  target_id: string;
-  action: string | null;
-  product_id: string | null;
-  product_name: string | null;
-  dose: string | null;
-  note: string | null;
-  photo_cid: string | null;
-  applied_at: Date | string | null;
-  withdrawal: unknown;
-  withdrawal_until: Date | string | null;
-  banned: unknown;
-  created_at: Date | string;
-  deleted_at: Date | string | null;
-  deletion_event_id: string | null;
-}
+export type { CareRow };
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
@@ -66,30 +47,40 @@ function inheritedEvent(r: CareRow, eventId: string, createdAt: string, body: Re
   };
 }
 
+/** What the care events of a timeline use: the care log repository and the caller's standing. */
+export interface CareTimelineDeps {
+  db: Queryable;
+  entries: Pick<CareLogRepo, 'all'>;
+  /** The access policy's standing of the caller towards the individual's owner. */
+  standingFor: typeof standingFor;
+}
+
 /**
  * Care entries of an individual as timeline events, for callers who may read its care log (the
  * owner or a grantee); nobody else sees them. A deleted entry shows only its deletion event.
  */
-export async function careTimelineEvents(db: Queryable, entity: ResolvedEntity, caller: Caller | null) {
-  if (entity.entity_type === 'farm' || !caller) return [];
-  if (!(await standingFor(db, caller.account_id, entity.owner_id, entity.entity_type))) return [];
-  const r = await db.query<CareRow>('select * from care_entries where target_type = $1 and target_id = $2 order by created_at, id', [
-    entity.entity_type,
-    entity.entity_id,
-  ]);
-  return r.rows.map((row) => {
-    if (row.deleted_at) return inheritedEvent(row, row.deletion_event_id!, iso(row.deleted_at)!, { type: 'care_deleted', care_id: row.id });
-    const v = careEntryView(row);
-    return inheritedEvent(row, row.id, v.created_at, {
-      type: 'care',
-      action: v.action,
-      product_id: v.product_id,
-      product_name: v.product_name,
-      dose: v.dose,
-      applied_at: v.applied_at,
-      withdrawal_until: v.withdrawal_until,
-      photo_cid: v.photo_cid,
-      banned: v.banned.map((b) => b.name),
+export function createCareTimeline({ db, entries, standingFor }: CareTimelineDeps) {
+  return async function careTimelineEvents(entity: ResolvedEntity, caller: Caller | null) {
+    if (entity.entity_type === 'farm' || !caller) return [];
+    if (!(await standingFor(db, caller.account_id, entity.owner_id, entity.entity_type))) return [];
+    const rows = await entries.all(db, entity.entity_type, entity.entity_id);
+    return rows.map((row) => {
+      if (row.deleted_at)
+        return inheritedEvent(row, row.deletion_event_id!, iso(row.deleted_at)!, { type: 'care_deleted', care_id: row.id });
+      const v = careEntryView(row);
+      return inheritedEvent(row, row.id, v.created_at, {
+        type: 'care',
+        action: v.action,
+        product_id: v.product_id,
+        product_name: v.product_name,
+        dose: v.dose,
+        applied_at: v.applied_at,
+        withdrawal_until: v.withdrawal_until,
+        photo_cid: v.photo_cid,
+        banned: v.banned.map((b) => b.name),
+      });
     });
-  });
+  };
 }
+
+export type CareTimeline = ReturnType<typeof createCareTimeline>;

@@ -16,7 +16,9 @@ import type { Caller } from '../http/route.js';
 import { unstorableText } from '../middleware/text.js';
 import type { AnchorService } from './anchor.service.js';
 import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
-import { careTimelineEvents } from './care-views.js';
+import { createCareTimeline } from './care-views.js';
+import { careLogRepo } from '../../../shared/src/repos/care-log.repo.js';
+import { standingFor } from '../../../shared/src/access/standing.js';
 import { ownedEntity, readableEntity } from './entity-access.js';
 import { checkEventBody, createSubmissions } from './timeline-submissions.js';
 import { timelineSubmissionsRepo } from '../../../shared/src/repos/timeline-submissions.repo.js';
@@ -30,6 +32,7 @@ export { unstorableText };
  * anchoring"): appends, reads with `chain_ok`, approval, inclusion and consistency proofs.
  */
 export function createTimelineService(c: Container, deps: { anchors: AnchorService }) {
+  const careTimelineEvents = createCareTimeline({ db: c.db, entries: careLogRepo, standingFor });
   const { submit, pendingFor, decide } = createSubmissions({
     submissions: timelineSubmissionsRepo,
     appendChainEvent,
@@ -112,7 +115,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const pending = await pendingFor(c.db, entity, caller?.account_id ?? null, entity.entity_id);
       const care = (await inherited(entity, caller)).map((e) => inheritedView(e, entity.farm_id ?? e.entity_id));
       // Care log entries of this individual (POST /api/care/log), inherited like farm care.
-      const careLog = await careTimelineEvents(c.db, entity, caller);
+      const careLog = await careTimelineEvents(entity, caller);
       const events = [...own, ...pending, ...care, ...careLog].sort((a, b) => a.created_at.localeCompare(b.created_at));
       const verdict = verifyChain(chain.map(toChainEvent));
       return {
