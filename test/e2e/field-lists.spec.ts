@@ -4,18 +4,16 @@
  * fruit and its tree instead of ids. Issue 23: the learning card on "Mine", at phone and desktop
  * sizes, its reasons in the chosen language (issue 24, item 7).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { learningMessage, renderLearning } from '../../shared/src/domain/learning-reason.js';
 import { recordRun } from '../../workers/src/learn/loop.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { ensureWebBuilt, launchChromium, signInInApp } from '../support/browser.js';
 import { batchForm, untilDone } from '../support/fruit-batch.js';
 import { photoForm, textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const loaded = (page: Page, sel: string) =>
   page.locator(sel).evaluateAll((els) => els.length > 0 && els.every((x) => (x as unknown as { naturalWidth: number }).naturalWidth > 0));
 
@@ -28,38 +26,42 @@ describe('fruit list and past batches in Chromium', () => {
   const fruit: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync('web/dist/view-learning.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    ensureWebBuilt('web/dist/view-learning.js');
     // The loop on but far from its threshold, so the card shows its count and nothing trains here.
     app = await startTestApp({ env: { LEARN_AFTER_NEW: '1000' } });
     owner = await signup(app.url, 'lists');
-    for (const [i, name] of ['Cây số 1', 'Cây số 2'].entries()) {
-      const t = await api(app.url, 'POST', '/api/enroll', {
-        token: owner.token,
-        body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }),
-      });
-      expect(t.status, t.text).toBe(200);
-      trees.push({ tree_id: t.json.tree_id, code: t.json.code });
-    }
-    for (const [i, name] of ['Quả vàng', 'Quả xanh'].entries()) {
-      const f = await api(app.url, 'POST', '/api/fruit/enroll', {
-        token: owner.token,
-        body: photoForm([await textureImage(7111 + i, 320)], { tree_id: trees[i]!.code, name }),
-      });
-      expect(f.status, f.text).toBe(200);
-      fruit.push(f.json.fruit_id);
-    }
+    // The two trees, then their two fruit, each pair sent at once (kept in this order).
+    const made = await Promise.all(
+      ['Cây số 1', 'Cây số 2'].map(async (name, i) => {
+        const t = await api(app.url, 'POST', '/api/enroll', {
+          token: owner.token,
+          body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }),
+        });
+        expect(t.status, t.text).toBe(200);
+        return { tree_id: t.json.tree_id as string, code: t.json.code as string };
+      }),
+    );
+    trees.push(...made);
+    const picked = await Promise.all(
+      ['Quả vàng', 'Quả xanh'].map(async (name, i) => {
+        const f = await api(app.url, 'POST', '/api/fruit/enroll', {
+          token: owner.token,
+          body: photoForm([await textureImage(7111 + i, 320)], { tree_id: trees[i]!.code, name }),
+        });
+        expect(f.status, f.text).toBe(200);
+        return f.json.fruit_id as string;
+      }),
+    );
+    fruit.push(...picked);
     const b = await api(app.url, 'POST', '/api/fruit/batch', {
       token: owner.token,
       body: batchForm([{ name: 'crate.jpg', bytes: await textureImage(7111, 320) }], { tree_id: trees[0]!.code }),
     });
     expect(b.status, b.text).toBe(202);
     await untilDone(app, owner.token, b.json.batch_id);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, locale: 'vi-VN' })).newPage();
-    await page.goto(`${app.url}/#/fruits`);
-    await page.fill('input[name=username]', owner.username);
-    await page.fill('input[name=password]', 'Bark-and-peel-42');
-    await page.click('button[name=login]');
+    await signInInApp(page, `${app.url}/#/fruits`, owner);
   }, 240_000);
   afterAll(async () => {
     await browser?.close();
@@ -203,10 +205,7 @@ describe('fruit list and past batches in Chromium', () => {
     // A fresh browser: no cookie, nothing in localStorage.
     const fresh = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, locale: 'vi-VN' });
     const p = await fresh.newPage();
-    await p.goto(`${app.url}/#/population`);
-    await p.fill('input[name=username]', owner.username);
-    await p.fill('input[name=password]', 'Bark-and-peel-42');
-    await p.click('button[name=login]');
+    await signInInApp(p, `${app.url}/#/population`, owner);
     await expect.poll(() => p.locator('input[name=farm_id]').first().inputValue(), { timeout: 30_000 }).toBe('vuon-buoi-7');
     await p.goto(`${app.url}/#/batch`);
     await p.locator('form[name=batch] input[name=tree_id]').waitFor();

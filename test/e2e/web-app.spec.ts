@@ -1,15 +1,12 @@
 import { detectableShots } from '../support/animal-shots.js';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { ensureWebBuilt, launchChromium, submitSignIn } from '../support/browser.js';
 import { otherView, textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 
-/** Debian's chromium (scripts/setup.sh installs it); playwright-core downloads no browser. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 /** Ho Chi Minh City: where the phone says it is when the tree is enrolled. */
@@ -42,10 +39,9 @@ describe('the field web app in a real browser', () => {
   let treeId = '';
 
   beforeAll(async () => {
-    // `npm test` builds the app first; a single spec run builds it when it is missing.
-    if (!existsSync('web/dist/main.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    ensureWebBuilt();
     app = await startTestApp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     phone = await browser.newContext({
       viewport: PHONE,
       isMobile: true,
@@ -68,10 +64,7 @@ describe('the field web app in a real browser', () => {
     await page.goto(`${app.url}/TreeIdentity`);
     await page.getByRole('heading', { name: 'Đăng nhập' }).waitFor();
     await shots(page, '01-sign-in');
-    await page.fill('input[name=username]', username);
-    await page.fill('input[name=password]', 'Bark-and-peel-42');
-    await page.click('button[name=signup]');
-    await page.locator('header .user', { hasText: username }).waitFor();
+    await submitSignIn(page, username, 'signup');
     const cookie = (await phone.cookies()).find((c) => c.name === 'markless_session')!;
     expect(cookie.httpOnly).toBe(true);
     expect(await page.content()).not.toContain(cookie.value);

@@ -6,16 +6,14 @@
  * in one sentence what will move) and un-merged again, both acts on the timeline; the delete
  * dialog says what goes and what stays. Screenshots go where support/screenshots.ts says.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { ensureWebBuilt, launchChromium, signUpInApp } from '../support/browser.js';
 import { screenshotPath } from '../support/screenshots.js';
 import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORTS = [
   { size: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
   { size: 'desktop', viewport: { width: 1280, height: 900 }, isMobile: false },
@@ -32,9 +30,9 @@ describe('duplicate warning, merge and un-merge in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync('web/dist/sw.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    ensureWebBuilt('web/dist/sw.js');
     app = await startTestApp({ env: { RATE_LIMIT_PER_MIN: '100000' } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -75,11 +73,7 @@ describe('duplicate warning, merge and un-merge in Chromium', () => {
     beforeAll(async () => {
       ctx = await browser.newContext({ viewport, isMobile, hasTouch: isMobile, locale: 'vi-VN' });
       page = await ctx.newPage();
-      await page.goto(`${app.url}/`);
-      await page.fill('input[name=username]', uniqueName(`dup_${size}_`).toLowerCase());
-      await page.fill('input[name=password]', 'Coat-and-muzzle-42');
-      await page.click('button[name=signup]');
-      await page.locator('header .user').waitFor();
+      await signUpInApp(page, `${app.url}/`, uniqueName(`dup_${size}_`).toLowerCase());
     }, 60_000);
     afterAll(() => ctx?.close());
 

@@ -1,18 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { ensureWebBuilt, launchChromium, signUpInApp } from '../support/browser.js';
 import { screenshotPath } from '../support/screenshots.js';
 
 /**
  * Issue 39, item 4: the app opened without signal. Every module is cached when the service worker
  * installs (before, only main.js was, and a first reload offline hung on "Đang tải…"); a signed-in
  * person reopens it offline on their last screen (before: the sign-in form); and once the network
- * is back the app carries on where it was, with the server's data.
+ * is back the app carries on where it was, with the server's data. Nothing here recognises a
+ * photo, so the service runs the deterministic engine (docs/testing.md).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
   { name: 'desktop', viewport: { width: 1280, height: 900 }, isMobile: false },
@@ -23,9 +22,9 @@ describe('the field app without signal', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync('web/dist/main.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
-    app = await startTestApp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    ensureWebBuilt();
+    app = await startTestApp({ engine: 'deterministic' });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -49,11 +48,7 @@ describe('the field app without signal', () => {
 
     it('opens offline on the first reload, on the screen it was on, and carries on when the network is back', async () => {
       // First use: sign up, and the service worker installs (its cache filled before it is active).
-      await page.goto(`${app.url}/`);
-      await page.fill('input[name=username]', username);
-      await page.fill('input[name=password]', 'Coat-and-muzzle-42');
-      await page.click('button[name=signup]');
-      await page.locator('header .user', { hasText: username }).waitFor();
+      await signUpInApp(page, `${app.url}/`, username);
       await expect
         .poll(() => page.evaluate('navigator.serviceWorker.getRegistration().then((r) => Boolean(r && r.active))'), { timeout: 30_000 })
         .toBe(true);

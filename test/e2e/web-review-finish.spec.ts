@@ -6,18 +6,15 @@
  *   language with the chosen count and a focus ring, the photo picker shows focus, the remove
  *   button is named, the heading follows a rename, and the tabs put what the account uses first.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { ensureWebBuilt, launchChromium, switchAccount } from '../support/browser.js';
 import { blankImage, photoForm, textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const PASSWORD = 'Bark-and-peel-42';
 const VIEWPORTS = [
   { size: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
   { size: 'desktop', viewport: { width: 1280, height: 900 }, isMobile: false },
@@ -64,9 +61,9 @@ describe('review and the unfinished spots in a real browser', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync('web/dist/pickers.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    ensureWebBuilt('web/dist/pickers.js');
     app = await startTestApp({ engine: 'deterministic', env: { RATE_LIMIT_PER_MIN: '100000' } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -87,15 +84,7 @@ describe('review and the unfinished spots in a real browser', () => {
 
     /** Signs `who` in, signing out whoever this browser holds first. */
     async function signIn(who: { username: string }) {
-      await page.goto(`${app.url}/#/identify`);
-      await page.locator('input[name=username], header .who .user').first().waitFor({ timeout: 30_000 });
-      if (await page.locator('header .who .user').count()) {
-        if ((await page.locator('header .who .user').textContent()) === who.username) return;
-        await page.locator('button[name=signout]').click();
-      }
-      await page.fill('input[name=username]', who.username);
-      await page.fill('input[name=password]', PASSWORD);
-      await page.click('button[name=login]');
+      await switchAccount(page, `${app.url}/#/identify`, who);
       await page.locator('nav').waitFor({ timeout: 30_000 });
     }
 
