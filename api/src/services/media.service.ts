@@ -4,7 +4,7 @@ import { sniffMedia, type MediaClass } from '../../../shared/src/domain/media.js
 import { assertPixels } from '../../../shared/src/domain/pixels.js';
 import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
 import { cidForBytes } from '../../../shared/src/evidence/cid.js';
-import { releaseBlobs, unstage } from '../../../shared/src/repos/evidence/blob-refs.js';
+import { addBlobOwner, releaseBlobs, removeBlobOwner, stage, unstage } from '../../../shared/src/repos/evidence/blob-refs.js';
 import { checkVideo } from './video-probe.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 
@@ -51,13 +51,12 @@ export function createMediaService(c: Container) {
     for (const { file, type } of checked) {
       // Staged before the bytes land, so a process killed mid-request leaves a row the orphan sweep finds.
       const stagedCid = await cidForBytes(file.bytes);
-      await db.query('insert into upload_staging (cid) values ($1)', [stagedCid]);
+      await stage(db, stagedCid);
       staged.push(stagedCid);
       const { cid, created: isNew } = await storeBlob(c, file.bytes, type);
       if (isNew) created.push(cid);
       // Videos are named by no image row; this is what lets their uploader fetch them back.
-      if (cls === 'video' && ownerId)
-        await db.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, ownerId]);
+      if (cls === 'video' && ownerId) await addBlobOwner(db, cid, ownerId);
       out.push({ cid, filename: file.filename, contentType: type, size: file.bytes.length, created: isNew });
     }
     return out;
@@ -69,7 +68,7 @@ export function createMediaService(c: Container) {
    */
   async function cleanup(created: string[], stagedCids: string[], ownerId?: string) {
     await unstage(db, stagedCids);
-    if (ownerId) await db.query('delete from blob_owners where cid = any($1) and owner_id = $2', [created, ownerId]);
+    if (ownerId) await removeBlobOwner(db, created, ownerId);
     await releaseBlobs(c, created);
   }
 

@@ -6,22 +6,18 @@
  * nothing references are deleted; the grace period lets a queued job that names them run first.
  */
 import type { Container } from '../../../shared/src/container.js';
-import { releaseBlobs } from '../../../shared/src/repos/evidence/blob-refs.js';
+import { clearStale, releaseBlobs, staleStaged } from '../../../shared/src/repos/evidence/blob-refs.js';
 
 /**
  * One sweep; returns the CIDs it deleted. Whether a staged blob is still used is decided by the
  * one reference model (blob-refs): the same check every other release goes through.
  */
 export async function sweepOrphanBlobs(c: Pick<Container, 'db' | 'blobs' | 'config'>): Promise<string[]> {
-  const grace = String(c.config.ORPHAN_BLOB_GRACE_S);
-  const stale = await c.db.query<{ cid: string }>(
-    `select distinct cid from upload_staging where created_at < now() - ($1 || ' seconds')::interval limit 500`,
-    [grace],
-  );
+  const grace = c.config.ORPHAN_BLOB_GRACE_S;
   const deleted: string[] = [];
-  for (const { cid } of stale.rows) {
+  for (const cid of await staleStaged(c.db, grace, 500)) {
     deleted.push(...(await releaseBlobs(c, [cid])));
-    await c.db.query(`delete from upload_staging where cid = $1 and created_at < now() - ($2 || ' seconds')::interval`, [cid, grace]);
+    await clearStale(c.db, cid, grace);
   }
   return deleted;
 }

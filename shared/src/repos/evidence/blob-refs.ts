@@ -101,3 +101,35 @@ export async function unstage(q: Queryable, cids: readonly string[]): Promise<vo
     );
   }
 }
+
+/**
+ * Marks an upload's bytes as staged before they land, so a process killed mid-request leaves a row
+ * the orphan sweep finds (one row per request: two requests staging the same bytes keep two).
+ */
+export async function stage(q: Queryable, cid: string): Promise<void> {
+  await q.query('insert into upload_staging (cid) values ($1)', [cid]);
+}
+
+/** Content ids with a staging row older than the grace (an upload that never finished), at most `limit`. */
+export async function staleStaged(q: Queryable, graceS: number, limit: number): Promise<string[]> {
+  const r = await q.query<{ cid: string }>(
+    `select distinct cid from upload_staging where created_at < now() - ($1 || ' seconds')::interval limit $2`,
+    [String(graceS), limit],
+  );
+  return r.rows.map((x) => x.cid);
+}
+
+/** Removes a content id's staging rows older than the grace (a younger one is a request still running). */
+export async function clearStale(q: Queryable, cid: string, graceS: number): Promise<void> {
+  await q.query(`delete from upload_staging where cid = $1 and created_at < now() - ($2 || ' seconds')::interval`, [cid, String(graceS)]);
+}
+
+/** Names an account as an uploader of a blob no image row names (a video), so it may fetch it back. */
+export async function addBlobOwner(q: Queryable, cid: string, ownerId: string): Promise<void> {
+  await q.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, ownerId]);
+}
+
+/** Removes an account's uploader rows of these blobs (a failed request gives back what it stored). */
+export async function removeBlobOwner(q: Queryable, cids: readonly string[], ownerId: string): Promise<void> {
+  await q.query('delete from blob_owners where cid = any($1) and owner_id = $2', [[...cids], ownerId]);
+}
