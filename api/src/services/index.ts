@@ -4,6 +4,7 @@ import { calibrationPoolRepo } from '../../../shared/src/repos/calibration-pool.
 import { createStreamSlots } from './stream-slots.js';
 import { createAuthService } from './auth.service.js';
 import { createAdminService } from './admin.service.js';
+import { adminReportsRepo } from '../../../shared/src/repos/admin-reports.repo.js';
 import { createFeedbackService } from './feedback.service.js';
 import { feedbackRepo } from '../../../shared/src/repos/feedback.repo.js';
 import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
@@ -60,7 +61,7 @@ export function createServices(c: Container) {
   return {
     auth: createAuthService(c),
     feedback: createFeedbackService({ db: c.db, feedback: feedbackRepo, activity: activityEventsRepo }),
-    admin: createAdminService(c),
+    admin: createAdminService({ db: c.db, reports: adminReportsRepo }),
     jobs,
     verdicts,
     media,
