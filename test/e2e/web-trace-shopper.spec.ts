@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { ensureWebBuilt, launchChromium, signInInApp } from '../support/browser.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 
@@ -13,7 +12,6 @@ import { screenshotPath } from '../support/screenshots.js';
  * plain sentences; the proof (anchor, chain, key fingerprint, Merkle root, CIDs) folded for
  * verifiers; photos described in words, not CIDs; no word cut in half and nothing wider than a phone.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 const GROWER = 'Vườn nhà cô Lan';
 const TREE_NAME = 'Sầu riêng đầu dốc';
@@ -61,10 +59,9 @@ describe('the public page of a code, as a shopper reads it', () => {
   let resolved: Record<string, any>;
 
   beforeAll(async () => {
-    // `npm test` builds the app first; a single spec run builds it when this page's parts are missing.
-    if (!existsSync('web/dist/trace-story.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    ensureWebBuilt('web/dist/trace-story.js');
     app = await startTestApp({ engine: 'deterministic' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     const owner = await signup(app.url, 'grower');
     const named = await api(app.url, 'PUT', '/api/me/public-name', { token: owner.token, json: { public_name: ` ${GROWER} <b>` } });
     expect(named.status, named.text).toBe(200);
@@ -95,10 +92,14 @@ describe('the public page of a code, as a shopper reads it', () => {
     expect(anchored.status, anchored.text).toBeLessThan(300);
     code = (await app.container.db.query<{ code: string }>('select code from tree_records where individual_id = $1', [id])).rows[0]!.code;
     // The local anchor is signed in the background: wait for it, as a shopper's later visit would.
-    for (let i = 0; i < 60 && resolved?.anchor?.status !== 'confirmed'; i++) {
-      if (i) await new Promise((ok) => setTimeout(ok, 500));
-      resolved = (await api(app.url, 'GET', `/api/resolve/${code}`)).json;
-    }
+    resolved = await vi.waitFor(
+      async () => {
+        const r = (await api(app.url, 'GET', `/api/resolve/${code}`)).json;
+        if (r.anchor?.status !== 'confirmed') throw new Error(`anchor not confirmed yet: ${JSON.stringify(r.anchor)}`);
+        return r;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     expect(resolved.anchor?.status).toBe('confirmed');
   }, 180_000);
   afterAll(async () => {
@@ -132,10 +133,7 @@ describe('the public page of a code, as a shopper reads it', () => {
     const ctx = await browser.newContext({ viewport: SIZES.phone, isMobile: true, hasTouch: true, locale: 'vi-VN' });
     try {
       const page = await ctx.newPage();
-      await page.goto(app.url);
-      await page.fill('input[name=username]', grower.username);
-      await page.fill('input[name=password]', 'Bark-and-peel-42');
-      await page.click('button[name=login]');
+      await signInInApp(page, app.url, grower);
       await page.locator('form[name=identify]').waitFor();
       await page.goto(`${app.url}/#/mine`);
       const form = page.locator('form[name=public-name]');
