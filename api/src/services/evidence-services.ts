@@ -1,6 +1,10 @@
 import type { Container } from '../../../shared/src/container.js';
 import { anchorCountsRepo } from '../../../shared/src/repos/evidence/anchor-counts.repo.js';
-import { findAnchor, refreshAnchor } from '../../../shared/src/repos/evidence/anchor-store.js';
+import { anchorMaterial, findAnchor, refreshAnchor } from '../../../shared/src/repos/evidence/anchor-store.js';
+import { loadChain } from '../../../shared/src/repos/evidence/chain-store.js';
+import { resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
+import { commitmentFor } from '../../../shared/src/repos/evidence/entity-secret.js';
+import { provenanceRepo } from '../../../shared/src/repos/provenance.repo.js';
 import { createAnchorPublicService } from './anchor-public.service.js';
 import { createAnchorService } from './anchor.service.js';
 import { ownedEntity } from './entity-access.js';
@@ -22,6 +26,16 @@ export function createEvidenceServices(c: Container, jobs: JobsService) {
     anchors,
     anchorPublic: createAnchorPublicService(c),
     timeline: createTimelineService(c, { anchors }),
-    provenance: createProvenanceService(c, { anchors }),
+    provenance: createProvenanceService({
+      db: c.db,
+      records: provenanceRepo,
+      resolveEntity,
+      loadChain,
+      anchorMaterial,
+      commitmentFor,
+      anchors,
+      blobs: c.blobs,
+      publicKey: c.anchor.publicKey,
+    }),
   };
 }
