@@ -17,6 +17,7 @@
  *   {@link HASH_CONCURRENCY} hashes run at once, and one address may hold at most
  *   {@link HASH_PER_CLIENT} places (running or queued); past that it gets 429 at once.
  */
+import { loginFailuresRepo } from '../../../shared/src/repos/login-failures.repo.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 
@@ -45,12 +46,8 @@ const lockFor = (failures: number, free: number, maxS: number) => Math.min(maxS,
 /** 429 when sign-in for `username` from `source` must wait now; otherwise the password may be checked. */
 export async function checkLoginLock(db: Queryable, source: string, username: string): Promise<void> {
   const k = keys(source, username);
-  const r = await db.query<{ key: string; failures: number; s: number | null }>(
-    `select key, failures, case when locked_until > now() then ceil(extract(epoch from (locked_until - now())))::int end as s
-       from login_failures where key = any($1) and updated_at > now() - ($2 || ' seconds')::interval`,
-    [[k.pair, k.source, k.account], String(FAILURE_WINDOW_S)],
-  );
-  const row = (key: string) => r.rows.find((x) => x.key === key);
+  const rows = await loginFailuresRepo.state(db, [k.pair, k.source, k.account], FAILURE_WINDOW_S);
+  const row = (key: string) => rows.find((x) => x.key === key);
   const wait = (key: string) => row(key)?.s ?? null;
   const pair = wait(k.pair);
   if (pair !== null) throw lockedError(Math.max(1, pair));
@@ -69,21 +66,13 @@ export async function recordLoginFailure(
   rules: ThrottleRules = DEFAULT_THROTTLE,
 ): Promise<AppError | null> {
   const k = keys(source, username);
-  const r = await db.query<{ key: string; failures: number }>(
-    `insert into login_failures (key, failures, updated_at) select unnest($1::text[]), 1, now()
-     on conflict (key) do update set updated_at = now(),
-       failures = case when login_failures.updated_at < now() - ($2 || ' seconds')::interval then 1 else login_failures.failures + 1 end
-     returning key, failures`,
-    [[k.pair, k.source, k.account], String(FAILURE_WINDOW_S)],
-  );
-  const n = (key: string) => r.rows.find((x) => x.key === key)?.failures ?? 0;
+  const counted = await loginFailuresRepo.count(db, [k.pair, k.source, k.account], FAILURE_WINDOW_S);
+  const n = (key: string) => counted.find((x) => x.key === key)?.failures ?? 0;
   const locks: Array<[string, number]> = [];
   if (n(k.pair) >= rules.free) locks.push([k.pair, lockFor(n(k.pair), rules.free, rules.maxLockS)]);
   if (n(k.source) >= rules.sourceFree) locks.push([k.source, lockFor(n(k.source), rules.sourceFree, rules.maxLockS)]);
   if (n(k.account) >= rules.accountFree) locks.push([k.account, lockFor(n(k.account), rules.accountFree, rules.maxLockS)]);
-  for (const [key, s] of locks) {
-    await db.query(`update login_failures set locked_until = now() + ($2 || ' seconds')::interval where key = $1`, [key, String(s)]);
-  }
+  for (const [key, s] of locks) await loginFailuresRepo.lock(db, key, s);
   const pair = locks.find(([key]) => key === k.pair);
   if (pair) return lockedError(pair[1]);
   const src = locks.find(([key]) => key === k.source);
@@ -93,7 +82,7 @@ export async function recordLoginFailure(
 /** A right password: this address's record for the name and the name's own count start again. */
 export async function clearLoginFailures(db: Queryable, source: string, username: string): Promise<void> {
   const k = keys(source, username);
-  await db.query('delete from login_failures where key = any($1)', [[k.pair, k.account]]);
+  await loginFailuresRepo.clear(db, [k.pair, k.account]);
 }
 
 /**
@@ -106,29 +95,19 @@ const signupKey = (source: string) => `su:${source}`;
 
 /** 429 `signup_throttled` while `source` is locked out of sign-up. */
 export async function checkSignupLock(db: Queryable, source: string): Promise<void> {
-  const r = await db.query<{ s: number | null }>(
-    `select case when locked_until > now() then ceil(extract(epoch from (locked_until - now())))::int end as s
-       from login_failures where key = $1 and updated_at > now() - ($2 || ' seconds')::interval`,
-    [signupKey(source), String(FAILURE_WINDOW_S)],
-  );
-  const wait = r.rows[0]?.s ?? null;
+  const [row] = await loginFailuresRepo.state(db, [signupKey(source)], FAILURE_WINDOW_S);
+  const wait = row?.s ?? null;
   if (wait !== null) throw lockedError(Math.max(1, wait), 'signup_throttled');
 }
 
 /** Count one failed sign-up from `source`; returns the 429 to throw when it starts a lock, else null. */
 export async function recordSignupFailure(db: Queryable, source: string, free: number, maxLockS: number): Promise<AppError | null> {
   const key = signupKey(source);
-  const r = await db.query<{ failures: number }>(
-    `insert into login_failures (key, failures, updated_at) values ($1, 1, now())
-     on conflict (key) do update set updated_at = now(),
-       failures = case when login_failures.updated_at < now() - ($2 || ' seconds')::interval then 1 else login_failures.failures + 1 end
-     returning failures`,
-    [key, String(FAILURE_WINDOW_S)],
-  );
-  const n = r.rows[0]?.failures ?? 0;
+  const [counted] = await loginFailuresRepo.count(db, [key], FAILURE_WINDOW_S);
+  const n = counted?.failures ?? 0;
   if (n < free) return null;
   const s = lockFor(n, free, maxLockS);
-  await db.query(`update login_failures set locked_until = now() + ($2 || ' seconds')::interval where key = $1`, [key, String(s)]);
+  await loginFailuresRepo.lock(db, key, s);
   return lockedError(s, 'signup_throttled');
 }
 
