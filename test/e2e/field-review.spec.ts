@@ -7,18 +7,16 @@
  * a photo taken offline is uploaded when the network returns. Every flow runs and is asserted at
  * both sizes, each size with its own owner on one started service. Screenshots go where support/screenshots.ts says.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
+import { chooseKind, ensureWebBuilt, launchChromium, submitSignIn } from '../support/browser.js';
 import { textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 import { animalScene } from '../../workers/src/vision/testing/animal-scene.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Every flow runs at both sizes, each with its own browser context and its own owner (their herds do not meet). */
 const VIEWPORTS = [
   { size: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
@@ -33,18 +31,22 @@ describe("the herd owner's field app in Chromium", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync('web/dist/sw.js')) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
+    ensureWebBuilt('web/dist/sw.js');
     // Both viewports' browsers reach the service from one address: twice the flows in a few
     // minutes would pass the per-address budget of 600 requests a minute meant for one client.
     app = await startTestApp({ env: { RATE_LIMIT_PER_MIN: '100000' } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await app?.stop();
   });
 
-  describe.each(VIEWPORTS)('at $size size ($viewport.width×$viewport.height)', ({ size, viewport, isMobile }) => {
+  // The two sizes run side by side on the one service (their owners' herds do not meet), each
+  // size's flows in order: one size's waits (a 429's Retry-After, a job) overlap the other's work.
+  describe.concurrent.each(VIEWPORTS)('at $size size ($viewport.width×$viewport.height)', ({ size, viewport, isMobile }) => {
+    /** This size's flows build on each other: one after another (the suite around them is concurrent). */
+    const it = vitestIt.sequential;
     let ctx: BrowserContext;
     let page: Page;
     const username = uniqueName(`herd_${size}_`).toLowerCase();
@@ -105,10 +107,7 @@ describe("the herd owner's field app in Chromium", () => {
       expect((await fetch(`${app.url}/sw.js`)).status).toBe(200);
       await page.goto(`${app.url}/`);
       await page.getByRole('heading', { name: 'Đăng nhập' }).waitFor();
-      await page.fill('input[name=username]', username);
-      await page.fill('input[name=password]', 'Coat-and-muzzle-42');
-      await page.click('button[name=signup]');
-      await page.locator('header .user', { hasText: username }).waitFor();
+      await submitSignIn(page, username, 'signup');
       await expect
         .poll(() => page.evaluate('navigator.serviceWorker.getRegistration().then((r) => Boolean(r && r.active))'), { timeout: 30_000 })
         .toBe(true);
@@ -220,7 +219,7 @@ describe("the herd owner's field app in Chromium", () => {
         if (coat === 7) await shot('23-enrolled-boxes');
       }
       await page.goto(`${app.url}/?visit=${++visits}#/identify`);
-      await page.click('fieldset.segmented input[value=animal]');
+      await chooseKind(page, 'form[name=identify]', 'animal');
       const [q] = await scenes(7, 9, 1);
       await page.setInputFiles('form[name=identify] input[type=file]', [jpeg('query.jpg', q!)]);
       await page.click('form[name=identify] button[type=submit]');
@@ -268,7 +267,7 @@ describe("the herd owner's field app in Chromium", () => {
 
     it('"none of these" enrols a new animal keeping the photo', async () => {
       await page.goto(`${app.url}/?visit=${++visits}#/identify`);
-      await page.click('fieldset.segmented input[value=animal]');
+      await chooseKind(page, 'form[name=identify]', 'animal');
       const [q, ...more] = await scenes(49, 1, 3);
       await page.setInputFiles('form[name=identify] input[type=file]', [jpeg('newcomer.jpg', q!)]);
       await page.click('form[name=identify] button[type=submit]');
