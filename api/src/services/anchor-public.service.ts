@@ -1,13 +1,13 @@
-import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { fromHex } from '../../../shared/src/evidence/bytes.js';
 import { chainRoot } from '../../../shared/src/evidence/chain.js';
-import type { SignedCheckpoint } from '../../../shared/src/evidence/checkpoint.js';
 import { keyFingerprint } from '../../../shared/src/evidence/did-key.js';
 import { consistencyProof } from '../../../shared/src/evidence/merkle-consistency.js';
-import { commitmentFor } from '../../../shared/src/repos/evidence/entity-secret.js';
-import { loadChain, type EntityType } from '../../../shared/src/repos/evidence/chain-store.js';
+import type { AnchorBackend } from '../../../shared/src/ports/anchor.port.js';
+import type { commitmentFor } from '../../../shared/src/repos/evidence/entity-secret.js';
+import type { EntityType, loadChain } from '../../../shared/src/repos/evidence/chain-store.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import { anchorPublicRepo, type AnchorPublicRepo, type DescribedAnchorRow } from '../../../shared/src/repos/anchor-public.repo.js';
 import { isUuid } from '../../../shared/src/domain/ids.js';
 
 /** What an anchor really is, in words a person can check, never just "confirmed". */
@@ -28,19 +28,8 @@ export interface AnchorDescription {
   text: { vi: string; en: string };
 }
 
-interface AnchorRowLite {
-  backend: 'local' | 'cardano';
-  status: string;
-  size: number;
-  root_hex: string;
-  tx_hash: string | null;
-  explorer_url: string | null;
-  confirmations: number;
-  checkpoint_seq: number | null;
-}
-
 /** The sentence for one anchor: who vouches for the root, and how far that can be trusted. */
-function anchorText(a: AnchorRowLite, fp: string | null): { vi: string; en: string } {
+function anchorText(a: DescribedAnchorRow, fp: string | null): { vi: string; en: string } {
   if (a.status === 'failed')
     return { vi: 'Lần neo gần nhất đã thất bại; chuỗi này chưa được neo.', en: 'The last anchoring failed; this chain is not anchored.' };
   if (a.backend === 'local') {
@@ -61,36 +50,33 @@ function anchorText(a: AnchorRowLite, fp: string | null): { vi: string; en: stri
   };
 }
 
-/** The best anchor of an entity (any non-failed one first, largest size), described; null when none. */
-export async function describeLatestAnchor(db: Queryable, type: string, id: string): Promise<AnchorDescription | null> {
-  const r = await db.query<AnchorRowLite & { checkpoint: SignedCheckpoint | null }>(
-    `select a.backend, a.status, a.size, a.root_hex, a.tx_hash, a.explorer_url, a.confirmations, a.checkpoint_seq, l.checkpoint
-       from anchors a left join checkpoint_log l on l.seq = a.checkpoint_seq and a.backend = 'local'
-      where a.entity_type = $1 and a.entity_id = $2 and a.status <> 'pending'
-      order by (a.status = 'failed'), a.size desc, a.created_at desc limit 1`,
-    [type, id],
-  );
-  const a = r.rows[0];
-  if (!a) return null;
+/** An anchor row in words: who vouches for the root, with the signing key's fingerprint. */
+export function describeAnchor(a: DescribedAnchorRow): AnchorDescription {
   const key = a.checkpoint?.signer ?? null;
   const fp = key ? keyFingerprint(key) : null;
   return {
     backend: a.backend,
     status: a.status,
-    size: Number(a.size),
+    size: a.size,
     root_hex: a.root_hex,
     public_key: key,
     key_fingerprint: fp,
     checkpoint_seq: a.checkpoint_seq,
     tx_hash: a.tx_hash,
-    confirmations: Number(a.confirmations),
+    confirmations: a.confirmations,
     explorer_url: a.explorer_url,
     text: anchorText(a, fp),
   };
 }
 
+/** The best anchor of an entity (any non-failed one first, largest size), described; null when none. */
+export async function describeLatestAnchor(db: Queryable, type: string, id: string): Promise<AnchorDescription | null> {
+  const a = await anchorPublicRepo.latestAnchor(db, type, id);
+  return a ? describeAnchor(a) : null;
+}
+
 /** Backend, key and fingerprint: what /.well-known/markless.json and the checkpoint pages publish. */
-export function anchoringFacts(c: Container) {
+export function anchoringFacts(c: { anchor: Pick<AnchorBackend, 'kind' | 'publicKey'>; config: { CODE_PREFIX: string } }) {
   const publicKey = c.anchor.publicKey;
   return {
     backend: c.anchor.kind,
@@ -101,7 +87,19 @@ export function anchoringFacts(c: Container) {
   };
 }
 
+export type AnchoringFacts = ReturnType<typeof anchoringFacts>;
+
 const PUBLIC_KINDS = new Set(['tree', 'fruit', 'animal']);
+
+/** What the public anchoring pages use: the log and anchored roots, the chains, the salts and the service's facts. */
+export interface AnchorPublicDeps {
+  db: Queryable;
+  anchors: Pick<AnchorPublicRepo, 'checkpointsAfter' | 'checkpointCount' | 'isPublished' | 'anchoredRoots'>;
+  /** chain-store's loadChain and entity-secret's commitmentFor. */
+  loadChain: typeof loadChain;
+  commitmentFor: typeof commitmentFor;
+  facts: AnchoringFacts;
+}
 
 /**
  * What anyone may fetch about anchoring without an account: the service key, the signed
@@ -109,17 +107,12 @@ const PUBLIC_KINDS = new Set(['tree', 'fruit', 'animal']);
  * entity. The log names no entity: each checkpoint carries a fresh commitment (entity-commitment.ts),
  * opened only for the owner (bundle) and, for a published entity, in its consistency proof.
  */
-export function createAnchorPublicService(c: Container) {
-  const facts = anchoringFacts(c);
+export function createAnchorPublicService({ db, anchors, loadChain, commitmentFor, facts }: AnchorPublicDeps) {
   return {
     /** Checkpoints with seq > `after`, oldest first, at most `limit`. */
     async checkpoints(after: number, limit: number) {
-      const r = await c.db.query<{ checkpoint: SignedCheckpoint }>(
-        'select checkpoint from checkpoint_log where seq > $1 order by seq limit $2',
-        [after, limit],
-      );
-      const total = (await c.db.query<{ n: number }>('select count(*)::int as n from checkpoint_log')).rows[0]!.n;
-      const list = r.rows.map((x) => x.checkpoint);
+      const list = await anchors.checkpointsAfter(db, after, limit);
+      const total = await anchors.checkpointCount(db);
       const last = list.at(-1);
       const { checkpoints: _link, ...key } = facts;
       return { ok: true as const, ...key, total, checkpoints: list, next_after: last && list.length === limit ? last.seq : null };
@@ -132,22 +125,14 @@ export function createAnchorPublicService(c: Container) {
     async consistency(type: EntityType, idIn: string, first: number, second: number) {
       if (!PUBLIC_KINDS.has(type) || !isUuid(idIn) || first < 1 || first > second) throw ERRORS.notFound();
       const id = idIn.toLowerCase();
-      const pub = await c.db.query('select 1 from individuals where id = $1 and kind = $2 and visibility = $3 and deleted_at is null', [
-        id,
-        type,
-        'public',
-      ]);
-      if (!pub.rows[0]) throw ERRORS.notFound();
-      const anchored = await c.db.query<{ size: number; root_hex: string }>(
-        `select size, root_hex from anchors where entity_type = $1 and entity_id = $2 and size = any($3::int[]) and status in ('confirmed', 'submitted')`,
-        [type, id, [first, second]],
-      );
-      const chain = await loadChain(c.db, type, id);
-      const rootAt = (n: number) => anchored.rows.find((a) => Number(a.size) === n)?.root_hex;
+      if (!(await anchors.isPublished(db, id, type))) throw ERRORS.notFound();
+      const anchored = await anchors.anchoredRoots(db, type, id, [first, second]);
+      const chain = await loadChain(db, type, id);
+      const rootAt = (n: number) => anchored.find((a) => a.size === n)?.root_hex;
       if (second > chain.length || !rootAt(first) || !rootAt(second)) throw ERRORS.notFound();
       const leaves = chain.slice(0, second).map((e) => fromHex(e.leaf_hash, 32));
       // A published entity: the salts that open the log's commitments of both roots may be shown.
-      const salt = async (n: number) => (await commitmentFor(c.db, type, id, n, rootAt(n)!)).salt;
+      const salt = async (n: number) => (await commitmentFor(db, type, id, n, rootAt(n)!)).salt;
       return {
         ok: true as const,
         entity: `${type}/${id}`,

@@ -5,7 +5,8 @@ import { loadChain } from '../../../shared/src/repos/evidence/chain-store.js';
 import { resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import { commitmentFor } from '../../../shared/src/repos/evidence/entity-secret.js';
 import { provenanceRepo } from '../../../shared/src/repos/provenance.repo.js';
-import { createAnchorPublicService } from './anchor-public.service.js';
+import { anchoringFacts, createAnchorPublicService } from './anchor-public.service.js';
+import { anchorPublicRepo } from '../../../shared/src/repos/anchor-public.repo.js';
 import { createAnchorService } from './anchor.service.js';
 import { ownedEntity } from './entity-access.js';
 import type { JobsService } from './jobs.service.js';
@@ -24,7 +25,13 @@ export function createEvidenceServices(c: Container, jobs: JobsService) {
   });
   return {
     anchors,
-    anchorPublic: createAnchorPublicService(c),
+    anchorPublic: createAnchorPublicService({
+      db: c.db,
+      anchors: anchorPublicRepo,
+      loadChain,
+      commitmentFor,
+      facts: anchoringFacts(c),
+    }),
     timeline: createTimelineService(c, { anchors }),
     provenance: createProvenanceService({
       db: c.db,
