@@ -13,7 +13,9 @@ import {
 } from './login-throttle.js';
 import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
 import { verifyDidSignature } from './did.js';
-import { IS_ADMIN_SQL } from '../../../shared/src/repos/admin-grants.repo.js';
+import { accountsRepo, didChallengesRepo, tokensRepo, type AccountRow } from '../../../shared/src/repos/accounts.repo.js';
+import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 
 export interface Account {
   id: string;
@@ -29,17 +31,6 @@ export interface Session {
   expires_in: number;
   account: Account;
 }
-
-interface AccountRow {
-  id: string;
-  username: string;
-  password_hash: string | null;
-  did: string | null;
-  created_at: Date | string;
-  is_admin?: boolean;
-}
-// Admin rights are read from admin_grants with every account row, never from the username.
-const ACCOUNT_COLS = `a.*, ${IS_ADMIN_SQL('a')} as is_admin`;
 
 export const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
 /** The exact text a DID client signs for a challenge nonce. */
@@ -64,18 +55,13 @@ export function createAuthService(c: Container) {
 
   async function issue(row: AccountRow, via: string): Promise<Session> {
     const token = `mkl_${randomBytes(32).toString('base64url')}`;
-    await db.query(`insert into tokens (hash, account_id, via, expires_at) values ($1, $2, $3, now() + ($4 || ' seconds')::interval)`, [
-      sha256hex(token),
-      row.id,
-      via,
-      String(config.TOKEN_TTL_S),
-    ]);
+    await tokensRepo.insert(db, { hash: sha256hex(token), account_id: row.id, via, ttlS: config.TOKEN_TTL_S });
     await logActivity(row.id, 'session.issued', { via });
     return { token, token_type: 'Bearer', expires_in: config.TOKEN_TTL_S, account: toAccount(row) };
   }
 
   const logActivity = (owner: string | null, action: string, detail: Record<string, unknown> = {}) =>
-    db.query('insert into activity_events (owner_id, action, detail) values ($1, $2, $3)', [owner, action, detail]);
+    activityEventsRepo.record(db, owner, action, detail);
 
   /**
    * The account of a did:key, created at its first sign-in (only while sign-up is open). The username is derived from the key,
@@ -83,14 +69,14 @@ export function createAuthService(c: Container) {
    * key's own row, a random suffix is tried, so a squatted name cannot lock the key out.
    */
   async function accountForDid(did: string): Promise<AccountRow> {
-    const existing = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.did = $1`, [did])).rows[0];
+    const existing = await accountsRepo.byDid(db, did);
     if (existing) return existing;
     // A key with no account is a sign-up: closed sign-up closes this door too.
     if (!config.SIGNUP_OPEN) throw ERRORS.rule('signup_closed', 403);
     const base = `did_${sha256hex(did).slice(0, 16)}`;
     for (const username of [base, `${base}_${randomBytes(4).toString('hex')}`]) {
-      await db.query('insert into accounts (id, username, did) values ($1, $2, $3) on conflict do nothing', [randomUUID(), username, did]);
-      const row = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.did = $1`, [did])).rows[0];
+      await accountsRepo.insertWithDid(db, { id: randomUUID(), username, did });
+      const row = await accountsRepo.byDid(db, did);
       if (row) return row;
     }
     throw ERRORS.internal();
@@ -106,13 +92,10 @@ export function createAuthService(c: Container) {
       await checkSignupLock(db, client);
       const hash = await withHashSlot(client, () => hashPassword(password));
       const row: AccountRow = { id: randomUUID(), username, password_hash: hash, did: null, created_at: new Date() };
-      const inserted = await db.query(
-        `insert into accounts (id, username, password_hash) values ($1, $2, $3) on conflict (username) do nothing`,
-        [row.id, username, row.password_hash],
-      );
+      const inserted = await accountsRepo.insertWithPassword(db, { id: row.id, username, password_hash: hash });
       // The spec lists every signup rule failure as 400, a taken name included; a taken name is
       // also what tells a prober that an account exists, so it counts against the address.
-      if (inserted.affectedRows === 0) {
+      if (!inserted) {
         throw (
           (await recordSignupFailure(db, client, config.SIGNUP_SOURCE_FAILURES, config.LOGIN_MAX_LOCK_S)) ??
           new AppError(400, 'username_taken')
@@ -124,7 +107,7 @@ export function createAuthService(c: Container) {
     async login(username: string, password: string, client = 'local'): Promise<Session> {
       if (!USERNAME.test(username)) throw ERRORS.rule('username_invalid');
       await checkLoginLock(db, client, username);
-      const row = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.username = $1`, [username])).rows[0];
+      const row = await accountsRepo.byUsername(db, username);
       // Verify against a dummy hash for unknown users so timing does not reveal which usernames exist.
       const ok = await withHashSlot(client, () => verifyPassword(password, row?.password_hash ?? DUMMY_HASH));
       if (!row || !row.password_hash || !ok) {
@@ -137,71 +120,48 @@ export function createAuthService(c: Container) {
 
     async callerFromToken(token: string): Promise<Caller | null> {
       const hash = sha256hex(token);
-      const row = (
-        await db.query<{ id: string; username: string; is_admin: boolean }>(
-          `select a.id, a.username, ${IS_ADMIN_SQL('a')} as is_admin from tokens t join accounts a on a.id = t.account_id
-            where t.hash = $1 and t.revoked_at is null and t.expires_at > now()`,
-          [hash],
-        )
-      ).rows[0];
+      const row = await tokensRepo.accountOf(db, hash);
       return row ? { account_id: row.id, username: row.username, is_admin: row.is_admin === true, token_hash: hash } : null;
     },
 
     async logout(caller: Caller): Promise<void> {
-      await db.query('update tokens set revoked_at = now() where hash = $1', [caller.token_hash]);
+      await tokensRepo.revoke(db, caller.token_hash);
     },
 
     async logoutAll(caller: Caller): Promise<number> {
-      const r = await db.query('update tokens set revoked_at = now() where account_id = $1 and revoked_at is null', [caller.account_id]);
-      return r.affectedRows;
+      return tokensRepo.revokeAll(db, caller.account_id);
     },
 
     async me(caller: Caller): Promise<Account> {
-      const row = (await db.query<AccountRow>(`select ${ACCOUNT_COLS} from accounts a where a.id = $1`, [caller.account_id])).rows[0];
+      const row = await accountsRepo.byId(db, caller.account_id);
       if (!row) throw ERRORS.unauthorized();
       return toAccount(row);
     },
 
     /** The farms the account enrolled into, most recently used first: the app's farm, on every device. */
     async farms(caller: Caller): Promise<string[]> {
-      const r = await db.query<{ farm_id: string }>(
-        `select farm_id from individuals where owner_id = $1 and farm_id is not null and deleted_at is null
-          group by farm_id order by max(created_at) desc, farm_id limit 50`,
-        [caller.account_id],
-      );
-      return r.rows.map((x) => x.farm_id);
+      return individualsRepo.recentFarms(db, caller.account_id, 50);
     },
 
     /** How many live individuals of each kind the account owns: the app shows the tabs it uses first. */
     async kindCounts(caller: Caller): Promise<Record<'tree' | 'fruit' | 'animal', number>> {
-      const r = await db.query<{ kind: 'tree' | 'fruit' | 'animal'; n: number }>(
-        'select kind, count(*)::int as n from individuals where owner_id = $1 and deleted_at is null group by kind',
-        [caller.account_id],
-      );
       const counts = { tree: 0, fruit: 0, animal: 0 };
-      for (const x of r.rows) counts[x.kind] = Number(x.n);
+      for (const x of await individualsRepo.countsByKind(db, caller.account_id)) counts[x.kind] = x.n;
       return counts;
     },
 
     async didChallenge(ip: string) {
       await enforceRateLimit(c.rateLimits, `did:${ip}`, config.DID_CHALLENGE_PER_MIN, 60_000);
       // Challenges are dead a day after they expire; sweeping here keeps the table from growing forever.
-      await db.query(`delete from did_challenges where expires_at < now() - interval '1 day'`);
+      await didChallengesRepo.sweep(db);
       const nonce = randomBytes(24).toString('base64url');
-      const r = await db.query<{ expires_at: Date | string }>(
-        `insert into did_challenges (nonce, ip, expires_at) values ($1, $2, now() + ($3 || ' seconds')::interval) returning expires_at`,
-        [nonce, ip, String(config.DID_CHALLENGE_TTL_S)],
-      );
-      return { nonce, message: challengeMessage(nonce), expires_at: new Date(r.rows[0]!.expires_at).toISOString() };
+      const expires = await didChallengesRepo.create(db, { nonce, ip, ttlS: config.DID_CHALLENGE_TTL_S });
+      return { nonce, message: challengeMessage(nonce), expires_at: expires.toISOString() };
     },
 
     async didVerify(did: string, nonce: string, signature: string): Promise<Session> {
       // Consumed on any attempt, right or wrong: a nonce can never be tried twice.
-      const used = await db.query(
-        `update did_challenges set used_at = now() where nonce = $1 and used_at is null and expires_at > now() returning nonce`,
-        [nonce],
-      );
-      if (used.affectedRows === 0) throw ERRORS.rule('did_challenge_invalid');
+      if (!(await didChallengesRepo.consume(db, nonce))) throw ERRORS.rule('did_challenge_invalid');
       if (!verifyDidSignature(did, challengeMessage(nonce), signature)) throw new AppError(401, 'did_signature_invalid');
       return issue(await accountForDid(did), 'did');
     },

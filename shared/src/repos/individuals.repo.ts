@@ -177,6 +177,25 @@ export const individualsRepo = {
     return r.rows.map((x) => x.species);
   },
 
+  /** The farms an owner enrolled live individuals into, most recently used first, at most `limit`. */
+  async recentFarms(db: Queryable, ownerId: string, limit: number): Promise<string[]> {
+    const r = await db.query<{ farm_id: string }>(
+      `select farm_id from individuals where owner_id = $1 and farm_id is not null and deleted_at is null
+        group by farm_id order by max(created_at) desc, farm_id limit $2`,
+      [ownerId, limit],
+    );
+    return r.rows.map((x) => x.farm_id);
+  },
+
+  /** How many live individuals of each kind an owner has (kinds with none are left out). */
+  async countsByKind(db: Queryable, ownerId: string): Promise<{ kind: Kind; n: number }[]> {
+    const r = await db.query<{ kind: Kind; n: number }>(
+      'select kind, count(*)::int as n from individuals where owner_id = $1 and deleted_at is null group by kind',
+      [ownerId],
+    );
+    return r.rows.map((x) => ({ kind: x.kind, n: Number(x.n) }));
+  },
+
   /** Name, species and farm of the live ones among `ids` (a deleted or unknown id is left out). */
   async labelsOf(db: Queryable, ids: readonly string[]): Promise<IndividualLabel[]> {
     const r = await db.query<IndividualLabel>(
