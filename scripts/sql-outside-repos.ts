@@ -14,7 +14,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/scan.service.ts',
   'api/src/services/survey-review.ts',
   'api/src/services/survey.service.ts',
-  'api/src/services/timeline.service.ts',
   'api/src/services/tree-ref.ts',
   'api/src/services/trees.service.ts',
   'api/src/services/views.service.ts',

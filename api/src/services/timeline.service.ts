@@ -1,53 +1,64 @@
-import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { EvidenceFormatError, fromHex } from '../../../shared/src/evidence/bytes.js';
 import { chainRoot, eventInclusionProof, verifyChain } from '../../../shared/src/evidence/chain.js';
 import { consistencyProof } from '../../../shared/src/evidence/merkle-consistency.js';
+import type { Database, Queryable } from '../../../shared/src/ports/database.port.js';
 import {
-  appendChainEvent,
-  loadChain,
-  loadFarmCare,
   toChainEvent,
+  type appendChainEvent,
   type EntityType,
+  type loadChain,
+  type loadFarmCare,
   type StoredEvent,
 } from '../../../shared/src/repos/evidence/chain-store.js';
-import { resolveEntity, type ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
+import type { resolveEntity, ResolvedEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
+import type { TimelineSubmissionsRepo } from '../../../shared/src/repos/timeline-submissions.repo.js';
 import type { Caller } from '../http/route.js';
 import { unstorableText } from '../middleware/text.js';
 import type { AnchorService } from './anchor.service.js';
 import { anchorForProof, canSee, eventView, inheritedView } from './timeline-views.js';
-import { createCareTimeline } from './care-views.js';
-import { careLogRepo } from '../../../shared/src/repos/care-log.repo.js';
-import { standingFor } from '../../../shared/src/access/standing.js';
-import { ownedEntity, readableEntity } from './entity-access.js';
-import { checkEventBody, createSubmissions } from './timeline-submissions.js';
-import { timelineSubmissionsRepo } from '../../../shared/src/repos/timeline-submissions.repo.js';
+import type { CareTimeline } from './care-views.js';
+import { checkEventBody, type Submissions } from './timeline-submissions.js';
 import { isUuid } from '../../../shared/src/domain/ids.js';
 
 /** Re-exported: the check moved to the HTTP edge, where every text field goes through it. */
 export { unstorableText };
 
+/** What timelines use: the chain store, entity access, contributor submissions, care events and anchors. */
+export interface TimelineDeps {
+  db: Pick<Database, 'transaction'> & Queryable;
+  /** entity-access's readableEntity and ownedEntity on `db`: null for "not yours" exactly as for "missing". */
+  readable: (type: EntityType, id: string, caller: Caller | null) => Promise<ResolvedEntity | null>;
+  owned: (type: EntityType, id: string, caller: Caller) => Promise<ResolvedEntity | null>;
+  /** entity-owner's resolveEntity (the enclosing farm) and chain-store's statements. */
+  resolveEntity: typeof resolveEntity;
+  loadChain: typeof loadChain;
+  loadFarmCare: typeof loadFarmCare;
+  appendChainEvent: typeof appendChainEvent;
+  submissions: Pick<Submissions, 'submit' | 'pendingFor' | 'decide'>;
+  /** The approval of a legacy pending event already in the chain. */
+  legacy: Pick<TimelineSubmissionsRepo, 'approveChained'>;
+  /** The target's care log entries as inherited events (care-views.ts). */
+  careEvents: CareTimeline;
+  anchors: Pick<AnchorService, 'current'>;
+}
+
 /**
  * Per-entity timelines (spec section 3 "Timeline event visibility", section 4 "Timeline and
  * anchoring"): appends, reads with `chain_ok`, approval, inclusion and consistency proofs.
  */
-export function createTimelineService(c: Container, deps: { anchors: AnchorService }) {
-  const careTimelineEvents = createCareTimeline({ db: c.db, entries: careLogRepo, standingFor });
-  const { submit, pendingFor, decide } = createSubmissions({
-    submissions: timelineSubmissionsRepo,
-    appendChainEvent,
-    quota: { maxEvents: c.config.TIMELINE_PENDING_MAX_PER_ENTITY, maxBytes: c.config.TIMELINE_PENDING_MAX_BYTES_PER_ENTITY },
-  });
+export function createTimelineService(deps: TimelineDeps) {
+  const { db, submissions } = deps;
   /** The entity if the caller may read it; otherwise the 404 every unreadable thing gets. */
   async function readableOr404(caller: Caller | null, type: EntityType, id: string): Promise<ResolvedEntity> {
-    const entity = await readableEntity(c.db, type, id, caller);
+    const entity = await deps.readable(type, id, caller);
     if (!entity) throw ERRORS.notFound();
     return entity;
   }
 
   /** The entity if the caller owns it; "not yours" is the same 404 as "missing". */
   async function ownedOr404(caller: Caller, type: EntityType, id: string): Promise<ResolvedEntity> {
-    const entity = await ownedEntity(c.db, type, id, caller);
+    const entity = await deps.owned(type, id, caller);
     if (!entity) throw ERRORS.notFound();
     return entity;
   }
@@ -56,7 +67,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
   async function readableEvent(caller: Caller | null, type: EntityType, id: string, eventId: string) {
     const entity = await readableOr404(caller, type, id);
     if (!isUuid(eventId)) throw ERRORS.notFound();
-    const chain = await loadChain(c.db, type, entity.entity_id);
+    const chain = await deps.loadChain(db, type, entity.entity_id);
     const event = chain.find((e) => e.event_id === eventId.toLowerCase());
     if (!event || !canSee(event, caller, entity.owner_id)) throw ERRORS.notFound();
     return { entity, chain, event, isOwner: caller?.account_id === entity.owner_id };
@@ -65,9 +76,9 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
   /** Care events of the enclosing farm: the owner's own farm of that name, never another account's. */
   async function inherited(entity: ResolvedEntity, caller: Caller | null): Promise<StoredEvent[]> {
     if (entity.entity_type === 'farm' || !entity.farm_id) return [];
-    const farm = await resolveEntity(c.db, 'farm', entity.farm_id, { callerId: entity.owner_id });
+    const farm = await deps.resolveEntity(db, 'farm', entity.farm_id, { callerId: entity.owner_id });
     if (!farm) return [];
-    return (await loadFarmCare(c.db, farm.entity_id)).filter((e) => canSee(e, caller, farm.owner_id));
+    return (await deps.loadFarmCare(db, farm.entity_id)).filter((e) => canSee(e, caller, farm.owner_id));
   }
 
   return {
@@ -78,7 +89,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
      * read, refuse with the same 403 (spec section 3; "not yours" looks like "missing").
      */
     async post(caller: Caller, type: EntityType, id: string, body: Record<string, unknown>) {
-      const entity = await readableEntity(c.db, type, id, caller);
+      const entity = await deps.readable(type, id, caller);
       if (!entity) throw new AppError(403, 'entity_no_owner');
       const bad = unstorableText(body);
       if (bad) throw ERRORS.validation('body', bad);
@@ -86,11 +97,11 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
       const isOwner = entity.owner_id === caller.account_id;
       try {
         if (!isOwner) {
-          const pending = await c.db.transaction((tx) => submit(tx, entity, caller.account_id, body, id));
+          const pending = await db.transaction((tx) => submissions.submit(tx, entity, caller.account_id, body, id));
           return { ok: true as const, event: pending };
         }
-        const event = await c.db.transaction((tx) =>
-          appendChainEvent(tx, {
+        const event = await db.transaction((tx) =>
+          deps.appendChainEvent(tx, {
             entity_type: type,
             entity_id: entity.entity_id,
             owner_id: entity.owner_id,
@@ -109,13 +120,13 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
     /** Own chain, pending submissions the caller may see, and inherited care, merged by time; plus the integrity of the own chain. */
     async timeline(caller: Caller | null, type: EntityType, id: string) {
       const entity = await readableOr404(caller, type, id);
-      const chain = await loadChain(c.db, type, entity.entity_id);
+      const chain = await deps.loadChain(db, type, entity.entity_id);
       const isOwner = caller?.account_id === entity.owner_id;
       const own = chain.filter((e) => canSee(e, caller, entity.owner_id)).map((e) => eventView(e, isOwner));
-      const pending = await pendingFor(c.db, entity, caller?.account_id ?? null, entity.entity_id);
+      const pending = await submissions.pendingFor(db, entity, caller?.account_id ?? null, entity.entity_id);
       const care = (await inherited(entity, caller)).map((e) => inheritedView(e, entity.farm_id ?? e.entity_id));
       // Care log entries of this individual (POST /api/care/log), inherited like farm care.
-      const careLog = await careTimelineEvents(entity, caller);
+      const careLog = await deps.careEvents(entity, caller);
       const events = [...own, ...pending, ...care, ...careLog].sort((a, b) => a.created_at.localeCompare(b.created_at));
       const verdict = verifyChain(chain.map(toChainEvent));
       return {
@@ -136,15 +147,10 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
     async approve(caller: Caller, type: EntityType, id: string, eventId: string) {
       const entity = await ownedOr404(caller, type, id);
       if (!isUuid(eventId)) throw ERRORS.notFound();
-      const decided = await c.db.transaction((tx) => decide(tx, entity, eventId.toLowerCase(), true));
+      const decided = await db.transaction((tx) => submissions.decide(tx, entity, eventId.toLowerCase(), true));
       if (decided && decided !== 'rejected') return { ok: true as const, event: eventView(decided, true) };
-      const r = await c.db.query(
-        `update timeline_events set approval = 'approved', visibility = 'public'
-         where id = $1 and entity_type = $2 and entity_id = $3`,
-        [eventId.toLowerCase(), type, entity.entity_id],
-      );
-      if (r.affectedRows === 0) throw ERRORS.notFound();
-      const event = (await loadChain(c.db, type, entity.entity_id)).find((e) => e.event_id === eventId.toLowerCase())!;
+      if (!(await deps.legacy.approveChained(db, eventId.toLowerCase(), type, entity.entity_id))) throw ERRORS.notFound();
+      const event = (await deps.loadChain(db, type, entity.entity_id)).find((e) => e.event_id === eventId.toLowerCase())!;
       return { ok: true as const, event: eventView(event, true) };
     },
 
@@ -152,7 +158,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
     async reject(caller: Caller, type: EntityType, id: string, eventId: string) {
       const entity = await ownedOr404(caller, type, id);
       if (!isUuid(eventId)) throw ERRORS.notFound();
-      const decided = await c.db.transaction((tx) => decide(tx, entity, eventId.toLowerCase(), false));
+      const decided = await db.transaction((tx) => submissions.decide(tx, entity, eventId.toLowerCase(), false));
       if (decided !== 'rejected') throw ERRORS.notFound();
       return { ok: true as const, event_id: eventId.toLowerCase(), rejected: true as const };
     },
@@ -181,7 +187,7 @@ export function createTimelineService(c: Container, deps: { anchors: AnchorServi
     /** Owner only: RFC 9162 consistency proof that the chain at `first` events is a prefix of it at `second`. */
     async consistency(caller: Caller, type: EntityType, id: string, first: number, second?: number) {
       const entity = await ownedOr404(caller, type, id);
-      const chain = await loadChain(c.db, type, entity.entity_id);
+      const chain = await deps.loadChain(db, type, entity.entity_id);
       const n = second ?? chain.length;
       if (n > chain.length || n < 1) throw ERRORS.validation('second', `must be between 1 and ${chain.length}`);
       if (first < 1 || first > n) throw ERRORS.validation('first', `must be between 1 and ${n}`);
