@@ -9,7 +9,6 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/fruit-batch.service.ts',
   'api/src/services/fruit-list.service.ts',
   'api/src/services/fruit-public.service.ts',
-  'api/src/services/individuals.service.ts',
   'api/src/services/resolve.service.ts',
   'api/src/services/scan.service.ts',
   'api/src/services/survey-review.ts',

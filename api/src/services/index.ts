@@ -48,7 +48,15 @@ export function createServices(c: Container) {
   const jobs = createJobsService({ queue: c.queue, waitMs: c.config.JOB_WAIT_MS });
   const media = createMediaService(c);
   const trees = createTreesService(c);
-  const individuals = createIndividualsService(c, { media, jobs });
+  const individuals = createIndividualsService({
+    db: c.db,
+    access: individualAccess,
+    activity: activityEventsRepo,
+    media,
+    jobs,
+    speciesCatalogPath: c.config.speciesCatalogPath,
+    imageMaxPixels: c.config.IMAGE_MAX_PIXELS,
+  });
   const verdicts = createVerdictService({
     db: c.db,
     queries: identifyQueriesRepo,

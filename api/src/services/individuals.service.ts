@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { Caller } from '../http/route.js';
@@ -7,7 +8,7 @@ import type { UploadedFile } from '../middleware/multipart.js';
 import type { JobOutcome, JobsService } from './jobs.service.js';
 import type { MediaService } from './media.service.js';
 import { createEnrolChecks } from './enrol-checks.js';
-import { individualAccess } from '../../../shared/src/access/standing.js';
+import type { individualAccess } from '../../../shared/src/access/standing.js';
 
 export interface EnrollInput {
   kind: Kind;
@@ -24,14 +25,27 @@ export interface IdentifyInput {
   channels?: ('body' | 'face' | 'bio')[];
 }
 
+/** The ports enrolment and identification use. */
+export interface IndividualsDeps {
+  db: Queryable;
+  /** The access policy's answer for an individual (shared/src/access/standing.ts). */
+  access: typeof individualAccess;
+  activity: Pick<typeof activityEventsRepo, 'record'>;
+  media: Pick<MediaService, 'withUploads'>;
+  jobs: Pick<JobsService, 'run'>;
+  /** The species catalogue's file and the largest photo accepted (the enrolment checks). */
+  speciesCatalogPath: string;
+  imageMaxPixels: number;
+}
+
 /** Enrolment and identification: media into the store, a job for the worker, the job's answer back. */
-export function createIndividualsService(c: Container, deps: { media: MediaService; jobs: JobsService }) {
+export function createIndividualsService(deps: IndividualsDeps) {
   const { media, jobs } = deps;
-  const checks = createEnrolChecks(c.config.speciesCatalogPath, c.config.IMAGE_MAX_PIXELS);
+  const checks = createEnrolChecks(deps.speciesCatalogPath, deps.imageMaxPixels);
 
   /** The individual when the caller owns it; otherwise the same 404 as a missing one. */
   async function owned(caller: Caller, id: string, kind: Kind) {
-    const { decision, individual } = await individualAccess(c.db, caller.account_id, id, kind, 'owner');
+    const { decision, individual } = await deps.access(deps.db, caller.account_id, id, kind, 'owner');
     if (decision !== 'allow') throw ERRORS.notFound();
     return { id: individual!.id, farm_id: individual!.farm_id };
   }
@@ -175,10 +189,7 @@ export function createIndividualsService(c: Container, deps: { media: MediaServi
         'video',
         'file',
         async ([v]) => {
-          await c.db.query(`insert into activity_events (owner_id, action, detail) values ($1, 'tree.fruit_video', $2)`, [
-            caller.account_id,
-            { tree_id: treeId, cid: v!.cid, size: v!.size },
-          ]);
+          await deps.activity.record(deps.db, caller.account_id, 'tree.fruit_video', { tree_id: treeId, cid: v!.cid, size: v!.size });
           return { cid: v!.cid, size: v!.size, content_type: v!.contentType };
         },
         caller.account_id,
