@@ -1,3 +1,5 @@
+import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
+import { animalsRepo, type AnimalSummaryRow } from '../../../shared/src/repos/animals.repo.js';
 import { randomUUID } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
@@ -36,19 +38,15 @@ export function animalIdOr404(ref: string): string {
   return id;
 }
 
-const SUMMARY_COLUMNS = `i.id, i.farm_id, i.species, i.name, i.created_at,
-  (select count(*) from images im where im.individual_id = i.id)::int as image_count,
-  (select json_build_object('image_id', im.id, 'cid', im.cid) from images im where im.individual_id = i.id order by im.created_at, im.id limit 1) as cover`;
-
-function toSummary(r: Record<string, unknown>): AnimalSummary {
+function toSummary(r: AnimalSummaryRow): AnimalSummary {
   return {
-    animal_did: animalDid(String(r.id)),
-    individual_id: String(r.id),
-    farm_id: (r.farm_id as string) ?? null,
-    species: (r.species as string) ?? null,
-    name: (r.name as string) ?? null,
+    animal_did: animalDid(r.id),
+    individual_id: r.id,
+    farm_id: r.farm_id ?? null,
+    species: r.species ?? null,
+    name: r.name ?? null,
     image_count: Number(r.image_count),
-    cover: (r.cover as AnimalSummary['cover']) ?? null,
+    cover: r.cover ?? null,
     created_at: iso(r.created_at),
   };
 }
@@ -72,23 +70,17 @@ export function createAnimalsService(
         const hit = farm.find((f) => f.id === speciesKey(q.species!) || f.spellings.some((s) => speciesKey(s) === speciesKey(q.species!)));
         spellings = hit?.spellings ?? [q.species];
       }
-      const where = `from individuals i where i.owner_id = $1 and i.kind = 'animal' and i.deleted_at is null and i.farm_id = $2
-        and ($3::text[] is null or i.species = any($3::text[]))`;
-      const params = [callerId, q.farm_id, spellings];
-      const total = await db.query<{ n: number }>(`select count(*)::int as n ${where}`, params);
-      const rows = await db.query<Record<string, unknown>>(
-        `select ${SUMMARY_COLUMNS} ${where} order by i.created_at, i.id limit $4 offset $5`,
-        [...params, q.limit, q.offset],
-      );
-      return { farm_id: q.farm_id, animals: rows.rows.map(toSummary), total: total.rows[0]!.n, limit: q.limit, offset: q.offset };
+      const total = await animalsRepo.countOnFarm(db, callerId, q.farm_id, spellings);
+      const rows = await animalsRepo.pageOnFarm(db, callerId, q.farm_id, spellings, q.limit, q.offset);
+      return { farm_id: q.farm_id, animals: rows.map(toSummary), total, limit: q.limit, offset: q.offset };
     },
 
     /** Metadata and views (never embeddings); with `describe`, the measured features_vi. */
     async get(callerId: string, ref: string, describe: boolean) {
       const a = await access(callerId, ref, 'read');
-      const row = await db.query<Record<string, unknown>>(`select ${SUMMARY_COLUMNS} from individuals i where i.id = $1`, [a.id]);
+      const row = await animalsRepo.summary(db, a.id);
       const { tree_id: _id, ...views } = await deps.views.list(callerId, a.id, describe, 'animal');
-      return { ...toSummary(row.rows[0]!), owner: a.standing === 'owner', ...views };
+      return { ...toSummary(row!), owner: a.standing === 'owner', ...views };
     },
 
     /** Rename after the shared cleaning; null when nothing is left (the route answers 200 with ok:false). */
@@ -106,12 +98,7 @@ export function createAnimalsService(
     async remove(caller: Caller, ref: string) {
       const a = await access(caller.account_id, ref, 'owner');
       return db.transaction(async (tx) => {
-        const counts = await tx.query<{ images: number; descriptors: number }>(
-          `select (select count(*) from images where individual_id = $1)::int as images,
-                  (select count(*) from descriptors d join images im on im.id = d.image_id where im.individual_id = $1)::int as descriptors`,
-          [a.id],
-        );
-        const removed = counts.rows[0]!;
+        const removed = await animalsRepo.photoCounts(tx, a.id);
         const event = await appendChainEvent(tx, {
           entity_type: 'animal',
           entity_id: a.id,
@@ -120,15 +107,9 @@ export function createAnimalsService(
           author_role: 'owner',
           body: { type: 'deleted', animal_did: animalDid(a.id), images_removed: removed.images, embeddings_removed: removed.descriptors },
         });
-        await tx.query('delete from descriptors where image_id in (select id from images where individual_id = $1)', [a.id]);
-        await tx.query('delete from images where individual_id = $1', [a.id]);
-        await tx.query('delete from animal_models3d where individual_id = $1', [a.id]);
-        await tx.query('update individuals set deleted_at = now() where id = $1', [a.id]);
+        await animalsRepo.remove(tx, a.id);
         const audit = { animal_did: animalDid(a.id), event_id: event.event_id, seq: event.seq, leaf_hash: event.leaf_hash, ...removed };
-        await tx.query(`insert into activity_events (owner_id, action, detail) values ($1, 'animal.delete', $2)`, [
-          caller.account_id,
-          audit,
-        ]);
+        await activityEventsRepo.record(tx, caller.account_id, 'animal.delete', audit);
         return {
           animal_did: animalDid(a.id),
           deleted: true,
@@ -142,14 +123,7 @@ export function createAnimalsService(
     /** The spec's three 3D states; read-only (no route builds a model). */
     async model3d(callerId: string, ref: string) {
       const a = await access(callerId, ref, 'read');
-      const r = await db.query<{
-        status: 'built' | 'failed';
-        reason_code: string | null;
-        gate: unknown;
-        trust: unknown;
-        model_cid: string | null;
-      }>('select status, reason_code, gate, trust, model_cid from animal_models3d where individual_id = $1', [a.id]);
-      const m = r.rows[0];
+      const m = await animalsRepo.model3d(db, a.id);
       const did = animalDid(a.id);
       if (!m) return { animal_did: did, available: false, status: 'not_built', meta: { reason_code: MODEL3D_NOT_BUILT } };
       if (m.status === 'failed')
