@@ -280,20 +280,7 @@ export function createFruitBatchService(
       string,
       { thumbnails: { cid: string; url: string }[]; tree: { tree_id: string; name: string | null; code: string | null } | null }
     >();
-    if (!ids.length) return out;
-    const r = await c.db.query<{
-      id: string;
-      cids: string[] | null;
-      tree_id: string | null;
-      tree_name: string | null;
-      tree_code: string | null;
-    }>(
-      `select b.id, b.tree_id, t.name as tree_name, (select tr.code from tree_records tr where tr.individual_id = b.tree_id) as tree_code,
-              array(select x.cid from fruit_batch_rows x where x.batch_id = b.id and x.cid is not null order by x.idx limit ${THUMBNAILS}) as cids
-         from fruit_batches b left join individuals t on t.id = b.tree_id where b.id = any($1::uuid[])`,
-      [ids],
-    );
-    for (const x of r.rows) {
+    for (const x of await repo.listExtras(ids, THUMBNAILS)) {
       out.set(x.id, {
         thumbnails: (x.cids ?? []).map((cid) => ({ cid, url: `/api/blobs/${cid}` })),
         tree: x.tree_id ? { tree_id: x.tree_id, name: x.tree_name, code: x.tree_code } : null,

@@ -132,6 +132,15 @@ function toBatch(r: Record<string, unknown>): BatchRecord {
   };
 }
 
+/** A batch's thumbnails and the tree it was narrowed to (null when none). */
+export interface BatchExtrasRow {
+  id: string;
+  cids: string[] | null;
+  tree_id: string | null;
+  tree_name: string | null;
+  tree_code: string | null;
+}
+
 export function fruitBatchRepo(db: Database) {
   /** Mark the batch done once no row is pending; safe to call from every finishing job. */
   async function closeIfFinished(batchId: string): Promise<void> {
@@ -342,6 +351,21 @@ export function fruitBatchRepo(db: Database) {
         const del = await tx.query('delete from fruit_batches where id = $1 and owner_id = $2', [batchId, ownerId]);
         return del.affectedRows === 1 ? cids.rows.map((x) => x.cid) : null;
       });
+    },
+
+    /**
+     * For the list of past batches: each batch's first `thumbnails` photos (in row order) and the
+     * tree it was narrowed to, with the tree's name and printed code.
+     */
+    async listExtras(ids: readonly string[], thumbnails: number): Promise<BatchExtrasRow[]> {
+      if (!ids.length) return [];
+      const r = await db.query<BatchExtrasRow>(
+        `select b.id, b.tree_id, t.name as tree_name, (select tr.code from tree_records tr where tr.individual_id = b.tree_id) as tree_code,
+                array(select x.cid from fruit_batch_rows x where x.batch_id = b.id and x.cid is not null order by x.idx limit $2) as cids
+           from fruit_batches b left join individuals t on t.id = b.tree_id where b.id = any($1::uuid[])`,
+        [[...ids], thumbnails],
+      );
+      return r.rows;
     },
   };
 }
