@@ -30,29 +30,22 @@ describe('fruit list and past batches in Chromium', () => {
     // The loop on but far from its threshold, so the card shows its count and nothing trains here.
     app = await startTestApp({ env: { LEARN_AFTER_NEW: '1000' } });
     owner = await signup(app.url, 'lists');
-    // The two trees, then their two fruit, each pair sent at once (kept in this order).
-    const made = await Promise.all(
-      ['Cây số 1', 'Cây số 2'].map(async (name, i) => {
-        const t = await api(app.url, 'POST', '/api/enroll', {
-          token: owner.token,
-          body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }),
-        });
-        expect(t.status, t.text).toBe(200);
-        return { tree_id: t.json.tree_id as string, code: t.json.code as string };
-      }),
-    );
-    trees.push(...made);
-    const picked = await Promise.all(
-      ['Quả vàng', 'Quả xanh'].map(async (name, i) => {
-        const f = await api(app.url, 'POST', '/api/fruit/enroll', {
-          token: owner.token,
-          body: photoForm([await textureImage(7111 + i, 320)], { tree_id: trees[i]!.code, name }),
-        });
-        expect(f.status, f.text).toBe(200);
-        return f.json.fruit_id as string;
-      }),
-    );
-    fruit.push(...picked);
+    for (const [i, name] of ['Cây số 1', 'Cây số 2'].entries()) {
+      const t = await api(app.url, 'POST', '/api/enroll', {
+        token: owner.token,
+        body: photoForm([await textureImage(7101 + i, 320)], { species: 'pomelo', name }),
+      });
+      expect(t.status, t.text).toBe(200);
+      trees.push({ tree_id: t.json.tree_id, code: t.json.code });
+    }
+    for (const [i, name] of ['Quả vàng', 'Quả xanh'].entries()) {
+      const f = await api(app.url, 'POST', '/api/fruit/enroll', {
+        token: owner.token,
+        body: photoForm([await textureImage(7111 + i, 320)], { tree_id: trees[i]!.code, name }),
+      });
+      expect(f.status, f.text).toBe(200);
+      fruit.push(f.json.fruit_id);
+    }
     const b = await api(app.url, 'POST', '/api/fruit/batch', {
       token: owner.token,
       body: batchForm([{ name: 'crate.jpg', bytes: await textureImage(7111, 320) }], { tree_id: trees[0]!.code }),

@@ -7,7 +7,7 @@
  * dialog says what goes and what stays. Screenshots go where support/screenshots.ts says.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { uniqueName } from '../support/postgres.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { ensureWebBuilt, launchChromium, signUpInApp } from '../support/browser.js';
@@ -39,7 +39,11 @@ describe('duplicate warning, merge and un-merge in Chromium', () => {
     await app?.stop();
   });
 
-  describe.each(VIEWPORTS)('at $size size', ({ size, viewport, isMobile }) => {
+  // The two sizes run side by side on the one service, each with its own accounts and browser
+  // context; within a size the tests run in order.
+
+  describe.concurrent.each(VIEWPORTS)('at $size size', ({ size, viewport, isMobile }) => {
+    const it = vitestIt.sequential;
     let ctx: BrowserContext;
     let page: Page;
     let visits = 0;

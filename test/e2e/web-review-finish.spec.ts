@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { ensureWebBuilt, launchChromium, switchAccount } from '../support/browser.js';
 import { blankImage, photoForm, textureImage } from '../support/images.js';
@@ -70,7 +70,11 @@ describe('review and the unfinished spots in a real browser', () => {
     await app?.stop();
   });
 
-  describe.each(VIEWPORTS)('at $size size', ({ size, viewport, isMobile }) => {
+  // The two sizes run side by side on the one service, each with its own accounts and browser
+  // context; within a size the tests run in order.
+
+  describe.concurrent.each(VIEWPORTS)('at $size size', ({ size, viewport, isMobile }) => {
+    const it = vitestIt.sequential;
     let ctx: BrowserContext;
     let page: Page;
     let owner: { token: string; username: string; id: string };
