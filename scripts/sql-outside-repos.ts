@@ -4,7 +4,6 @@
  * longer does, so this list only shrinks.
  */
 export const SQL_OUTSIDE_REPOS: readonly string[] = [
-  'api/src/services/datasci-export.service.ts',
   'api/src/services/fruit-list.service.ts',
   'api/src/services/fruit-public.service.ts',
   'api/src/services/resolve.service.ts',

@@ -3,6 +3,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
+import { datasciExportRepo } from '../../../shared/src/repos/datasci-export.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import {
   csvHeader,
   csvLine,
@@ -35,36 +37,6 @@ type KeyedRow = ExportRow & { _key: { at: string; id: string } };
 
 const START: ExportCursor = { part: 'gallery', at: '1970-01-01T00:00:00Z', id: '00000000-0000-0000-0000-000000000000' };
 
-interface GalleryRow {
-  image_id: string;
-  cid: string;
-  at: string;
-  owner_id: string;
-  individual_id: string;
-  kind: string;
-  species: string | null;
-  farm_id: string | null;
-  name: string | null;
-  content_type: string | null;
-  model: string | null;
-  model_version: string | null;
-  models: { name: string; version: string }[] | null;
-}
-interface QueryRow {
-  id: string;
-  owner_id: string;
-  kind: string;
-  image_cids: string[];
-  at: string;
-  label: string | null;
-  correct_id: string | null;
-  result: {
-    verdict?: string;
-    candidates?: { individual_id: string; probability: number }[];
-    model?: { name: string; version: string };
-  } | null;
-}
-
 /**
  * The registry models behind an engine identity: the global model, then each `name@version`
  * part of its version (see RecognitionEngine.model), without the pipeline revision.
@@ -85,20 +57,9 @@ export function modelsOfEngine(m: { name: string; version: string } | null | und
  * broken download resumes where it stopped; every page is streamed as it is zipped.
  */
 export function createDatasciExportService(c: Container) {
-  const ownerClause = (alias: string) => `($1::uuid is null or ${alias}.owner_id = $1::uuid)`;
-
   async function galleryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
-    const r = await c.db.query<GalleryRow>(
-      `select i.id as image_id, i.cid, i.created_at::text as at, i.owner_id, ind.id as individual_id, ind.kind, ind.species, ind.farm_id, ind.name,
-              b.content_type, d.model, d.model_version, d.models
-       from images i join individuals ind on ind.id = i.individual_id and ind.deleted_at is null
-       left join blobs b on b.cid = i.cid
-       left join lateral (select model, model_version, models from descriptors x where x.image_id = i.id order by x.created_at desc limit 1) d on true
-       where ${ownerClause('i')} and (i.created_at, i.id) > ($2::timestamptz, $3::uuid)
-       order by i.created_at, i.id limit $4`,
-      [scope.owner, cur.at, cur.id, limit],
-    );
-    return r.rows.map(
+    const rows = await datasciExportRepo.galleryAfter(c.db, scope.owner, cur.at, cur.id, limit);
+    return rows.map(
       (x) =>
         ({
           identity: x.individual_id,
@@ -127,28 +88,16 @@ export function createDatasciExportService(c: Container) {
   }
 
   async function queryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
-    const r = await c.db.query<QueryRow>(
-      `select q.id, q.owner_id, q.kind, q.image_cids, q.created_at::text as at, q.result, v.verdict as label, v.correct_id
-       from identify_queries q left join identify_verdicts v on v.query_id = q.id and v.owner_id = q.owner_id
-       where ${ownerClause('q')} and (q.created_at, q.id) > ($2::timestamptz, $3::uuid)
-       order by q.created_at, q.id limit $4`,
-      [scope.owner, cur.at, cur.id, limit],
-    );
-    const cids = [...new Set(r.rows.flatMap((q) => q.image_cids))];
-    const types = await c.db.query<{ cid: string; content_type: string }>(
-      'select cid, content_type from blobs where cid = any($1::text[])',
-      [cids],
-    );
-    const typeOf = new Map(types.rows.map((t) => [t.cid, t.content_type]));
+    const queries = await datasciExportRepo.queriesAfter(c.db, scope.owner, cur.at, cur.id, limit);
+    const cids = [...new Set(queries.flatMap((q) => q.image_cids))];
+    const types = await datasciExportRepo.contentTypes(c.db, cids);
+    const typeOf = new Map(types.map((t) => [t.cid, t.content_type]));
     const ids = [
-      ...new Set(r.rows.flatMap((q) => [q.correct_id, q.result?.candidates?.[0]?.individual_id].filter((x): x is string => !!x))),
+      ...new Set(queries.flatMap((q) => [q.correct_id, q.result?.candidates?.[0]?.individual_id].filter((x): x is string => !!x))),
     ];
-    const inds = await c.db.query<{ id: string; owner_id: string; species: string | null; farm_id: string | null; name: string | null }>(
-      'select id, owner_id, species, farm_id, name from individuals where id = any($1::uuid[])',
-      [ids],
-    );
-    const indOf = new Map(inds.rows.map((x) => [x.id, x]));
-    return r.rows.flatMap((q) => {
+    const inds = await individualsRepo.rowsOf(c.db, ids);
+    const indOf = new Map(inds.map((x) => [x.id, x]));
+    return queries.flatMap((q) => {
       const cands: ExportCandidate[] = (q.result?.candidates ?? []).map((x) => ({
         individual_id: x.individual_id,
         probability: x.probability,
@@ -186,16 +135,10 @@ export function createDatasciExportService(c: Container) {
 
   /** Items (gallery photos + queries) in scope, and those strictly before the cursor. */
   async function progress(scope: ExportScope, cur: ExportCursor): Promise<{ total: number; before: number }> {
-    const count = async (table: string, alias: string, after: boolean) => {
-      const r = await c.db.query<{ n: number }>(
-        `select count(*)::int as n from ${table} ${alias}${table === 'images' ? ' join individuals ind on ind.id = i.individual_id and ind.deleted_at is null' : ''}
-         where ${ownerClause(alias)} and ($2::boolean or (${alias}.created_at, ${alias}.id) <= ($3::timestamptz, $4::uuid))`,
-        [scope.owner, after, cur.at, cur.id],
-      );
-      return r.rows[0]!.n;
-    };
-    const [gi, qi] = [await count('images', 'i', true), await count('identify_queries', 'q', true)];
-    const before = cur.part === 'gallery' ? await count('images', 'i', false) : gi + (await count('identify_queries', 'q', false));
+    const count = (table: 'images' | 'identify_queries', all: boolean) =>
+      datasciExportRepo.count(c.db, table, scope.owner, all ? null : { at: cur.at, id: cur.id });
+    const [gi, qi] = [await count('images', true), await count('identify_queries', true)];
+    const before = cur.part === 'gallery' ? await count('images', false) : gi + (await count('identify_queries', false));
     return { total: gi + qi, before };
   }
 
