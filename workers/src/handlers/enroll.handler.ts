@@ -4,8 +4,7 @@ import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
-import { vectorToBytes } from '../recognition/bytes.js';
-import { qualityOf } from '../recognition/quality-row.js';
+import { descriptorRow, qualityOf } from '../recognition/quality-row.js';
 import { checkAlreadyEnrolled, describeAll } from './enroll-photos.js';
 import type { Pools } from '../recognition/pool.js';
 import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
@@ -59,17 +58,7 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
         width: d.width,
         height: d.height,
       });
-      await descriptorsRepo.insert(tx, {
-        image_id: r.id,
-        owner_id: data.owner_id,
-        model: d.model.name,
-        model_version: d.model.version,
-        global: vectorToBytes(d.global),
-        local: Buffer.from(d.local),
-        quality: qualityOf(d),
-        models: JSON.stringify(d.models),
-        subject: d.subject ? JSON.stringify(d.subject) : null,
-      });
+      await descriptorsRepo.insert(tx, descriptorRow(r.id, data.owner_id, d));
       images.push({ image_id: r.id, cid });
       if (r.inserted) added.push(cid);
     }

@@ -2,8 +2,7 @@ import type { Container } from '../../../shared/src/container.js';
 import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
 import type { RecognitionEngine } from '../vision/engine.js';
 import type { Pools } from './pool.js';
-import { vectorToBytes } from './bytes.js';
-import { qualityOf } from './quality-row.js';
+import { descriptorRow } from './quality-row.js';
 import { refitMissingCalibrations } from './owner-calibration.js';
 import type { LearnedGalleries } from './learned-gallery.port.js';
 
@@ -35,17 +34,7 @@ export async function reembedMissing(deps: ReembedDeps, ownerId?: string) {
       skipped++;
       continue;
     }
-    await descriptorsRepo.insert(c.db, {
-      image_id: img.id,
-      owner_id: img.owner_id,
-      model: d.model.name,
-      model_version: d.model.version,
-      global: vectorToBytes(d.global),
-      local: Buffer.from(d.local),
-      quality: qualityOf(d),
-      models: JSON.stringify(d.models),
-      subject: d.subject ? JSON.stringify(d.subject) : null,
-    });
+    await descriptorsRepo.insert(c.db, descriptorRow(img.id, img.owner_id, d));
     done++;
   }
   deps.pools.reset();
