@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { afterAll, beforeAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import { createPgliteDatabase } from '../../shared/src/adapters/db/pglite.adapter.js';
@@ -49,3 +50,24 @@ export const BOTH_DATABASES: { name: 'PGlite' | 'PostgreSQL'; open(): Promise<Op
     },
   },
 ];
+
+/**
+ * The database of one `describe.each(BOTH_DATABASES)` block: opened (migrated, empty) and seeded
+ * before its tests, dropped after them. `opened.db` is the handle the tests use.
+ */
+export function openDatabase(open: () => Promise<OpenDatabase>, seed?: (db: Database) => Promise<unknown>): { readonly db: Database } {
+  let opened: OpenDatabase | undefined;
+  beforeAll(async () => {
+    opened = await open();
+    await seed?.(opened.db);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.drop();
+  });
+  return {
+    get db(): Database {
+      if (!opened) throw new Error('the database opens in beforeAll, before any test');
+      return opened.db;
+    },
+  };
+}

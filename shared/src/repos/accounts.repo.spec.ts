@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { accountsRepo, didChallengesRepo, tokensRepo } from './accounts.repo.js';
 import { adminGrantsRepo } from './admin-grants.repo.js';
 import { individualsRepo } from './individuals.repo.js';
 
 describe.each(BOTH_DATABASES)('accounts, tokens and DID challenges on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const db = () => opened.db;
   const [ana, bao] = [randomUUID(), randomUUID()];
 
-  beforeAll(async () => {
-    opened = await open();
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
-  });
+  const opened = openDatabase(open);
 
   it('creates a password account once per username and reads it by name and id, admin only by grant', async () => {
     expect(await accountsRepo.insertWithPassword(db(), { id: ana, username: 'ana', password_hash: 'h1' })).toBe(true);

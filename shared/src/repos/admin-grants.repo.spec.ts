@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { adminGrantsRepo, IS_ADMIN_SQL } from './admin-grants.repo.js';
 
 describe.each(BOTH_DATABASES)('admin grants on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [ana, bao] = [randomUUID(), randomUUID()];
   const isAdmin = async (id: string) =>
     (await opened.db.query<{ is_admin: boolean }>(`select ${IS_ADMIN_SQL('a')} as is_admin from accounts a where a.id = $1`, [id])).rows[0]!
       .is_admin;
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await opened.db.query(`insert into accounts (id, username) values ($1, 'ana'), ($2, 'bao')`, [ana, bao]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('finds accounts by name and by id, with no grant yet', async () => {

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { adminReportsRepo as repo } from './admin-reports.repo.js';
 
 describe.each(BOTH_DATABASES)('admin reports on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [ana, bao] = [randomUUID(), randomUUID()];
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'ana'), ($2, 'bao')`, [ana, bao]);
     await db.query(`insert into feedback (id, owner_id, note) values ($1, $2, 'một'), ($3, null, 'hai')`, [
       randomUUID(),
@@ -26,9 +23,6 @@ describe.each(BOTH_DATABASES)('admin reports on $name', ({ open }) => {
     await event(ana, 'identify', 3);
     await event(bao, 'login', 1);
     await event(null, 'signup_refused', 2);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('pages feedback newest first, telling only whether it had an owner', async () => {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { anchorPublicRepo as repo } from './anchor-public.repo.js';
 
 describe.each(BOTH_DATABASES)('anchor public reads on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const owner = randomUUID();
   const [tree, hidden, gone, lonely] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const db = () => opened.db;
@@ -15,8 +14,7 @@ describe.each(BOTH_DATABASES)('anchor public reads on $name', ({ open }) => {
       [randomUUID(), entityId, size, `root${size}${status}`, backend, status, owner, seq, backend === 'cardano' ? 'tx1' : null, 3, ageS],
     );
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await db().query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
     await db().query(
       `insert into individuals (id, owner_id, kind, visibility, deleted_at) values
@@ -35,9 +33,6 @@ describe.each(BOTH_DATABASES)('anchor public reads on $name', ({ open }) => {
     await anchor(tree, 5, 'local', 'pending', null, 5);
     await anchor(tree, 2, 'cardano', 'submitted', null, 15);
     await anchor(lonely, 2, 'local', 'failed', null, 1);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('describes the largest anchor not failed, with its checkpoint; a failed one only when nothing else; never a pending one', async () => {

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { animalDriftRepo as repo } from './animal-drift.repo.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 
 describe.each(BOTH_DATABASES)('the drift report’s reads on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, other, cow, sold, elsewhere, photo, soldPhoto] = [1, 2, 3, 4, 5, 6, 7].map(() => randomUUID()) as [
     string,
     string,
@@ -16,9 +15,7 @@ describe.each(BOTH_DATABASES)('the drift report’s reads on $name', ({ open }) 
     string,
   ];
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
     await db.query(
       `insert into individuals (id, owner_id, kind, farm_id, name, deleted_at) values
@@ -56,9 +53,6 @@ describe.each(BOTH_DATABASES)('the drift report’s reads on $name', ({ open }) 
         `insert into identify_queries (id, owner_id, kind, image_cids, result, created_at) values ($1, $2, $3, '{}', $4, now() - make_interval(mins => $5))`,
         [randomUUID(), who, kind, { verdict: 'uncertain', minutes }, minutes],
       );
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('reads the farm’s live animals only', async () => {

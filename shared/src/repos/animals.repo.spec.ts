@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { animalsRepo as repo } from './animals.repo.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 
 describe.each(BOTH_DATABASES)('animals on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const ids = [1, 2, 3, 4, 5, 6].map(() => randomUUID()) as [string, string, string, string, string, string];
   const [owner, bong, man, goat, gone, photo] = ids;
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
     await db.query(
       `insert into individuals (id, owner_id, kind, farm_id, species, name, created_at, deleted_at) values
@@ -38,9 +35,6 @@ describe.each(BOTH_DATABASES)('animals on $name', ({ open }) => {
       models: '[]',
       subject: null,
     });
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('lists a farm’s live animals oldest first, by species spellings when asked, with photo count and cover', async () => {

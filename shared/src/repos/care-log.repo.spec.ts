@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { careLogRepo as repo, type NewCareEntry } from './care-log.repo.js';
 
 describe.each(BOTH_DATABASES)('care log on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, helper] = [randomUUID(), randomUUID()];
   const [cow, tree] = [randomUUID(), randomUUID()];
   const db = () => opened.db;
@@ -27,17 +26,13 @@ describe.each(BOTH_DATABASES)('care log on $name', ({ open }) => {
     ...over,
   });
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await db().query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'helper')`, [owner, helper]);
     await db().query(`insert into individuals (id, owner_id, kind, species) values ($1, $3, 'animal', 'cattle'), ($2, $3, 'tree', null)`, [
       cow,
       tree,
       owner,
     ]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('reads a target’s species, null when it has none or does not exist', async () => {

@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { datasciExportRepo as repo } from './datasci-export.repo.js';
 
 const START = { at: '1970-01-01T00:00:00Z', id: '00000000-0000-0000-0000-000000000000' };
 
 describe.each(BOTH_DATABASES)('the data-science export’s reads on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const ids = [1, 2, 3, 4, 5, 6, 7, 8].map(() => randomUUID()) as [string, string, string, string, string, string, string, string];
   const [ana, bao, cow, sold, p1, p2, pSold, q1] = ids;
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'ana'), ($2, 'bao')`, [ana, bao]);
     await db.query(`insert into individuals (id, owner_id, kind, name) values ($1, $3, 'animal', 'Bông'), ($2, $3, 'animal', 'Đã bán')`, [
       cow,
@@ -38,9 +35,6 @@ describe.each(BOTH_DATABASES)('the data-science export’s reads on $name', ({ o
       ana,
       cow,
     ]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('pages live individuals’ photos oldest first after the cursor, with their content type', async () => {

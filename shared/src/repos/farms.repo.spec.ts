@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import type { Polygon } from '../evidence/side-record.js';
 import { farmsRepo } from './farms.repo.js';
 
 describe.each(BOTH_DATABASES)('farm boundaries on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const owner = randomUUID();
   const chain = `${owner}/trai`;
   const square = {
@@ -20,13 +19,9 @@ describe.each(BOTH_DATABASES)('farm boundaries on $name', ({ open }) => {
     ],
   } as unknown as Polygon;
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await opened.db.query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
     await opened.db.query(`insert into farms (farm_id, owner_id, chain_id) values ('trai', $1, $2)`, [owner, chain]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('reads no boundary before one is set, then the one set with the database’s time', async () => {

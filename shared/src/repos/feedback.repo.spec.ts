@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { activityEventsRepo } from './activity-events.repo.js';
 import { feedbackRepo } from './feedback.repo.js';
 
 describe.each(BOTH_DATABASES)('feedback and activity events on $name', ({ open }) => {
-  let opened: OpenDatabase;
-
-  beforeAll(async () => {
-    opened = await open();
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
-  });
+  const opened = openDatabase(open);
 
   it('stores a note with or without an owner and answers when it was stored', async () => {
     const { db } = opened;

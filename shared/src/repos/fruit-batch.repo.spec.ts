@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { fruitBatchRepo } from './fruit-batch.repo.js';
 
 describe.each(BOTH_DATABASES)('fruit batches on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, tree, narrowed, plain] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'packer')`, [owner]);
     await db.query(`insert into individuals (id, owner_id, kind, name) values ($1, $2, 'tree', 'Cây táo')`, [tree, owner]);
     await db.query(
@@ -27,9 +24,6 @@ describe.each(BOTH_DATABASES)('fruit batches on $name', ({ open }) => {
         ($1, 2, 'c.jpg', 'cid-c'), ($1, 0, 'a.jpg', 'cid-a'), ($1, 1, 'bad.txt', null), ($1, 3, 'd.jpg', 'cid-d'), ($2, 0, 'x.jpg', 'cid-x')`,
       [narrowed, plain],
     );
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('gives each listed batch its first photos in row order and the tree it was narrowed to', async () => {

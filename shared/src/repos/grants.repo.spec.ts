@@ -1,23 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { grantsRepo } from './grants.repo.js';
 
 describe.each(BOTH_DATABASES)('grants on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, grantee, other] = [randomUUID(), randomUUID(), randomUUID()];
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     for (const [id, name] of [
       [owner, 'owner'],
       [grantee, 'grantee'],
       [other, 'other'],
     ])
       await opened.db.query('insert into accounts (id, username) values ($1, $2)', [id, name]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('finds an account by id or by username, and nothing for an unknown one', async () => {

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { identifyQueriesRepo } from './identify-queries.repo.js';
 
 describe.each(BOTH_DATABASES)('identify queries on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const owner = randomUUID();
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await opened.db.query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('stores an answer once: a retry under the same query id keeps the first', async () => {

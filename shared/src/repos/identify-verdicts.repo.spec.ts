@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { identifyVerdictsRepo } from './identify-verdicts.repo.js';
 
 /** The labels the learning loop reads, on both databases the service runs on. */
 describe.each(BOTH_DATABASES)('identify verdicts on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, other, cow, calf] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const [base, learned, theirs, fruit] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const evidence = [
@@ -13,9 +12,7 @@ describe.each(BOTH_DATABASES)('identify verdicts on $name', ({ open }) => {
     { individual_id: calf, evidence: { global: 0.5 } },
   ];
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     const query = (id: string, who: string, kind: string, learnedVersion: number | null, result: unknown) =>
       db.query(
         `insert into identify_queries (id, owner_id, kind, image_cids, result, evidence, learned_version) values ($1, $2, $3, $4, $5, $6, $7)`,
@@ -38,9 +35,6 @@ describe.each(BOTH_DATABASES)('identify verdicts on $name', ({ open }) => {
     await label(base, owner, 'correct', null, '2026-01-01T00:00:00Z');
     await label(theirs, other, 'unknown_ok', null, '2026-01-03T00:00:00Z');
     await label(fruit, owner, 'correct', null, '2026-01-04T00:00:00Z');
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('reads every owner’s labels of a kind with the evidence their query stored', async () => {

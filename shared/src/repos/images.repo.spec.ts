@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 import { imagesRepo } from './images.repo.js';
 import { treeRecordCode } from './evidence/tree-record.js';
 
 describe.each(BOTH_DATABASES)('images on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, cow, calf, first, second, third] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
     await db.query(`insert into individuals (id, owner_id, kind) values ($1, $3, 'animal'), ($2, $3, 'animal')`, [cow, calf, owner]);
     await db.query(
@@ -24,9 +21,6 @@ describe.each(BOTH_DATABASES)('images on $name', ({ open }) => {
         ($3, $5, $6, 'cid-c', 'enroll', now() + interval '1 hour')`,
       [first, second, third, cow, calf, owner],
     );
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('reads the photos of the individuals asked, oldest first', async () => {

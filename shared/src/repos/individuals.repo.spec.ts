@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { individualsRepo } from './individuals.repo.js';
 
 describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, other, cow, gone, tree, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const bull = randomUUID();
   // A second owner's fruit and trees, placed on a map: one published, one private, one deleted.
@@ -19,9 +18,7 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
     string,
   ];
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
     await db.query(
       `insert into individuals (id, owner_id, kind, deleted_at) values
@@ -41,9 +38,6 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
         ($8, $9, 'animal', 'private', null, null, null, 'Bò', 'cattle', 'trai')`,
       [pub, priv, pubGone, near, far, nowhere, goat, bull, grower],
     );
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('reads the ids of an owner’s live individuals of one kind only', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { learnedModelsRepo, type NewLearnedModel } from './learned-models.repo.js';
 
 const base = { name: 'm', version: '1' };
@@ -8,7 +8,6 @@ const list = (b: Uint8Array) => [...b];
 
 /** Learned versions and their embeddings, written and read on both databases the service runs on. */
 describe.each(BOTH_DATABASES)('learned models on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const owner = randomUUID();
   const [cow, img1, img2] = [randomUUID(), randomUUID(), randomUUID()];
   const version = (n: number, status: NewLearnedModel['status'], job: string | null = null): NewLearnedModel => ({
@@ -24,9 +23,7 @@ describe.each(BOTH_DATABASES)('learned models on $name', ({ open }) => {
     job_key: job,
   });
 
-  beforeAll(async () => {
-    opened = await open();
-    const { db } = opened;
+  const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
     await db.query(`insert into individuals (id, owner_id, kind) values ($1, $2, 'animal')`, [cow, owner]);
     await db.query(`insert into blobs (cid, size, content_type) values ('l1', 1, 'image/jpeg'), ('l2', 1, 'image/jpeg')`);
@@ -35,9 +32,6 @@ describe.each(BOTH_DATABASES)('learned models on $name', ({ open }) => {
         ($1, $3, $4, 'l1', 'enrol', '2000-01-01T00:00:00Z'), ($2, $3, $4, 'l2', 'enrol', '2100-01-01T00:00:00Z')`,
       [img1, img2, cow, owner],
     );
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('numbers versions, stores them and reads the adopted one, one by its job, and the list without bytes', async () => {

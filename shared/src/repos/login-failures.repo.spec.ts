@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { loginFailuresRepo as repo } from './login-failures.repo.js';
 
 describe.each(BOTH_DATABASES)('login failures on $name', ({ open }) => {
-  let opened: OpenDatabase;
-
-  beforeAll(async () => {
-    opened = await open();
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
-  });
+  const opened = openDatabase(open);
 
   it('counts failures per key, locks one for a while, and forgets cleared keys', async () => {
     const { db } = opened;

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { ownerCalibrationsRepo } from './owner-calibrations.repo.js';
 
 describe.each(BOTH_DATABASES)('owner calibrations on $name', ({ open }) => {
-  let opened: OpenDatabase;
-
-  beforeAll(async () => {
-    opened = await open();
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
-  });
+  const opened = openDatabase(open);
 
   it('stores an owner’s fits per pipeline and reads the newest of one, a fit without params included', async () => {
     const { db } = opened;

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { populationRepo as repo } from './population.repo.js';
 
 describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, other, zoned, unzoned, gone, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const db = () => opened.db;
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await db().query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
     await db().query(
       `insert into individuals (id, owner_id, kind, farm_id, name, attrs, deleted_at, created_at) values
@@ -20,9 +18,6 @@ describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
       [zoned, unzoned, gone, theirs, owner, other],
     );
     await db().query(`insert into farms (farm_id, owner_id, chain_id) values ('ruong', $1, $2)`, [owner, `${owner}/ruong`]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('knows a farm as the owner’s by an enrolled animal or by its farm row, never another account’s', async () => {

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { provenanceRepo as repo } from './provenance.repo.js';
 
 describe.each(BOTH_DATABASES)('provenance on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, grantee, stranger, farmer] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const [tree, hidden, fruit, gone] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const db = () => opened.db;
   const cids = ['uploaded', 'record', 'extra', 'fruit', 'hidden', 'count', 'care', 'query', 'batch', 'view', 'gone', 'stray'];
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await db().query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'grantee'), ($3, 'stranger'), ($4, 'farmer')`, [
       owner,
       grantee,
@@ -64,9 +62,6 @@ describe.each(BOTH_DATABASES)('provenance on $name', ({ open }) => {
       `insert into entity_records (entity_type, entity_id, record_cbor, record_cid, record_hash, created_at) values
          ('farm', 'vuon', '\\x01', 'b1', 'h1', now() - interval '1 day'), ('farm', 'vuon', '\\x02', 'b2', 'h2', now())`,
     );
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('reads a tree’s record with its bytes, and by code only while the tree is published and live', async () => {

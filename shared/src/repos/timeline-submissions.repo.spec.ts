@@ -1,22 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { timelineSubmissionsRepo as repo } from './timeline-submissions.repo.js';
 
 describe.each(BOTH_DATABASES)('timeline submissions on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, ana, bao] = [randomUUID(), randomUUID(), randomUUID()];
   const [tree, other] = [randomUUID(), randomUUID()];
   const db = () => opened.db;
   const submit = (authorId: string, entityId: string, body: Record<string, unknown>) =>
     repo.insert(db(), { entity_type: 'tree', entity_id: entityId, owner_id: owner, author_id: authorId, body });
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await db().query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'ana'), ($3, 'bao')`, [owner, ana, bao]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('stores a pending submission under a fresh id and lists it for everyone or for its author only, oldest first', async () => {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../../test/support/both-databases.js';
 import { anchorCountsRepo } from './anchor-counts.repo.js';
 
 describe.each(BOTH_DATABASES)('anchor counts on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const owner = randomUUID();
   const [tree, other] = [randomUUID(), randomUUID()];
   const events = [randomUUID(), randomUUID(), randomUUID()];
@@ -22,8 +21,7 @@ describe.each(BOTH_DATABASES)('anchor counts on $name', ({ open }) => {
       [randomUUID(), entityId, size, backend, status, owner],
     );
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     for (const [i, id] of events.entries()) await event(id, tree, i);
     await event(otherEvent, other, 0);
     await anchor(tree, 3, 'local', 'failed');
@@ -32,9 +30,6 @@ describe.each(BOTH_DATABASES)('anchor counts on $name', ({ open }) => {
     await anchor(tree, 3, 'cardano', 'failed');
     await anchor(tree, 2, 'local', 'failed');
     await anchor(other, 1, 'local', 'pending');
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('answers the chain’s length when the event is in it, and null when it is not', async () => {

@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../../test/support/both-databases.js';
 import { addBlobOwner, clearStale, removeBlobOwner, stage, staleStaged, unstage } from './blob-refs.js';
 
 describe.each(BOTH_DATABASES)('upload staging and uploaders on $name', ({ open }) => {
-  let opened: OpenDatabase;
   const [owner, other] = [randomUUID(), randomUUID()];
   const staged = async (cid: string) =>
     Number((await opened.db.query<{ n: number }>('select count(*)::int as n from upload_staging where cid = $1', [cid])).rows[0]!.n);
 
-  beforeAll(async () => {
-    opened = await open();
+  const opened = openDatabase(open, async () => {
     await opened.db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
     await opened.db.query(`insert into blobs (cid, size, content_type) values ('video-1', 1, 'video/mp4'), ('video-2', 1, 'video/mp4')`);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
 
   it('keeps one staging row per request, and a request removes only its own', async () => {
