@@ -4,14 +4,9 @@
  * longer does, so this list only shrinks.
  */
 export const SQL_OUTSIDE_REPOS: readonly string[] = [
-  'api/src/services/fruit-list.service.ts',
   'api/src/services/fruit-public.service.ts',
-  'api/src/services/resolve.service.ts',
-  'api/src/services/scan.service.ts',
   'api/src/services/survey-review.ts',
   'api/src/services/survey.service.ts',
-  'api/src/services/tree-ref.ts',
-  'api/src/services/trees.service.ts',
   'api/src/services/views.service.ts',
   'shared/src/adapters/anchor/cardano.adapter.ts',
   'shared/src/adapters/anchor/local.adapter.ts',

@@ -18,7 +18,13 @@ import { createIndividualsService } from './individuals.service.js';
 import { createAnimalReviewService } from './animal-review.service.js';
 import { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
 import { createAnimalMergeService } from './animal-merge.service.js';
-import { treeIdOf } from './tree-ref.js';
+import { createTreeRef } from './tree-ref.js';
+import { treesRepo } from '../../../shared/src/repos/trees.repo.js';
+import { fruitListRepo } from '../../../shared/src/repos/fruit-list.repo.js';
+import { scanTokensRepo } from '../../../shared/src/repos/scan-tokens.repo.js';
+import { treeRecordCode } from '../../../shared/src/repos/evidence/tree-record.js';
+import { pinTreeEvidence } from '../../../shared/src/repos/evidence/pin-evidence.js';
+import { describeLatestAnchor } from './anchor-public.service.js';
 import { createGrantsService } from './grants.service.js';
 import { grantsRepo } from '../../../shared/src/repos/grants.repo.js';
 import { createResolveService } from './resolve.service.js';
@@ -47,7 +53,15 @@ import { createFruitListService } from './fruit-list.service.js';
 export function createServices(c: Container) {
   const jobs = createJobsService({ queue: c.queue, waitMs: c.config.JOB_WAIT_MS });
   const media = createMediaService(c);
-  const trees = createTreesService(c);
+  const treeRef = createTreeRef({ db: c.db, trees: treesRepo });
+  const trees = createTreesService({
+    db: c.db,
+    access: individualAccess,
+    trees: treesRepo,
+    recordCode: treeRecordCode,
+    pin: c.pinner ? (treeId) => pinTreeEvidence({ db: c.db, blobs: c.blobs, pinner: c.pinner! }, treeId) : null,
+    logger: c.logger,
+  });
   const individuals = createIndividualsService({
     db: c.db,
     access: individualAccess,
@@ -65,7 +79,7 @@ export function createServices(c: Container) {
     queueLearning: (owner, kind) => maybeQueueLearning(c, owner, kind),
     logger: c.logger,
   });
-  const fruitList = createFruitListService(c);
+  const fruitList = createFruitListService({ db: c.db, fruit: fruitListRepo, treeRef, access: individualAccess });
   return {
     auth: createAuthService(c),
     feedback: createFeedbackService({ db: c.db, feedback: feedbackRepo, activity: activityEventsRepo }),
@@ -77,12 +91,22 @@ export function createServices(c: Container) {
     animalReview: createAnimalReviewService({ db: c.db, answers: identifyQueriesRepo, individuals, verdicts }),
     animalMerge: createAnimalMergeService(c, { individuals }),
     /** A tree's id from its id or printed code (issue 24: the code works wherever a tree id is asked). */
-    treeRef: (ref: string) => treeIdOf(c.db, ref),
+    treeRef,
     trees,
     views: createViewsService(c, { trees }),
     grants: createGrantsService({ db: c.db, grants: grantsRepo }),
-    scan: createScanService(c),
-    resolve: createResolveService(c),
+    scan: createScanService({
+      db: c.db,
+      scans: scanTokensRepo,
+      speciesCatalogPath: c.config.speciesCatalogPath,
+      imageMaxPixels: c.config.IMAGE_MAX_PIXELS,
+    }),
+    resolve: createResolveService({
+      db: c.db,
+      trees: treesRepo,
+      latestAnchor: describeLatestAnchor,
+      speciesCatalogPath: c.config.speciesCatalogPath,
+    }),
     farms: createFarmsService({
       db: c.db,
       farms: farmsRepo,

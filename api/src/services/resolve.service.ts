@@ -1,9 +1,9 @@
 import { isNoLocation } from '../../../shared/src/domain/trace-code.js';
 import { sanitizeName } from './trees.service.js';
-import type { Container } from '../../../shared/src/container.js';
 import { decodeRecord, type TreeRecord } from '../../../shared/src/evidence/record.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
-import { describeLatestAnchor, type AnchorDescription } from './anchor-public.service.js';
+import type { TreeByCodeRow, TreesRepo } from '../../../shared/src/repos/trees.repo.js';
+import type { AnchorDescription } from './anchor-public.service.js';
 import { SpeciesCatalog } from '../discovery/species-catalog.js';
 import { placeOfGeohash, type Place, type Words } from '../../../shared/src/domain/vn-places.js';
 
@@ -54,30 +54,22 @@ export type Resolution = PublicResolution | RestrictedResolution | UnknownResolu
 const MAX_CODE_CHARS = 64;
 const UNKNOWN: UnknownResolution = Object.freeze({ state: 'unknown' });
 
-interface CodeRow {
-  individual_id: string;
-  code: string;
-  record_cbor: Uint8Array;
-  record_cid: string;
-  record_hash: string;
-  visibility: 'private' | 'restricted' | 'public';
-  species: string | null;
-  name: string | null;
-  farm_id: string | null;
-  created_at: Date;
-  public_name: string | null;
+/** What the resolve service uses. */
+export interface ResolveDeps {
+  db: Queryable;
+  trees: Pick<TreesRepo, 'byCode' | 'imageCount' | 'setGrowerName' | 'growerName'>;
+  /** The newest anchoring of an entity, in words (anchor-public.service's describeLatestAnchor). */
+  latestAnchor: (db: Queryable, type: string, id: string) => Promise<AnchorDescription | null>;
+  speciesCatalogPath: string;
 }
-
-const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
-
-const latestAnchor = (db: Queryable, treeId: string) => describeLatestAnchor(db, 'tree', treeId);
 
 /** The longest public name kept: a farm's or a family's name, not a paragraph. */
 export const GROWER_NAME_MAX = 80;
 
-async function publicView(db: Queryable, row: CodeRow, link: string, names: SpeciesNames): Promise<PublicResolution> {
-  const count = await db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [row.individual_id]);
-  const record = decodeRecord(new Uint8Array(row.record_cbor));
+async function publicView(deps: ResolveDeps, row: TreeByCodeRow, link: string, names: SpeciesNames): Promise<PublicResolution> {
+  const { db } = deps;
+  const count = await deps.trees.imageCount(db, row.individual_id);
+  const record = decodeRecord(row.record_cbor);
   return {
     state: 'public',
     code: row.code,
@@ -88,10 +80,10 @@ async function publicView(db: Queryable, row: CodeRow, link: string, names: Spec
     record_cid: row.record_cid,
     record_hash: row.record_hash,
     // Cleaned on the way out too, for names stored before enrolment cleaned them.
-    image_count: count.rows[0]!.n,
+    image_count: count,
     name: row.name === null ? null : sanitizeName(row.name),
     farm_id: row.farm_id,
-    anchor: await latestAnchor(db, row.individual_id),
+    anchor: await deps.latestAnchor(db, 'tree', row.individual_id),
     // The record keeps the species given at enrolment (often none: `unknown`); the tree's current
     // species is what the owner has said since.
     species_name: await names(row.species ?? record.species),
@@ -120,30 +112,22 @@ function speciesNames(catalog: SpeciesCatalog): SpeciesNames {
  * body, status or (beyond noise) time. Malformed codes take that same path rather than a
  * shortcut, so the format check is not a timing oracle either.
  */
-export function createResolveService(c: Container) {
-  const { db } = c;
-  const names = speciesNames(new SpeciesCatalog(c.config.speciesCatalogPath));
+export function createResolveService(deps: ResolveDeps) {
+  const { db, trees } = deps;
+  const names = speciesNames(new SpeciesCatalog(deps.speciesCatalogPath));
   return {
     async decide(rawCode: string): Promise<Resolution> {
       const code = rawCode.trim().slice(0, MAX_CODE_CHARS);
-      const r = await db.query<CodeRow>(
-        `select r.individual_id, r.code, r.record_cbor, r.record_cid, r.record_hash,
-                i.visibility, i.species, i.name, i.farm_id, i.created_at, a.public_name
-           from tree_records r join individuals i on i.id = r.individual_id
-           left join accounts a on a.id = i.owner_id
-          where r.code = $1 and i.deleted_at is null and i.kind = 'tree'`,
-        [code],
-      );
-      const row = r.rows[0];
+      const row = await trees.byCode(db, code);
       if (!row || row.visibility === 'private') return UNKNOWN;
       const link = `/t/${encodeURIComponent(row.code)}`;
-      if (row.visibility === 'public') return publicView(db, row, link, names);
-      const anchored = (await latestAnchor(db, row.individual_id))?.status === 'confirmed';
+      if (row.visibility === 'public') return publicView(deps, row, link, names);
+      const anchored = (await deps.latestAnchor(db, 'tree', row.individual_id))?.status === 'confirmed';
       return {
         state: 'restricted',
         code: row.code,
         link,
-        summary: { species: row.species, enrolled_on: iso(row.created_at).slice(0, 10), record_hash: row.record_hash, anchored },
+        summary: { species: row.species, enrolled_on: row.created_at.toISOString().slice(0, 10), record_hash: row.record_hash, anchored },
       };
     },
 
@@ -154,14 +138,13 @@ export function createResolveService(c: Container) {
     async setGrowerName(accountId: string, raw: string): Promise<{ public_name: string | null }> {
       // The route already refused more than GROWER_NAME_MAX characters; cleaning only shortens.
       const value = sanitizeName(raw) || null;
-      await db.query('update accounts set public_name = $2 where id = $1', [accountId, value]);
+      await trees.setGrowerName(db, accountId, value);
       return { public_name: value };
     },
 
     /** The account's public name, null when none is published. */
     async growerName(accountId: string): Promise<{ public_name: string | null }> {
-      const r = await db.query<{ public_name: string | null }>('select public_name from accounts where id = $1', [accountId]);
-      return { public_name: r.rows[0]?.public_name ?? null };
+      return { public_name: await trees.growerName(db, accountId) };
     },
   };
 }

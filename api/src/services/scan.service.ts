@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { assertPixels } from '../../../shared/src/domain/pixels.js';
-import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
 import type { Lang } from '../../../shared/src/domain/messages.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { ScanTokensRepo } from '../../../shared/src/repos/scan-tokens.repo.js';
 import { SpeciesCatalog } from '../discovery/species-catalog.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 
@@ -50,6 +51,15 @@ async function checkImage(file: UploadedFile | undefined, maxPixels: number): Pr
   }
 }
 
+/** What the scan service uses. */
+export interface ScanDeps {
+  db: Queryable;
+  scans: Pick<ScanTokensRepo, 'ownTreeSpecies' | 'insert' | 'sweepExpired' | 'liveOffer' | 'consume'>;
+  speciesCatalogPath: string;
+  /** The largest photo accepted, in pixels. */
+  imageMaxPixels: number;
+}
+
 /**
  * Tree scans (spec 3, "Scan token (tree)"): a photo in, a single-use token and a short species
  * list out; the person confirms a species, and is sent on to `/api/identify` with it.
@@ -58,20 +68,14 @@ async function checkImage(file: UploadedFile | undefined, maxPixels: number): Pr
  * trees first, then tree and fruit-crop species from the catalogue. That is honest about what
  * the service knows, and it always contains the species a farmer is most likely holding.
  */
-export function createScanService(c: Container) {
-  const { db } = c;
-  const catalog = new SpeciesCatalog(c.config.speciesCatalogPath);
+export function createScanService(deps: ScanDeps) {
+  const { db, scans } = deps;
+  const catalog = new SpeciesCatalog(deps.speciesCatalogPath);
 
   /** The caller's own species, merged across spellings (in JS: SQL lower() is ASCII-only under the C locale). */
   async function orchardSpecies(ownerId: string): Promise<SpeciesCandidate[]> {
-    const own = await db.query<{ species: string; n: number }>(
-      `select species, count(*)::int as n from individuals
-        where owner_id = $1 and kind = 'tree' and deleted_at is null and coalesce(trim(species), '') <> ''
-        group by species order by n desc, species`,
-      [ownerId],
-    );
     const merged = new Map<string, SpeciesCandidate>();
-    for (const r of own.rows) {
+    for (const r of await scans.ownTreeSpecies(db, ownerId)) {
       const key = speciesKey(r.species);
       const hit = merged.get(key);
       if (hit) hit.trees += r.n;
@@ -96,20 +100,14 @@ export function createScanService(c: Container) {
   return {
     /** Check the photo, rank species and issue a token bound to the caller. */
     async issue(ownerId: string, file: UploadedFile | undefined, lang: Lang): Promise<ScanIssued> {
-      await checkImage(file, c.config.IMAGE_MAX_PIXELS);
+      await checkImage(file, deps.imageMaxPixels);
       const candidates = await rank(ownerId, lang);
       const token = randomBytes(24).toString('base64url');
       const expires = new Date(Date.now() + SCAN_TOKEN_TTL_S * 1000);
       const topK = candidates.map((s) => s.species);
-      await db.query('insert into scan_tokens (hash, owner_id, species_guess, top_k, expires_at) values ($1, $2, $3, $4, $5)', [
-        hashToken(token),
-        ownerId,
-        topK[0] ?? null,
-        JSON.stringify(topK),
-        expires,
-      ]);
+      await scans.insert(db, { hash: hashToken(token), ownerId, speciesGuess: topK[0] ?? null, topK, expiresAt: expires });
       // Old tokens are useless; clearing this owner's keeps the table small without a sweeper.
-      await db.query(`delete from scan_tokens where owner_id = $1 and expires_at < now() - interval '1 day'`, [ownerId]);
+      await scans.sweepExpired(db, ownerId);
       return {
         scan_token: token,
         species_guess: topK[0] ?? '',
@@ -123,16 +121,13 @@ export function createScanService(c: Container) {
     /** Consume the token when every condition of the spec's table holds; any failure leaves it unchanged. */
     async confirm(ownerId: string, token: string, species: string): Promise<{ species: string }> {
       const hash = hashToken(token);
-      const live = 'hash = $1 and owner_id = $2 and consumed_at is null and expires_at > now()';
-      const r = await db.query<{ top_k: string[] }>(`select top_k from scan_tokens where ${live}`, [hash, ownerId]);
-      const row = r.rows[0];
+      const offered = await scans.liveOffer(db, hash, ownerId);
       // Wrong, used, expired and foreign tokens get one answer: which one it was is nobody's business.
-      if (!row) throw new AppError(400, 'scan_token_invalid', { field: 'scan_token' });
-      const chosen = row.top_k.find((s) => speciesKey(s) === speciesKey(species));
+      if (!offered) throw new AppError(400, 'scan_token_invalid', { field: 'scan_token' });
+      const chosen = offered.find((s) => speciesKey(s) === speciesKey(species));
       if (!chosen) throw new AppError(400, 'scan_species_not_offered', { field: 'species', species: species.slice(0, 100) });
       // The guard repeats the conditions, so of two confirms racing on one token only one wins.
-      const done = await db.query(`update scan_tokens set consumed_at = now() where ${live}`, [hash, ownerId]);
-      if (done.affectedRows !== 1) throw new AppError(400, 'scan_token_invalid', { field: 'scan_token' });
+      if (!(await scans.consume(db, hash, ownerId))) throw new AppError(400, 'scan_token_invalid', { field: 'scan_token' });
       return { species: chosen };
     },
   };

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { scanTokensRepo as repo } from './scan-tokens.repo.js';
+
+describe.each(BOTH_DATABASES)('scan tokens on $name', ({ open }) => {
+  let opened: OpenDatabase;
+  const db = () => opened.db;
+  const [owner, other] = [randomUUID(), randomUUID()];
+  const inMinutes = (m: number) => new Date(Date.now() + m * 60_000);
+  const token = (hash: string, ownerId = owner, expiresAt = inMinutes(10)) =>
+    repo.insert(db(), { hash, ownerId, speciesGuess: 'durian', topK: ['durian', 'Xoài'], expiresAt });
+
+  beforeAll(async () => {
+    opened = await open();
+    await db().query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
+    const tree = (species: string | null, kind = 'tree', deleted = false, ownerId = owner) =>
+      db().query(`insert into individuals (id, owner_id, kind, species, deleted_at) values ($1, $2, $3, $4, $5)`, [
+        randomUUID(),
+        ownerId,
+        kind,
+        species,
+        deleted ? new Date() : null,
+      ]);
+    for (const s of ['durian', 'durian', 'mango', 'Xoài', 'Xoài', ' ', null]) await tree(s);
+    await tree('mango', 'fruit');
+    await tree('mango', 'tree', true);
+    await tree('pomelo', 'tree', false, other);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.drop();
+  });
+
+  it('counts the species on the owner’s live trees, most first, blank ones and fruit, deleted and others’ trees left out', async () => {
+    expect(await repo.ownTreeSpecies(db(), owner)).toEqual([
+      { species: 'Xoài', n: 2 },
+      { species: 'durian', n: 2 },
+      { species: 'mango', n: 1 },
+    ]);
+  });
+
+  it('stores a token by hash and offers its species to its owner only while live', async () => {
+    await token('h1');
+    expect(await repo.liveOffer(db(), 'h1', owner)).toEqual(['durian', 'Xoài']);
+    expect(await repo.liveOffer(db(), 'h1', other)).toBeNull();
+    expect(await repo.liveOffer(db(), 'nope', owner)).toBeNull();
+    const r = await db().query<{ species_guess: string }>('select species_guess from scan_tokens where hash = $1', ['h1']);
+    expect(r.rows).toEqual([{ species_guess: 'durian' }]);
+  });
+
+  it('consumes a live token once; an expired or foreign one is never consumed', async () => {
+    await token('h2');
+    await token('h3', owner, inMinutes(-1));
+    expect(await repo.consume(db(), 'h2', other)).toBe(false);
+    expect(await repo.consume(db(), 'h2', owner)).toBe(true);
+    expect(await repo.consume(db(), 'h2', owner)).toBe(false);
+    expect(await repo.liveOffer(db(), 'h2', owner)).toBeNull();
+    expect(await repo.liveOffer(db(), 'h3', owner)).toBeNull();
+    expect(await repo.consume(db(), 'h3', owner)).toBe(false);
+  });
+
+  it('sweeps only the owner’s tokens expired more than a day ago', async () => {
+    await token('old', owner, inMinutes(-25 * 60));
+    await token('recent', owner, inMinutes(-60));
+    await token('theirs', other, inMinutes(-25 * 60));
+    await repo.sweepExpired(db(), owner);
+    const r = await db().query<{ hash: string }>(`select hash from scan_tokens where hash in ('old', 'recent', 'theirs') order by hash`);
+    expect(r.rows.map((x) => x.hash)).toEqual(['recent', 'theirs']);
+  });
+});
