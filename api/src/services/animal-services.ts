@@ -8,6 +8,7 @@ import type { JobsService } from './jobs.service.js';
 import type { MediaService } from './media.service.js';
 import type { TreesService } from './trees.service.js';
 import { createViewsService } from './views.service.js';
+import { viewsRepo } from '../../../shared/src/repos/views.repo.js';
 
 /** The animal services, wired together (kept out of services/index.ts so that file stays a list). */
 export function createAnimalServices(c: Container, deps: { trees: TreesService; media: MediaService; jobs: JobsService }) {
@@ -18,7 +19,7 @@ export function createAnimalServices(c: Container, deps: { trees: TreesService; 
     media: deps.media,
     jobs: deps.jobs,
   });
-  const views = createViewsService(c, { trees: deps.trees });
+  const views = createViewsService({ db: c.db, views: viewsRepo, trees: deps.trees });
   return {
     animalSpecies,
     animals: createAnimalsService(c, { ...deps, views, species: animalSpecies }),

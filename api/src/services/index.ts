@@ -22,6 +22,7 @@ import { createTreeRef } from './tree-ref.js';
 import { treesRepo } from '../../../shared/src/repos/trees.repo.js';
 import { fruitListRepo } from '../../../shared/src/repos/fruit-list.repo.js';
 import { scanTokensRepo } from '../../../shared/src/repos/scan-tokens.repo.js';
+import { viewsRepo } from '../../../shared/src/repos/views.repo.js';
 import { treeRecordCode } from '../../../shared/src/repos/evidence/tree-record.js';
 import { pinTreeEvidence } from '../../../shared/src/repos/evidence/pin-evidence.js';
 import { describeLatestAnchor } from './anchor-public.service.js';
@@ -93,7 +94,7 @@ export function createServices(c: Container) {
     /** A tree's id from its id or printed code (issue 24: the code works wherever a tree id is asked). */
     treeRef,
     trees,
-    views: createViewsService(c, { trees }),
+    views: createViewsService({ db: c.db, views: viewsRepo, trees }),
     grants: createGrantsService({ db: c.db, grants: grantsRepo }),
     scan: createScanService({
       db: c.db,

@@ -1,5 +1,6 @@
-import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { ViewRow, ViewsRepo } from '../../../shared/src/repos/views.repo.js';
 import type { TreesService } from './trees.service.js';
 
 /**
@@ -222,16 +223,8 @@ export interface ViewsDescription {
   views_measured: number;
 }
 
-/** A view as read from the database: the client shape plus the descriptors it is measured from. */
-interface ViewRow extends Omit<TreeView, 'created_at' | 'quality'> {
-  created_at: Date;
-  global: Uint8Array | null;
-  local: Uint8Array | null;
-  quality: Record<string, unknown> | null;
-}
-
 /** At most `n` items, evenly spaced, so early and late photos are both represented. */
-function spread<T>(items: T[], n: number): T[] {
+function spread<T>(items: readonly T[], n: number): readonly T[] {
   if (items.length <= n) return items;
   return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]!);
 }
@@ -240,7 +233,7 @@ function spread<T>(items: T[], n: number): T[] {
 const toFloats = (b: Uint8Array) => new Float32Array(Uint8Array.from(b).buffer);
 
 /** Measure the views that share the most common model version: vectors of different models do not compare. */
-export function describeViews(rows: ViewRow[], kind: Kind = 'tree'): ViewsDescription {
+export function describeViews(rows: readonly ViewRow[], kind: Kind = 'tree'): ViewsDescription {
   const counts = new Map<string, number>();
   for (const r of rows) if (r.model_version && r.global) counts.set(r.model_version, (counts.get(r.model_version) ?? 0) + 1);
   const version = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
@@ -253,11 +246,17 @@ export function describeViews(rows: ViewRow[], kind: Kind = 'tree'): ViewsDescri
   return { features_vi: sentenceVi(features, usable.length, kind), features, views_measured: usable.length };
 }
 
-const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d));
+/** What the views service uses. */
+export interface ViewsDeps {
+  db: Queryable;
+  views: Pick<ViewsRepo, 'ofIndividual'>;
+  /** The access check (trees.service): a missing individual and another account's are the same 404. */
+  trees: Pick<TreesService, 'access'>;
+}
 
 /** The views (photos) of one tree, and on request a description of how repeatable they are. */
-export function createViewsService(c: Container, deps: { trees: TreesService }) {
-  const { db } = c;
+export function createViewsService(deps: ViewsDeps) {
+  const { db } = deps;
   return {
     /** Views of one individual of `kind` the caller may read (own, or shared through a grant). */
     async list(
@@ -267,15 +266,8 @@ export function createViewsService(c: Container, deps: { trees: TreesService }) 
       kind: Kind = 'tree',
     ): Promise<{ tree_id: string; views: TreeView[] } & Partial<ViewsDescription>> {
       const tree = await deps.trees.access(callerId, treeId, 'read', kind);
-      const r = await db.query<ViewRow>(
-        `select im.id as image_id, im.cid, im.source, im.in_record, im.width, im.height, im.created_at,
-                d.model_version, d.global, d.local, d.quality
-           from images im
-           left join lateral (select * from descriptors x where x.image_id = im.id order by x.created_at desc limit 1) d on true
-          where im.individual_id = $1 order by im.created_at, im.id`,
-        [tree.id],
-      );
-      const views = r.rows.map((v) => ({
+      const rows = await deps.views.ofIndividual(db, tree.id);
+      const views = rows.map((v) => ({
         image_id: v.image_id,
         cid: v.cid,
         source: v.source,
@@ -284,9 +276,9 @@ export function createViewsService(c: Container, deps: { trees: TreesService }) 
         height: v.height,
         quality: v.quality ?? {},
         model_version: v.model_version,
-        created_at: iso(v.created_at),
+        created_at: v.created_at.toISOString(),
       }));
-      return { tree_id: tree.id, views, ...(describe ? describeViews(r.rows, kind) : {}) };
+      return { tree_id: tree.id, views, ...(describe ? describeViews(rows, kind) : {}) };
     },
   };
 }
