@@ -7,9 +7,5 @@ export const SQL_OUTSIDE_REPOS: readonly string[] = [
   'api/src/services/fruit-public.service.ts',
   'api/src/services/survey-review.ts',
   'api/src/services/survey.service.ts',
-  'shared/src/adapters/anchor/cardano.adapter.ts',
-  'shared/src/adapters/anchor/local.adapter.ts',
-  'shared/src/adapters/queue/inprocess-admin.ts',
-  'shared/src/adapters/queue/inprocess.adapter.ts',
   'workers/src/handlers/survey.handler.ts',
 ];

@@ -2,6 +2,7 @@ import * as CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { buildAnchorTx, fromHex, type AnchorFeeParams, type AnchorUtxo } from '../../evidence/index.js';
 import type { AnchorBackend, AnchorOutcome, AnchorProgress, AnchorRequest } from '../../ports/anchor.port.js';
 import type { Queryable } from '../../ports/database.port.js';
+import { anchorBackendRepo } from '../../repos/evidence/anchor-backend.repo.js';
 
 /** Options of {@link createCardanoAnchor}. */
 export interface CardanoAnchorOptions {
@@ -99,17 +100,6 @@ function blockfrostClient(opts: CardanoAnchorOptions) {
 /** Enough lovelace in the chosen inputs to pay the fee and leave a valid change output. */
 const MIN_SPEND = 3_000_000n;
 
-/**
- * UTxOs held by anchors still in flight (pending or submitted): the chain only drops them from
- * the address once their transaction is in a block, so they must not be chosen again meanwhile.
- */
-async function inFlightInputs(tx: Queryable): Promise<Set<string>> {
-  const r = await tx.query<{ inputs: string[] | string }>(
-    `select inputs from anchors where backend = 'cardano' and status in ('pending', 'submitted') and inputs is not null`,
-  );
-  return new Set(r.rows.flatMap((row) => (typeof row.inputs === 'string' ? (JSON.parse(row.inputs) as string[]) : row.inputs)));
-}
-
 /** Largest free UTxOs first, until they cover MIN_SPEND: small, disjoint input sets. */
 export function selectInputs(utxos: readonly AnchorUtxo[], busy: ReadonlySet<string>): AnchorUtxo[] {
   const free = utxos.filter((u) => !busy.has(`${u.tx_hash}#${u.index}`)).sort((a, b) => (BigInt(b.lovelace) > BigInt(a.lovelace) ? 1 : -1));
@@ -135,12 +125,13 @@ async function submitAnchor(
   tx: Queryable,
   req: AnchorRequest,
 ): Promise<AnchorOutcome> {
-  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`cardano-wallet:${address}`]);
+  await anchorBackendRepo.lockWallet(tx, address);
   const utxoRes = await client.call<BlockfrostUtxo[]>('GET', `/addresses/${address}/utxos`);
   // Blockfrost answers 404 for an address that has never received anything: no funds.
   const utxos = utxoRes.status === 404 ? [] : toAnchorUtxos(utxoRes.json ?? []);
   if (utxos.length === 0) return { status: 'failed', error: `no spendable UTxO at ${address}` };
-  const inputs = selectInputs(utxos, await inFlightInputs(tx));
+  // UTxOs held by anchors still in flight are not chosen again until their transaction lands.
+  const inputs = selectInputs(utxos, await anchorBackendRepo.inFlightInputs(tx));
   // Not a refusal: the UTxOs come back once the anchors in flight land (or pass their TTL).
   if (inputs.length === 0) throw new Error(`every UTxO at ${address} is held by an anchor in flight; retrying later`);
   const params = toFeeParams(await client.getJson<Record<string, unknown>>('/epochs/latest/parameters'));

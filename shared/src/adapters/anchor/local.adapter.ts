@@ -13,6 +13,7 @@ import {
 } from '../../evidence/index.js';
 import type { AnchorBackend, AnchorRequest } from '../../ports/anchor.port.js';
 import type { Database, Queryable } from '../../ports/database.port.js';
+import { anchorBackendRepo } from '../../repos/evidence/anchor-backend.repo.js';
 
 /** Options of {@link createLocalAnchor}. */
 export interface LocalAnchorOptions {
@@ -91,9 +92,8 @@ async function readKey(file: string, waitMs: number): Promise<KeyObject | null> 
 
 /** Appends one signed checkpoint to the log inside `tx`, under the log's own lock. */
 async function appendCheckpoint(tx: Queryable, key: KeyObject, logId: string, req: AnchorRequest): Promise<SignedCheckpoint> {
-  await tx.query('select pg_advisory_xact_lock(hashtext($1))', ['checkpoint-log']);
-  const last = await tx.query<{ seq: number; hash: string }>('select seq, hash from checkpoint_log order by seq desc limit 1');
-  const prev = last.rows[0];
+  await anchorBackendRepo.lockCheckpointLog(tx);
+  const prev = await anchorBackendRepo.lastCheckpoint(tx);
   const cp = signCheckpoint(
     {
       log_id: logId,
@@ -106,12 +106,7 @@ async function appendCheckpoint(tx: Queryable, key: KeyObject, logId: string, re
     },
     key,
   );
-  await tx.query('insert into checkpoint_log (seq, log_id, checkpoint, hash) values ($1, $2, $3, $4)', [
-    cp.seq,
-    logId,
-    cp,
-    checkpointHash(cp),
-  ]);
+  await anchorBackendRepo.insertCheckpoint(tx, cp, logId, checkpointHash(cp));
   return cp;
 }
 
@@ -131,8 +126,7 @@ export async function createLocalAnchor(opts: LocalAnchorOptions): Promise<Ancho
       return { status: 'confirmed', confirmations: 1 };
     },
     async health() {
-      const r = await opts.db.query<{ checkpoint: SignedCheckpoint }>('select checkpoint from checkpoint_log order by seq');
-      const log = r.rows.map((x) => x.checkpoint);
+      const log = await anchorBackendRepo.allCheckpoints(opts.db);
       const verdict = verifyCheckpointLog(log, did);
       return {
         ok: verdict.ok,

@@ -2,11 +2,12 @@ import type { Database } from '../../ports/database.port.js';
 import type { QueueAdmin, QueueStats } from '../../ports/queue.port.js';
 import { jobNames } from '../../domain/jobs.js';
 import { QUEUES, jobsOn, queueOf, type QueueName } from '../../domain/queues.js';
+import { jobsRepo } from '../../repos/jobs.repo.js';
 
 /**
  * Operator steering for the embedded queue. Embedded mode is one process, so pause and
  * concurrency live in memory (as a restart of a BullMQ worker pool would pick up its configured
- * values again); failed jobs are rows, retried or deleted in SQL.
+ * values again); failed jobs are rows, retried or deleted through the jobs repository.
  */
 export function inProcessAdmin(db: Database, o: { concurrency: number; queueConcurrency?: Partial<Record<QueueName, number>> }) {
   const paused = new Set<QueueName>();
@@ -16,10 +17,7 @@ export function inProcessAdmin(db: Database, o: { concurrency: number; queueConc
 
   const admin: QueueAdmin = {
     async stats() {
-      const r = await db.query<{ name: string; state: string; delayed: boolean; n: number }>(
-        `select name, state, (state = 'waiting' and run_after > now()) as delayed, count(*)::int as n
-           from jobs group by 1, 2, 3`,
-      );
+      const rows = await jobsRepo.countsByState(db);
       const out = new Map<QueueName, QueueStats>(
         QUEUES.map((q) => [
           q,
@@ -35,7 +33,7 @@ export function inProcessAdmin(db: Database, o: { concurrency: number; queueConc
           },
         ]),
       );
-      for (const row of r.rows) {
+      for (const row of rows) {
         const s = out.get(queueOf(row.name))!;
         if (row.state === 'waiting') s[row.delayed ? 'delayed' : 'waiting'] += row.n;
         else s[row.state as 'active' | 'failed' | 'completed'] += row.n;
@@ -44,18 +42,8 @@ export function inProcessAdmin(db: Database, o: { concurrency: number; queueConc
     },
     pause: async (q) => void paused.add(q),
     resume: async (q) => void paused.delete(q),
-    async retryFailed(q) {
-      const r = await db.query(
-        `update jobs set state = 'waiting', attempts = 0, error = null, finished_at = null, run_after = now()
-          where state = 'failed' and name = any($1::text[])`,
-        [names(q)],
-      );
-      return r.affectedRows ?? 0;
-    },
-    async removeFailed(q) {
-      const r = await db.query(`delete from jobs where state = 'failed' and name = any($1::text[])`, [names(q)]);
-      return r.affectedRows ?? 0;
-    },
+    retryFailed: (q) => jobsRepo.retryFailed(db, names(q)),
+    removeFailed: (q) => jobsRepo.removeFailed(db, names(q)),
     setConcurrency: async (q, n) => void steered.set(q, n),
   };
   return { admin, paused, concurrency };

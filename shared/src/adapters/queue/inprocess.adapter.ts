@@ -11,9 +11,10 @@ import {
   type JobQueue,
   type JobRecord,
 } from '../../ports/queue.port.js';
-import { assertHandlers, jobNames, parsePayload, type JobHandlers, type JobName } from '../../domain/jobs.js';
+import { assertHandlers, jobNames, parsePayload, type JobHandlers } from '../../domain/jobs.js';
 import { QUEUES, jobsOn, type QueueName } from '../../domain/queues.js';
 import { currentTrace, withTrace } from '../../observability/context.js';
+import { jobsRepo, type JobRow as Row } from '../../repos/jobs.repo.js';
 import { isUnrecoverable, toJobError } from './job-errors.js';
 import { inProcessAdmin } from './inprocess-admin.js';
 
@@ -37,20 +38,6 @@ export interface InProcessQueueOptions {
    * stays active until the restart recovery takes it back. Never thrown: no caller would catch it.
    */
   onError?: (err: unknown, where: 'claim' | 'record') => void;
-}
-
-interface Row {
-  id: string;
-  name: JobName;
-  state: JobRecord['state'];
-  data: unknown;
-  result: unknown;
-  error: unknown;
-  attempts: number;
-  created_at: Date | string;
-  finished_at: Date | string | null;
-  request_id: string | null;
-  run_after: Date | string;
 }
 
 const toRecord = (r: Row): JobRecord => ({
@@ -91,18 +78,7 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
   async function claim(q: QueueName): Promise<Row | null> {
     const names = jobsOn(q, jobNames);
     if (!names.length) return null;
-    const r = await db.query<Row>(
-      `update jobs set state = 'active', attempts = attempts + 1
-        where id = (select j.id from jobs j
-                     where j.state = 'waiting' and j.run_after <= now() and j.name = any($1::text[])
-                       and ($2::int = 0 or j.data->>'owner_id' is null
-                            or (select count(*) from jobs a where a.state = 'active' and a.name = any($1::text[])
-                                  and a.data->>'owner_id' = j.data->>'owner_id') < $2::int)
-                     order by j.created_at limit 1 for update skip locked)
-        returning *`,
-      [names, o.fairness?.inflightCap ?? 0],
-    );
-    return r.rows[0] ?? null;
+    return jobsRepo.claim(db, names, o.fairness?.inflightCap ?? 0);
   }
 
   async function run(q: QueueName, row: Row): Promise<void> {
@@ -122,17 +98,13 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
       const result = await withTrace({ requestId: info.requestId, jobId: row.id }, () =>
         handler(data, { id: row.id, attempt: row.attempts }),
       );
-      await db.query(`update jobs set state = 'completed', result = $2, finished_at = now() where id = $1`, [row.id, result ?? {}]);
+      await jobsRepo.complete(db, row.id, result ?? {});
       o.hooks?.finished?.({ ...info, outcome: 'completed', runMs: Date.now() - t0 });
     } catch (err) {
       const final = isUnrecoverable(err) || row.attempts >= o.attempts;
       const delay = (o.backoffMs ?? 500) * 2 ** (row.attempts - 1);
-      await db.query(
-        final
-          ? `update jobs set state = 'failed', error = $2, finished_at = now() where id = $1`
-          : `update jobs set state = 'waiting', error = $2, run_after = now() + ($3 || ' milliseconds')::interval where id = $1`,
-        final ? [row.id, toJobError(err)] : [row.id, toJobError(err), String(delay)],
-      );
+      if (final) await jobsRepo.fail(db, row.id, toJobError(err));
+      else await jobsRepo.retryLater(db, row.id, toJobError(err), delay);
       o.hooks?.finished?.({
         ...info,
         outcome: final ? 'failed' : 'retry',
@@ -177,18 +149,13 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
   async function checkQuota(owner: unknown, id: string, unit: string): Promise<void> {
     const limit = o.fairness?.queuedQuota ?? 0;
     if (!limit || typeof owner !== 'string') return;
-    const r = await db.query<{ n: number; mine: boolean }>(
-      `select count(distinct coalesce('batch-' || (data->>'batch_id'), id))::int as n,
-              bool_or(id = $2 or coalesce('batch-' || (data->>'batch_id'), id) = $3) as mine
-         from jobs where state in ('waiting', 'active') and data->>'owner_id' = $1`,
-      [owner, id, unit],
-    );
-    if (!r.rows[0]?.mine && (r.rows[0]?.n ?? 0) >= limit) throw new QueueQuotaError(limit, 10);
+    const units = await jobsRepo.ownerUnits(db, owner, id, unit);
+    if (!units?.mine && (units?.n ?? 0) >= limit) throw new QueueQuotaError(limit, 10);
   }
 
   const get = async (id: string) => {
-    const r = await db.query<Row>('select * from jobs where id = $1', [id]);
-    return r.rows[0] ? toRecord(r.rows[0]) : null;
+    const row = await jobsRepo.get(db, id);
+    return row ? toRecord(row) : null;
   };
 
   return {
@@ -209,10 +176,7 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
       const parsed = parsePayload(name, data);
       const id = opts.jobId ?? randomUUID();
       await checkQuota((parsed as { owner_id?: unknown }).owner_id, id, quotaUnit(parsed, id));
-      await db.query(
-        `insert into jobs (id, name, state, data, max_attempts, request_id) values ($1, $2, 'waiting', $3, $4, $5) on conflict (id) do nothing`,
-        [id, name, parsed, o.attempts, currentTrace().requestId ?? null],
-      );
+      await jobsRepo.insert(db, { id, name, data: parsed, maxAttempts: o.attempts, requestId: currentTrace().requestId ?? null });
       void pump();
       return id;
     },
@@ -240,7 +204,7 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
       assertHandlers(h);
       handlers = h;
       // Anything still marked active was cut off by a crash or kill of the previous process.
-      await db.query(`update jobs set state = 'waiting' where state = 'active'`);
+      await jobsRepo.requeueActive(db);
       timer = setInterval(() => void pump(), o.pollMs ?? 250);
       timer.unref();
       void pump();
