@@ -4,7 +4,6 @@
  * longer does, so this list only shrinks.
  */
 export const SQL_OUTSIDE_REPOS: readonly string[] = [
-  'api/src/services/fruit-public.service.ts',
   'api/src/services/survey-review.ts',
   'api/src/services/survey.service.ts',
   'workers/src/handlers/survey.handler.ts',

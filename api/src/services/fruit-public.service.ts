@@ -1,7 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
-import { dropUnusedBlobs } from '../../../shared/src/repos/fruit-batch.repo.js';
+import type { Logger } from '../../../shared/src/logger.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { JobQueue } from '../../../shared/src/ports/queue.port.js';
+import type { RateLimitStore } from '../../../shared/src/ports/rate-limit.port.js';
+import type { FruitPublicRepo, FruitScanTokenRow, PublicFruitRow } from '../../../shared/src/repos/fruit-public.repo.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import { enforceRateLimit } from '../middleware/rate-limit.js';
 import { jobFailure } from './jobs.service.js';
@@ -73,14 +76,22 @@ export function answerFor<C extends { confidence: PublicConfidence }>(
 const photoUrl = (cid: string) => `/api/blobs/${cid}`;
 const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
 
-interface FruitRow {
-  id: string;
-  species: string | null;
-  name: string | null;
-  created_at: Date | string;
-  tree_id: string | null;
-  tree_public: boolean;
-  code: string | null;
+/** What the public fruit routes use. */
+export interface FruitPublicDeps {
+  db: Queryable;
+  fruit: Pick<
+    FruitPublicRepo,
+    'publicFruit' | 'photos' | 'photoCount' | 'latestRecord' | 'insertToken' | 'sweepTokens' | 'token' | 'choose'
+  >;
+  media: Pick<MediaService, 'withUploads'>;
+  trees: Pick<TreesService, 'setVisibility'>;
+  queue: Pick<JobQueue, 'enqueue' | 'waitFor'>;
+  rateLimits: RateLimitStore;
+  /** Deletes the blobs among `cids` that nothing refers to any more (fruit-batch.repo's dropUnusedBlobs). */
+  dropBlobs: (cids: readonly string[]) => Promise<void>;
+  logger: Pick<Logger, 'error'>;
+  /** JOB_WAIT_MS, FRUIT_SCAN_TTL_S and FRUIT_PUBLIC_PER_MIN. */
+  settings: { jobWaitMs: number; scanTtlS: number; perMinute: number };
 }
 
 /**
@@ -90,33 +101,19 @@ interface FruitRow {
  * the path. Every answer is re-checked against the fruit's visibility at answer time, so a fruit
  * unpublished while a job ran never appears, and a private tree is never linked.
  */
-export function createFruitPublicService(c: Container, deps: { media: MediaService; trees: TreesService }) {
-  const { db } = c;
+export function createFruitPublicService(deps: FruitPublicDeps) {
+  const { db, fruit, queue, settings } = deps;
 
   /** The public fruit among `ids`, with its tree only when that tree is public too. */
-  async function publicFruit(ids: string[]): Promise<Map<string, FruitRow>> {
-    if (!ids.length) return new Map();
-    const r = await db.query<FruitRow>(
-      `select f.id, f.species, f.name, f.created_at,
-              case when t.visibility = 'public' and t.deleted_at is null then t.id end as tree_id,
-              coalesce(t.visibility = 'public' and t.deleted_at is null, false) as tree_public,
-              case when t.visibility = 'public' and t.deleted_at is null then (select tr.code from tree_records tr where tr.individual_id = t.id) end as code
-         from individuals f left join individuals t on t.id = f.tree_id and t.kind = 'tree'
-        where f.id = any($1::uuid[]) and f.kind = 'fruit' and f.visibility = 'public' and f.deleted_at is null`,
-      [ids],
-    );
-    return new Map(r.rows.map((x) => [x.id, x]));
+  async function publicFruit(ids: string[]): Promise<Map<string, PublicFruitRow>> {
+    return new Map((await fruit.publicFruit(db, ids)).map((x) => [x.id, x]));
   }
 
   async function photosOf(fruitId: string, preferred: string[], max: number): Promise<PublicPhoto[]> {
-    const r = await db.query<{ id: string; cid: string }>(
-      `select id, cid from images where individual_id = $1 order by array_position($2::uuid[], id) nulls last, created_at, id limit $3`,
-      [fruitId, preferred, max],
-    );
-    return r.rows.map((x) => ({ image_id: x.id, cid: x.cid, url: photoUrl(x.cid) }));
+    return (await fruit.photos(db, fruitId, preferred, max)).map((x) => ({ image_id: x.id, cid: x.cid, url: photoUrl(x.cid) }));
   }
 
-  const treeOf = (f: FruitRow): PublicTree | null =>
+  const treeOf = (f: PublicFruitRow): PublicTree | null =>
     f.tree_public && f.tree_id ? { tree_id: f.tree_id, code: f.code, link: f.code ? `/t/${encodeURIComponent(f.code)}` : null } : null;
 
   /**
@@ -131,22 +128,22 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
         // Only bytes this request wrote may go afterwards: a photo that was already stored (an
         // owner's identify or care photo sent again by anyone) is never this public route's to delete.
         if (m!.created) created.push(m!.cid);
-        const id = await c.queue.enqueue('fruit_lookup', { query_id: randomUUID(), images: [m!.cid], limit: LOOKUP_MAX });
-        const rec = await c.queue.waitFor(id, c.config.JOB_WAIT_MS);
+        const id = await queue.enqueue('fruit_lookup', { query_id: randomUUID(), images: [m!.cid], limit: LOOKUP_MAX });
+        const rec = await queue.waitFor(id, settings.jobWaitMs);
         if (!rec || (rec.state !== 'completed' && rec.state !== 'failed')) {
           // The job still holds the photo: delete it once the job ends, not now.
           const later = created.splice(0);
-          void c.queue
+          void queue
             .waitFor(id, 10 * 60_000)
             .catch(() => null)
-            .then(() => dropUnusedBlobs(c, later))
+            .then(() => deps.dropBlobs(later))
             .catch(() => undefined);
-          throw ERRORS.rateLimited(Math.max(1, Math.ceil(c.config.JOB_WAIT_MS / 1000)));
+          throw ERRORS.rateLimited(Math.max(1, Math.ceil(settings.jobWaitMs / 1000)));
         }
         if (rec.state === 'failed') throw jobFailure(rec);
         return (rec.result ?? {}) as Partial<Omit<PublicAnswer, 'candidates'>> & { candidates?: RankedRaw[] };
       })
-      .finally(() => dropUnusedBlobs(c, created).catch((err) => c.logger.error({ err }, 'public photo clean-up failed')));
+      .finally(() => deps.dropBlobs(created).catch((err) => deps.logger.error({ err }, 'public photo clean-up failed')));
     const ranked = raw.candidates ?? [];
     const live = await publicFruit(ranked.map((x) => x.fruit_id));
     const out: PublicCandidate[] = [];
@@ -177,20 +174,13 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
   async function provenance(fruitId: string) {
     const f = (await publicFruit([fruitId])).get(fruitId);
     if (!f) throw ERRORS.notFound();
-    const [count, rec] = await Promise.all([
-      db.query<{ n: number }>('select count(*)::int as n from images where individual_id = $1', [fruitId]),
-      db.query<{ record_cid: string; record_hash: string }>(
-        `select record_cid, record_hash from entity_records where entity_type = 'fruit' and entity_id = $1 order by created_at desc limit 1`,
-        [fruitId],
-      ),
-    ]);
-    const r = rec.rows[0];
+    const [count, r] = await Promise.all([fruit.photoCount(db, fruitId), fruit.latestRecord(db, fruitId)]);
     return {
       fruit_id: f.id,
       species: f.species,
       name: f.name,
-      enrolled_at: (f.created_at instanceof Date ? f.created_at : new Date(f.created_at)).toISOString(),
-      image_count: Number(count.rows[0]?.n ?? 0),
+      enrolled_at: f.created_at.toISOString(),
+      image_count: count,
       photos: await photosOf(f.id, [], PROVENANCE_PHOTOS),
       tree: treeOf(f),
       evidence: r ? ('recorded' as const) : ('server_only' as const),
@@ -199,10 +189,10 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
   }
 
   /** Why a token cannot be used, in the order a person can act on it. */
-  function tokenProblem(row: { consumed_at: unknown; expires_at: Date | string } | undefined): AppError | null {
+  function tokenProblem(row: Omit<FruitScanTokenRow, 'candidates'> | null): AppError | null {
     if (!row) return new AppError(400, 'fruit_scan_token_invalid', { field: 'scan_token' });
     if (row.consumed_at) return new AppError(400, 'fruit_scan_token_used', { field: 'scan_token' });
-    if (new Date(row.expires_at).getTime() <= Date.now()) return new AppError(400, 'fruit_scan_token_expired', { field: 'scan_token' });
+    if (row.expires_at.getTime() <= Date.now()) return new AppError(400, 'fruit_scan_token_expired', { field: 'scan_token' });
     return null;
   }
 
@@ -210,7 +200,7 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
     /** The public routes' own budget per client. The IP is hashed, and the count expires with its one-minute window. */
     async throttle(ip: string): Promise<void> {
       const key = `fruit-public:${createHash('sha256').update(ip).digest('hex').slice(0, 24)}`;
-      await enforceRateLimit(c.rateLimits, key, c.config.FRUIT_PUBLIC_PER_MIN, 60_000);
+      await enforceRateLimit(deps.rateLimits, key, settings.perMinute, 60_000);
     },
     lookup: rank,
     provenance,
@@ -220,14 +210,10 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
       const answer = await rank(file);
       const { candidates } = answer;
       const token = randomBytes(24).toString('base64url');
-      const expires = new Date(Date.now() + c.config.FRUIT_SCAN_TTL_S * 1000);
-      await db.query('insert into fruit_scan_tokens (hash, candidates, expires_at) values ($1, $2, $3)', [
-        hashToken(token),
-        JSON.stringify(candidates.map((x) => x.fruit_id)),
-        expires,
-      ]);
+      const expires = new Date(Date.now() + settings.scanTtlS * 1000);
+      await fruit.insertToken(db, { hash: hashToken(token), candidates: candidates.map((x) => x.fruit_id), expiresAt: expires });
       // Tokens a day past expiry can only ever answer "invalid"; sweeping here needs no timer.
-      await db.query(`delete from fruit_scan_tokens where expires_at < now() - interval '1 day'`);
+      await fruit.sweepTokens(db);
       return { ...answer, scan_token: token, expires_at: expires.toISOString() };
     },
 
@@ -237,27 +223,15 @@ export function createFruitPublicService(c: Container, deps: { media: MediaServi
      */
     async choose(token: string, fruitId: string) {
       const hash = hashToken(token);
-      const r = await db.query<{ candidates: string[]; consumed_at: unknown; expires_at: Date | string }>(
-        'select candidates, consumed_at, expires_at from fruit_scan_tokens where hash = $1',
-        [hash],
-      );
-      const row = r.rows[0];
+      const row = await fruit.token(db, hash);
       const problem = tokenProblem(row);
       if (problem) throw problem;
       if (!row!.candidates.includes(fruitId.toLowerCase())) throw new AppError(400, 'fruit_scan_not_offered', { field: 'fruit_id' });
       // Unpublished since the scan: the same 404 as a fruit that never existed; the token stays usable.
       const out = await provenance(fruitId.toLowerCase());
-      const done = await db.query(
-        'update fruit_scan_tokens set consumed_at = now(), chosen_id = $2 where hash = $1 and consumed_at is null and expires_at > now()',
-        [hash, fruitId.toLowerCase()],
-      );
-      if (done.affectedRows !== 1) {
+      if (!(await fruit.choose(db, hash, fruitId.toLowerCase()))) {
         // Lost a race with another choice, or expired in between: say which.
-        const again = await db.query<{ consumed_at: unknown; expires_at: Date | string }>(
-          'select consumed_at, expires_at from fruit_scan_tokens where hash = $1',
-          [hash],
-        );
-        throw tokenProblem(again.rows[0]) ?? ERRORS.internal();
+        throw tokenProblem(await fruit.token(db, hash)) ?? ERRORS.internal();
       }
       return out;
     },

@@ -23,6 +23,8 @@ import { treesRepo } from '../../../shared/src/repos/trees.repo.js';
 import { fruitListRepo } from '../../../shared/src/repos/fruit-list.repo.js';
 import { scanTokensRepo } from '../../../shared/src/repos/scan-tokens.repo.js';
 import { viewsRepo } from '../../../shared/src/repos/views.repo.js';
+import { fruitPublicRepo } from '../../../shared/src/repos/fruit-public.repo.js';
+import { dropUnusedBlobs } from '../../../shared/src/repos/fruit-batch.repo.js';
 import { treeRecordCode } from '../../../shared/src/repos/evidence/tree-record.js';
 import { pinTreeEvidence } from '../../../shared/src/repos/evidence/pin-evidence.js';
 import { describeLatestAnchor } from './anchor-public.service.js';
@@ -120,7 +122,17 @@ export function createServices(c: Container) {
     population: createPopulationService({ db: c.db, population: populationRepo }),
     ...createEvidenceServices(c, jobs),
     ...createCareServices(c, media),
-    fruitPublic: createFruitPublicService(c, { media, trees }),
+    fruitPublic: createFruitPublicService({
+      db: c.db,
+      fruit: fruitPublicRepo,
+      media,
+      trees,
+      queue: c.queue,
+      rateLimits: c.rateLimits,
+      dropBlobs: (cids) => dropUnusedBlobs(c, cids),
+      logger: c.logger,
+      settings: { jobWaitMs: c.config.JOB_WAIT_MS, scanTtlS: c.config.FRUIT_SCAN_TTL_S, perMinute: c.config.FRUIT_PUBLIC_PER_MIN },
+    }),
     fruitBatch: createFruitBatchService(c, { trees, fruitSummaries: fruitList.summaries }),
     ...createAnimalServices(c, { trees, media, jobs }),
     ops: createOpsService({
