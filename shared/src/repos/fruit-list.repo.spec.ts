@@ -1,20 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { fruitListRepo as repo, type FruitFilter } from './fruit-list.repo.js';
 
 describe.each(BOTH_DATABASES)('fruit list on $name', ({ open }) => {
-  let opened: OpenDatabase;
-  const db = () => opened.db;
   const [owner, other] = [randomUUID(), randomUUID()];
   const [tree, old, young, gone, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const [img1, img2] = [randomUUID(), randomUUID()];
   const all: FruitFilter = { treeId: null, farmId: null, fruitId: null };
 
-  beforeAll(async () => {
-    opened = await open();
-    await db().query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
-    await db().query(
+  const opened = openDatabase(open, async (db) => {
+    await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
+    await db.query(
       `insert into individuals (id, owner_id, kind, farm_id, tree_id, species, name, visibility, created_at, deleted_at) values
          ($1, $6, 'tree', 'f1', null, 'durian', 'row 1', 'private', now() - interval '4 hours', null),
          ($2, $6, 'fruit', 'f1', $1, 'durian', 'big one', 'public', now() - interval '3 hours', null),
@@ -23,20 +20,18 @@ describe.each(BOTH_DATABASES)('fruit list on $name', ({ open }) => {
          ($5, $7, 'fruit', 'f1', null, null, null, 'private', now(), null)`,
       [tree, old, young, gone, theirs, owner, other],
     );
-    await db().query(
+    await db.query(
       `insert into tree_records (individual_id, code, record_cbor, record_cid, record_hash) values ($1, 'MKL-t-1', '\\xa0', 'bafy', 'h')`,
       [tree],
     );
-    await db().query(`insert into blobs (cid, size, content_type) values ('c1', 1, 'image/jpeg'), ('c2', 1, 'image/jpeg')`);
-    await db().query(
+    await db.query(`insert into blobs (cid, size, content_type) values ('c1', 1, 'image/jpeg'), ('c2', 1, 'image/jpeg')`);
+    await db.query(
       `insert into images (id, individual_id, owner_id, cid, source, created_at) values
          ($1, $3, $4, 'c2', 'enroll', now() - interval '1 minute'), ($2, $3, $4, 'c1', 'enroll', now())`,
       [img1, img2, old, owner],
     );
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
+  const db = () => opened.db;
 
   it('pages the owner’s live fruit newest first with the tree’s name and code, photo count and first photo', async () => {
     const { rows, total } = await repo.page(db(), owner, all, { limit: 10, offset: 0 });

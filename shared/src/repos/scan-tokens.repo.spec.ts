@@ -1,21 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { scanTokensRepo as repo } from './scan-tokens.repo.js';
 
 describe.each(BOTH_DATABASES)('scan tokens on $name', ({ open }) => {
-  let opened: OpenDatabase;
-  const db = () => opened.db;
   const [owner, other] = [randomUUID(), randomUUID()];
   const inMinutes = (m: number) => new Date(Date.now() + m * 60_000);
   const token = (hash: string, ownerId = owner, expiresAt = inMinutes(10)) =>
     repo.insert(db(), { hash, ownerId, speciesGuess: 'durian', topK: ['durian', 'Xoài'], expiresAt });
 
-  beforeAll(async () => {
-    opened = await open();
-    await db().query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
+  const opened = openDatabase(open, async (db) => {
+    await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
     const tree = (species: string | null, kind = 'tree', deleted = false, ownerId = owner) =>
-      db().query(`insert into individuals (id, owner_id, kind, species, deleted_at) values ($1, $2, $3, $4, $5)`, [
+      db.query(`insert into individuals (id, owner_id, kind, species, deleted_at) values ($1, $2, $3, $4, $5)`, [
         randomUUID(),
         ownerId,
         kind,
@@ -26,10 +23,8 @@ describe.each(BOTH_DATABASES)('scan tokens on $name', ({ open }) => {
     await tree('mango', 'fruit');
     await tree('mango', 'tree', true);
     await tree('pomelo', 'tree', false, other);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
+  const db = () => opened.db;
 
   it('counts the species on the owner’s live trees, most first, blank ones and fruit, deleted and others’ trees left out', async () => {
     expect(await repo.ownTreeSpecies(db(), owner)).toEqual([

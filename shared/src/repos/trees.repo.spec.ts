@@ -1,21 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { treesRepo as repo } from './trees.repo.js';
 
 describe.each(BOTH_DATABASES)('trees on $name', ({ open }) => {
-  let opened: OpenDatabase;
-  const db = () => opened.db;
   const [owner, grantee, stranger] = [randomUUID(), randomUUID(), randomUUID()];
   const [first, second, gone, theirs, fruit] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
 
-  beforeAll(async () => {
-    opened = await open();
-    await db().query(
+  const opened = openDatabase(open, async (db) => {
+    await db.query(
       `insert into accounts (id, username, public_name) values ($1, 'owner', 'Vườn Lan'), ($2, 'grantee', null), ($3, 'x', null)`,
       [owner, grantee, stranger],
     );
-    await db().query(
+    await db.query(
       `insert into individuals (id, owner_id, kind, farm_id, species, name, lat, lon, visibility, created_at, deleted_at) values
          ($1, $6, 'tree', 'f1', 'durian', 'row 1', 10.5, 105.5, 'public', now() - interval '3 hours', null),
          ($2, $6, 'tree', 'f2', null, null, null, null, 'private', now() - interval '2 hours', null),
@@ -29,23 +26,21 @@ describe.each(BOTH_DATABASES)('trees on $name', ({ open }) => {
       [gone, 'MKL-gone-1'],
       [theirs, 'MKL-ccc-1'],
     ])
-      await db().query(`insert into tree_records (individual_id, code, record_cbor, record_cid, record_hash) values ($1, $2, $3, $4, $5)`, [
+      await db.query(`insert into tree_records (individual_id, code, record_cbor, record_cid, record_hash) values ($1, $2, $3, $4, $5)`, [
         id,
         code,
         new Uint8Array([0xa0]),
         `bafy${code}`,
         `hash${code}`,
       ]);
-    await db().query(`insert into blobs (cid, size, content_type) values ('cid1', 1, 'image/jpeg'), ('cid2', 1, 'image/jpeg')`);
-    await db().query(
+    await db.query(`insert into blobs (cid, size, content_type) values ('cid1', 1, 'image/jpeg'), ('cid2', 1, 'image/jpeg')`);
+    await db.query(
       `insert into images (id, individual_id, owner_id, cid, source) values ($1, $3, $4, 'cid1', 'enroll'), ($2, $3, $4, 'cid2', 'enroll')`,
       [randomUUID(), randomUUID(), first, owner],
     );
-    await db().query(`insert into grants (owner_id, grantee_id, kind, access) values ($1, $2, 'tree', 'read')`, [stranger, grantee]);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
+    await db.query(`insert into grants (owner_id, grantee_id, kind, access) values ($1, $2, 'tree', 'read')`, [stranger, grantee]);
   });
+  const db = () => opened.db;
 
   it('finds a live tree by its printed code in any case, and nothing for a deleted tree or an unknown code', async () => {
     expect(await repo.idByCode(db(), 'mkl-AAA-1')).toBe(first);

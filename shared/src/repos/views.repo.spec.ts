@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { viewsRepo as repo } from './views.repo.js';
 
 describe.each(BOTH_DATABASES)('views on $name', ({ open }) => {
-  let opened: OpenDatabase;
-  const db = () => opened.db;
   const owner = randomUUID();
   const [tree, bare] = [randomUUID(), randomUUID()];
   const [first, second] = [randomUUID(), randomUUID()];
@@ -16,22 +14,19 @@ describe.each(BOTH_DATABASES)('views on $name', ({ open }) => {
       [image, owner, version, new Uint8Array(bytes), version === 'v2' ? new Uint8Array([9]) : null, { sharpness: ageS }, ageS],
     );
 
-  beforeAll(async () => {
-    opened = await open();
-    await db().query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
-    await db().query(`insert into individuals (id, owner_id, kind) values ($1, $3, 'tree'), ($2, $3, 'tree')`, [tree, bare, owner]);
-    await db().query(`insert into blobs (cid, size, content_type) values ('c1', 1, 'image/jpeg'), ('c2', 1, 'image/jpeg')`);
-    await db().query(
+  const opened = openDatabase(open, async (db) => {
+    await db.query(`insert into accounts (id, username) values ($1, 'owner')`, [owner]);
+    await db.query(`insert into individuals (id, owner_id, kind) values ($1, $3, 'tree'), ($2, $3, 'tree')`, [tree, bare, owner]);
+    await db.query(`insert into blobs (cid, size, content_type) values ('c1', 1, 'image/jpeg'), ('c2', 1, 'image/jpeg')`);
+    await db.query(
       `insert into images (id, individual_id, owner_id, cid, source, in_record, width, height, created_at) values
          ($1, $3, $4, 'c1', 'enroll', true, 640, 480, now() - interval '1 hour'), ($2, $3, $4, 'c2', 'identify', false, null, null, now())`,
       [first, second, tree, owner],
     );
     await descriptor(first, 'v1', [1, 2], 60);
     await descriptor(first, 'v2', [3, 4], 10);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
   });
+  const db = () => opened.db;
 
   it('reads every photo oldest first, each with its newest descriptor, and none for a photo not yet described', async () => {
     const rows = await repo.ofIndividual(db(), tree);
