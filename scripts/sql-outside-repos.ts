@@ -4,7 +4,5 @@
  * longer does, so this list only shrinks.
  */
 export const SQL_OUTSIDE_REPOS: readonly string[] = [
-  'api/src/services/survey-review.ts',
-  'api/src/services/survey.service.ts',
   'workers/src/handlers/survey.handler.ts',
 ];

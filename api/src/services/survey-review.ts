@@ -6,6 +6,7 @@
  */
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
+import { surveysRepo } from '../../../shared/src/repos/surveys.repo.js';
 import { summarise, type DecidedTrack } from '../../../shared/src/domain/survey-summary.js';
 import type { Caller } from '../http/route.js';
 import type { VerdictLabel } from './verdict.service.js';
@@ -69,15 +70,11 @@ export function createSurveyReview(
   },
 ) {
   return async function review(caller: Caller, surveyId: string, trackNo: number, input: ReviewInput) {
-    const s = await c.db.query<{ kind: string; status: string; result: Record<string, unknown> | null }>(
-      'select kind, status, result from surveys where id = $1 and owner_id = $2',
-      [surveyId, caller.account_id],
-    );
-    const survey = s.rows[0];
+    const survey = await surveysRepo.ownResult(c.db, surveyId, caller.account_id);
     if (!survey) throw ERRORS.notFound();
     if (survey.status !== 'done' || !survey.result) throw new AppError(422, 'survey_not_done', { field: 'survey_id' });
     if (survey.kind === 'fruit') throw new AppError(422, 'survey_review_fruit', { field: 'track' });
-    const rows = await c.db.query<TrackRow>('select * from survey_tracks where survey_id = $1 order by track_no', [surveyId]);
+    const rows = { rows: await surveysRepo.tracks<TrackRow>(c.db, surveyId) };
     const track = rows.rows.find((t) => t.track_no === trackNo);
     if (!track?.query_id) throw new AppError(404, 'survey_track_unknown', { field: 'track', track: trackNo });
     const label = labelFor(track, input);
@@ -90,12 +87,7 @@ export function createSurveyReview(
     // Only an individual of the caller's own counts as known; another id was dropped with the label.
     const reviewed = input.action === 'confirm' ? 'confirmed' : 'corrected';
     const reviewedId = input.action === 'confirm' ? track.individual_id : stored.correct_id;
-    await c.db.query('update survey_tracks set reviewed = $3, reviewed_id = $4 where survey_id = $1 and track_no = $2', [
-      surveyId,
-      trackNo,
-      reviewed,
-      reviewedId,
-    ]);
+    await surveysRepo.markReviewed(c.db, surveyId, trackNo, reviewed, reviewedId);
     track.reviewed = reviewed;
     track.reviewed_id = reviewedId;
     const prev = survey.result as {
@@ -117,7 +109,7 @@ export function createSurveyReview(
       ...summary,
       tracks: prev.tracks.map((t) => ({ ...t, ...(reviews.has(t.track as number) ? { review: reviews.get(t.track as number) } : {}) })),
     };
-    await c.db.query('update surveys set result = $2 where id = $1', [surveyId, result]);
+    await surveysRepo.setResult(c.db, surveyId, result);
     return { survey_id: surveyId, track: trackNo, label: label.verdict, count: summary.count, result };
   };
 }

@@ -1,3 +1,5 @@
+import { populationRepo } from '../../../shared/src/repos/population.repo.js';
+import { surveysRepo, type SurveyRow, type SurveyStage } from '../../../shared/src/repos/surveys.repo.js';
 import { randomUUID } from 'node:crypto';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
@@ -23,29 +25,7 @@ export interface SurveyInput {
   fps?: number | undefined;
 }
 
-interface SurveyRow {
-  id: string;
-  kind: string;
-  species: string | null;
-  farm_id: string | null;
-  tree_id: string | null;
-  zone: string;
-  video_cid: string;
-  job_id: string;
-  status: 'running' | 'done' | 'failed';
-  frames_read: number;
-  tracks: number;
-  stage: SurveyStage;
-  frames_total: number | null;
-  identified: number;
-  result: Record<string, unknown> | null;
-  error: { code: string; params?: Record<string, unknown> } | null;
-  created_at: Date;
-  finished_at: Date | null;
-}
-
-/** Where a running survey is: waiting for a worker, reading frames, identifying tracks; `done` once it ended. */
-export type SurveyStage = 'queued' | 'reading' | 'identifying' | 'done';
+export type { SurveyStage } from '../../../shared/src/repos/surveys.repo.js';
 
 export interface SurveyProgress {
   status: SurveyRow['status'];
@@ -74,31 +54,21 @@ export function createSurveyService(
   const { db } = c;
   const review = createSurveyReview(c, { record: (caller, input) => deps.verdicts.record(caller, input) });
   const progressPoll = createSharedPoll<SurveyProgress>({
-    read: async (id) =>
-      (
-        await db.query<SurveyProgress>('select status, stage, frames_read, frames_total, tracks, identified from surveys where id = $1', [
-          id,
-        ])
-      ).rows[0],
+    read: async (id) => (await surveysRepo.progress(db, id)) ?? undefined,
     key: (p) => `${p.status}/${p.stage}/${p.frames_read}/${p.frames_total}/${p.tracks}/${p.identified}`,
     final: (p) => p.status !== 'running',
     intervalMs: c.config.BATCH_EVENTS_POLL_MS,
   });
 
   async function owned(caller: Caller, id: string): Promise<SurveyRow> {
-    const r = await db.query<SurveyRow>('select * from surveys where id = $1 and owner_id = $2', [id, caller.account_id]);
-    if (!r.rows[0]) throw ERRORS.notFound();
-    return r.rows[0];
+    const row = await surveysRepo.own(db, id, caller.account_id);
+    if (!row) throw ERRORS.notFound();
+    return row;
   }
 
   /** A farm is the caller's once an individual was enrolled into it or its row was bound; anything else is the one 404. */
   async function assertFarm(ownerId: string, farmId: string) {
-    const r = await db.query(
-      `select 1 from individuals where owner_id = $1 and farm_id = $2 and deleted_at is null
-        union all select 1 from farms where owner_id = $1 and farm_id = $2 limit 1`,
-      [ownerId, farmId],
-    );
-    if (!r.rows.length) throw ERRORS.notFound();
+    if (!(await populationRepo.farmIsOwn(db, ownerId, farmId))) throw ERRORS.notFound();
   }
 
   function view(r: SurveyRow, lang: Lang) {
@@ -144,20 +114,17 @@ export function createSurveyService(
         'video',
         'file',
         async ([v]) => {
-          await db.query(
-            `insert into surveys (id, owner_id, kind, species, farm_id, tree_id, zone, video_cid, job_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-            [
-              id,
-              caller.account_id,
-              input.kind,
-              input.kind === 'animal' ? input.species!.trim() : null,
-              input.farm_id ?? null,
-              input.tree_id ?? null,
-              zone,
-              v!.cid,
-              jobId,
-            ],
-          );
+          await surveysRepo.insert(db, {
+            id,
+            owner_id: caller.account_id,
+            kind: input.kind,
+            species: input.kind === 'animal' ? input.species!.trim() : null,
+            farm_id: input.farm_id ?? null,
+            tree_id: input.tree_id ?? null,
+            zone,
+            video_cid: v!.cid,
+            job_id: jobId,
+          });
           try {
             await c.queue.enqueue(
               'survey',
@@ -175,7 +142,7 @@ export function createSurveyService(
               { jobId },
             );
           } catch (err) {
-            await db.query('delete from surveys where id = $1', [id]);
+            await surveysRepo.remove(db, id);
             throw err;
           }
           return { survey_id: id, job_id: jobId, status: 'running' as const, links: links(id, jobId) };
@@ -189,10 +156,8 @@ export function createSurveyService(
     },
 
     async list(caller: Caller, lang: Lang) {
-      const r = await db.query<SurveyRow>('select * from surveys where owner_id = $1 order by created_at desc limit 100', [
-        caller.account_id,
-      ]);
-      return r.rows.map((x) => {
+      const rows = await surveysRepo.newest(db, caller.account_id, 100);
+      return rows.map((x) => {
         const { result: _r, ...rest } = view(x, lang);
         return { ...rest, count: (x.result?.count as number | undefined) ?? null };
       });
@@ -207,18 +172,7 @@ export function createSurveyService(
      * that animal, so the counts and the label follow. Answers the job's outcome (202 while it runs).
      */
     async enrolTrack(caller: Caller, surveyId: string, trackNo: number, name: string | undefined): Promise<JobOutcome> {
-      const r = await db.query<{
-        species: string | null;
-        farm_id: string | null;
-        kind: string;
-        status: string;
-        frame_cids: string[] | null;
-      }>(
-        `select s.species, s.farm_id, s.kind, s.status, t.enrol_cids as frame_cids from surveys s left join survey_tracks t on t.survey_id = s.id and t.track_no = $3
-          where s.id = $1 and s.owner_id = $2`,
-        [surveyId, caller.account_id, trackNo],
-      );
-      const row = r.rows[0];
+      const row = await surveysRepo.trackForEnrol(db, surveyId, caller.account_id, trackNo);
       if (!row) throw ERRORS.notFound();
       if (row.kind === 'fruit') throw new AppError(422, 'survey_review_fruit', { field: 'track' });
       if (!row.frame_cids) throw new AppError(404, 'survey_track_unknown', { field: 'track', track: trackNo });

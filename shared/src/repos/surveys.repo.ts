@@ -1,0 +1,126 @@
+/**
+ * Statements on `surveys` (one video surveyed: its progress and result) and `survey_tracks` (each
+ * track's answer), as the survey routes read and write them. Each read carries the owner's id;
+ * another account's survey reads as missing.
+ */
+import type { Queryable } from '../ports/database.port.js';
+
+/** Where a running survey is: waiting for a worker, reading frames, identifying tracks; `done` once it ended. */
+export type SurveyStage = 'queued' | 'reading' | 'identifying' | 'done';
+
+export interface SurveyRow {
+  id: string;
+  kind: string;
+  species: string | null;
+  farm_id: string | null;
+  tree_id: string | null;
+  zone: string;
+  video_cid: string;
+  job_id: string;
+  status: 'running' | 'done' | 'failed';
+  frames_read: number;
+  tracks: number;
+  stage: SurveyStage;
+  frames_total: number | null;
+  identified: number;
+  result: Record<string, unknown> | null;
+  error: { code: string; params?: Record<string, unknown> } | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export type SurveyProgressRow = Pick<SurveyRow, 'status' | 'stage' | 'frames_read' | 'frames_total' | 'tracks' | 'identified'>;
+
+export interface NewSurvey {
+  id: string;
+  owner_id: string;
+  kind: string;
+  species: string | null;
+  farm_id: string | null;
+  tree_id: string | null;
+  zone: string;
+  video_cid: string;
+  job_id: string;
+}
+
+export const surveysRepo = {
+  async insert(db: Queryable, s: NewSurvey): Promise<void> {
+    await db.query(
+      `insert into surveys (id, owner_id, kind, species, farm_id, tree_id, zone, video_cid, job_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [s.id, s.owner_id, s.kind, s.species, s.farm_id, s.tree_id, s.zone, s.video_cid, s.job_id],
+    );
+  },
+
+  /** Removes a survey whose job could not be queued. */
+  async remove(db: Queryable, id: string): Promise<void> {
+    await db.query('delete from surveys where id = $1', [id]);
+  },
+
+  /** The owner's survey (null: missing, or another account's). */
+  async own(db: Queryable, id: string, ownerId: string): Promise<SurveyRow | null> {
+    return (await db.query<SurveyRow>('select * from surveys where id = $1 and owner_id = $2', [id, ownerId])).rows[0] ?? null;
+  },
+
+  /** The owner's newest surveys, at most `limit`. */
+  async newest(db: Queryable, ownerId: string, limit: number): Promise<SurveyRow[]> {
+    return (await db.query<SurveyRow>('select * from surveys where owner_id = $1 order by created_at desc limit $2', [ownerId, limit]))
+      .rows;
+  },
+
+  /** A survey's progress (the progress stream polls it; the caller's ownership was checked before). */
+  async progress(db: Queryable, id: string): Promise<SurveyProgressRow | null> {
+    const r = await db.query<SurveyProgressRow>(
+      'select status, stage, frames_read, frames_total, tracks, identified from surveys where id = $1',
+      [id],
+    );
+    return r.rows[0] ?? null;
+  },
+
+  /** The owner's survey with one track's crops kept for enrolment (null frame_cids: no such track). */
+  async trackForEnrol(
+    db: Queryable,
+    id: string,
+    ownerId: string,
+    trackNo: number,
+  ): Promise<{ species: string | null; farm_id: string | null; kind: string; status: string; frame_cids: string[] | null } | null> {
+    const r = await db.query<{ species: string | null; farm_id: string | null; kind: string; status: string; frame_cids: string[] | null }>(
+      `select s.species, s.farm_id, s.kind, s.status, t.enrol_cids as frame_cids from surveys s left join survey_tracks t on t.survey_id = s.id and t.track_no = $3
+        where s.id = $1 and s.owner_id = $2`,
+      [id, ownerId, trackNo],
+    );
+    return r.rows[0] ?? null;
+  },
+
+  /** The owner's survey's kind, status and result (null: missing, or another account's). */
+  async ownResult(
+    db: Queryable,
+    id: string,
+    ownerId: string,
+  ): Promise<{ kind: string; status: string; result: Record<string, unknown> | null } | null> {
+    const r = await db.query<{ kind: string; status: string; result: Record<string, unknown> | null }>(
+      'select kind, status, result from surveys where id = $1 and owner_id = $2',
+      [id, ownerId],
+    );
+    return r.rows[0] ?? null;
+  },
+
+  /** Every track of a survey, in track order (the caller's ownership of the survey was checked before). */
+  async tracks<T>(db: Queryable, surveyId: string): Promise<T[]> {
+    return (await db.query<T & object>('select * from survey_tracks where survey_id = $1 order by track_no', [surveyId])).rows;
+  },
+
+  /** Records the owner's review of one track. */
+  async markReviewed(db: Queryable, surveyId: string, trackNo: number, reviewed: 'confirmed' | 'corrected', reviewedId: string | null) {
+    await db.query('update survey_tracks set reviewed = $3, reviewed_id = $4 where survey_id = $1 and track_no = $2', [
+      surveyId,
+      trackNo,
+      reviewed,
+      reviewedId,
+    ]);
+  },
+
+  /** Replaces a survey's result (the counts recomputed after a review). */
+  async setResult(db: Queryable, surveyId: string, result: Record<string, unknown>): Promise<void> {
+    await db.query('update surveys set result = $2 where id = $1', [surveyId, result]);
+  },
+};
