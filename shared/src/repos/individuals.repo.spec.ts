@@ -147,6 +147,11 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
     expect(await individualsRepo.speciesOfFarm(opened.db, other, null)).toEqual([]);
   });
 
+  it('lists a farm’s live animals, another owner’s farm of the same name never', async () => {
+    expect((await individualsRepo.animalsOfFarm(opened.db, grower, 'trai')).map((a) => a.id)).toEqual(expect.arrayContaining([goat, bull]));
+    expect(await individualsRepo.animalsOfFarm(opened.db, owner, 'trai')).toEqual([]);
+  });
+
   it('finds the owner’s live animal already holding one of the photos', async () => {
     await opened.db.query(
       `insert into blobs (cid, size, content_type) values ('goat-face', 1, 'image/jpeg'), ('tree-bark', 1, 'image/jpeg')`,

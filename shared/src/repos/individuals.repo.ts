@@ -196,6 +196,19 @@ export const individualsRepo = {
     return r.rows.map((x) => ({ kind: x.kind, n: Number(x.n) }));
   },
 
+  /** An owner's live animals of one farm, oldest enrolment first, with name and species. */
+  async animalsOfFarm(
+    db: Queryable,
+    ownerId: string,
+    farmId: string,
+  ): Promise<{ id: string; name: string | null; species: string | null }[]> {
+    const r = await db.query<{ id: string; name: string | null; species: string | null }>(
+      `select id, name, species from individuals where owner_id = $1 and farm_id = $2 and kind = 'animal' and deleted_at is null order by created_at`,
+      [ownerId, farmId],
+    );
+    return r.rows;
+  },
+
   /** Name, species and farm of the live ones among `ids` (a deleted or unknown id is left out). */
   async labelsOf(db: Queryable, ids: readonly string[]): Promise<IndividualLabel[]> {
     const r = await db.query<IndividualLabel>(

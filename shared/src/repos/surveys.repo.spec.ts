@@ -57,4 +57,45 @@ describe.each(BOTH_DATABASES)('surveys on $name', ({ open }) => {
     expect(tracks[1]).toMatchObject({ track_no: 2, reviewed: 'corrected', reviewed_id: cow });
     expect((await repo.ownResult(opened.db, survey, owner))?.result).toEqual({ count: 2 });
   });
+
+  it('records a job’s progress, its tracks once each, and its end or failure', async () => {
+    const id = randomUUID();
+    await repo.insert(opened.db, { ...base, id, job_id: 'j-2' });
+    await repo.start(opened.db, id);
+    await repo.readProgress(opened.db, id, { frames_read: 40, tracks: 2, frames_total: 120 });
+    expect(await repo.progress(opened.db, id)).toMatchObject({ stage: 'reading', frames_read: 40, frames_total: 120, tracks: 2 });
+    await repo.startIdentifying(opened.db, id, 120, 2);
+    await repo.setIdentified(opened.db, id, 1);
+    expect(await repo.progress(opened.db, id)).toMatchObject({ stage: 'identifying', frames_read: 120, identified: 1 });
+    const track = {
+      survey_id: id,
+      track_no: 1,
+      query_id: null,
+      verdict: 'uncertain',
+      individual_id: null,
+      candidates: [{ individual_id: 'x', probability: 0.4 }],
+      frame_cids: ['f1'],
+      enrol_cids: ['f1'],
+      first_s: 0,
+      last_s: 3,
+      boxes: [{ x: 1 }],
+    };
+    await repo.insertTrack(opened.db, track);
+    await repo.insertTrack(opened.db, { ...track, verdict: 'match' });
+    const tracks = await repo.tracks<{ verdict: string; candidates: unknown; boxes: unknown }>(opened.db, id);
+    expect(tracks).toHaveLength(1);
+    expect(tracks[0]).toMatchObject({ verdict: 'uncertain', candidates: track.candidates, boxes: track.boxes });
+    await repo.finish(opened.db, id, { frames: 120, tracks: 1, result: { count: 1 }, count_id: null });
+    expect(await repo.own(opened.db, id, owner)).toMatchObject({
+      status: 'done',
+      stage: 'done',
+      identified: 1,
+      tracks: 1,
+      result: { count: 1 },
+    });
+    const failed = randomUUID();
+    await repo.insert(opened.db, { ...base, id: failed, job_id: 'j-3' });
+    await repo.fail(opened.db, failed, { code: 'video_unreadable' });
+    expect(await repo.own(opened.db, failed, owner)).toMatchObject({ status: 'failed', error: { code: 'video_unreadable' } });
+  });
 });

@@ -123,4 +123,85 @@ export const surveysRepo = {
   async setResult(db: Queryable, surveyId: string, result: Record<string, unknown>): Promise<void> {
     await db.query('update surveys set result = $2 where id = $1', [surveyId, result]);
   },
+
+  // The survey job's writes: its progress as it reads and identifies, its tracks and its end.
+
+  /** A (re)started job: progress back to the beginning. */
+  async start(db: Queryable, id: string): Promise<void> {
+    await db.query(
+      `update surveys set status = 'running', stage = 'reading', frames_read = 0, frames_total = null, tracks = 0, identified = 0, error = null where id = $1`,
+      [id],
+    );
+  },
+
+  async readProgress(db: Queryable, id: string, p: { frames_read: number; tracks: number; frames_total: number | null }): Promise<void> {
+    await db.query('update surveys set frames_read = $2, tracks = $3, frames_total = $4 where id = $1', [
+      id,
+      p.frames_read,
+      p.tracks,
+      p.frames_total,
+    ]);
+  },
+
+  /** Every frame read: the survey now identifies its tracks. */
+  async startIdentifying(db: Queryable, id: string, frames: number, tracks: number): Promise<void> {
+    await db.query(`update surveys set stage = 'identifying', frames_read = $2, tracks = $3, identified = 0 where id = $1`, [
+      id,
+      frames,
+      tracks,
+    ]);
+  },
+
+  async setIdentified(db: Queryable, id: string, identified: number): Promise<void> {
+    await db.query('update surveys set identified = $2 where id = $1', [id, identified]);
+  },
+
+  /** A video that cannot be surveyed: failed, with the error the caller is shown. */
+  async fail(db: Queryable, id: string, error: { code: string; params?: Record<string, unknown> }): Promise<void> {
+    await db.query(`update surveys set status = 'failed', tracks = 0, error = $2, finished_at = now() where id = $1`, [id, error]);
+  },
+
+  /** Stores one decided track; a retried job's second insert of it changes nothing. */
+  async insertTrack(db: Queryable, t: NewSurveyTrack): Promise<void> {
+    await db.query(
+      `insert into survey_tracks (survey_id, track_no, query_id, verdict, individual_id, candidates, frame_cids, enrol_cids, first_s, last_s, boxes)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (survey_id, track_no) do nothing`,
+      [
+        t.survey_id,
+        t.track_no,
+        t.query_id,
+        t.verdict,
+        t.individual_id,
+        JSON.stringify(t.candidates),
+        t.frame_cids,
+        t.enrol_cids,
+        t.first_s,
+        t.last_s,
+        JSON.stringify(t.boxes),
+      ],
+    );
+  },
+
+  /** The survey's end: its result, the counts and the population count it wrote. */
+  async finish(db: Queryable, id: string, f: { frames: number; tracks: number; result: object; count_id: string | null }): Promise<void> {
+    await db.query(
+      `update surveys set status = 'done', stage = 'done', identified = $3, frames_read = $2, tracks = $3, result = $4, count_id = $5, finished_at = now() where id = $1`,
+      [id, f.frames, f.tracks, f.result, f.count_id],
+    );
+  },
 };
+
+export interface NewSurveyTrack {
+  survey_id: string;
+  track_no: number;
+  query_id: string | null;
+  verdict: string;
+  individual_id: string | null;
+  candidates: unknown[];
+  frame_cids: string[];
+  enrol_cids: string[];
+  first_s: number;
+  last_s: number;
+  /** A sample of the track's boxes, for drawing it over the video. */
+  boxes: unknown[];
+}

@@ -10,6 +10,9 @@ import { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store
 import { resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import { createPopulationService } from '../../../shared/src/population/population.service.js';
 import { populationRepo } from '../../../shared/src/repos/population.repo.js';
+import { addBlobOwner } from '../../../shared/src/repos/evidence/blob-refs.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
+import { surveysRepo } from '../../../shared/src/repos/surveys.repo.js';
 import { DEFAULT_STALE_DAYS } from '../../../shared/src/population/population-rules.js';
 import { ANIMAL_CLASS_IDS, loadDetector } from '../vision/detector.js';
 import { settingsFor } from '../vision/settings.js';
@@ -65,12 +68,9 @@ async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids:
 
 async function enrolled(deps: IdentifyDeps, data: Data): Promise<Enrolled[]> {
   if (data.kind !== 'animal' || !data.farm_id) return [];
-  const r = await deps.c.db.query<{ id: string; name: string | null; species: string | null }>(
-    `select id, name, species from individuals where owner_id = $1 and farm_id = $2 and kind = 'animal' and deleted_at is null order by created_at`,
-    [data.owner_id, data.farm_id],
-  );
+  const rows = await individualsRepo.animalsOfFarm(deps.c.db, data.owner_id, data.farm_id);
   const key = data.species?.normalize('NFC').trim().toLowerCase();
-  return r.rows.filter((x) => !key || x.species?.normalize('NFC').trim().toLowerCase() === key).map((x) => ({ id: x.id, name: x.name }));
+  return rows.filter((x) => !key || x.species?.normalize('NFC').trim().toLowerCase() === key).map((x) => ({ id: x.id, name: x.name }));
 }
 
 /** The farm's and every identified animal's timeline get one event each. */
@@ -104,16 +104,10 @@ async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<
 export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
   const { c } = deps;
   return async (data) => {
-    const row = await c.db.query<{ status: string; result: Record<string, unknown> | null }>(
-      'select status, result from surveys where id = $1 and owner_id = $2',
-      [data.survey_id, data.owner_id],
-    );
-    if (!row.rows[0]) return { survey_id: data.survey_id, skipped: 'deleted' };
-    if (row.rows[0].status === 'done') return row.rows[0].result ?? {};
-    await c.db.query(
-      `update surveys set status = 'running', stage = 'reading', frames_read = 0, frames_total = null, tracks = 0, identified = 0, error = null where id = $1`,
-      [data.survey_id],
-    );
+    const row = await surveysRepo.ownResult(c.db, data.survey_id, data.owner_id);
+    if (!row) return { survey_id: data.survey_id, skipped: 'deleted' };
+    if (row.status === 'done') return row.result ?? {};
+    await surveysRepo.start(c.db, data.survey_id);
     const bytes = await c.blobs.get(data.video_cid);
     if (!bytes) throw new Error(`blob ${data.video_cid} missing from the store`);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-survey-'));
@@ -134,21 +128,12 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
                 ahead: deps.detect.threads,
               }
             : { detector: await loadDetector() }),
-          onProgress: async (p) =>
-            void (await c.db.query('update surveys set frames_read = $2, tracks = $3, frames_total = $4 where id = $1', [
-              data.survey_id,
-              p.frames_read,
-              p.tracks,
-              p.frames_total,
-            ])),
+          onProgress: async (p) => void (await surveysRepo.readProgress(c.db, data.survey_id, p)),
         },
       );
     } catch (err) {
       if (err instanceof SurveyVideoError) {
-        await c.db.query(`update surveys set status = 'failed', tracks = 0, error = $2, finished_at = now() where id = $1`, [
-          data.survey_id,
-          { code: err.code, params: err.params },
-        ]);
+        await surveysRepo.fail(c.db, data.survey_id, { code: err.code, params: err.params });
         throw new UnrecoverableJobError(err.message, 422, err.code, { field: 'file', ...err.params });
       }
       throw err;
@@ -159,11 +144,7 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     const detector = await loadDetector();
     const minSubject = settingsFor('animal').subjectMinScore;
     // Every frame is read; the page now counts the tracks identified (a few seconds each on two cores).
-    await c.db.query(`update surveys set stage = 'identifying', frames_read = $2, tracks = $3, identified = 0 where id = $1`, [
-      data.survey_id,
-      pass.frames,
-      pass.tracks.length,
-    ]);
+    await surveysRepo.startIdentifying(c.db, data.survey_id, pass.frames, pass.tracks.length);
     for (const t of pass.tracks) {
       const cids = [];
       const enrolCids = [];
@@ -176,11 +157,11 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
         )
           enrolCids.push(cid);
         // The owner reads the track's thumbnails back by CID (GET /api/blobs/{cid}) and nobody else.
-        await c.db.query('insert into blob_owners (cid, owner_id) values ($1, $2) on conflict do nothing', [cid, data.owner_id]);
+        await addBlobOwner(c.db, cid, data.owner_id);
         cids.push(cid);
       }
       decided.push({ ...(await decideTrack(deps, data, t, cids)), enrol_cids: enrolCids });
-      await c.db.query('update surveys set identified = $2 where id = $1', [data.survey_id, decided.length]);
+      await surveysRepo.setIdentified(c.db, data.survey_id, decided.length);
     }
     decided.splice(0, decided.length, ...exclusiveMatches(decided));
     const heads = await enrolled(deps, data);
@@ -231,28 +212,26 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     };
     await c.db.transaction(async (tx) => {
       for (const [i, t] of decided.entries()) {
-        await tx.query(
-          `insert into survey_tracks (survey_id, track_no, query_id, verdict, individual_id, candidates, frame_cids, enrol_cids, first_s, last_s, boxes)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (survey_id, track_no) do nothing`,
-          [
-            data.survey_id,
-            t.track_no,
-            t.query_id ?? null,
-            t.verdict,
-            t.individual_id,
-            JSON.stringify(t.candidates),
-            t.frame_cids,
-            t.enrol_cids,
-            t.first_s,
-            t.last_s,
-            JSON.stringify(pass.tracks[i]!.boxes.filter((_, k) => k % 5 === 0)),
-          ],
-        );
+        await surveysRepo.insertTrack(tx, {
+          survey_id: data.survey_id,
+          track_no: t.track_no,
+          query_id: t.query_id ?? null,
+          verdict: t.verdict,
+          individual_id: t.individual_id,
+          candidates: t.candidates,
+          frame_cids: t.frame_cids,
+          enrol_cids: t.enrol_cids,
+          first_s: t.first_s,
+          last_s: t.last_s,
+          boxes: pass.tracks[i]!.boxes.filter((_, k) => k % 5 === 0),
+        });
       }
-      await tx.query(
-        `update surveys set status = 'done', stage = 'done', identified = $3, frames_read = $2, tracks = $3, result = $4, count_id = $5, finished_at = now() where id = $1`,
-        [data.survey_id, pass.frames, decided.length, result, (population?.count_id as string | undefined) ?? null],
-      );
+      await surveysRepo.finish(tx, data.survey_id, {
+        frames: pass.frames,
+        tracks: decided.length,
+        result,
+        count_id: (population?.count_id as string | undefined) ?? null,
+      });
     });
     await recordEvents(deps, data, summary);
     return result;
