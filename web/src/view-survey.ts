@@ -28,9 +28,9 @@ const TEXT = {
     'Không thấy {n} con đã đăng ký của trang trại này: {names}.',
     '{n} enrolled animals of this farm were not seen: {names}.',
   ],
-  not_seen_caveat: [
-    '{u} con trên video chưa được nhận ra, nên có thể có con trong số này.',
-    '{u} animals on the video were not recognised, so some of these may be among them.',
+  not_named_list: [
+    'Chưa gọi được tên {n} con đã đăng ký của trang trại này: {names}. {u} con trên video chưa nhận ra được, nên có thể có tới {u} con trong số này đã ở đó.',
+    '{n} enrolled animals of this farm were not named: {names}. {u} animals on the video were not recognised, so up to {u} of these may have been there.',
   ],
   maybe_seen_list: ['Có thể đã thấy (vệt chưa chắc chắn): {names}.', 'Perhaps seen, on an uncertain track: {names}.'],
   count: ['Đếm được', 'Counted'],
@@ -114,8 +114,9 @@ export function surveyView(): HTMLElement {
     if (s.status !== 'done') return mount(board, progressOf(s));
     const r = s.result;
     const maybe: any[] = r.maybe_seen ?? [];
+    const unnamed: any[] = r.not_named ?? [];
     const names = new Map<string, string>(
-      [...r.known, ...maybe, ...r.not_seen].map((k: any) => [k.individual_id, k.name ?? k.individual_id.slice(0, 8)]),
+      [...r.known, ...maybe, ...unnamed, ...r.not_seen].map((k: any) => [k.individual_id, k.name ?? k.individual_id.slice(0, 8)]),
     );
     const listed = (xs: any[]) => xs.map((k: any) => k.name ?? k.individual_id.slice(0, 8)).join(', ');
     const strip = (t: any) => {
@@ -190,23 +191,15 @@ export function surveyView(): HTMLElement {
                 ['known', r.known],
                 ['uncertain', r.uncertain],
                 ['unknown', r.unknown],
-                // Only a survey of a farm has a herd it could have missed.
-                ...(r.farm_id ? [['not_seen', r.not_seen] as const] : []),
+                // Only a survey of a farm has a herd it could have missed, and only when every head
+                // was named can it say who was missed.
+                ...(r.farm_id && !unnamed.length ? [['not_seen', r.not_seen] as const] : []),
               ] as const
             ).map(([k, xs]) => h('div', { class: k }, h('b', { class: 'big' }, xs.length), h('span', {}, tx(k)))),
       ),
+      r.not_seen.length ? notice('warn', tx('not_seen_list', { n: r.not_seen.length, names: listed(r.not_seen) })) : null,
       // A stranger's track may be an enrolled animal the matcher could not name: said, not hidden.
-      r.not_seen.length
-        ? notice(
-            'warn',
-            [
-              tx('not_seen_list', { n: r.not_seen.length, names: listed(r.not_seen) }),
-              r.unknown.length ? tx('not_seen_caveat', { u: r.unknown.length }) : '',
-            ]
-              .join(' ')
-              .trim(),
-          )
-        : null,
+      unnamed.length ? notice('warn', tx('not_named_list', { n: unnamed.length, names: listed(unnamed), u: r.unknown.length })) : null,
       maybe.length ? notice('info', tx('maybe_seen_list', { names: listed(maybe) })) : null,
       h('ul', { class: 'tracks' }, r.tracks.map(strip)),
     );

@@ -39,12 +39,18 @@ const Result = z
     not_seen: z
       .array(z.object({ individual_id: z.string(), name: z.string().nullable() }))
       .describe(
-        "the farm's enrolled animals of the species that no track matched and no uncertain track lists as a candidate: the animals the survey could have seen and did not; empty for a survey without a farm",
+        "the farm's enrolled animals of the species that no track matched and no uncertain track lists as a candidate: the animals the survey could have seen and did not. Said only when no track is `unknown` (an unrecognised head may be any of them: see `not_named`); empty for a survey without a farm",
       ),
     maybe_seen: z
       .array(z.object({ individual_id: z.string(), name: z.string().nullable() }))
       .optional()
       .describe("the farm's enrolled animals that an uncertain track lists as a candidate: perhaps seen, so neither known nor not seen"),
+    not_named: z
+      .array(z.object({ individual_id: z.string(), name: z.string().nullable() }))
+      .optional()
+      .describe(
+        "the farm's enrolled animals that no track names or offers while some tracks are `unknown`: up to `unknown.length` of them may have been on the video unrecognised, so the survey cannot say they were not seen",
+      ),
     fruit_per_tree: z.array(z.object({ tree_id: z.string().nullable(), count: z.number().int() })).optional(),
     frames_read: z.number().int(),
     seconds: z.number(),

@@ -29,7 +29,20 @@ describe('survey summary', () => {
     expect(s.known).toEqual([{ individual_id: 'a', name: null, tracks: [1, 2] }]);
     expect(s.uncertain.map((x) => x.track)).toEqual([3]);
     expect(s.unknown).toEqual([{ track: 4 }]);
-    expect(s.not_seen).toEqual([{ individual_id: 'b', name: 'B' }]);
+    // Track 4 was not recognised and may be B: B is not named, not "not seen".
+    expect(s.not_seen).toEqual([]);
+    expect(s.not_named).toEqual([{ individual_id: 'b', name: 'B' }]);
+    // With every head named, B had its chance to be seen and was not.
+    const all = summarise(
+      'animal',
+      [track(1, 'match', 'a'), track(2, 'match', 'a')],
+      [
+        { id: 'a', name: 'A' },
+        { id: 'b', name: 'B' },
+      ],
+      null,
+    );
+    expect(all).toMatchObject({ count: 1, not_seen: [{ individual_id: 'b', name: 'B' }], not_named: [] });
   });
 
   it("lists as not seen only the animals no track names or could be: an uncertain track's candidates are maybe seen", () => {
@@ -45,9 +58,12 @@ describe('survey summary', () => {
     const s = summarise('animal', [track(1, 'match', 'a'), unsure, track(3, 'no_match')], herd, null);
     expect(s.count).toBe(3);
     expect(s.maybe_seen).toEqual([{ individual_id: 'b', name: 'B' }]);
-    expect(s.not_seen.map((x) => x.individual_id)).toEqual(['c', 'd']);
+    expect(s.not_named.map((x) => x.individual_id)).toEqual(['c', 'd']);
+    expect(s.not_seen).toEqual([]);
+    const named = summarise('animal', [track(1, 'match', 'a'), unsure], herd, null);
+    expect(named.not_seen.map((x) => x.individual_id)).toEqual(['c', 'd']);
     // Without a farm there is no herd the survey could have seen: nobody is listed as not seen.
-    expect(summarise('animal', [unsure], [], null)).toMatchObject({ not_seen: [], maybe_seen: [] });
+    expect(summarise('animal', [unsure], [], null)).toMatchObject({ not_seen: [], maybe_seen: [], not_named: [] });
   });
 
   it('never lets two tracks seen at the same time be one animal; a later track may be it again', () => {

@@ -94,10 +94,14 @@ export function createSurveyReview(
       known: { individual_id: string; name: string | null }[];
       not_seen: { individual_id: string; name: string | null }[];
       maybe_seen?: { individual_id: string; name: string | null }[];
+      not_named?: { individual_id: string; name: string | null }[];
       tracks: Record<string, unknown>[];
     };
-    // The farm's animals as the survey listed them (surveys before maybe_seen have none).
-    const enrolled = [...prev.known, ...(prev.maybe_seen ?? []), ...prev.not_seen].map((k) => ({ id: k.individual_id, name: k.name }));
+    // The farm's animals as the survey listed them (surveys before maybe_seen and not_named have none).
+    const enrolled = [...prev.known, ...(prev.maybe_seen ?? []), ...(prev.not_named ?? []), ...prev.not_seen].map((k) => ({
+      id: k.individual_id,
+      name: k.name,
+    }));
     const names = new Map(enrolled.map((e) => [e.id, e.name]));
     const decided = rows.rows.map((t) => ({ ...effective(t), name: names.get(effective(t).individual_id ?? '') ?? null }));
     const summary = summarise('animal', decided, enrolled, null);

@@ -8,6 +8,11 @@
  * farm), less those a track names, less those an uncertain track lists as a candidate: an animal
  * the matcher could not tell from another may well have been there, so it is `maybe_seen`
  * (issue 39: the three cows on screen were listed as not seen).
+ *
+ * A track the matcher could not name at all (`unknown`) may still be an enrolled animal, so while
+ * any track is unknown the rest of the herd is `not_named`, never `not_seen`: up to that many of
+ * them may have been on the video. `not_seen` is only said when every head counted was named or
+ * offered, the one case where the survey truly had its chance to see each of them.
  */
 export interface DecidedTrack {
   track_no: number;
@@ -36,6 +41,7 @@ export function summarise(kind: 'animal' | 'fruit', tracks: DecidedTrack[], enro
       unknown: [],
       not_seen: [],
       maybe_seen: [],
+      not_named: [],
     };
   }
   const known = new Map<string, { individual_id: string; name: string | null; tracks: number[] }>();
@@ -55,13 +61,15 @@ export function summarise(kind: 'animal' | 'fruit', tracks: DecidedTrack[], enro
   const seen = new Set(known.keys());
   const maybe = new Set(uncertain.flatMap((u) => u.candidates.map((c) => c.individual_id)).filter((id) => !seen.has(id)));
   const entry = (e: Enrolled) => ({ individual_id: e.id, name: e.name });
+  const rest = enrolled.filter((e) => !seen.has(e.id) && !maybe.has(e.id)).map(entry);
   return {
     count: known.size + uncertain.length + unknown.length,
     known: [...known.values()],
     uncertain,
     unknown,
-    not_seen: enrolled.filter((e) => !seen.has(e.id) && !maybe.has(e.id)).map(entry),
+    not_seen: unknown.length ? [] : rest,
     maybe_seen: enrolled.filter((e) => maybe.has(e.id)).map(entry),
+    not_named: unknown.length ? rest : [],
   };
 }
 
