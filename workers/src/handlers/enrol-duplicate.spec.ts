@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CalibrationParams } from '../vision/calibrate.js';
 import type { Candidate } from '../vision/engine.js';
-import { alreadyShown, VERIFIED_INLIERS } from './enrol-duplicate.js';
+import { alreadyShown, COMPARABLE_RUNNER_UP, VERIFIED_INLIERS, VERIFIED_INLIERS_ALONE } from './enrol-duplicate.js';
 
 const cal = { matchThreshold: 0.9, uncertainThreshold: 0.5 } as CalibrationParams;
 const cand = (id: string, probability: number, local: number, localMargin: number): Candidate => ({
@@ -32,8 +32,22 @@ describe('alreadyShown: when an enrolment warns of an animal already enrolled', 
   });
 
   it('with one animal enrolled, asks for verification far beyond a shared background', () => {
-    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, VERIFIED_INLIERS - 1, 5)] }, cal)).toBeNull();
-    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, VERIFIED_INLIERS + 150, 5)] }, cal)?.individualId).toBe('a');
+    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, VERIFIED_INLIERS_ALONE - 1, 5)] }, cal)).toBeNull();
+    expect(alreadyShown({ verdict: 'match', ranked: [cand('a', 0.97, VERIFIED_INLIERS_ALONE, 5)] }, cal)?.individualId).toBe('a');
+    // The herd's own floor is lower: a lead over a comparable runner-up is what it rests on.
+    expect(VERIFIED_INLIERS).toBeLessThan(VERIFIED_INLIERS_ALONE);
+  });
+
+  it('in a herd, warns at the fitted floor when the lead is over a comparable runner-up, never over a photo unlike the rest', () => {
+    const lead = (top: number, other: number) => Math.log1p(top) - Math.log1p(other);
+    // Real re-enrolments verify tens of inliers over a runner-up's chance level (the fit's own attempts).
+    const ranked = [cand('a', 0.6, VERIFIED_INLIERS, lead(VERIFIED_INLIERS, 12)), cand('b', 0.2, 12, -1)];
+    expect(alreadyShown({ verdict: 'uncertain', ranked }, cal)?.individualId).toBe('a');
+    const weak = [cand('a', 0.6, VERIFIED_INLIERS - 1, lead(VERIFIED_INLIERS - 1, 12)), cand('b', 0.2, 12, -1)];
+    expect(alreadyShown({ verdict: 'uncertain', ranked: weak }, cal)).toBeNull();
+    // A runner-up below chance level is no comparison: the one-animal floor decides.
+    const lone = [cand('a', 0.8, 100, lead(100, COMPARABLE_RUNNER_UP - 1)), cand('b', 0.2, COMPARABLE_RUNNER_UP - 1, -3)];
+    expect(alreadyShown({ verdict: 'uncertain', ranked: lone }, cal)).toBeNull();
   });
 
   it('a match among three or more animals warns as before', () => {
