@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
-import type { Container } from '../../../shared/src/container.js';
+import type { ActivityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
-import { appendChainEvent, loadChain } from '../../../shared/src/repos/evidence/chain-store.js';
-import type { Queryable } from '../../../shared/src/ports/database.port.js';
-import * as merges from '../../../shared/src/repos/animal-merge.repo.js';
+import type { appendChainEvent, loadChain } from '../../../shared/src/repos/evidence/chain-store.js';
+import type { Database, Queryable } from '../../../shared/src/ports/database.port.js';
+import type * as mergesRepo from '../../../shared/src/repos/animal-merge.repo.js';
 import type { Caller } from '../http/route.js';
 import { animalIdOr404 } from './animals.service.js';
 import type { IndividualsService } from './individuals.service.js';
@@ -15,7 +14,7 @@ const stamp = (e: { event_id: string; seq: number; leaf_hash: string }) => ({ ev
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
 /** A merge as the owner reads it. */
-function present(m: merges.MergeSummary) {
+function present(m: mergesRepo.MergeSummary) {
   return {
     merge_id: m.id,
     into: { animal_did: animalDid(m.into_id), name: m.into_name },
@@ -33,9 +32,19 @@ function present(m: merges.MergeSummary) {
  * an un-merge gives `from` back its photos and descriptors and both are found by identify again.
  * Someone else's merge is the same 404 as a missing one.
  */
-export function createAnimalMergeService(c: Container, deps: { individuals: IndividualsService }) {
-  const { db } = c;
+export interface AnimalMergeDeps {
+  db: Pick<Database, 'transaction'> & Queryable;
+  /** The access check both animals pass: the caller's own, live (404 otherwise, as for none). */
+  individuals: Pick<IndividualsService, 'owned'>;
+  /** animal-merge.repo's statements. */
+  merges: typeof mergesRepo;
+  /** chain-store's statements: both animals' chains record each act. */
+  appendChainEvent: typeof appendChainEvent;
+  loadChain: typeof loadChain;
+  activity: Pick<ActivityEventsRepo, 'record'>;
+}
 
+export function createAnimalMergeService({ db, individuals, merges, appendChainEvent, loadChain, activity }: AnimalMergeDeps) {
   async function event(tx: Queryable, caller: Caller, entityId: string, body: Record<string, unknown>) {
     return appendChainEvent(tx, {
       entity_type: 'animal',
@@ -64,8 +73,8 @@ export function createAnimalMergeService(c: Container, deps: { individuals: Indi
       const into = animalIdOr404(intoRef);
       const from = animalIdOr404(fromRef);
       if (into === from) throw new AppError(422, 'merge_same', { field: 'from' });
-      await deps.individuals.owned(caller, into, 'animal');
-      await deps.individuals.owned(caller, from, 'animal');
+      await individuals.owned(caller, into, 'animal');
+      await individuals.owned(caller, from, 'animal');
       const mergeId = randomUUID();
       return db.transaction(async (tx) => {
         const history = await loadChain(tx, 'animal', from);
@@ -111,7 +120,7 @@ export function createAnimalMergeService(c: Container, deps: { individuals: Indi
           merge_id: mergeId,
           photos_moved: copies.length,
         });
-        await activityEventsRepo.record(tx, caller.account_id, 'animal.merge', {
+        await activity.record(tx, caller.account_id, 'animal.merge', {
           into: animalDid(into),
           from: animalDid(from),
           moved: copies.length,
@@ -158,7 +167,7 @@ export function createAnimalMergeService(c: Container, deps: { individuals: Indi
           merge_id: m.id,
           photos_restored: restored,
         });
-        await activityEventsRepo.record(tx, caller.account_id, 'animal.unmerge', { into, from, merge_id: m.id, restored, removed });
+        await activity.record(tx, caller.account_id, 'animal.unmerge', { into, from, merge_id: m.id, restored, removed });
         return {
           merge_id: m.id,
           animal_did: into,
@@ -181,7 +190,7 @@ export function createAnimalMergeService(c: Container, deps: { individuals: Indi
     /** The caller's merges into or out of one of their live animals, newest first. */
     async list(caller: Caller, ref: string) {
       const id = animalIdOr404(ref);
-      await deps.individuals.owned(caller, id, 'animal');
+      await individuals.owned(caller, id, 'animal');
       return { animal_did: animalDid(id), merges: (await merges.mergesOf(db, caller.account_id, id)).map(present) };
     },
   };

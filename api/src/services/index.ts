@@ -18,6 +18,8 @@ import { createIndividualsService } from './individuals.service.js';
 import { createAnimalReviewService } from './animal-review.service.js';
 import { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
 import { createAnimalMergeService } from './animal-merge.service.js';
+import * as mergesRepo from '../../../shared/src/repos/animal-merge.repo.js';
+import { appendChainEvent, loadChain } from '../../../shared/src/repos/evidence/chain-store.js';
 import { createTreeRef } from './tree-ref.js';
 import { treesRepo } from '../../../shared/src/repos/trees.repo.js';
 import { fruitListRepo } from '../../../shared/src/repos/fruit-list.repo.js';
@@ -92,7 +94,14 @@ export function createServices(c: Container) {
     media,
     individuals,
     animalReview: createAnimalReviewService({ db: c.db, answers: identifyQueriesRepo, individuals, verdicts }),
-    animalMerge: createAnimalMergeService(c, { individuals }),
+    animalMerge: createAnimalMergeService({
+      db: c.db,
+      individuals,
+      merges: mergesRepo,
+      appendChainEvent,
+      loadChain,
+      activity: activityEventsRepo,
+    }),
     /** A tree's id from its id or printed code (issue 24: the code works wherever a tree id is asked). */
     treeRef,
     trees,
