@@ -44,6 +44,7 @@ import { pinSideRecord, writeSideRecord } from '../../../shared/src/repos/eviden
 import { createCareServices } from './care-services.js';
 import { createPopulationService } from '../../../shared/src/population/population.service.js';
 import { populationRepo } from '../../../shared/src/repos/population.repo.js';
+import { surveysRepo } from '../../../shared/src/repos/surveys.repo.js';
 import { createFruitPublicService } from './fruit-public.service.js';
 import { createFruitBatchService } from './fruit-batch.service.js';
 import { createAnimalServices } from './animal-services.js';
@@ -164,7 +165,17 @@ export function createServices(c: Container) {
       perSurvey: c.config.SSE_MAX_PER_SURVEY,
       perAccount: c.config.SSE_MAX_PER_ACCOUNT,
     }),
-    survey: createSurveyService(c, { media, trees, verdicts, jobs }),
+    survey: createSurveyService({
+      db: c.db,
+      surveys: surveysRepo,
+      population: populationRepo,
+      queue: c.queue,
+      media,
+      trees,
+      verdicts,
+      jobs,
+      pollMs: c.config.BATCH_EVENTS_POLL_MS,
+    }),
     reviewQueue: createReviewQueueService({ db: c.db, answers: identifyQueriesRepo }),
     fruitList,
   };

@@ -4,9 +4,9 @@
  * and calibration use them), and the survey's counts are recomputed with the reviewed verdicts.
  * The population count the survey wrote stays as measured: a review is a label, not a recount.
  */
-import type { Container } from '../../../shared/src/container.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
-import { surveysRepo } from '../../../shared/src/repos/surveys.repo.js';
+import type { SurveysRepo } from '../../../shared/src/repos/surveys.repo.js';
 import { summarise, type DecidedTrack } from '../../../shared/src/domain/survey-summary.js';
 import type { Caller } from '../http/route.js';
 import type { VerdictLabel } from './verdict.service.js';
@@ -60,21 +60,24 @@ function effective(t: TrackRow): DecidedTrack {
   return { ...base, verdict: t.verdict, individual_id: t.individual_id };
 }
 
-export function createSurveyReview(
-  c: Container,
-  deps: {
-    record: (
-      caller: Caller,
-      input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: 'animal' },
-    ) => Promise<{ correct_id: string | null }>;
-  },
-) {
+export interface SurveyReviewDeps {
+  db: Queryable;
+  surveys: Pick<SurveysRepo, 'ownResult' | 'tracks' | 'markReviewed' | 'setResult'>;
+  /** verdict.service's record: the review is an identify_verdict label on the track's query. */
+  record: (
+    caller: Caller,
+    input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: 'animal' },
+  ) => Promise<{ correct_id: string | null }>;
+}
+
+export function createSurveyReview(deps: SurveyReviewDeps) {
+  const { db, surveys: surveysRepo } = deps;
   return async function review(caller: Caller, surveyId: string, trackNo: number, input: ReviewInput) {
-    const survey = await surveysRepo.ownResult(c.db, surveyId, caller.account_id);
+    const survey = await surveysRepo.ownResult(db, surveyId, caller.account_id);
     if (!survey) throw ERRORS.notFound();
     if (survey.status !== 'done' || !survey.result) throw new AppError(422, 'survey_not_done', { field: 'survey_id' });
     if (survey.kind === 'fruit') throw new AppError(422, 'survey_review_fruit', { field: 'track' });
-    const rows = { rows: await surveysRepo.tracks<TrackRow>(c.db, surveyId) };
+    const rows = { rows: await surveysRepo.tracks<TrackRow>(db, surveyId) };
     const track = rows.rows.find((t) => t.track_no === trackNo);
     if (!track?.query_id) throw new AppError(404, 'survey_track_unknown', { field: 'track', track: trackNo });
     const label = labelFor(track, input);
@@ -87,7 +90,7 @@ export function createSurveyReview(
     // Only an individual of the caller's own counts as known; another id was dropped with the label.
     const reviewed = input.action === 'confirm' ? 'confirmed' : 'corrected';
     const reviewedId = input.action === 'confirm' ? track.individual_id : stored.correct_id;
-    await surveysRepo.markReviewed(c.db, surveyId, trackNo, reviewed, reviewedId);
+    await surveysRepo.markReviewed(db, surveyId, trackNo, reviewed, reviewedId);
     track.reviewed = reviewed;
     track.reviewed_id = reviewedId;
     const prev = survey.result as {
@@ -113,7 +116,7 @@ export function createSurveyReview(
       ...summary,
       tracks: prev.tracks.map((t) => ({ ...t, ...(reviews.has(t.track as number) ? { review: reviews.get(t.track as number) } : {}) })),
     };
-    await surveysRepo.setResult(c.db, surveyId, result);
+    await surveysRepo.setResult(db, surveyId, result);
     return { survey_id: surveyId, track: trackNo, label: label.verdict, count: summary.count, result };
   };
 }

@@ -1,7 +1,8 @@
-import { populationRepo } from '../../../shared/src/repos/population.repo.js';
-import { surveysRepo, type SurveyRow, type SurveyStage } from '../../../shared/src/repos/surveys.repo.js';
+import type { PopulationRepo } from '../../../shared/src/repos/population.repo.js';
+import type { SurveyRow, SurveyStage, SurveysRepo } from '../../../shared/src/repos/surveys.repo.js';
 import { randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { JobQueue } from '../../../shared/src/ports/queue.port.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
 import type { Caller } from '../http/route.js';
@@ -47,17 +48,28 @@ export const DEFAULT_ZONE = 'all';
  * `survey` job enqueued (workers/src/handlers/survey.handler.ts); progress and the result are read
  * back from the row, by polling or SSE, in both modes. Ownership comes from the token only.
  */
-export function createSurveyService(
-  c: Container,
-  deps: { media: MediaService; trees: TreesService; verdicts: VerdictService; jobs: JobsService },
-) {
-  const { db } = c;
-  const review = createSurveyReview(c, { record: (caller, input) => deps.verdicts.record(caller, input) });
+export interface SurveyDeps {
+  db: Queryable;
+  surveys: SurveysRepo;
+  /** The farm check: a farm is the caller's once an animal was enrolled into it or its row bound. */
+  population: Pick<PopulationRepo, 'farmIsOwn'>;
+  queue: Pick<JobQueue, 'enqueue'>;
+  media: Pick<MediaService, 'withUploads'>;
+  trees: Pick<TreesService, 'access'>;
+  verdicts: Pick<VerdictService, 'record'>;
+  jobs: Pick<JobsService, 'run'>;
+  /** How often the shared progress poll reads a running survey's row (BATCH_EVENTS_POLL_MS). */
+  pollMs: number;
+}
+
+export function createSurveyService(deps: SurveyDeps) {
+  const { db, surveys: surveysRepo, population: populationRepo } = deps;
+  const review = createSurveyReview({ db, surveys: surveysRepo, record: (caller, input) => deps.verdicts.record(caller, input) });
   const progressPoll = createSharedPoll<SurveyProgress>({
     read: async (id) => (await surveysRepo.progress(db, id)) ?? undefined,
     key: (p) => `${p.status}/${p.stage}/${p.frames_read}/${p.frames_total}/${p.tracks}/${p.identified}`,
     final: (p) => p.status !== 'running',
-    intervalMs: c.config.BATCH_EVENTS_POLL_MS,
+    intervalMs: deps.pollMs,
   });
 
   async function owned(caller: Caller, id: string): Promise<SurveyRow> {
@@ -126,7 +138,7 @@ export function createSurveyService(
             job_id: jobId,
           });
           try {
-            await c.queue.enqueue(
+            await deps.queue.enqueue(
               'survey',
               {
                 owner_id: caller.account_id,

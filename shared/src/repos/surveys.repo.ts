@@ -205,3 +205,5 @@ export interface NewSurveyTrack {
   /** A sample of the track's boxes, for drawing it over the video. */
   boxes: unknown[];
 }
+
+export type SurveysRepo = typeof surveysRepo;
