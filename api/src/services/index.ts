@@ -14,6 +14,8 @@ import { identifyVerdictsRepo } from '../../../shared/src/repos/identify-verdict
 import { maybeQueueLearning } from '../../../shared/src/repos/learning-runs.js';
 import { individualAccess } from '../../../shared/src/access/standing.js';
 import { createMediaService } from './media.service.js';
+import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
+import { addBlobOwner, releaseBlobs, removeBlobOwner, stage, unstage } from '../../../shared/src/repos/evidence/blob-refs.js';
 import { createIndividualsService } from './individuals.service.js';
 import { createAnimalReviewService } from './animal-review.service.js';
 import { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
@@ -58,7 +60,18 @@ import { createFruitListService } from './fruit-list.service.js';
 /** Every service the routes call, built once per process from the container. */
 export function createServices(c: Container) {
   const jobs = createJobsService({ queue: c.queue, waitMs: c.config.JOB_WAIT_MS });
-  const media = createMediaService(c);
+  const media = createMediaService({
+    db: c.db,
+    storeBlob: (bytes, type) => storeBlob(c, bytes, type),
+    releaseBlobs: (cids) => releaseBlobs(c, cids),
+    refs: { stage, unstage, addBlobOwner, removeBlobOwner },
+    limits: {
+      imageMaxPixels: c.config.IMAGE_MAX_PIXELS,
+      videoMaxSeconds: c.config.VIDEO_MAX_SECONDS,
+      videoMaxPixels: c.config.VIDEO_MAX_PIXELS,
+    },
+    logger: c.logger,
+  });
   const treeRef = createTreeRef({ db: c.db, trees: treesRepo });
   const trees = createTreesService({
     db: c.db,

@@ -1,10 +1,10 @@
-import type { Container } from '../../../shared/src/container.js';
+import type { Logger } from '../../../shared/src/logger.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia, type MediaClass } from '../../../shared/src/domain/media.js';
 import { assertPixels } from '../../../shared/src/domain/pixels.js';
-import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
 import { cidForBytes } from '../../../shared/src/evidence/cid.js';
-import { addBlobOwner, releaseBlobs, removeBlobOwner, stage, unstage } from '../../../shared/src/repos/evidence/blob-refs.js';
+import type { addBlobOwner, removeBlobOwner, stage, unstage } from '../../../shared/src/repos/evidence/blob-refs.js';
 import { checkVideo } from './video-probe.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 
@@ -16,8 +16,21 @@ import type { StoredMedia } from '../../../shared/src/domain/stored-media.js';
  * work that references them, and if that work fails, delete the blobs this request created that
  * nothing references. A failed request leaves neither rows nor orphaned blobs.
  */
-export function createMediaService(c: Container) {
-  const { db } = c;
+export interface MediaDeps {
+  db: Queryable;
+  /** blob-registry's storeBlob on the database and the blob store: the bytes and their `blobs` row. */
+  storeBlob: (bytes: Uint8Array, contentType: string) => Promise<{ cid: string; created: boolean }>;
+  /** blob-refs' releaseBlobs: each CID goes only if nothing at all references it; answers those deleted. */
+  releaseBlobs: (cids: readonly string[]) => Promise<string[]>;
+  /** blob-refs' staging and video-ownership statements. */
+  refs: { stage: typeof stage; unstage: typeof unstage; addBlobOwner: typeof addBlobOwner; removeBlobOwner: typeof removeBlobOwner };
+  /** IMAGE_MAX_PIXELS, VIDEO_MAX_SECONDS and VIDEO_MAX_PIXELS. */
+  limits: { imageMaxPixels: number; videoMaxSeconds: number; videoMaxPixels: number };
+  logger: Pick<Logger, 'error'>;
+}
+
+export function createMediaService({ db, storeBlob, releaseBlobs, refs, limits, logger }: MediaDeps) {
+  const { stage, unstage, addBlobOwner, removeBlobOwner } = refs;
 
   async function check(files: UploadedFile[], cls: MediaClass, field: string) {
     if (files.length === 0) throw new AppError(422, 'file_missing', { field });
@@ -30,7 +43,7 @@ export function createMediaService(c: Container) {
       return { file: f, type: sniffed.type };
     });
     // Pixels from the header, before anything is stored or decoded (a decompression bomb is small in bytes).
-    if (cls === 'image') for (const { file } of checked) await assertPixels(file.bytes, c.config.IMAGE_MAX_PIXELS, field, file.filename);
+    if (cls === 'image') for (const { file } of checked) await assertPixels(file.bytes, limits.imageMaxPixels, field, file.filename);
     return checked;
   }
 
@@ -44,8 +57,8 @@ export function createMediaService(c: Container) {
   ): Promise<StoredMedia[]> {
     const checked = await check(files, cls, field);
     if (cls === 'video') {
-      const limits = { maxSeconds: c.config.VIDEO_MAX_SECONDS, maxPixels: c.config.VIDEO_MAX_PIXELS };
-      for (const { file } of checked) await checkVideo(file.bytes, limits, field);
+      const video = { maxSeconds: limits.videoMaxSeconds, maxPixels: limits.videoMaxPixels };
+      for (const { file } of checked) await checkVideo(file.bytes, video, field);
     }
     const out: StoredMedia[] = [];
     for (const { file, type } of checked) {
@@ -53,7 +66,7 @@ export function createMediaService(c: Container) {
       const stagedCid = await cidForBytes(file.bytes);
       await stage(db, stagedCid);
       staged.push(stagedCid);
-      const { cid, created: isNew } = await storeBlob(c, file.bytes, type);
+      const { cid, created: isNew } = await storeBlob(file.bytes, type);
       if (isNew) created.push(cid);
       // Videos are named by no image row; this is what lets their uploader fetch them back.
       if (cls === 'video' && ownerId) await addBlobOwner(db, cid, ownerId);
@@ -69,7 +82,7 @@ export function createMediaService(c: Container) {
   async function cleanup(created: string[], stagedCids: string[], ownerId?: string) {
     await unstage(db, stagedCids);
     if (ownerId) await removeBlobOwner(db, created, ownerId);
-    await releaseBlobs(c, created);
+    await releaseBlobs(created);
   }
 
   return {
@@ -92,7 +105,7 @@ export function createMediaService(c: Container) {
         return await work(stored);
       } catch (err) {
         failed = true;
-        await cleanup(created, staged.splice(0), ownerId).catch((e) => c.logger.error({ err: e }, 'upload cleanup failed'));
+        await cleanup(created, staged.splice(0), ownerId).catch((e) => logger.error({ err: e }, 'upload cleanup failed'));
         throw err;
       } finally {
         // The work (a job enqueued or a row written) now holds the blobs, or cleanup removed them.
