@@ -9,6 +9,9 @@ import type { MediaService } from './media.service.js';
 import type { TreesService } from './trees.service.js';
 import { createViewsService } from './views.service.js';
 import { viewsRepo } from '../../../shared/src/repos/views.repo.js';
+import { animalsRepo } from '../../../shared/src/repos/animals.repo.js';
+import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
+import { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store.js';
 
 /** The animal services, wired together (kept out of services/index.ts so that file stays a list). */
 export function createAnimalServices(c: Container, deps: { trees: TreesService; media: MediaService; jobs: JobsService }) {
@@ -22,7 +25,15 @@ export function createAnimalServices(c: Container, deps: { trees: TreesService; 
   const views = createViewsService({ db: c.db, views: viewsRepo, trees: deps.trees });
   return {
     animalSpecies,
-    animals: createAnimalsService(c, { ...deps, views, species: animalSpecies }),
+    animals: createAnimalsService({
+      ...deps,
+      db: c.db,
+      animals: animalsRepo,
+      views,
+      species: animalSpecies,
+      appendChainEvent,
+      activity: activityEventsRepo,
+    }),
     animalDrift: createAnimalDriftService({ db: c.db, drift: animalDriftRepo }),
   };
 }

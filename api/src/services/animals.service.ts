@@ -1,10 +1,10 @@
-import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
-import { animalsRepo, type AnimalSummaryRow } from '../../../shared/src/repos/animals.repo.js';
+import type { ActivityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
+import type { AnimalsRepo, AnimalSummaryRow } from '../../../shared/src/repos/animals.repo.js';
 import { randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
+import type { Database, Queryable } from '../../../shared/src/ports/database.port.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { animalDid, animalRefToId } from '../../../shared/src/domain/animal-did.js';
-import { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store.js';
+import type { appendChainEvent } from '../../../shared/src/repos/evidence/chain-store.js';
 import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 import type { AnimalSpeciesService } from './animal-species.service.js';
@@ -52,11 +52,22 @@ function toSummary(r: AnimalSummaryRow): AnimalSummary {
 }
 
 /** Animal lists, metadata, renaming, deletion, 3D answers and 1:1 verification; access through `trees.access`. */
-export function createAnimalsService(
-  c: Container,
-  deps: { trees: TreesService; views: ViewsService; media: MediaService; jobs: JobsService; species: AnimalSpeciesService },
-) {
-  const { db } = c;
+export interface AnimalsDeps {
+  db: Pick<Database, 'transaction'> & Queryable;
+  animals: AnimalsRepo;
+  /** The access policy's answer for an individual (404 for "not yours" as for "missing") and the shared rename. */
+  trees: Pick<TreesService, 'access' | 'rename'>;
+  views: Pick<ViewsService, 'list'>;
+  media: Pick<MediaService, 'withUploads'>;
+  jobs: Pick<JobsService, 'run'>;
+  species: Pick<AnimalSpeciesService, 'farmSpecies'>;
+  /** chain-store's append: a deletion is an event on the animal's own chain. */
+  appendChainEvent: typeof appendChainEvent;
+  activity: Pick<ActivityEventsRepo, 'record'>;
+}
+
+export function createAnimalsService(deps: AnimalsDeps) {
+  const { db, animals: animalsRepo, appendChainEvent } = deps;
   const access = (callerId: string, ref: string, need: 'read' | 'write' | 'owner') =>
     deps.trees.access(callerId, animalIdOr404(ref), need, 'animal');
 
@@ -109,7 +120,7 @@ export function createAnimalsService(
         });
         await animalsRepo.remove(tx, a.id);
         const audit = { animal_did: animalDid(a.id), event_id: event.event_id, seq: event.seq, leaf_hash: event.leaf_hash, ...removed };
-        await activityEventsRepo.record(tx, caller.account_id, 'animal.delete', audit);
+        await deps.activity.record(tx, caller.account_id, 'animal.delete', audit);
         return {
           animal_did: animalDid(a.id),
           deleted: true,

@@ -91,3 +91,5 @@ export const animalsRepo = {
     await db.query('update individuals set deleted_at = now() where id = $1', [id]);
   },
 };
+
+export type AnimalsRepo = typeof animalsRepo;
