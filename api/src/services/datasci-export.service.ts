@@ -1,10 +1,12 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
-import type { Container } from '../../../shared/src/container.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
-import { datasciExportRepo } from '../../../shared/src/repos/datasci-export.repo.js';
-import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
+import type { Logger } from '../../../shared/src/logger.js';
+import type { BlobStore } from '../../../shared/src/ports/blob-store.port.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { DatasciExportRepo } from '../../../shared/src/repos/datasci-export.repo.js';
+import type { IndividualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import {
   csvHeader,
   csvLine,
@@ -56,9 +58,20 @@ export function modelsOfEngine(m: { name: string; version: string } | null | und
  * Paged by an opaque cursor (gallery photos first, then queries, each in creation order), so a
  * broken download resumes where it stopped; every page is streamed as it is zipped.
  */
-export function createDatasciExportService(c: Container) {
+export interface DatasciExportDeps {
+  db: Queryable;
+  exports: DatasciExportRepo;
+  /** Names and farms of the individuals a query's label or top answer names. */
+  individuals: Pick<IndividualsRepo, 'rowsOf'>;
+  /** The photos' bytes, zipped as they are. */
+  blobs: Pick<BlobStore, 'get'>;
+  logger: Pick<Logger, 'warn'>;
+}
+
+export function createDatasciExportService(deps: DatasciExportDeps) {
+  const { db, exports: datasciExportRepo, individuals: individualsRepo } = deps;
   async function galleryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
-    const rows = await datasciExportRepo.galleryAfter(c.db, scope.owner, cur.at, cur.id, limit);
+    const rows = await datasciExportRepo.galleryAfter(db, scope.owner, cur.at, cur.id, limit);
     return rows.map(
       (x) =>
         ({
@@ -88,14 +101,14 @@ export function createDatasciExportService(c: Container) {
   }
 
   async function queryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
-    const queries = await datasciExportRepo.queriesAfter(c.db, scope.owner, cur.at, cur.id, limit);
+    const queries = await datasciExportRepo.queriesAfter(db, scope.owner, cur.at, cur.id, limit);
     const cids = [...new Set(queries.flatMap((q) => q.image_cids))];
-    const types = await datasciExportRepo.contentTypes(c.db, cids);
+    const types = await datasciExportRepo.contentTypes(db, cids);
     const typeOf = new Map(types.map((t) => [t.cid, t.content_type]));
     const ids = [
       ...new Set(queries.flatMap((q) => [q.correct_id, q.result?.candidates?.[0]?.individual_id].filter((x): x is string => !!x))),
     ];
-    const inds = await individualsRepo.rowsOf(c.db, ids);
+    const inds = await individualsRepo.rowsOf(db, ids);
     const indOf = new Map(inds.map((x) => [x.id, x]));
     return queries.flatMap((q) => {
       const cands: ExportCandidate[] = (q.result?.candidates ?? []).map((x) => ({
@@ -136,7 +149,7 @@ export function createDatasciExportService(c: Container) {
   /** Items (gallery photos + queries) in scope, and those strictly before the cursor. */
   async function progress(scope: ExportScope, cur: ExportCursor): Promise<{ total: number; before: number }> {
     const count = (table: 'images' | 'identify_queries', all: boolean) =>
-      datasciExportRepo.count(c.db, table, scope.owner, all ? null : { at: cur.at, id: cur.id });
+      datasciExportRepo.count(db, table, scope.owner, all ? null : { at: cur.at, id: cur.id });
     const [gi, qi] = [await count('images', true), await count('identify_queries', true)];
     const before = cur.part === 'gallery' ? await count('images', false) : gi + (await count('identify_queries', false));
     return { total: gi + qi, before };
@@ -165,14 +178,14 @@ export function createDatasciExportService(c: Container) {
       const { rows, next, cur } = await page(scope, opts.cursor, opts.limit);
       const { total, before } = await progress(scope, cur);
       const clean = rows.map(({ _key, ...r }) => r as ExportRow);
-      return { rows: clean, total, before, next, stream: zipStream(c, clean, { total, before, next, scope }) };
+      return { rows: clean, total, before, next, stream: zipStream(deps, clean, { total, before, next, scope }) };
     },
   };
 }
 
 /** Streams the page as a zip: photos stored as they are (already compressed), manifests deflated. */
 function zipStream(
-  c: Container,
+  c: Pick<DatasciExportDeps, 'blobs' | 'logger'>,
   rows: ExportRow[],
   meta: { total: number; before: number; next: string | null; scope: ExportScope },
 ): Readable {

@@ -53,6 +53,8 @@ import { createAnimalServices } from './animal-services.js';
 import { createOpsService } from './ops.service.js';
 import { workerStatusRepo } from '../../../shared/src/repos/worker-status.repo.js';
 import { createDatasciExportService } from './datasci-export.service.js';
+import { datasciExportRepo } from '../../../shared/src/repos/datasci-export.repo.js';
+import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { createSurveyService } from './survey.service.js';
 import { createReviewQueueService } from './review-queue.service.js';
 import { createFruitListService } from './fruit-list.service.js';
@@ -172,7 +174,13 @@ export function createServices(c: Container) {
       queue: c.queue,
       pooling: c.config.CALIBRATION_POOLING,
     }),
-    datasciExport: createDatasciExportService(c),
+    datasciExport: createDatasciExportService({
+      db: c.db,
+      exports: datasciExportRepo,
+      individuals: individualsRepo,
+      blobs: c.blobs,
+      logger: c.logger,
+    }),
     streamSlots: createStreamSlots({
       perBatch: c.config.SSE_MAX_PER_BATCH,
       perSurvey: c.config.SSE_MAX_PER_SURVEY,

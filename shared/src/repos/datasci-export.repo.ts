@@ -94,3 +94,5 @@ export const datasciExportRepo = {
     return r.rows[0]?.n ?? 0;
   },
 };
+
+export type DatasciExportRepo = typeof datasciExportRepo;

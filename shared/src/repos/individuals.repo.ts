@@ -218,3 +218,5 @@ export const individualsRepo = {
     return r.rows;
   },
 };
+
+export type IndividualsRepo = typeof individualsRepo;
