@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Container } from '../../../shared/src/container.js';
+import type { Logger } from '../../../shared/src/logger.js';
+import type { JobQueue } from '../../../shared/src/ports/queue.port.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { renderMessage, type Lang, type MessageCode } from '../../../shared/src/domain/messages.js';
-import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
-import {
-  dropUnusedBlobs,
+import type {
   fruitBatchRepo,
-  type BatchCounts,
-  type BatchRowLabel,
-  type BatchRowRecord,
-  type NewRow,
-  type NewView,
+  BatchCounts,
+  BatchRowLabel,
+  BatchRowRecord,
+  NewRow,
+  NewView,
 } from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
@@ -207,22 +206,33 @@ export { csvCell };
  * kept until the owner deletes the batch. Ownership comes from the token; another account's batch
  * is a 404.
  */
-export function createFruitBatchService(
-  c: Container,
-  deps: { trees: TreesService; fruitSummaries: (ids: string[]) => Promise<Map<string, FruitSummary>> },
-) {
-  const repo = fruitBatchRepo(c.db);
-  const limits = {
-    maxPhotos: c.config.BATCH_MAX_PHOTOS,
-    maxViews: c.config.BATCH_MAX_VIEWS,
-    maxBytes: c.config.BATCH_MAX_BYTES,
-    maxPixels: c.config.IMAGE_MAX_PIXELS,
-    archive: {
-      maxEntries: c.config.ARCHIVE_MAX_ENTRIES,
-      maxTotalBytes: c.config.ARCHIVE_MAX_INFLATED_BYTES,
-      maxRatio: c.config.ARCHIVE_MAX_RATIO,
-    },
-  };
+export interface FruitBatchLimits {
+  maxPhotos: number;
+  maxViews: number;
+  maxBytes: number;
+  maxPixels: number;
+  archive: { maxEntries: number; maxTotalBytes: number; maxRatio: number };
+}
+
+export interface FruitBatchDeps {
+  /** fruit-batch.repo's statements on the database. */
+  batches: ReturnType<typeof fruitBatchRepo>;
+  /** blob-registry's storeBlob on the database and the blob store. */
+  storeBlob: (bytes: Uint8Array, contentType: string) => Promise<{ cid: string; created: boolean }>;
+  /** fruit-batch.repo's dropUnusedBlobs: each CID goes only if nothing references it. */
+  dropUnusedBlobs: (cids: readonly string[]) => Promise<void>;
+  queue: Pick<JobQueue, 'enqueue'>;
+  trees: Pick<TreesService, 'access'>;
+  fruitSummaries: (ids: string[]) => Promise<Map<string, FruitSummary>>;
+  /** BATCH_MAX_PHOTOS, BATCH_MAX_VIEWS, BATCH_MAX_BYTES, IMAGE_MAX_PIXELS and the ARCHIVE_MAX_* caps. */
+  limits: FruitBatchLimits;
+  /** BATCH_EVENTS_POLL_MS. */
+  pollMs: number;
+  logger: Pick<Logger, 'error'>;
+}
+
+export function createFruitBatchService(deps: FruitBatchDeps) {
+  const { batches: repo, limits, storeBlob, dropUnusedBlobs } = deps;
 
   async function owned(caller: Caller, id: string) {
     const b = await repo.owned(id, caller.account_id);
@@ -255,7 +265,7 @@ export function createFruitBatchService(
             views.push({ file_name: name, cid: null, failed: item.failed });
             continue;
           }
-          const { cid, created: isNew } = await storeBlob(c, item.bytes, item.type!);
+          const { cid, created: isNew } = await storeBlob(item.bytes, item.type!);
           if (isNew) created.push(cid);
           views.push({ file_name: name, cid });
         }
@@ -266,7 +276,7 @@ export function createFruitBatchService(
       await repo.create({ id, owner_id: caller.account_id, tree_id: input.tree_id ?? null, farm_id: input.farm_id ?? null }, rows);
       return rows;
     } catch (err) {
-      await dropUnusedBlobs(c, created).catch((e) => c.logger.error({ err: e }, 'batch clean-up failed'));
+      await dropUnusedBlobs(created).catch((e) => deps.logger.error({ err: e }, 'batch clean-up failed'));
       throw err;
     }
   }
@@ -310,7 +320,7 @@ export function createFruitBatchService(
       try {
         // The fixed job id makes a repeated enqueue of the same row one job, in both queues.
         for (const r of rows.filter((x) => !x.failed)) {
-          await c.queue.enqueue(
+          await deps.queue.enqueue(
             'fruit_batch_item',
             { owner_id: caller.account_id, batch_id: id, index: r.idx, cid: r.cid!, filters },
             { jobId: `fbatch-${id}-${r.idx}` },
@@ -318,7 +328,7 @@ export function createFruitBatchService(
         }
       } catch (err) {
         const cids = await repo.remove(id, caller.account_id);
-        await dropUnusedBlobs(c, cids ?? []).catch(() => undefined);
+        await dropUnusedBlobs(cids ?? []).catch(() => undefined);
         throw err;
       }
       return { batch_id: id, total: rows.length, status: 'running' as const, links: links(id) };
@@ -363,7 +373,7 @@ export function createFruitBatchService(
       const cids = await repo.remove(id, caller.account_id);
       if (!cids) throw ERRORS.notFound();
       // Jobs still queued for this batch find no row and do nothing.
-      await dropUnusedBlobs(c, cids);
+      await dropUnusedBlobs(cids);
       return { batch_id: id, deleted: true as const };
     },
 
@@ -399,7 +409,7 @@ export function createFruitBatchService(
           yield now;
         }
         if (now.status === 'done') return;
-        await sleep(c.config.BATCH_EVENTS_POLL_MS, undefined, { signal }).catch(() => undefined);
+        await sleep(deps.pollMs, undefined, { signal }).catch(() => undefined);
       }
     },
   };

@@ -28,7 +28,7 @@ import { fruitListRepo } from '../../../shared/src/repos/fruit-list.repo.js';
 import { scanTokensRepo } from '../../../shared/src/repos/scan-tokens.repo.js';
 import { viewsRepo } from '../../../shared/src/repos/views.repo.js';
 import { fruitPublicRepo } from '../../../shared/src/repos/fruit-public.repo.js';
-import { dropUnusedBlobs } from '../../../shared/src/repos/fruit-batch.repo.js';
+import { dropUnusedBlobs, fruitBatchRepo } from '../../../shared/src/repos/fruit-batch.repo.js';
 import { treeRecordCode } from '../../../shared/src/repos/evidence/tree-record.js';
 import { pinTreeEvidence } from '../../../shared/src/repos/evidence/pin-evidence.js';
 import { describeLatestAnchor } from './anchor-public.service.js';
@@ -158,7 +158,27 @@ export function createServices(c: Container) {
       logger: c.logger,
       settings: { jobWaitMs: c.config.JOB_WAIT_MS, scanTtlS: c.config.FRUIT_SCAN_TTL_S, perMinute: c.config.FRUIT_PUBLIC_PER_MIN },
     }),
-    fruitBatch: createFruitBatchService(c, { trees, fruitSummaries: fruitList.summaries }),
+    fruitBatch: createFruitBatchService({
+      batches: fruitBatchRepo(c.db),
+      storeBlob: (bytes, type) => storeBlob(c, bytes, type),
+      dropUnusedBlobs: (cids) => dropUnusedBlobs(c, cids),
+      queue: c.queue,
+      trees,
+      fruitSummaries: fruitList.summaries,
+      limits: {
+        maxPhotos: c.config.BATCH_MAX_PHOTOS,
+        maxViews: c.config.BATCH_MAX_VIEWS,
+        maxBytes: c.config.BATCH_MAX_BYTES,
+        maxPixels: c.config.IMAGE_MAX_PIXELS,
+        archive: {
+          maxEntries: c.config.ARCHIVE_MAX_ENTRIES,
+          maxTotalBytes: c.config.ARCHIVE_MAX_INFLATED_BYTES,
+          maxRatio: c.config.ARCHIVE_MAX_RATIO,
+        },
+      },
+      pollMs: c.config.BATCH_EVENTS_POLL_MS,
+      logger: c.logger,
+    }),
     ...createAnimalServices(c, { trees, media, jobs }),
     ops: createOpsService({
       mode: c.config.MODE,
