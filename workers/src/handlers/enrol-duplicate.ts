@@ -28,8 +28,8 @@ export const VERIFIED_INLIERS = 40;
 export const VERIFIED_INLIERS_ALONE = 150;
 /**
  * The lead means something only over a runner-up that was a fair comparison. Any two photos of
- * animals verify a few guarded inliers by chance (never fewer than six in the fit above); a
- * runner-up below this is a different kind of photo altogether (a coat close-up beside barn
+ * animals verify a few guarded inliers by chance (set below every runner-up in the fit's result
+ * file above); a runner-up below this is a different kind of photo altogether (a coat close-up beside barn
  * shots), so the top's lead may be its background, and the floor for one animal applies.
  */
 export const COMPARABLE_RUNNER_UP = 5;
