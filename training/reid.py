@@ -41,7 +41,7 @@ from PIL import Image
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from backbone import MEAN, STD, Embedder, FloatMobileNet, to_tensor  # noqa: E402
 
-RECIPE = 'synthetic-reid-v1'
+RECIPE = 'synthetic-reid-v2'
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -70,20 +70,32 @@ def augment(img, hw, rnd):
 
 
 def batches(train, ids_per_batch, views_per_id, rnd):
-    """One epoch of batches: whole families together, several views per identity."""
+    """One epoch of batches: whole families together, several views per identity, one kind a batch.
+
+    A tree's bark is no negative worth learning from for a cow's coat: the in-batch loss learns
+    only from negatives it can confuse, so each batch holds identities of one kind, and the
+    batches of all kinds are shuffled together.
+    """
     by_family = {}
     for k, it in enumerate(train):
         by_family.setdefault(it['family'], []).append(k)
-    fams = sorted(by_family)
-    rnd.shuffle(fams)
-    cur = []
-    for f in fams:
-        cur += by_family[f]
-        if len(cur) >= ids_per_batch:
-            yield cur
-            cur = []
-    if len(cur) >= 2:
-        yield cur
+    by_kind = {}
+    for f in sorted(by_family):
+        by_kind.setdefault(train[by_family[f][0]].get('kind', ''), []).append(f)
+    out = []
+    for kind in sorted(by_kind):
+        fams = by_kind[kind]
+        rnd.shuffle(fams)
+        cur = []
+        for f in fams:
+            cur += by_family[f]
+            if len(cur) >= ids_per_batch:
+                out.append(cur)
+                cur = []
+        if len(cur) >= 2:
+            out.append(cur)
+    rnd.shuffle(out)
+    yield from out
 
 
 class SubCenterArcFace(nn.Module):
