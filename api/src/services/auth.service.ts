@@ -1,21 +1,16 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Container } from '../../../shared/src/container.js';
+import type { Config } from '../../../shared/src/config/config.js';
+import type { Queryable } from '../../../shared/src/ports/database.port.js';
+import type { RateLimitStore } from '../../../shared/src/ports/rate-limit.port.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { enforceRateLimit } from '../middleware/rate-limit.js';
 import type { Caller } from '../http/route.js';
-import {
-  checkLoginLock,
-  checkSignupLock,
-  clearLoginFailures,
-  recordLoginFailure,
-  recordSignupFailure,
-  withHashSlot,
-} from './login-throttle.js';
-import { brokenRule, DUMMY_HASH, hashPassword, USERNAME, verifyPassword } from './passwords.js';
+import type * as loginThrottle from './login-throttle.js';
+import { brokenRule, DUMMY_HASH, USERNAME, type hashPassword, type verifyPassword } from './passwords.js';
 import { verifyDidSignature } from './did.js';
-import { accountsRepo, didChallengesRepo, tokensRepo, type AccountRow } from '../../../shared/src/repos/accounts.repo.js';
-import { activityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
-import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
+import type { accountsRepo, AccountRow, didChallengesRepo, tokensRepo } from '../../../shared/src/repos/accounts.repo.js';
+import type { ActivityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
+import type { IndividualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 
 export interface Account {
   id: string;
@@ -36,9 +31,42 @@ export const sha256hex = (s: string) => createHash('sha256').update(s).digest('h
 /** The exact text a DID client signs for a challenge nonce. */
 export const challengeMessage = (nonce: string) => `markless sign-in ${nonce}`;
 
+export interface AuthDeps {
+  db: Queryable;
+  accounts: typeof accountsRepo;
+  tokens: typeof tokensRepo;
+  didChallenges: typeof didChallengesRepo;
+  activity: Pick<ActivityEventsRepo, 'record'>;
+  individuals: Pick<IndividualsRepo, 'recentFarms' | 'countsByKind'>;
+  /** Meters DID challenges per address. */
+  rateLimits: RateLimitStore;
+  /** login-throttle's locks and failure counts (on `db`) and its hashing slots. */
+  throttle: Pick<
+    typeof loginThrottle,
+    'checkLoginLock' | 'recordLoginFailure' | 'clearLoginFailures' | 'checkSignupLock' | 'recordSignupFailure' | 'withHashSlot'
+  >;
+  /** The memory-hard KDF (passwords.ts). */
+  passwords: { hash: typeof hashPassword; verify: typeof verifyPassword };
+  config: Pick<
+    Config,
+    | 'SIGNUP_OPEN'
+    | 'PASSWORD_MIN_SCORE'
+    | 'TOKEN_TTL_S'
+    | 'SIGNUP_SOURCE_FAILURES'
+    | 'LOGIN_FREE_FAILURES'
+    | 'LOGIN_SOURCE_FAILURES'
+    | 'LOGIN_ACCOUNT_FAILURES'
+    | 'LOGIN_MAX_LOCK_S'
+    | 'DID_CHALLENGE_PER_MIN'
+    | 'DID_CHALLENGE_TTL_S'
+  >;
+}
+
 /** Accounts, sessions and DID sign-in. Tokens are random; only their SHA-256 is ever stored. */
-export function createAuthService(c: Container) {
-  const { db, config } = c;
+export function createAuthService(deps: AuthDeps) {
+  const { db, config, accounts: accountsRepo, tokens: tokensRepo, didChallenges: didChallengesRepo } = deps;
+  const { checkLoginLock, recordLoginFailure, clearLoginFailures, checkSignupLock, recordSignupFailure, withHashSlot } = deps.throttle;
+  const { hash: hashPassword, verify: verifyPassword } = deps.passwords;
   const throttle = {
     free: config.LOGIN_FREE_FAILURES,
     sourceFree: config.LOGIN_SOURCE_FAILURES,
@@ -61,7 +89,7 @@ export function createAuthService(c: Container) {
   }
 
   const logActivity = (owner: string | null, action: string, detail: Record<string, unknown> = {}) =>
-    activityEventsRepo.record(db, owner, action, detail);
+    deps.activity.record(db, owner, action, detail);
 
   /**
    * The account of a did:key, created at its first sign-in (only while sign-up is open). The username is derived from the key,
@@ -140,18 +168,18 @@ export function createAuthService(c: Container) {
 
     /** The farms the account enrolled into, most recently used first: the app's farm, on every device. */
     async farms(caller: Caller): Promise<string[]> {
-      return individualsRepo.recentFarms(db, caller.account_id, 50);
+      return deps.individuals.recentFarms(db, caller.account_id, 50);
     },
 
     /** How many live individuals of each kind the account owns: the app shows the tabs it uses first. */
     async kindCounts(caller: Caller): Promise<Record<'tree' | 'fruit' | 'animal', number>> {
       const counts = { tree: 0, fruit: 0, animal: 0 };
-      for (const x of await individualsRepo.countsByKind(db, caller.account_id)) counts[x.kind] = x.n;
+      for (const x of await deps.individuals.countsByKind(db, caller.account_id)) counts[x.kind] = x.n;
       return counts;
     },
 
     async didChallenge(ip: string) {
-      await enforceRateLimit(c.rateLimits, `did:${ip}`, config.DID_CHALLENGE_PER_MIN, 60_000);
+      await enforceRateLimit(deps.rateLimits, `did:${ip}`, config.DID_CHALLENGE_PER_MIN, 60_000);
       // Challenges are dead a day after they expire; sweeping here keeps the table from growing forever.
       await didChallengesRepo.sweep(db);
       const nonce = randomBytes(24).toString('base64url');

@@ -54,6 +54,9 @@ import { createOpsService } from './ops.service.js';
 import { workerStatusRepo } from '../../../shared/src/repos/worker-status.repo.js';
 import { createDatasciExportService } from './datasci-export.service.js';
 import { datasciExportRepo } from '../../../shared/src/repos/datasci-export.repo.js';
+import { accountsRepo, didChallengesRepo, tokensRepo } from '../../../shared/src/repos/accounts.repo.js';
+import * as loginThrottle from './login-throttle.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { createSurveyService } from './survey.service.js';
 import { createReviewQueueService } from './review-queue.service.js';
@@ -102,7 +105,18 @@ export function createServices(c: Container) {
   });
   const fruitList = createFruitListService({ db: c.db, fruit: fruitListRepo, treeRef, access: individualAccess });
   return {
-    auth: createAuthService(c),
+    auth: createAuthService({
+      db: c.db,
+      accounts: accountsRepo,
+      tokens: tokensRepo,
+      didChallenges: didChallengesRepo,
+      activity: activityEventsRepo,
+      individuals: individualsRepo,
+      rateLimits: c.rateLimits,
+      throttle: loginThrottle,
+      passwords: { hash: hashPassword, verify: verifyPassword },
+      config: c.config,
+    }),
     feedback: createFeedbackService({ db: c.db, feedback: feedbackRepo, activity: activityEventsRepo }),
     admin: createAdminService({ db: c.db, reports: adminReportsRepo }),
     jobs,
