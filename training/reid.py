@@ -69,7 +69,7 @@ def augment(img, hw, rnd):
     return t * rnd.uniform(0.9, 1.1) + rnd.uniform(-0.1, 0.1)
 
 
-def batches(train, ids_per_batch, views_per_id, rnd):
+def batches(train, ids_per_batch, views_per_id, rnd, mixed_kinds=False):
     """One epoch of batches: whole families together, several views per identity, one kind a batch.
 
     A tree's bark is no negative worth learning from for a cow's coat: the in-batch loss learns
@@ -81,7 +81,8 @@ def batches(train, ids_per_batch, views_per_id, rnd):
         by_family.setdefault(it['family'], []).append(k)
     by_kind = {}
     for f in sorted(by_family):
-        by_kind.setdefault(train[by_family[f][0]].get('kind', ''), []).append(f)
+        # --mixed-kinds (recipe v1, kept for the ablation): every kind in one pool.
+        by_kind.setdefault('' if mixed_kinds else train[by_family[f][0]].get('kind', ''), []).append(f)
     out = []
     for kind in sorted(by_kind):
         fams = by_kind[kind]
@@ -236,6 +237,7 @@ def main():
     ap.add_argument('--triplet', type=float, default=0.0, help='weight of a batch-hard triplet term')
     ap.add_argument('--triplet-margin', type=float, default=0.2)
     ap.add_argument('--val', type=float, default=0.1, help='share of families held out for the retrieval check')
+    ap.add_argument('--mixed-kinds', action='store_true', help='batches mix kinds (recipe v1), for the ablation')
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--device', choices=['auto', 'cpu', 'cuda'], default='auto')
@@ -259,7 +261,7 @@ def main():
     head = SubCenterArcFace(a.dim, len(labels), a.subcenters, a.scale, a.margin).to(dev)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW([{'params': params, 'lr': a.lr}, {'params': head.parameters(), 'lr': a.lr * 10}], weight_decay=1e-4)
-    per_epoch = sum(1 for _ in batches(train, a.ids_per_batch, a.views_per_id, random.Random(0)))
+    per_epoch = sum(1 for _ in batches(train, a.ids_per_batch, a.views_per_id, random.Random(0), a.mixed_kinds))
     steps = max(1, a.epochs * per_epoch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[a.lr, a.lr * 10], total_steps=steps, pct_start=0.15)
     # The start point's figure on the same held-out families, for comparison.
@@ -268,7 +270,7 @@ def main():
     for epoch in range(a.epochs):
         model.train()
         total, seen = 0.0, 0
-        for ids in batches(train, a.ids_per_batch, a.views_per_id, rnd):
+        for ids in batches(train, a.ids_per_batch, a.views_per_id, rnd, a.mixed_kinds):
             xs, ys = [], []
             for k in ids:
                 it = train[k]
@@ -303,7 +305,7 @@ def main():
     legacy = {'dynamo': False} if 'dynamo' in inspect.signature(torch.onnx.export).parameters else {}
     export(model, a.out, (3, *hw), legacy)
     report = {
-        'recipe': RECIPE, 'input': [3, *hw], 'dim': a.dim, 'out': a.out, 'device': dev.type, 'torch': torch.__version__,
+        'recipe': 'synthetic-reid-v1' if a.mixed_kinds else RECIPE, 'input': [3, *hw], 'dim': a.dim, 'out': a.out, 'device': dev.type, 'torch': torch.__version__,
         'data': {'dir': os.path.abspath(a.data), 'manifest_sha256': manifest_sha, 'generator': manifest.get('generator'),
                  'seed': manifest.get('seed'), 'kinds': manifest.get('kinds'), 'identities': len(manifest['identities']),
                  'sibling_groups': len(manifest.get('sibling_groups', [])), 'train_identities': len(labels),
