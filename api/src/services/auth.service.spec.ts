@@ -55,11 +55,11 @@ function setup(over: { [K in keyof AuthDeps]?: Partial<AuthDeps[K]> } = {}) {
       'tokens',
     ),
     didChallenges: strictMock<AuthDeps['didChallenges']>(over.didChallenges ?? {}, 'didChallenges'),
-    activity: { record },
+    activity: strictMock<AuthDeps['activity']>({ record }, 'activity'),
     individuals: strictMock<AuthDeps['individuals']>(over.individuals ?? {}, 'individuals'),
     rateLimits: strictMock<AuthDeps['rateLimits']>(over.rateLimits ?? {}, 'rateLimits'),
-    throttle,
-    passwords,
+    throttle: strictMock<AuthDeps['throttle']>(throttle, 'throttle'),
+    passwords: strictMock<AuthDeps['passwords']>(passwords, 'passwords'),
     config: { ...config, ...over.config },
   } as AuthDeps;
   return { auth: createAuthService(deps), inserted, record, throttle, passwords };
@@ -149,6 +149,33 @@ describe('auth service: login and tokens', () => {
     expect(await auth.callerFromToken('mkl_other')).toBeNull();
     await auth.logout({ account_id: 'acc-1', token_hash: sha('mkl_good') } as Caller);
     expect(revoke).toHaveBeenCalledWith(db, sha('mkl_good'));
+  });
+
+  it('logs out everywhere by account, and answers the account, its farms and its kind counts only from its own id', async () => {
+    const caller = { account_id: 'acc-1', username: 'lan', is_admin: false, token_hash: sha('mkl_good') } as Caller;
+    const revokeAll = vi.fn(async () => 3);
+    const byId = vi
+      .fn()
+      .mockResolvedValueOnce(row({ is_admin: true }))
+      .mockResolvedValueOnce(null);
+    const recentFarms = vi.fn(async () => ['farm-b', 'farm-a']);
+    const countsByKind = vi.fn(async () => [{ kind: 'tree' as const, n: 4 }]);
+    const { auth } = setup({ tokens: { revokeAll }, accounts: { byId }, individuals: { recentFarms, countsByKind } });
+    expect(await auth.logoutAll(caller)).toBe(3);
+    expect(revokeAll).toHaveBeenCalledWith(db, 'acc-1');
+    expect(await auth.me(caller)).toEqual({
+      id: 'acc-1',
+      username: 'lan',
+      is_admin: true,
+      did: null,
+      created_at: '2026-11-28T08:00:00.000Z',
+    });
+    // An account gone since its token was issued is a 401, not a 404 or a crash.
+    await expect(auth.me(caller)).rejects.toMatchObject({ status: 401 });
+    expect(await auth.farms(caller)).toEqual(['farm-b', 'farm-a']);
+    expect(recentFarms).toHaveBeenCalledWith(db, 'acc-1', 50);
+    expect(await auth.kindCounts(caller)).toEqual({ tree: 4, fruit: 0, animal: 0 });
+    expect(countsByKind).toHaveBeenCalledWith(db, 'acc-1');
   });
 });
 
