@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { freshIds } from '../../../test/support/fresh-ids.js';
 import { animalDriftRepo as repo } from './animal-drift.repo.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 
 describe.each(BOTH_DATABASES)('the drift report’s reads on $name', ({ open }) => {
-  const [owner, other, cow, sold, elsewhere, photo, soldPhoto] = [1, 2, 3, 4, 5, 6, 7].map(() => randomUUID()) as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
+  const [owner, other, cow, sold, elsewhere, photo, soldPhoto] = freshIds(7);
 
   const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);

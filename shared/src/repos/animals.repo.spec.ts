@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { freshIds } from '../../../test/support/fresh-ids.js';
 import { animalsRepo as repo } from './animals.repo.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 
 describe.each(BOTH_DATABASES)('animals on $name', ({ open }) => {
-  const ids = [1, 2, 3, 4, 5, 6].map(() => randomUUID()) as [string, string, string, string, string, string];
+  const ids = freshIds(6);
   const [owner, bong, man, goat, gone, photo] = ids;
 
   const opened = openDatabase(open, async (db) => {

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { freshIds } from '../../../test/support/fresh-ids.js';
 import { datasciExportRepo as repo } from './datasci-export.repo.js';
 
 const START = { at: '1970-01-01T00:00:00Z', id: '00000000-0000-0000-0000-000000000000' };
 
 describe.each(BOTH_DATABASES)('the data-science export’s reads on $name', ({ open }) => {
-  const ids = [1, 2, 3, 4, 5, 6, 7, 8].map(() => randomUUID()) as [string, string, string, string, string, string, string, string];
+  const ids = freshIds(8);
   const [ana, bao, cow, sold, p1, p2, pSold, q1] = ids;
 
   const opened = openDatabase(open, async (db) => {

@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { freshIds } from '../../../test/support/fresh-ids.js';
 import { individualsRepo } from './individuals.repo.js';
 
 describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
-  const [owner, other, cow, gone, tree, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  const [owner, other, cow, gone, tree, theirs] = freshIds(6);
   const bull = randomUUID();
   // A second owner's fruit and trees, placed on a map: one published, one private, one deleted.
-  const [grower, pub, priv, pubGone, near, far, nowhere, goat] = [1, 2, 3, 4, 5, 6, 7, 8].map(() => randomUUID()) as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
+  const [grower, pub, priv, pubGone, near, far, nowhere, goat] = freshIds(8);
 
   const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
