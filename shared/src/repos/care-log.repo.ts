@@ -32,17 +32,10 @@ export interface CareRow {
 }
 
 /** A new care entry; `withdrawal` and `banned` are stored as JSON, null when there are none. */
-export interface NewCareEntry {
-  author_id: string;
-  owner_id: string;
-  target_type: CareTargetType;
-  target_id: string;
-  action: string | null;
-  product_id: string | null;
-  product_name: string | null;
-  dose: string | null;
-  note: string | null;
-  photo_cid: string | null;
+export interface NewCareEntry extends Pick<
+  CareRow,
+  'author_id' | 'owner_id' | 'target_type' | 'target_id' | 'action' | 'product_id' | 'product_name' | 'dose' | 'note' | 'photo_cid'
+> {
   applied_at: Date;
   withdrawal: object | null;
   withdrawal_until: string | null;

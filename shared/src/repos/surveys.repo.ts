@@ -31,16 +31,9 @@ export interface SurveyRow {
 
 export type SurveyProgressRow = Pick<SurveyRow, 'status' | 'stage' | 'frames_read' | 'frames_total' | 'tracks' | 'identified'>;
 
-export interface NewSurvey {
-  id: string;
+/** A survey as it is written: the row's identity and what was asked, before any progress. */
+export interface NewSurvey extends Pick<SurveyRow, 'id' | 'kind' | 'species' | 'farm_id' | 'tree_id' | 'zone' | 'video_cid' | 'job_id'> {
   owner_id: string;
-  kind: string;
-  species: string | null;
-  farm_id: string | null;
-  tree_id: string | null;
-  zone: string;
-  video_cid: string;
-  job_id: string;
 }
 
 export const surveysRepo = {
