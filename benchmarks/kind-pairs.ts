@@ -26,7 +26,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CalibrationParams, type SeveralScope } from '../workers/src/vision/calibrate.js';
-import { decide, decideSeveral, type Verdict } from '../workers/src/vision/decide.js';
+import { agreedTop, decide, decideSeveral, type Verdict } from '../workers/src/vision/decide.js';
 import { RecognitionEngine, rerank, type Candidate } from '../workers/src/vision/engine.js';
 import { hiding } from '../workers/src/vision/open-set.js';
 import { clopperPearsonUpper, safeThreshold, chooseThreshold } from '../workers/src/vision/threshold.js';
@@ -76,11 +76,20 @@ function pairsOf<T extends { path: string; session: string }>(photos: readonly T
   return Array.from({ length: Math.min(n, half) }, (_, i) => [mid(picked[i]!), mid(picked[i + half]!)]);
 }
 
+/**
+ * What a pair's threshold is held against: the fused evidence at its best over the two photos
+ * (`best`), or the photos' agreement on one individual (`agree`, decide.ts). The fit keeps the one
+ * that names more enrolled pairs at its own safe threshold, on the fit's gallery pairs alone.
+ */
+type Combine = 'best' | 'agree';
+const COMBINES: Combine[] = ['best', 'agree'];
+
 interface PairSample {
   truth: string;
   openSet: boolean;
   herd: number;
   ranked: Candidate[];
+  alone: Candidate[][];
 }
 
 async function fitSamples(ds: Dataset): Promise<PairSample[]> {
@@ -89,31 +98,36 @@ async function fitSamples(ds: Dataset): Promise<PairSample[]> {
   for (const [h, herd] of herdsOf(ds.fitIds, fitHerds).entries()) {
     const members = new Set(herd);
     const { gallery } = await enrolHerd(ds, members);
-    const ask = async (pair: readonly Photo[], hidden: Set<string>) =>
+    const one = async (photos: readonly Photo[], hidden: Set<string>) =>
       slim(
         (
           await engine.identify({
             kind,
-            queries: await Promise.all(pair.map((p) => ds.describe(p.path))),
+            queries: await Promise.all(photos.map((p) => ds.describe(p.path))),
             gallery: hiding(gallery, hidden),
             calibration: single(bandOf(herd.length)),
           })
         ).ranked,
       );
+    // The pair as one query, and each photo alone (what the agreement of the photos is scored on).
+    const ask = async (pair: readonly Photo[], hidden: Set<string>) => ({
+      ranked: await one(pair, hidden),
+      alone: await Promise.all(pair.map((p) => one([p], hidden))),
+    });
     const before = samples.length;
     for (const id of herd) {
       const photos = byId.get(id) ?? [];
       for (const pair of pairsOf(photos, perMember)) {
         const sessions = new Set(pair.map((p) => p.session));
         const hidden = new Set(photos.filter((x) => sessions.has(x.session)).map((x) => x.path));
-        if (photos.length > hidden.size) samples.push({ truth: id, openSet: false, herd: herd.length, ranked: await ask(pair, hidden) });
+        if (photos.length > hidden.size) samples.push({ truth: id, openSet: false, herd: herd.length, ...(await ask(pair, hidden)) });
         if (herd.length > 1)
-          samples.push({ truth: id, openSet: true, herd: herd.length, ranked: await ask(pair, new Set(photos.map((x) => x.path))) });
+          samples.push({ truth: id, openSet: true, herd: herd.length, ...(await ask(pair, new Set(photos.map((x) => x.path)))) });
       }
     }
     for (const id of ds.fitIds.filter((x) => !members.has(x))) {
       for (const pair of pairsOf(byId.get(id) ?? [], perStranger))
-        samples.push({ truth: id, openSet: true, herd: herd.length, ranked: await ask(pair, new Set()) });
+        samples.push({ truth: id, openSet: true, herd: herd.length, ...(await ask(pair, new Set())) });
     }
     ds.save();
     log(`${ds.name} pairs fit herd ${h + 1} (${herd.length}): ${samples.length - before} pairs`);
@@ -122,15 +136,16 @@ async function fitSamples(ds: Dataset): Promise<PairSample[]> {
 }
 
 /** A band's pairs' threshold: strangers asked of that band's herds, enrolled pairs of every herd (as for one photo). */
-function bandScope(samples: readonly PairSample[], band: Band) {
+function bandScope(samples: readonly PairSample[], band: Band, combine: Combine) {
   const cal = single(band);
   const mine = samples
     .filter((s) => !s.openSet || bandOf(s.herd) === band)
     .flatMap((s) => {
-      const t = rerank(s.ranked, cal)[0];
-      return t
-        ? [{ p: t.probability, right: !s.openSet && t.individualId === s.truth, group: `${name}:${s.truth}`, openSet: s.openSet }]
-        : [];
+      const t =
+        combine === 'agree'
+          ? agreedTop(s.alone.map((r) => rerank(r, cal)))
+          : (([c]) => c && { individualId: c.individualId, score: c.probability })(rerank(s.ranked, cal));
+      return t ? [{ p: t.score, right: !s.openSet && t.individualId === s.truth, group: `${name}:${s.truth}`, openSet: s.openSet }] : [];
     });
   const safe = safeThreshold(mine);
   const c = chooseThreshold(mine);
@@ -140,10 +155,12 @@ function bandScope(samples: readonly PairSample[], band: Band) {
     queries: mine.length,
     falseMatches: safe?.falseMatches ?? 0,
     fmrUpper: round(safe?.fmrUpper ?? c.fmrUpper),
+    ...(combine === 'agree' ? { combine } : {}),
   };
   return {
     scope,
     report: {
+      combine,
       queries: mine.length,
       open_set: mine.filter((x) => x.openSet).length,
       right: mine.filter((x) => x.right).length,
@@ -230,8 +247,8 @@ function count(t: Tally, v: { verdict: Verdict; shown: readonly Candidate[] }, t
   }
 }
 
-function score(herds: readonly Asked[], scopes: Record<Band, SeveralScope>) {
-  const ways = ['first_photo_alone', 'pair_every_photo_rule', 'pair_threshold'] as const;
+function score(herds: readonly Asked[], scopes: Record<Band, SeveralScope>, each: Record<Combine, Record<Band, SeveralScope>>) {
+  const ways = ['first_photo_alone', 'pair_every_photo_rule', 'pair_threshold', 'pair_best_threshold', 'pair_agree_threshold'] as const;
   const totals = Object.fromEntries(ways.map((w) => [w, empty()])) as Record<(typeof ways)[number], Tally>;
   const rows = herds.map((h) => {
     const band = bandOf(h.individuals);
@@ -240,14 +257,18 @@ function score(herds: readonly Asked[], scopes: Record<Band, SeveralScope>) {
     const mine = Object.fromEntries(ways.map((w) => [w, empty()])) as typeof totals;
     for (const q of h.queries) {
       const alone = q.alone.map((r) => rerank(r, without));
+      const served = (c: CalibrationParams) =>
+        decideSeveral(
+          rerank(q.pair, c),
+          q.alone.map((r) => rerank(r, c)),
+          c,
+        );
       const verdicts = {
         first_photo_alone: decide(alone[0]!, without),
         pair_every_photo_rule: decideSeveral(rerank(q.pair, without), alone, without),
-        pair_threshold: decideSeveral(
-          rerank(q.pair, withPairs),
-          q.alone.map((r) => rerank(r, withPairs)),
-          withPairs,
-        ),
+        pair_threshold: served(withPairs),
+        pair_best_threshold: served({ ...without, several: [each.best[band]] }),
+        pair_agree_threshold: served({ ...without, several: [each.agree[band]] }),
       };
       for (const w of ways) {
         count(mine[w], verdicts[w], q.truth, q.member);
@@ -260,12 +281,26 @@ function score(herds: readonly Asked[], scopes: Record<Band, SeveralScope>) {
 }
 
 const ds = await loadDataset(engine, name, 'none');
-const samples = await stage(engine, `pairs-fit-${name}`, { fitHerds, perMember, perStranger }, () => fitSamples(ds));
-const fitted = Object.fromEntries(BANDS.map((b) => [b, bandScope(samples, b)])) as Record<Band, ReturnType<typeof bandScope>>;
-log(`pairs fit: ${samples.length} pairs; ${JSON.stringify(Object.fromEntries(BANDS.map((b) => [b, fitted[b].report])))}`);
+const samples = await stage(engine, `pairs-fit-${name}`, { fitHerds, perMember, perStranger, alone: true }, () => fitSamples(ds));
+type Fitted = Record<Band, ReturnType<typeof bandScope>>;
+const byCombine = Object.fromEntries(
+  COMBINES.map((m) => [m, Object.fromEntries(BANDS.map((b) => [b, bandScope(samples, b, m)])) as Fitted]),
+) as Record<Combine, Fitted>;
+// Per band, the way of combining that names more enrolled pairs at its own safe threshold on the fit.
+const fitted = Object.fromEntries(
+  BANDS.map((b) => {
+    const [best, agree] = [byCombine.best[b], byCombine.agree[b]];
+    return [b, agree.report.threshold !== null && agree.report.correct_match_rate > best.report.correct_match_rate ? agree : best];
+  }),
+) as Fitted;
+log(`pairs fit: ${samples.length} pairs; ${JSON.stringify(byCombine)}`);
 const scopes = Object.fromEntries(BANDS.map((b) => [b, fitted[b].scope])) as Record<Band, SeveralScope>;
+const each = Object.fromEntries(COMBINES.map((m) => [m, Object.fromEntries(BANDS.map((b) => [b, byCombine[m][b].scope]))])) as Record<
+  Combine,
+  Record<Band, SeveralScope>
+>;
 const asked = await stage(engine, `pairs-eval-${name}`, { evalHerds, evalPerMember, evalPerStranger }, () => ask(ds));
-const evaluation = score(asked, scopes);
+const evaluation = score(asked, scopes, each);
 const fitReport = {
   dataset: name,
   species,
@@ -275,6 +310,7 @@ const fitReport = {
   pairs: samples.length,
   small_herd_below: SMALL_HERD_BELOW,
   bands: Object.fromEntries(BANDS.map((b) => [b, fitted[b].report])),
+  each: Object.fromEntries(COMBINES.map((m) => [m, Object.fromEntries(BANDS.map((b) => [b, byCombine[m][b].report]))])),
 };
 const result = {
   benchmark: 'kind-pairs',

@@ -170,8 +170,8 @@ describe('the learning loop runs itself (embedded)', () => {
       match_threshold: 1.01,
     });
     expect(r.json.calibration.several).toEqual([
-      { photos: 2, match_threshold: 0.97, samples: 300, false_match_bound: 0.0099 },
-      { photos: 3, match_threshold: 1.01, samples: 200, false_match_bound: 0.0149 },
+      { photos: 2, match_threshold: 0.97, samples: 300, false_match_bound: 0.0099, held_to: 'best_photo' },
+      { photos: 3, match_threshold: 1.01, samples: 200, false_match_bound: 0.0149, held_to: 'best_photo' },
     ]);
     // Its threshold decides: above every probability, so no `match`, and its fused probabilities are shown.
     expect(r.json.verdict).not.toBe('match');

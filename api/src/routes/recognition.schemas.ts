@@ -114,6 +114,12 @@ export const IdentifyOut = Ok.extend({
               .number()
               .nullable()
               .describe('95% upper confidence bound of the false-match rate of such queries at that threshold'),
+            held_to: z
+              .enum(['best_photo', 'agreement'])
+              .optional()
+              .describe(
+                "what the threshold is compared with: `best_photo`, the candidate's evidence with each score at its best over the photos; `agreement`, how far the photos agree on one individual (the mean log-odds of its probability in each photo alone), which a look-alike seen in one photo only does not reach",
+              ),
           }),
         )
         .nullable()
@@ -123,7 +129,7 @@ export const IdentifyOut = Ok.extend({
         ),
     })
     .optional()
-    .describe('the calibration behind `probability` and the verdict (issue 23)'),
+    .describe('the calibration behind `probability` and the verdict'),
 });
 
 const EnrolledImage = z.object({

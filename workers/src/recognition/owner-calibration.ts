@@ -56,7 +56,9 @@ export interface CalibrationInfo {
    * photos, bench:kind-pairs); null (or a size missing): none vouched, so such a query is a `match`
    * only when every photo alone is one.
    */
-  several: { photos: number; match_threshold: number; samples: number; false_match_bound: number | null }[] | null;
+  several:
+    | { photos: number; match_threshold: number; samples: number; false_match_bound: number | null; held_to: 'best_photo' | 'agreement' }[]
+    | null;
 }
 
 export interface StoredCalibration {
@@ -241,6 +243,7 @@ function severalInfo(params: CalibrationParams): CalibrationInfo['several'] {
         match_threshold: round(s.matchThreshold)!,
         samples: s.queries,
         false_match_bound: round(s.fmrUpper),
+        held_to: s.combine === 'agree' ? ('agreement' as const) : ('best_photo' as const),
       }))
     : null;
 }

@@ -53,6 +53,13 @@ export interface SeveralScope {
   queries: number;
   falseMatches: number;
   fmrUpper: number;
+  /**
+   * What the threshold is held against. Absent: the fused evidence's probability, each score at
+   * its best over the photos. `agree`: the photos' agreement on one individual (decide.ts
+   * `agreedTop`), which a stranger's chance look-alike in one photo does not reach unless the
+   * other photo says the same.
+   */
+  combine?: 'agree';
 }
 
 /** Every several-photo threshold of a calibration, smallest group first (old single-object fits included). */

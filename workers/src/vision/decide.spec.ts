@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CALIBRATION, type CalibrationParams } from './calibrate.js';
-import { decide, decideSeveral, guardVerdict } from './decide.js';
+import { DEFAULT_CALIBRATION, probability, type CalibrationParams } from './calibrate.js';
+
+const guardScore = (e: Parameters<typeof probability>[0]) => probability(e, DEFAULT_CALIBRATION);
+import { agreedTop, agreement, decide, decideSeveral, guardVerdict } from './decide.js';
 
 const cal: CalibrationParams = { ...DEFAULT_CALIBRATION, matchThreshold: 0.9, uncertainThreshold: 0.3 };
 const c = (individualId: string, probability: number) => ({ individualId, probability });
@@ -90,6 +92,64 @@ describe('decideSeveral', () => {
   });
 });
 
+describe('photos agreeing on one individual (a pairs threshold with combine: agree)', () => {
+  const agree = (matchThreshold: number) => ({
+    ...cal,
+    several: [{ matchThreshold, groupSize: 2, queries: 900, falseMatches: 0, fmrUpper: 0.008, combine: 'agree' as const }],
+  });
+
+  it('scores the mean log-odds over the photos, a photo that does not rank the individual at the floor', () => {
+    expect(agreement([[c('x', 0.9)], [c('x', 0.9)]], 'x')).toBeCloseTo(0.9, 10);
+    // logit 0.9 and logit 0.5 average to half of logit 0.9: odds 3.
+    expect(agreement([[c('x', 0.9)], [c('x', 0.5)]], 'x')).toBeCloseTo(0.75, 10);
+    expect(agreement([[c('x', 0.99)], [c('y', 0.99)]], 'x')).toBeLessThan(0.5);
+    expect(
+      agreedTop([
+        [c('x', 0.99), c('y', 0.6)],
+        [c('y', 0.7), c('x', 0.01)],
+      ]),
+    ).toEqual({
+      individualId: 'y',
+      score: expect.closeTo(agreement([[c('y', 0.6)], [c('y', 0.7)]], 'y'), 10) as number,
+    });
+    expect(agreedTop([])).toBeUndefined();
+  });
+
+  it('names the individual both photos point at, and withholds a look-alike only one photo saw', () => {
+    // Both photos rank x fairly high: agreed at 0.8, a match under a 0.75 threshold.
+    expect(decideSeveral(fused, [[c('x', 0.8)], [c('x', 0.8)]], agree(0.75))).toEqual({ verdict: 'match', shown: [fused[0]] });
+    // One photo is sure of x, the other never ranked it: the best-over-photos rule would match (0.95),
+    // the agreement does not, and the fused shortlist is shown.
+    const lucky = decideSeveral(fused, [[c('x', 0.999)], [c('y', 0.6)]], agree(0.75));
+    expect(lucky).toEqual({ verdict: 'uncertain', shown: [fused[0], fused[1]] });
+    // The agreed individual need not be the fused ranking's first: it is named from the ranking.
+    expect(
+      decideSeveral(
+        fused,
+        [
+          [c('x', 0.97), c('y', 0.9)],
+          [c('y', 0.9), c('x', 0.01)],
+        ],
+        agree(0.85),
+      ),
+    ).toEqual({
+      verdict: 'match',
+      shown: [fused[1]],
+    });
+  });
+
+  it("decides more photos by the first two agreeing on the whole ranking's first", () => {
+    expect(decideSeveral(fused, [[c('x', 0.8)], [c('x', 0.8)], [c('z', 0.9)]], agree(0.75)).verdict).toBe('match');
+    // The first two agree on y, the whole ranking puts x first: no match.
+    expect(decideSeveral(fused, [[c('y', 0.9)], [c('y', 0.9)], [c('x', 0.99)]], agree(0.75)).verdict).toBe('uncertain');
+  });
+
+  it('a withheld threshold (1.01) falls back to the every-photo rule', () => {
+    expect(decideSeveral(fused, [[c('x', 0.92)], [c('x', 0.91)]], agree(1.01)).verdict).toBe('match');
+    expect(decideSeveral(fused, [[c('x', 0.99)], [c('x', 0.6)]], agree(1.01)).verdict).toBe('uncertain');
+  });
+});
+
 describe("guardVerdict: an owner's calibration may tighten the serving order, never loosen it", () => {
   const ev = (global: number) => ({ global, local: 40, globalMargin: 0.1, localMargin: 1, spread: 0.5 });
   const ranked = [
@@ -114,6 +174,17 @@ describe("guardVerdict: an owner's calibration may tighten the serving order, ne
     const guard = { ...guardAt(0.01), several: [{ matchThreshold: 1.01, groupSize: 2, queries: 700, falseMatches: 0, fmrUpper: 0.004 }] };
     expect(guardVerdict(decided, ranked, cal, guard, 1).verdict).toBe('match');
     expect(guardVerdict(decided, ranked, cal, guard, 2).verdict).toBe('uncertain');
+  });
+
+  it("holds a several-photo match to the guard's agreement threshold, scored as the guard scores", () => {
+    const agreeAt = (matchThreshold: number): CalibrationParams => ({
+      ...DEFAULT_CALIBRATION,
+      several: [{ matchThreshold, groupSize: 2, queries: 900, falseMatches: 0, fmrUpper: 0.008, combine: 'agree' }],
+    });
+    const perPhoto = [ranked, ranked];
+    const p = agreement([[{ individualId: 'x', probability: guardScore(ev(0.9)) }]], 'x');
+    expect(guardVerdict(decided, ranked, cal, agreeAt(p - 1e-6), 2, 5, perPhoto)).toEqual(decided);
+    expect(guardVerdict(decided, ranked, cal, agreeAt(p + 1e-6), 2, 5, perPhoto).verdict).toBe('uncertain');
   });
 
   it('never turns an uncertain or no_match into a match', () => {

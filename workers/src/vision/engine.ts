@@ -341,7 +341,7 @@ export class RecognitionEngine {
         ? orderByLearned(rankIndividuals(perQuery.slice(0, 2), cal, use.global), perQuery.slice(0, 2), s.learnedOrder)
         : undefined;
     const decided = perQuery.length > 1 ? decideSeveral(ranked, perPhoto, cal, 5, firstPair) : decide(ranked, cal);
-    const { verdict, shown } = req.guard ? guardVerdict(decided, ranked, cal, req.guard, perQuery.length) : decided;
+    const { verdict, shown } = req.guard ? guardVerdict(decided, ranked, cal, req.guard, perQuery.length, 5, perPhoto) : decided;
     const pairs = new Map((perQuery[0] ?? []).flatMap((sc) => (sc.pairs?.length ? [[sc.id, sc.pairs] as [string, Int32Array]] : [])));
     return { verdict, candidates: shown, ranked, model: this.model, learned: req.gallery.learned ?? null, pairs };
   }
