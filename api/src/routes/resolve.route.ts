@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import type { Services } from '../services/index.js';
-import { defineRoute, reply, type RouteDef } from '../http/route.js';
+import { defineRoute, raw, reply, type RouteDef } from '../http/route.js';
 import { servePage } from '../web/static-files.js';
 import { Ok, errorResponse } from './schemas.js';
 import { EvidenceBundle } from './evidence.schemas.js';
 import { TreeRef } from './tree-ref.js';
 import { GROWER_NAME_MAX } from '../services/resolve.service.js';
+import { traceLabelSvg } from '../services/trace-label.js';
 
 const CodeParam = z.object({ code: z.string().min(1).max(200).describe('traceability code, `<PREFIX>-<geohash7>-<8 characters>`') });
 const TreeParam = z.object({ id: TreeRef });
@@ -170,6 +171,35 @@ export function resolveRoutes(s: Services): RouteDef[] {
         // same decision, and an unknown code gets the one fixed not-found page.
         const r = await s.resolve.decide(params.code);
         return r.state === 'unknown' ? servePage('not-found.html', 404) : servePage('trace.html', 200, { ok: true, ...r });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/t/{code}/label.svg',
+      tag: 'traceability',
+      access: 'public',
+      feature: 'traceability',
+      summary: 'A printable label (SVG, 50 × 60 mm): a QR code of the absolute address of /t/{code} and the code printed under it',
+      description:
+        'Same decision as /api/resolve/{code}: a public or restricted code gets its label; a wrong, malformed or private code the same fixed 404 body. ' +
+        "The address in the QR is this request's own origin (behind a proxy with TRUST_PROXY, the forwarded one) and the code as stored.",
+      params: CodeParam,
+      responses: {
+        200: { description: 'the label', contentType: 'image/svg+xml' },
+        404: errorResponse('unknown: the fixed body of /api/resolve/{code}'),
+      },
+      handler: async ({ params }, ctx) => {
+        const r = await s.resolve.decide(params.code);
+        if (r.state === 'unknown') throw unknownCode();
+        // Our own origin from protocol and host, as the cookie check reads it (ctx.origin can be the client's Origin).
+        const svg = await traceLabelSvg(r.code, `${ctx.protocol}://${ctx.host}${r.link}`);
+        return raw(200, svg, 'image/svg+xml; charset=utf-8', {
+          'Cache-Control': 'no-store',
+          // Opened on its own the SVG is a document of this origin: nothing in it may run or load.
+          'Content-Security-Policy': "default-src 'none'",
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Disposition': `inline; filename="${r.code.replace(/[^A-Za-z0-9-]/g, '_')}.svg"`,
+        });
       },
     }),
     ...growerRoutes(s),
