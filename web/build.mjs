@@ -16,6 +16,16 @@ mkdirSync(dist, { recursive: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.json')], { stdio: 'inherit' });
 for (const f of readdirSync(src)) if (/\.(html|css|svg|webmanifest)$/.test(f)) copyFileSync(path.join(src, f), path.join(dist, f));
+// The shopper's QR scanner (web/src/qr-scan.ts) decodes with jsQR (Apache-2.0, node_modules/jsqr/LICENSE).
+// Its browser build is a UMD script: given a `module` to fill, it loads as one more ES module of
+// this origin (web/src/jsqr.d.ts types it), and the service worker caches it with the rest.
+const requireHere = createRequire(import.meta.url);
+const jsqr = readFileSync(requireHere.resolve('jsqr'), 'utf8');
+writeFileSync(
+  path.join(dist, 'jsqr.js'),
+  `/*! jsQR ${requireHere('jsqr/package.json').version}, https://github.com/cozmo/jsQR, Apache License 2.0 */\n` +
+    `const module = { exports: {} };\nconst exports = module.exports;\n${jsqr}\nexport default module.exports;\n`,
+);
 // The installable app's icons, drawn from the one SVG (a manifest needs PNG sizes for every platform).
 const sharp = createRequire(import.meta.url)('sharp');
 for (const size of [192, 512])

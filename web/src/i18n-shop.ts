@@ -32,6 +32,22 @@ export const SHOP_TEXT = {
   shop_tree_page: ['Trang công khai của cây', "The tree's public page"],
   shop_no_tree: ['Cây của quả này chưa được công bố.', "This fruit's tree is not published."],
   shop_back: ['Đăng nhập', 'Sign in'],
+  // Scanning a label's QR code on the shopper's screen, and printing the label on a tree's page.
+  shop_scan: ['Quét mã', 'Scan a code'],
+  shop_scan_hint: [
+    'Chụp mã QR trên tem (hoặc chọn ảnh có mã) để mở trang của mã đó.',
+    "Take a photo of the QR code on the label (or choose one) to open that code's page.",
+  ],
+  shop_scan_reading: ['Đang đọc mã QR trong ảnh…', 'Reading the QR code in the photo…'],
+  shop_scan_none: [
+    'Không tìm thấy mã truy xuất nào trong ảnh này; hãy chụp lại gần và rõ hơn, hoặc nhập mã in trên tem.',
+    'No traceability code was found in this photo; take it again closer and sharper, or type the code printed on the label.',
+  ],
+  print_label: ['In nhãn', 'Print label'],
+  print_label_publish: [
+    'Công bố cây (đầy đủ hoặc chỉ tóm tắt) để in nhãn có mã QR dẫn tới trang công khai.',
+    'Publish the tree (in full or as a summary) to print a label whose QR code opens its public page.',
+  ],
   // The public page /t/{code} (issue 39 item 8): what a shopper reads, then the proof folded.
   trace_code_label: ['Mã truy xuất', 'Traceability code'],
   species_unknown: ['Chưa rõ loài', 'Species not given'],

@@ -57,10 +57,25 @@ export async function treeView(id: string): Promise<HTMLElement> {
   const views = await call('GET', `/api/tree_views?tree_id=${encodeURIComponent(id)}`);
   const pub = h('div', { class: 'publish' });
   function renderPub(visibility: string, code: string | null) {
-    const link =
-      code && visibility !== 'private'
-        ? h('a', { href: `/t/${encodeURIComponent(code)}`, class: 'button', name: 'trace-link' }, t('public_page'))
-        : null;
+    const resolves = Boolean(code) && visibility !== 'private';
+    const link = resolves
+      ? h('a', { href: `/t/${encodeURIComponent(code!)}`, class: 'button', name: 'trace-link' }, t('public_page'))
+      : null;
+    // The label's QR opens the public page, so it is offered only while the code resolves.
+    const label = resolves
+      ? h(
+          'a',
+          {
+            href: `/t/${encodeURIComponent(code!)}/label.svg`,
+            class: 'button secondary',
+            name: 'print-label',
+            target: '_blank',
+            rel: 'noopener',
+          },
+          t('print_label'),
+        )
+      : null;
+    const labelHint = !resolves && code ? h('p', { class: 'hint' }, t('print_label_publish')) : null;
     const setVis = async (path: string, level?: string) => {
       const r = await call('POST', `/api/tree/${encodeURIComponent(id)}/${path}`, new URLSearchParams(level ? { level } : {}));
       if (r.ok) renderPub(r.json.visibility, r.json.code);
@@ -76,7 +91,9 @@ export async function treeView(id: string): Promise<HTMLElement> {
         h('button', { type: 'button', class: 'secondary', onclick: () => void setVis('publish', 'restricted') }, t('publish_summary')),
         h('button', { type: 'button', class: 'secondary', onclick: () => void setVis('unpublish') }, t('unpublish')),
         link,
+        label,
       ),
+      labelHint,
     );
   }
   renderPub(tree.visibility, tree.code);

@@ -2,6 +2,7 @@ import { call, errorText } from './api.js';
 import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { photoPicker } from './photos.js';
+import { codeInPhoto } from './qr-scan.js';
 import { speciesName } from './species.js';
 
 /** One public candidate of POST /api/fruit/lookup. */
@@ -80,14 +81,32 @@ export function shopView(): HTMLElement {
     await show(r.json, photo);
   }
 
-  async function open(e: Event) {
-    e.preventDefault();
-    const c = code.value.trim();
-    if (!c) return mount(out, notice('error', t('shop_need_code')));
+  async function openCode(c: string) {
     // Ask first, so an unknown or mistyped code is a sentence here rather than a bare 404 page.
     const r = await call('GET', `/api/resolve/${encodeURIComponent(c)}`);
     if (!r.ok) return mount(out, notice('error', errorText(r)));
     location.assign(r.json.link ?? `/t/${encodeURIComponent(c)}`);
+  }
+
+  async function open(e: Event) {
+    e.preventDefault();
+    const c = code.value.trim();
+    if (!c) return mount(out, notice('error', t('shop_need_code')));
+    await openCode(c);
+  }
+
+  // A photo of a label's QR code, read on the phone; the code found opens as a typed one does.
+  // The typed code and the fruit photo stay as they were, whatever the photo holds.
+  const scan = h('input', { type: 'file', name: 'scan-photo', accept: 'image/*', capture: 'environment', class: 'visually-hidden' });
+  scan.addEventListener('change', () => void scanned());
+  async function scanned() {
+    const photo = scan.files?.[0];
+    if (!photo) return;
+    mount(out, notice('info', t('shop_scan_reading')));
+    const found = await codeInPhoto(photo);
+    scan.value = ''; // the same photo may be chosen again
+    if (!found) return mount(out, notice('error', t('shop_scan_none')));
+    await openCode(found);
   }
 
   return h(
@@ -100,7 +119,14 @@ export function shopView(): HTMLElement {
       'form',
       { name: 'shop-code', onsubmit: open },
       field(t('shop_code'), code),
-      h('button', { type: 'submit', class: 'secondary' }, t('shop_open_code')),
+      h(
+        'div',
+        { class: 'row wrap' },
+        h('button', { type: 'submit', class: 'secondary' }, t('shop_open_code')),
+        h('button', { type: 'button', class: 'secondary', name: 'scan', onclick: () => scan.click() }, t('shop_scan')),
+        scan,
+      ),
+      h('p', { class: 'hint' }, t('shop_scan_hint')),
     ),
     out,
   );
