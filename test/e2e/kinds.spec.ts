@@ -175,6 +175,7 @@ describe.each<Mode>(['embedded', 'distributed'])('fruit, animal and auto lanes (
             match_threshold: Math.round(pairs.matchThreshold * 1e4) / 1e4,
             samples: pairs.queries,
             false_match_bound: pairs.fmrUpper,
+            held_to: 'best_photo',
           },
         ]);
       }

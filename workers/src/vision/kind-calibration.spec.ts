@@ -97,8 +97,9 @@ describe("the kind's shipped calibration", () => {
       const pairs = severalScopeFor(engine.calibrationFor('animal', { species: 'cattle', individuals }), 2)!;
       expect(pairs.matchThreshold).toBeLessThanOrEqual(1);
       expect(pairs.fmrUpper).toBeLessThanOrEqual(0.01);
-      // Held to the two photos' agreement: the way the fit found to name more gallery pairs.
-      expect(pairs.combine).toBe('agree');
+      // Held to the better photo's evidence, not the photos' agreement: on consecutive frames (a
+      // survey track) the agreement is about one photo's score, below the one-photo threshold.
+      expect(pairs.combine).toBeUndefined();
     }
     // Nyala (striped coats): a threshold of its own, vouched on nyala-dev, far stricter than cattle's.
     for (const individuals of [5, 40]) {
