@@ -5,15 +5,10 @@ import type { JobQueue } from './ports/queue.port.js';
 import type { RateLimitStore } from './ports/rate-limit.port.js';
 import type { AnchorBackend, Pinner } from './ports/anchor.port.js';
 import { createLogger, type Logger } from './logger.js';
-import { createPgliteDatabase } from './adapters/db/pglite.adapter.js';
-import { createPostgresDatabase } from './adapters/db/postgres.adapter.js';
 import { migrate } from './adapters/db/migrate.js';
 import { createFsBlobStore } from './adapters/blobs/fs.adapter.js';
-import { createS3BlobStore } from './adapters/blobs/s3.adapter.js';
 import { createInProcessQueue } from './adapters/queue/inprocess.adapter.js';
-import { createBullQueue } from './adapters/queue/bullmq.adapter.js';
 import { createMemoryRateLimitStore } from './adapters/ratelimit/memory.adapter.js';
-import { createRedisRateLimitStore } from './adapters/ratelimit/redis.adapter.js';
 import { createAnchorBackend } from './adapters/anchor/choose.js';
 import { createKuboPinner } from './adapters/anchor/kubo-pin.adapter.js';
 import type { OcrEngine } from './ports/ocr.port.js';
@@ -67,10 +62,15 @@ export interface ContainerOptions {
  * - anchoring: ANCHOR_BACKEND, `local` (signed checkpoint log) unless `cardano` is asked for;
  * - OCR: the tesseract CLI unless OCR_ENGINE=none; residue stamps: HTTP when RESIDUE_STORE_URL is set.
  * Migrations are applied here, so every process that opens the database finds it current.
+ * Each adapter's module is imported only once it is chosen: a process loads the clients it uses
+ * (an embedded job host thread neither PGlite's WASM nor the S3, BullMQ and Redis clients), which
+ * is most of its start.
  */
 /** The configured database alone, migrated: for operator commands that need nothing else (`npm run admin`). */
 export async function openDatabase(config: Config): Promise<Database> {
-  const db = config.DATABASE_URL ? await createPostgresDatabase(config.DATABASE_URL) : await createPgliteDatabase(config.dbDir);
+  const db = config.DATABASE_URL
+    ? await (await import('./adapters/db/postgres.adapter.js')).createPostgresDatabase(config.DATABASE_URL)
+    : await (await import('./adapters/db/pglite.adapter.js')).createPgliteDatabase(config.dbDir);
   await migrate(db);
   return db;
 }
@@ -80,7 +80,9 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
   const distributed = config.MODE === 'distributed';
   const db = opts.db ?? (await openDatabase(config));
   const blobs = config.S3_ENDPOINT
-    ? await createS3BlobStore({
+    ? await (
+        await import('./adapters/blobs/s3.adapter.js')
+      ).createS3BlobStore({
         endpoint: config.S3_ENDPOINT,
         accessKey: config.S3_ACCESS_KEY,
         secretKey: config.S3_SECRET_KEY,
@@ -103,7 +105,7 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
   const queue =
     opts.queue ??
     (distributed && config.REDIS_URL
-      ? createBullQueue({
+      ? (await import('./adapters/queue/bullmq.adapter.js')).createBullQueue({
           ...queueOpts,
           redisUrl: config.REDIS_URL,
           name: config.QUEUE_NAME,
@@ -114,7 +116,7 @@ export async function createContainer(config: Config, opts: ContainerOptions = {
   metrics.watchQueue(queue.admin);
   const rateLimits =
     distributed && config.REDIS_URL
-      ? createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`)
+      ? (await import('./adapters/ratelimit/redis.adapter.js')).createRedisRateLimitStore(config.REDIS_URL, `${config.REDIS_PREFIX}:rl:`)
       : createMemoryRateLimitStore();
   const anchor = await createAnchorBackend(config, db);
   const ocr =

@@ -1,7 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { AnchorBackend } from '../../ports/anchor.port.js';
 import type { Database } from '../../ports/database.port.js';
-import { createCardanoAnchor } from './cardano.adapter.js';
 import { createLocalAnchor } from './local.adapter.js';
 
 const EXPLORERS = {
@@ -13,6 +12,8 @@ const EXPLORERS = {
 /** Builds the anchor backend named by ANCHOR_BACKEND; called only from the container. */
 export async function createAnchorBackend(config: Config, db: Database): Promise<AnchorBackend> {
   if (config.ANCHOR_BACKEND === 'cardano') {
+    // Imported only when chosen: the Cardano library is a large WASM module most processes never need.
+    const { createCardanoAnchor } = await import('./cardano.adapter.js');
     return createCardanoAnchor({
       apiUrl: config.CARDANO_API_URL!,
       ...(config.CARDANO_API_KEY ? { apiKey: config.CARDANO_API_KEY } : {}),

@@ -2,15 +2,16 @@ import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+// The modules themselves, not the evidence barrel: it also carries the Cardano library.
 import {
   GENESIS_CHECKPOINT_HASH,
   checkpointHash,
   generateCheckpointKey,
-  keyObjectToDidKey,
   signCheckpoint,
   verifyCheckpointLog,
   type SignedCheckpoint,
-} from '../../evidence/index.js';
+} from '../../evidence/checkpoint.js';
+import { keyObjectToDidKey } from '../../evidence/did-key.js';
 import type { AnchorBackend, AnchorRequest } from '../../ports/anchor.port.js';
 import type { Database, Queryable } from '../../ports/database.port.js';
 import { anchorBackendRepo } from '../../repos/evidence/anchor-backend.repo.js';
