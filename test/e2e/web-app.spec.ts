@@ -129,6 +129,11 @@ describe('the field web app in a real browser', () => {
     expect(await first.locator('.likelihood').innerText()).not.toMatch(/ít khả năng/);
     // The species in the app's language, never the catalogue id.
     expect(await first.locator('.likelihood').innerText()).toMatch(/^Sầu riêng · /);
+    // Under the verdict: which calibration decided. Trees have no shipped calibration and this owner
+    // has labelled nothing yet, so the hand-set defaults decide, and the sentence says so.
+    const decided = page.locator('.decided-by');
+    expect(await decided.getAttribute('data-source')).toBe('kind_default');
+    expect(await decided.innerText()).toMatch(/^Chưa có hiệu chuẩn nào đủ bằng chứng cho loại này.*cần khoảng 300 câu trả lời\.$/);
     await shots(page, '03-identify');
     await first.locator('button.choose').click();
     await page.getByText('Đã ghi nhận lựa chọn của bạn.').waitFor();

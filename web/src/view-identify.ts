@@ -9,6 +9,7 @@ import { speciesName } from './species.js';
 import { farmInput, treeInput } from './pickers.js';
 // The candidates come with a choose button, so they are worded by likeness, as in review.
 import { likeness } from './view-review.js';
+import { decidedBy } from './decided-by.js';
 
 /** One of the closest animals shown for review (identify's `closest`). */
 interface Closest extends Candidate {
@@ -76,12 +77,7 @@ export function identifyView(): HTMLElement {
    * it, "none of these" takes the photo to a new enrolment.
    */
   async function review(res: any, query: File, more: HTMLElement) {
-    const head =
-      res.verdict === 'match'
-        ? notice('ok', t('verdict_match'))
-        : res.verdict === 'uncertain'
-          ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
-          : notice('info', t('verdict_no_match'));
+    const head = verdictHead(res);
     const done = h('div', { class: 'chosen', 'aria-live': 'polite' });
     const queryUrl = URL.createObjectURL(query);
     const cards = await Promise.all(
@@ -141,12 +137,7 @@ export function identifyView(): HTMLElement {
   async function render(res: any, query: File, more: HTMLElement) {
     if (kind === 'animal' && Array.isArray(res.closest)) return void review(res, query, more);
     const names = await Promise.all((res.candidates as Candidate[]).map((c) => speciesName(c.species)));
-    const head =
-      res.verdict === 'match'
-        ? notice('ok', t('verdict_match'))
-        : res.verdict === 'uncertain'
-          ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
-          : notice('info', t('verdict_no_match'));
+    const head = verdictHead(res);
     const done = h('div', { class: 'chosen' });
     const queryUrl = URL.createObjectURL(query);
     const cands = (res.candidates as Candidate[]).map((c, i) =>
@@ -258,4 +249,15 @@ export function identifyView(): HTMLElement {
     ),
     out,
   );
+}
+
+/** The verdict in words, and under it which calibration decided and how often it may be wrong. */
+function verdictHead(res: any) {
+  const said =
+    res.verdict === 'match'
+      ? notice('ok', t('verdict_match'))
+      : res.verdict === 'uncertain'
+        ? notice('warn', t('verdict_uncertain'), ' ', t('verdict_uncertain_help'))
+        : notice('info', t('verdict_no_match'));
+  return [said, decidedBy(res.calibration)];
 }
