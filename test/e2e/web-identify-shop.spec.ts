@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DETECT_CONFIDENT } from '../../shared/src/domain/animal-species.js';
 import { detectableShots } from '../support/animal-shots.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
+import { newPage } from '../support/browser.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 
@@ -15,7 +16,6 @@ import { screenshotPath } from '../support/screenshots.js';
  * - a shopper with no account looks a fruit up by photo or code and reads the honest verdict.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 const PASSWORD = 'Bark-and-peel-42';
 const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', buffer });
 
@@ -61,16 +61,6 @@ describe("identify one subject at a time, and the shopper's fruit lookup, in a r
     await app?.stop();
   });
 
-  async function newPage(size: keyof typeof SIZES): Promise<{ ctx: BrowserContext; page: Page }> {
-    const ctx = await browser.newContext({
-      viewport: SIZES[size],
-      isMobile: size === 'phone',
-      hasTouch: size === 'phone',
-      locale: 'vi-VN',
-    });
-    return { ctx, page: await ctx.newPage() };
-  }
-
   for (const size of ['phone', 'desktop'] as const) {
     it(`${size}: a second subject is asked alone, and "another angle of this one" adds to the same query`, async () => {
       // Two trees enrolled through the API; the farmer then signs in to the app with the same account.
@@ -84,7 +74,7 @@ describe("identify one subject at a time, and the shopper's fruit lookup, in a r
         expect(r.status, r.text).toBe(200);
         ids[t] = r.json.tree_id;
       }
-      const { ctx, page } = await newPage(size);
+      const { ctx, page } = await newPage(browser, size);
       try {
         await page.addInitScript(WATCH_SENT('/api/identify'));
         await page.goto(app.url);
@@ -159,7 +149,7 @@ describe("identify one subject at a time, and the shopper's fruit lookup, in a r
         token: farmer.token,
       });
       expect(r.status, r.text).toBe(200);
-      const { ctx, page } = await newPage(size);
+      const { ctx, page } = await newPage(browser, size);
       try {
         await page.addInitScript(WATCH_SENT('/api/identify'));
         await page.goto(app.url);
@@ -226,7 +216,7 @@ describe("identify one subject at a time, and the shopper's fruit lookup, in a r
       expect((await api(app.url, 'POST', `/api/fruit/${fruitId}/publish`, { token: grower.token })).status).toBe(200);
       const cow = (await detectableShots(3, 1, { minScore: DETECT_CONFIDENT }))[0]!.photo;
 
-      const { ctx, page } = await newPage(size);
+      const { ctx, page } = await newPage(browser, size);
       try {
         await page.goto(app.url);
         await page.click('a[name=shop]');

@@ -1,22 +1,93 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
-import { ensureWebBuilt, launchChromium, signInInApp } from '../support/browser.js';
+import { ensureWebBuilt, launchChromium, newPage, signInInApp } from '../support/browser.js';
 import { photoForm, textureImage } from '../support/images.js';
 import { readQr, svgToPng } from '../support/qr.js';
 import { screenshotPath } from '../support/screenshots.js';
 
 /**
  * The printed label and the shopper's scan, in real Chromium at phone and desktop size: the
- * grower opens the label from the tree's page; a shopper with no account photographs its QR code
- * on `#/shop` and lands on the tree's public page, and a photo with no code in it is a sentence
- * that leaves what the shopper typed in place.
+ * grower opens the label from the tree's page; a shopper with no account presses "Scan a code" on
+ * `#/shop`, the live camera (Chromium's fake camera, playing a picture of the label) reads its QR
+ * code and the tree's public page opens with the camera off; a QR code of another kind is a
+ * sentence while the camera keeps looking, and Close or leaving the screen turn it off. Without a
+ * camera the screen says why in one sentence and offers the photo picker: a photo with no code is
+ * a sentence that leaves what the shopper typed in place, the label's photo opens the tree's page.
  */
-const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 const png = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/png', buffer });
 const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', buffer });
+
+/**
+ * Records, in the page, the camera tracks the app opens and how many it stopped, in sessionStorage
+ * too, so that the count survives the app leaving for the tree's page.
+ */
+const WATCH_TRACKS = `(() => {
+  const md = navigator.mediaDevices;
+  if (!md || !md.getUserMedia) return;
+  const bump = (k, n) => sessionStorage.setItem(k, String(Number(sessionStorage.getItem(k) || 0) + n));
+  const gum = md.getUserMedia.bind(md);
+  window.__tracks = [];
+  md.getUserMedia = async (c) => {
+    const s = await gum(c);
+    window.__tracks.push(...s.getTracks());
+    bump('tracks-opened', s.getTracks().length);
+    return s;
+  };
+  const stop = MediaStreamTrack.prototype.stop;
+  MediaStreamTrack.prototype.stop = function () {
+    if (this.readyState === 'live') bump('tracks-stopped', 1);
+    return stop.call(this);
+  };
+})()`;
+const trackStates = (page: Page): Promise<string[]> => page.evaluate('window.__tracks.map((t) => t.readyState)');
+
+/** No camera for the app: the person refused it (phone), or the browser has no camera API (desktop). */
+const NO_CAMERA = {
+  phone: `navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('Permission denied', 'NotAllowedError'));`,
+  desktop: `Object.defineProperty(Navigator.prototype, 'mediaDevices', { get: () => undefined });`,
+} as const;
+
+/**
+ * Chromium's switches for a fake camera that plays `picture` (placed on white in a 640×480 frame,
+ * as a phone held up to a label sees it), written as a Y4M video under `dir`.
+ */
+async function fakeCamera(picture: Buffer, dir: string, name: string): Promise<{ args: string[]; frame: Buffer }> {
+  const frame = await sharp(picture)
+    .resize({ width: 640, height: 480, fit: 'contain', background: '#fff' })
+    .flatten({ background: '#fff' })
+    .png()
+    .toBuffer();
+  const still = path.join(dir, `${name}.png`);
+  const video = path.join(dir, `${name}.y4m`);
+  await writeFile(still, frame);
+  execFileSync('/usr/bin/ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-loop',
+    '1',
+    '-i',
+    still,
+    '-t',
+    '1',
+    '-r',
+    '10',
+    '-pix_fmt',
+    'yuv420p',
+    video,
+  ]);
+  return {
+    args: ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${video}`],
+    frame,
+  };
+}
 
 /** A photo of a label (PNG): the label, smaller than the frame, on a bark-like background. */
 async function photoOfLabel(label: Buffer): Promise<Buffer> {
@@ -30,7 +101,10 @@ async function photoOfLabel(label: Buffer): Promise<Buffer> {
 
 describe("the printed label's QR code, scanned on the shopper's screen", () => {
   let app: TestApp;
+  /** Its fake camera shows the label; `otherCamera`'s a QR code of an advert. */
   let browser: Browser;
+  let otherCamera: Browser;
+  let dir: string;
   let grower: { token: string; username: string; id: string };
   let tree: { id: string; code: string };
   let labelPhoto: Buffer;
@@ -38,7 +112,6 @@ describe("the printed label's QR code, scanned on the shopper's screen", () => {
   beforeAll(async () => {
     ensureWebBuilt('web/dist/qr-scan.js');
     app = await startTestApp({ engine: 'deterministic' });
-    browser = await launchChromium();
     grower = await signup(app.url, 'labelweb');
     const photos = await Promise.all([0, 1].map((i) => textureImage(5310 + i, 320)));
     const r = await api(app.url, 'POST', '/api/enroll', {
@@ -50,31 +123,30 @@ describe("the printed label's QR code, scanned on the shopper's screen", () => {
     expect((await api(app.url, 'POST', `/api/tree/${tree.id}/publish`, { token: grower.token, form: {} })).status).toBe(200);
     const label = await api(app.url, 'GET', `/t/${tree.code}/label.svg`);
     expect(label.status).toBe(200);
-    labelPhoto = await photoOfLabel(await svgToPng(label.text));
-    // The photo holds what the label promises, read outside the browser too.
+    const labelPng = await svgToPng(label.text);
+    labelPhoto = await photoOfLabel(labelPng);
+    // The photo and the camera's frame hold what the label promises, read outside the browser too.
     expect(await readQr(labelPhoto)).toBe(`${app.url}/t/${tree.code}`);
+    dir = await mkdtemp(path.join(os.tmpdir(), 'markless-camera-'));
+    const labelCamera = await fakeCamera(labelPng, dir, 'label');
+    expect(await readQr(labelCamera.frame)).toBe(`${app.url}/t/${tree.code}`);
+    const advertCamera = await fakeCamera(await QRCode.toBuffer('https://example.org/khuyen-mai', { width: 400 }), dir, 'advert');
+    browser = await launchChromium(labelCamera.args);
+    otherCamera = await launchChromium(advertCamera.args);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
+    await otherCamera?.close();
     await app?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
-
-  async function newPage(size: keyof typeof SIZES): Promise<{ ctx: BrowserContext; page: Page }> {
-    const ctx = await browser.newContext({
-      viewport: SIZES[size],
-      isMobile: size === 'phone',
-      hasTouch: size === 'phone',
-      locale: 'vi-VN',
-    });
-    return { ctx, page: await ctx.newPage() };
-  }
 
   it('serves the decoder as a module of the app, and the service worker caches it with the rest', async () => {
     const lib = await api(app.url, 'GET', '/app/jsqr.js');
     expect(lib.status).toBe(200);
     expect(lib.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(lib.text).toContain('Apache License 2.0');
-    const { ctx, page } = await newPage('phone');
+    const { ctx, page } = await newPage(browser, 'phone');
     try {
       await page.goto(`${app.url}/#/shop`);
       await expect
@@ -90,7 +162,7 @@ describe("the printed label's QR code, scanned on the shopper's screen", () => {
   });
 
   it("phone: the tree's page offers the printable label of its code", async () => {
-    const { ctx, page } = await newPage('phone');
+    const { ctx, page } = await newPage(browser, 'phone');
     try {
       await signInInApp(page, app.url, grower);
       await page.goto(`${app.url}/#/tree/${tree.id}`);
@@ -122,7 +194,7 @@ describe("the printed label's QR code, scanned on the shopper's screen", () => {
   });
 
   it('desktop: a QR code holding the bare code opens its page too', async () => {
-    const { ctx, page } = await newPage('desktop');
+    const { ctx, page } = await newPage(browser, 'desktop');
     try {
       await page.goto(`${app.url}/#/shop`);
       await page.locator('form[name=shop-code]').waitFor();
@@ -137,9 +209,10 @@ describe("the printed label's QR code, scanned on the shopper's screen", () => {
   });
 
   for (const size of ['phone', 'desktop'] as const) {
-    it(`${size}: a photo with no code is a sentence that keeps the typed code; the label's photo opens the tree's page`, async () => {
-      const { ctx, page } = await newPage(size);
+    it(`${size}: without a camera, a sentence says so and offers the photo picker: a photo with no code is a sentence that keeps the typed code; the label's photo opens the tree's page`, async () => {
+      const { ctx, page } = await newPage(browser, size);
       try {
+        await page.addInitScript(NO_CAMERA[size]);
         await page.goto(`${app.url}/#/shop`);
         await page.locator('form[name=shop-code]').waitFor();
         const english = size === 'desktop';
@@ -151,8 +224,22 @@ describe("the printed label's QR code, scanned on the shopper's screen", () => {
         expect((await scanButton.textContent())?.trim()).toBe(english ? 'Scan a code' : 'Quét mã');
         await page.fill('form[name=shop-code] input[name=code]', 'MKL-typed-by-hand');
 
+        // No camera: one sentence saying why, and the photo picker instead.
+        await scanButton.click();
+        const why = page.locator('.shop-answer .notice.warn');
+        await why.waitFor();
+        expect((await why.textContent())?.trim()).toBe(
+          english
+            ? 'This browser cannot open the camera to scan; choose a photo of the QR code on the label instead.'
+            : 'Máy ảnh không được phép dùng; hãy cho phép trong cài đặt của trình duyệt, hoặc chọn ảnh chụp mã QR trên tem.',
+        );
+        expect(await page.locator('video').count()).toBe(0);
+        const choose = page.locator('.shop-answer button[name=choose-photo]');
+        expect((await choose.textContent())?.trim()).toBe(english ? 'Choose a photo' : 'Chọn ảnh');
+        await page.screenshot({ path: screenshotPath(`${size}-50-shop-scan-no-camera.png`), fullPage: true });
+
         // A bark photo: no QR code in it.
-        const [chooser] = await Promise.all([page.waitForEvent('filechooser'), scanButton.click()]);
+        const [chooser] = await Promise.all([page.waitForEvent('filechooser'), choose.click()]);
         expect(await chooser.element().getAttribute('capture')).toBe('environment');
         await chooser.setFiles([jpeg('bark.jpg', await textureImage(5320, 800))]);
         const none = page.locator('.shop-answer .notice.error');
@@ -187,4 +274,69 @@ describe("the printed label's QR code, scanned on the shopper's screen", () => {
       }
     });
   }
+
+  for (const size of ['phone', 'desktop'] as const) {
+    it(`${size}: "Scan a code" reads the label from the live camera and opens the tree's page with every camera track stopped`, async () => {
+      const { ctx, page } = await newPage(browser, size);
+      try {
+        await page.addInitScript(WATCH_TRACKS);
+        await page.goto(`${app.url}/#/shop`);
+        await page.locator('form[name=shop-code]').waitFor();
+        await Promise.all([
+          page.waitForURL(`**/t/${encodeURIComponent(tree.code)}`, { timeout: 30_000 }),
+          page.locator('form[name=shop-code] button[name=scan]').click(),
+        ]);
+        await expect.poll(async () => (await page.locator('body').textContent()) ?? '', { timeout: 30_000 }).toContain(tree.code);
+        // Every track the app opened was stopped before it left.
+        const count = (k: string) => page.evaluate<number>(`Number(sessionStorage.getItem(${JSON.stringify(k)}))`);
+        expect(await count('tracks-opened')).toBeGreaterThan(0);
+        expect(await count('tracks-stopped')).toBe(await count('tracks-opened'));
+      } finally {
+        await ctx.close();
+      }
+    });
+  }
+
+  it('phone: a QR code of another kind is a sentence while the camera keeps looking; Close and leaving the screen turn the camera off', async () => {
+    const { ctx, page } = await newPage(otherCamera, 'phone');
+    try {
+      await page.addInitScript(WATCH_TRACKS);
+      await page.goto(`${app.url}/#/shop`);
+      await page.locator('form[name=shop-code]').waitFor();
+      await page.fill('form[name=shop-code] input[name=code]', 'MKL-typed-by-hand');
+      const scanButton = page.locator('form[name=shop-code] button[name=scan]');
+      await scanButton.click();
+      const video = page.locator('.shop-camera video');
+      await video.waitFor();
+      const other = page.locator('.shop-camera .notice.warn');
+      await other.waitFor({ timeout: 30_000 });
+      expect((await other.textContent())?.trim()).toBe(
+        'Mã QR này không chứa mã truy xuất; hãy hướng máy ảnh vào mã QR trên tem, hoặc nhập mã in trên tem.',
+      );
+      // Still looking: the camera runs, shown in a frame that fits the phone's screen.
+      expect(await trackStates(page)).toEqual(['live']);
+      expect(await page.evaluate<number>("document.querySelector('.shop-camera video').videoWidth")).toBeGreaterThan(0);
+      const box = await video.boundingBox();
+      expect(box && box.width > 200 && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+      expect(page.url()).toBe(`${app.url}/#/shop`);
+      await page.screenshot({ path: screenshotPath('phone-50-shop-scan-camera.png'), fullPage: true });
+
+      const close = page.locator('.shop-camera button[name=close-camera]');
+      expect((await close.textContent())?.trim()).toBe('Đóng');
+      await close.click();
+      expect(await page.locator('video').count()).toBe(0);
+      expect(await trackStates(page)).toEqual(['ended']);
+      expect(await page.inputValue('form[name=shop-code] input[name=code]')).toBe('MKL-typed-by-hand');
+
+      // Open again, then leave for another screen: the camera stops with it.
+      await scanButton.click();
+      await video.waitFor();
+      await expect.poll(() => trackStates(page)).toEqual(['ended', 'live']);
+      await page.evaluate("location.hash = '#/identify'");
+      await expect.poll(() => trackStates(page)).toEqual(['ended', 'ended']);
+      expect(await page.locator('video').count()).toBe(0);
+    } finally {
+      await ctx.close();
+    }
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The password every test account is made with (support/app.ts `signup` uses it too). */
@@ -18,9 +18,23 @@ export function ensureWebBuilt(marker = 'web/dist/main.js'): void {
   if (!existsSync(marker)) execFileSync(process.execPath, ['web/build.mjs'], { stdio: 'inherit' });
 }
 
-/** Headless Debian Chromium. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+/** Headless Debian Chromium; `args` are more command-line switches (a fake camera, say). */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', ...args] });
+}
+
+/** The two sizes the app is driven at: a phone's screen and a desktop window. */
+export const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
+
+/** A fresh context (touch at phone size, Vietnamese like a shopper's phone) and its one page. */
+export async function newPage(browser: Browser, size: keyof typeof SIZES): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext({
+    viewport: SIZES[size],
+    isMobile: size === 'phone',
+    hasTouch: size === 'phone',
+    locale: 'vi-VN',
+  });
+  return { ctx, page: await ctx.newPage() };
 }
 
 /**

@@ -35,8 +35,29 @@ export const SHOP_TEXT = {
   // Scanning a label's QR code on the shopper's screen, and printing the label on a tree's page.
   shop_scan: ['Quét mã', 'Scan a code'],
   shop_scan_hint: [
-    'Chụp mã QR trên tem (hoặc chọn ảnh có mã) để mở trang của mã đó.',
-    "Take a photo of the QR code on the label (or choose one) to open that code's page.",
+    'Quét mã QR trên tem bằng máy ảnh (hoặc chọn ảnh có mã) để mở trang của mã đó.',
+    "Scan the QR code on the label with the camera (or choose a photo of it) to open that code's page.",
+  ],
+  // The live camera scan, and what is offered when the camera cannot be used.
+  shop_camera_view: ['Hình máy ảnh để quét mã QR', 'Camera view for scanning the QR code'],
+  shop_camera_aim: ['Hướng máy ảnh vào mã QR trên tem.', 'Point the camera at the QR code on the label.'],
+  shop_camera_close: ['Đóng', 'Close'],
+  shop_choose_photo: ['Chọn ảnh', 'Choose a photo'],
+  shop_camera_other: [
+    'Mã QR này không chứa mã truy xuất; hãy hướng máy ảnh vào mã QR trên tem, hoặc nhập mã in trên tem.',
+    'This QR code holds no traceability code; point the camera at the QR code on the label, or type the code printed on the label.',
+  ],
+  shop_camera_unsupported: [
+    'Trình duyệt này không mở được máy ảnh để quét; hãy chọn ảnh chụp mã QR trên tem.',
+    'This browser cannot open the camera to scan; choose a photo of the QR code on the label instead.',
+  ],
+  shop_camera_denied: [
+    'Máy ảnh không được phép dùng; hãy cho phép trong cài đặt của trình duyệt, hoặc chọn ảnh chụp mã QR trên tem.',
+    "The camera was not allowed; allow it in the browser's settings, or choose a photo of the QR code on the label.",
+  ],
+  shop_camera_missing: [
+    'Không mở được máy ảnh nào; hãy chọn ảnh chụp mã QR trên tem.',
+    'No camera could be opened; choose a photo of the QR code on the label instead.',
   ],
   shop_scan_reading: ['Đang đọc mã QR trong ảnh…', 'Reading the QR code in the photo…'],
   shop_scan_none: [

@@ -2,7 +2,7 @@ import { call, errorText } from './api.js';
 import { field, h, mount, notice } from './dom.js';
 import { t, type TextKey } from './i18n.js';
 import { photoPicker } from './photos.js';
-import { codeInPhoto } from './qr-scan.js';
+import { codeInPhoto, startLiveScan, type LiveScan } from './qr-scan.js';
 import { speciesName } from './species.js';
 
 /** One public candidate of POST /api/fruit/lookup. */
@@ -108,6 +108,73 @@ export function shopView(): HTMLElement {
     if (!found) return mount(out, notice('error', t('shop_scan_none')));
     await openCode(found);
   }
+  const choosePhoto = () =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        name: 'choose-photo',
+        onclick: () => {
+          closeCamera();
+          scan.click();
+        },
+      },
+      t('shop_choose_photo'),
+    );
+
+  // The live scan: the camera's frames read on the phone until a code is found, which opens as a
+  // typed one does. Finding it, Close, choosing a photo or leaving the screen stop every track, so
+  // the camera light never stays on behind another screen.
+  const camera = h('div', { class: 'shop-camera', hidden: true });
+  let live: LiveScan | null = null;
+  function closeCamera() {
+    live?.stop();
+    live = null;
+    window.removeEventListener('hashchange', closeCamera);
+    window.removeEventListener('pagehide', closeCamera);
+    camera.hidden = true;
+    camera.replaceChildren();
+  }
+  async function startCamera() {
+    if (camera.childElementCount) return; // already open
+    const video = h('video', { muted: true, autoplay: true, playsinline: true, 'aria-label': t('shop_camera_view') });
+    // The app's style sheets are not the shop's to change, and the page allows no inline style
+    // attribute: the frame is drawn through the element's style object.
+    Object.assign(video.style, {
+      display: 'block',
+      width: '100%',
+      maxHeight: '60vh',
+      objectFit: 'contain',
+      background: '#000',
+      border: '3px solid var(--green)',
+      borderRadius: 'var(--radius)',
+    });
+    const said = h('div', { 'aria-live': 'polite' }, notice('info', t('shop_camera_aim')));
+    const close = h('button', { type: 'button', class: 'secondary', name: 'close-camera', onclick: closeCamera }, t('shop_camera_close'));
+    mount(camera, video, said, h('div', { class: 'row wrap' }, close, choosePhoto()));
+    camera.hidden = false;
+    out.replaceChildren();
+    window.addEventListener('hashchange', closeCamera);
+    window.addEventListener('pagehide', closeCamera);
+    const started = await startLiveScan(video, (found) => {
+      if (found) {
+        closeCamera();
+        void openCode(found).catch(reportError);
+      } else if (!said.querySelector('.warn')) {
+        // Another kind of QR code (an advert, a shop's site): say so once, and keep looking.
+        mount(said, notice('warn', t('shop_camera_other')));
+      }
+    });
+    if (typeof started !== 'string') {
+      if (video.isConnected) live = started;
+      else started.stop(); // closed while the browser was still asking for the camera
+      return;
+    }
+    if (!video.isConnected) return;
+    closeCamera();
+    mount(out, notice('warn', t(`shop_camera_${started}`)), h('div', { class: 'row wrap' }, choosePhoto()));
+  }
 
   return h(
     'section',
@@ -123,9 +190,10 @@ export function shopView(): HTMLElement {
         'div',
         { class: 'row wrap' },
         h('button', { type: 'submit', class: 'secondary' }, t('shop_open_code')),
-        h('button', { type: 'button', class: 'secondary', name: 'scan', onclick: () => scan.click() }, t('shop_scan')),
+        h('button', { type: 'button', class: 'secondary', name: 'scan', onclick: startCamera }, t('shop_scan')),
         scan,
       ),
+      camera,
       h('p', { class: 'hint' }, t('shop_scan_hint')),
     ),
     out,
