@@ -139,17 +139,6 @@ export function shopView(): HTMLElement {
   async function startCamera() {
     if (camera.childElementCount) return; // already open
     const video = h('video', { muted: true, autoplay: true, playsinline: true, 'aria-label': t('shop_camera_view') });
-    // The app's style sheets are not the shop's to change, and the page allows no inline style
-    // attribute: the frame is drawn through the element's style object.
-    Object.assign(video.style, {
-      display: 'block',
-      width: '100%',
-      maxHeight: '60vh',
-      objectFit: 'contain',
-      background: '#000',
-      border: '3px solid var(--green)',
-      borderRadius: 'var(--radius)',
-    });
     const said = h('div', { 'aria-live': 'polite' }, notice('info', t('shop_camera_aim')));
     const close = h('button', { type: 'button', class: 'secondary', name: 'close-camera', onclick: closeCamera }, t('shop_camera_close'));
     mount(camera, video, said, h('div', { class: 'row wrap' }, close, choosePhoto()));
