@@ -1,5 +1,7 @@
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importGraph, readSource, sourceFiles, SQL_TEXT } from './source-graph.js';
+import { importCycles, importGraph, readSource, ROOT, sourceFiles, SQL_TEXT } from './source-graph.js';
 
 /**
  * The layering the code is written to (docs/architecture.md, ../shared/design/style.md), read
@@ -75,5 +77,35 @@ describe('architecture', () => {
     expect(SQL_TEXT.test('await db.query(`select id from individuals where owner_id = $1`)')).toBe(true);
     expect(SQL_TEXT.test("tx.query<{ n: number }>('delete from images where id = $1')")).toBe(true);
     expect(SQL_TEXT.test('return on.query(m.sql!, m.params);')).toBe(false);
+  });
+
+  it('makes an OwnerScope only in shared/src/access/: its brand is private and nothing else casts to it', () => {
+    // Account records (surveys, fruit batches, herd counts and alerts, farms) are picked by the
+    // scope a repository is given; a scope made any other way than from the caller's token or a
+    // job the API queued would let a caller name another account's records.
+    const scopeModule = readSource('shared/src/access/owner-scope.ts');
+    expect(scopeModule).toMatch(/^declare const brand: unique symbol;$/m);
+    expect(scopeModule, 'the brand symbol must stay private to owner-scope.ts').not.toMatch(
+      /export\s+(declare\s+)?const\s+brand\b|export\s*\{[^}]*\bbrand\b/,
+    );
+    // Specs, benchmarks and scripts too: a test that forges a scope tests a path production cannot take.
+    const everyTs = (dir: string): string[] =>
+      readdirSync(path.join(ROOT, dir)).flatMap((name) => {
+        if (['node_modules', 'dist', 'data', '.git', 'test-artifacts'].includes(name)) return [];
+        const p = path.join(dir, name);
+        return statSync(path.join(ROOT, p)).isDirectory() ? everyTs(p) : name.endsWith('.ts') ? [p] : [];
+      });
+    const cast = /\bas\s+(OwnerScope\b|ReturnType<typeof\s+scopeOf)|(?<![\w$.])<OwnerScope>\s*[({\w]/;
+    const forging = ['api', 'shared', 'workers', 'benchmarks', 'test', 'scripts', 'web/src']
+      .flatMap((d) => everyTs(d))
+      .filter((f) => !f.startsWith('shared/src/access/') && cast.test(readSource(f)));
+    expect(forging, 'build an OwnerScope with scopeOfCaller or scopeOfJob (shared/src/access/owner-scope.ts)').toEqual([]);
+    // The samples name the type through a variable, so this file's own text holds no cast.
+    const type = 'OwnerScope';
+    expect(cast.test(`const s = { ownerId: id } as ${type};`)).toBe(true);
+    expect(cast.test(`const s = { ownerId: id } as unknown as ${type};`)).toBe(true);
+    expect(cast.test(`const s = <${type}>{ ownerId: id };`)).toBe(true);
+    expect(cast.test('repo.own(db, id, scopeOfCaller(caller))')).toBe(false);
+    expect(cast.test(`function own(): Promise<${type}> {`)).toBe(false);
   });
 });

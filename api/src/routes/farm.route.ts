@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse } from './schemas.js';
@@ -48,7 +49,7 @@ export function farmRoutes(s: Services): RouteDef[] {
       },
       handler: async ({ params, body, caller }) => ({
         ok: true,
-        ...(await s.farms.put(caller!.account_id, params.farm_id, body.boundary)),
+        ...(await s.farms.put(scopeOfCaller(caller!), params.farm_id, body.boundary)),
       }),
     }),
     defineRoute({
@@ -60,7 +61,7 @@ export function farmRoutes(s: Services): RouteDef[] {
       summary: "A farm's boundary and how far its evidence goes",
       params: FarmId,
       responses: { 200: { description: 'the boundary (null when none is set)', schema: BoundaryOut }, ...notYours },
-      handler: async ({ params, caller }) => ({ ok: true, ...(await s.farms.get(caller!.account_id, params.farm_id)) }),
+      handler: async ({ params, caller }) => ({ ok: true, ...(await s.farms.get(scopeOfCaller(caller!), params.farm_id)) }),
     }),
   ];
 }

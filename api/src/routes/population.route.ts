@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
 import type { Services } from '../services/index.js';
@@ -122,7 +123,7 @@ export function populationRoutes(s: Services): RouteDef[] {
         422: errorResponse('a field is missing or wrong; `detail` names it'),
       },
       handler: async ({ body, files, caller, lang }) => {
-        const record = (media: StoredMedia[]) => s.population.count(caller!.account_id, body, media, lang);
+        const record = (media: StoredMedia[]) => s.population.count(scopeOfCaller(caller!), body, media, lang);
         const out = files.length ? await s.media.withUploads(files, mediaClass(files), 'files', record) : await record([]);
         return { ok: true, ...out };
       },
@@ -136,7 +137,7 @@ export function populationRoutes(s: Services): RouteDef[] {
       summary: "Population dashboard of your farm: total head count and each zone's status",
       params: z.object({ farm_id: FarmId }),
       responses: { 200: { description: 'the dashboard', schema: DashboardOut }, ...notYours },
-      handler: async ({ params, caller }) => ({ ok: true, ...(await s.population.dashboard(caller!.account_id, params.farm_id)) }),
+      handler: async ({ params, caller }) => ({ ok: true, ...(await s.population.dashboard(scopeOfCaller(caller!), params.farm_id)) }),
     }),
     defineRoute({
       method: 'get',
@@ -154,7 +155,7 @@ export function populationRoutes(s: Services): RouteDef[] {
             ok: true,
             farm_id: params.farm_id,
             window_hours: ALERT_WINDOW_HOURS,
-            alerts: await s.population.alerts(caller!.account_id, params.farm_id, lang),
+            alerts: await s.population.alerts(scopeOfCaller(caller!), params.farm_id, lang),
           },
           { 'Cache-Control': 'no-store' },
         ),
@@ -172,7 +173,7 @@ export function populationRoutes(s: Services): RouteDef[] {
       responses: { 200: { description: 'the resolved alert', schema: ResolveOut }, ...notYours },
       handler: async ({ params, body, caller, lang }) => ({
         ok: true,
-        alert: await s.population.resolve(caller!.account_id, params.alert_id, body.note, lang),
+        alert: await s.population.resolve(scopeOfCaller(caller!), params.alert_id, body.note, lang),
       }),
     }),
   ];

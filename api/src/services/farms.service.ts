@@ -1,5 +1,6 @@
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { encodeBoundaryRecord, type EncodedSideRecord, type Polygon } from '../../../shared/src/evidence/side-record.js';
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Logger } from '../../../shared/src/logger.js';
 import type { bindFarm, resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import type { writeSideRecord } from '../../../shared/src/repos/evidence/side-record-store.js';
@@ -42,15 +43,16 @@ export function createFarmsService(deps: FarmsDeps) {
   const { db, farms } = deps;
 
   /** The caller's farm's chain id (its key in entity_records), binding it first when `bind`. */
-  async function ownedFarm(tx: Queryable, callerId: string, farmId: string, bind: boolean): Promise<string> {
+  async function ownedFarm(tx: Queryable, scope: OwnerScope, farmId: string, bind: boolean): Promise<string> {
     const farm =
-      (await deps.owners.resolve(tx, 'farm', farmId, { callerId })) ?? (bind ? await deps.owners.bind(tx, callerId, farmId) : null);
-    if (!farm || farm.owner_id !== callerId) throw ERRORS.notFound();
+      (await deps.owners.resolve(tx, 'farm', farmId, { callerId: scope.ownerId })) ??
+      (bind ? await deps.owners.bind(tx, scope, farmId) : null);
+    if (!farm || farm.owner_id !== scope.ownerId) throw ERRORS.notFound();
     return farm.entity_id;
   }
 
-  async function get(callerId: string, farmId: string): Promise<FarmBoundary> {
-    const chainId = await ownedFarm(db, callerId, farmId, false);
+  async function get(scope: OwnerScope, farmId: string): Promise<FarmBoundary> {
+    const chainId = await ownedFarm(db, scope, farmId, false);
     const row = await farms.boundary(db, chainId);
     const rec = row.boundary ? await farms.latestBoundaryRecord(db, chainId) : null;
     // The record speaks for the boundary only when it is of the version now stored.
@@ -69,19 +71,25 @@ export function createFarmsService(deps: FarmsDeps) {
     get,
 
     /** Replace the boundary; with the evidence switch on, the new version also gets a record and a chain event. */
-    async put(callerId: string, farmId: string, boundary: Polygon): Promise<FarmBoundary> {
+    async put(scope: OwnerScope, farmId: string, boundary: Polygon): Promise<FarmBoundary> {
       const encoded = await db.transaction(async (tx) => {
-        const chainId = await ownedFarm(tx, callerId, farmId, true);
+        const chainId = await ownedFarm(tx, scope, farmId, true);
         const now = await farms.setBoundary(tx, chainId, boundary);
         if (!deps.recordBoundaries) return null;
         const enc = encodeBoundaryRecord({ farm_id: farmId, boundary, created_at: now });
-        await deps.writeRecord(tx, { entity_type: 'farm', entity_id: chainId, owner_id: callerId, encoded: enc, body_type: 'boundary' });
+        await deps.writeRecord(tx, {
+          entity_type: 'farm',
+          entity_id: chainId,
+          owner_id: scope.ownerId,
+          encoded: enc,
+          body_type: 'boundary',
+        });
         return enc;
       });
       if (encoded && deps.pin) {
         await deps.pin(encoded).catch((err: unknown) => deps.logger.warn({ err, farm: farmId }, 'pinning to Kubo failed'));
       }
-      return get(callerId, farmId);
+      return get(scope, farmId);
     },
   };
 }

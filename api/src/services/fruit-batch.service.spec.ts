@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller, type OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import { cidForBytes } from '../../../shared/src/evidence/cid.js';
 import type { BatchCounts, BatchRowRecord, NewRow } from '../../../shared/src/repos/fruit-batch.repo.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
@@ -11,6 +12,8 @@ const OWNER = '11111111-1111-4111-8111-111111111111';
 const BATCH = '22222222-2222-4222-8222-222222222222';
 const APPLE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const caller = { account_id: OWNER } as Caller;
+/** The caller's own records, as the service scopes the repository's statements. */
+const SCOPE = scopeOfCaller(caller);
 const png = (shade: number) =>
   sharp({ create: { width: 16, height: 16, channels: 3, background: { r: shade, g: 120, b: 30 } } })
     .png()
@@ -68,8 +71,9 @@ describe('fruit batch service: sending a batch', () => {
       farm_id: 'farm-1',
     });
     expect(out).toMatchObject({ total: 3, status: 'running' });
-    const [batch, rows] = create.mock.calls[0] as unknown as [{ id: string; owner_id: string; farm_id: string }, NewRow[]];
-    expect(batch).toMatchObject({ id: out.batch_id, owner_id: OWNER, tree_id: null, farm_id: 'farm-1' });
+    const [scope, batch, rows] = create.mock.calls[0] as unknown as [OwnerScope, { id: string; farm_id: string }, NewRow[]];
+    expect(scope).toEqual(SCOPE);
+    expect(batch).toEqual({ id: out.batch_id, tree_id: null, farm_id: 'farm-1' });
     const byName = new Map(rows.map((r) => [r.file_name, r]));
     expect(byName.get('a.png')).toMatchObject({ cid: await cidForBytes(a), views: [{ file_name: 'a.png', cid: await cidForBytes(a) }] });
     expect(byName.get('notes.txt')).toMatchObject({ cid: null });
@@ -99,7 +103,7 @@ describe('fruit batch service: sending a batch', () => {
       { queue: { enqueue: async () => Promise.reject(new Error('queue down')) } },
     );
     await expect(service.create(caller, { files: [file('a.png', await png(5))] })).rejects.toThrow('queue down');
-    expect(remove).toHaveBeenCalledWith(expect.any(String), OWNER);
+    expect(remove).toHaveBeenCalledWith(expect.any(String), SCOPE);
     expect(dropUnusedBlobs).toHaveBeenCalledWith(['bafyx']);
   });
 });
@@ -129,7 +133,7 @@ describe('fruit batch service: reading and removing', () => {
     await expect(service.get(caller, BATCH, 'en')).rejects.toMatchObject({ status: 404 });
     await expect(service.csv(caller, BATCH, 'en')).rejects.toMatchObject({ status: 404 });
     await expect(service.remove(caller, BATCH)).rejects.toMatchObject({ status: 404 });
-    expect(owned).toHaveBeenCalledWith(BATCH, OWNER);
+    expect(owned).toHaveBeenCalledWith(BATCH, SCOPE);
     expect(dropUnusedBlobs).not.toHaveBeenCalled();
   });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Logger } from '../../../shared/src/logger.js';
 import type { JobQueue } from '../../../shared/src/ports/queue.port.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
@@ -235,7 +236,7 @@ export function createFruitBatchService(deps: FruitBatchDeps) {
   const { batches: repo, limits, storeBlob, dropUnusedBlobs } = deps;
 
   async function owned(caller: Caller, id: string) {
-    const b = await repo.owned(id, caller.account_id);
+    const b = await repo.owned(id, scopeOfCaller(caller));
     if (!b) throw ERRORS.notFound();
     return b;
   }
@@ -273,7 +274,7 @@ export function createFruitBatchService(deps: FruitBatchDeps) {
         if (first) rows.push({ idx, file_name, cid: first.cid, views });
         else rows.push({ idx, file_name, cid: null, failed: noUsableView(fruit.name, views), views });
       }
-      await repo.create({ id, owner_id: caller.account_id, tree_id: input.tree_id ?? null, farm_id: input.farm_id ?? null }, rows);
+      await repo.create(scopeOfCaller(caller), { id, tree_id: input.tree_id ?? null, farm_id: input.farm_id ?? null }, rows);
       return rows;
     } catch (err) {
       await dropUnusedBlobs(created).catch((e) => deps.logger.error({ err: e }, 'batch clean-up failed'));
@@ -327,7 +328,7 @@ export function createFruitBatchService(deps: FruitBatchDeps) {
           );
         }
       } catch (err) {
-        const cids = await repo.remove(id, caller.account_id);
+        const cids = await repo.remove(id, scopeOfCaller(caller));
         await dropUnusedBlobs(cids ?? []).catch(() => undefined);
         throw err;
       }
@@ -351,7 +352,7 @@ export function createFruitBatchService(deps: FruitBatchDeps) {
     },
 
     async list(caller: Caller) {
-      const batches = await repo.list(caller.account_id);
+      const batches = await repo.list(scopeOfCaller(caller));
       const extra = await listExtras(batches.map((b) => b.id));
       return batches.map((b) => ({
         batch_id: b.id,
@@ -370,7 +371,7 @@ export function createFruitBatchService(deps: FruitBatchDeps) {
     },
 
     async remove(caller: Caller, id: string) {
-      const cids = await repo.remove(id, caller.account_id);
+      const cids = await repo.remove(id, scopeOfCaller(caller));
       if (!cids) throw ERRORS.notFound();
       // Jobs still queued for this batch find no row and do nothing.
       await dropUnusedBlobs(cids);

@@ -7,6 +7,7 @@
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { SurveysRepo } from '../../../shared/src/repos/surveys.repo.js';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { summarise, type DecidedTrack } from '../../../shared/src/domain/survey-summary.js';
 import type { Caller } from '../http/route.js';
 import type { VerdictLabel } from './verdict.service.js';
@@ -73,7 +74,7 @@ export interface SurveyReviewDeps {
 export function createSurveyReview(deps: SurveyReviewDeps) {
   const { db, surveys: surveysRepo } = deps;
   return async function review(caller: Caller, surveyId: string, trackNo: number, input: ReviewInput) {
-    const survey = await surveysRepo.ownResult(db, surveyId, caller.account_id);
+    const survey = await surveysRepo.ownResult(db, surveyId, scopeOfCaller(caller));
     if (!survey) throw ERRORS.notFound();
     if (survey.status !== 'done' || !survey.result) throw new AppError(422, 'survey_not_done', { field: 'survey_id' });
     if (survey.kind === 'fruit') throw new AppError(422, 'survey_review_fruit', { field: 'track' });

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { SurveyRow } from '../../../shared/src/repos/surveys.repo.js';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
 import type { Caller } from '../http/route.js';
 import type { UploadedFile } from '../middleware/multipart.js';
@@ -9,6 +10,8 @@ import { createSurveyService, type SurveyDeps } from './survey.service.js';
 const OWNER = '11111111-1111-4111-8111-111111111111';
 const SURVEY = '22222222-2222-4222-8222-222222222222';
 const caller = { account_id: OWNER } as Caller;
+/** The caller's own records, as the service scopes the repositories' statements. */
+const SCOPE = scopeOfCaller(caller);
 const db = strictMock<Queryable>({}, 'db');
 const video = [{ filename: 'clip.mp4' }] as unknown as UploadedFile[];
 const notFound = () => Object.assign(new Error('not found'), { status: 404, code: 'not_found' });
@@ -72,7 +75,7 @@ describe('survey service: sending a video', () => {
     await expect(s.create(caller, { files: video, kind: 'animal', species: 'cattle', farm_id: 'theirs' })).rejects.toMatchObject({
       status: 404,
     });
-    expect(farmIsOwn).toHaveBeenCalledWith(db, OWNER, 'theirs');
+    expect(farmIsOwn).toHaveBeenCalledWith(db, SCOPE, 'theirs');
     expect(withUploads).not.toHaveBeenCalled();
   });
 
@@ -100,9 +103,8 @@ describe('survey service: sending a video', () => {
       status: 'running',
       links: { self: `/api/survey/${id}`, events: `/api/survey/${id}/events`, job: `/api/jobs/survey-${id}` },
     });
-    expect(insert).toHaveBeenCalledWith(db, {
+    expect(insert).toHaveBeenCalledWith(db, SCOPE, {
       id,
-      owner_id: OWNER,
       kind: 'animal',
       species: 'cattle',
       farm_id: 'farm-1',
@@ -135,7 +137,7 @@ describe('survey service: reading', () => {
     const own = vi.fn(async () => null);
     const s = setup({ surveys: { own } });
     await expect(s.get(caller, SURVEY, 'en')).rejects.toMatchObject({ status: 404 });
-    expect(own).toHaveBeenCalledWith(db, SURVEY, OWNER);
+    expect(own).toHaveBeenCalledWith(db, SURVEY, SCOPE);
   });
 
   it("says a failed survey's reason in the reader's language and shows no result", async () => {
@@ -152,7 +154,7 @@ describe('survey service: reading', () => {
     const newest = vi.fn(async () => [row(), row({ status: 'running', stage: 'reading', result: null, finished_at: null })]);
     const s = setup({ surveys: { newest } });
     const list = await s.list(caller, 'vi');
-    expect(newest).toHaveBeenCalledWith(db, OWNER, 100);
+    expect(newest).toHaveBeenCalledWith(db, SCOPE, 100);
     expect(list.map((x) => [x.status, x.stage, x.count])).toEqual([
       ['done', 'done', 2],
       ['running', 'reading', null],

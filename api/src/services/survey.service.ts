@@ -1,6 +1,7 @@
 import type { PopulationRepo } from '../../../shared/src/repos/population.repo.js';
 import type { SurveyRow, SurveyStage, SurveysRepo } from '../../../shared/src/repos/surveys.repo.js';
 import { randomUUID } from 'node:crypto';
+import { scopeOfCaller, type OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { JobQueue } from '../../../shared/src/ports/queue.port.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
@@ -73,14 +74,14 @@ export function createSurveyService(deps: SurveyDeps) {
   });
 
   async function owned(caller: Caller, id: string): Promise<SurveyRow> {
-    const row = await surveysRepo.own(db, id, caller.account_id);
+    const row = await surveysRepo.own(db, id, scopeOfCaller(caller));
     if (!row) throw ERRORS.notFound();
     return row;
   }
 
   /** A farm is the caller's once an individual was enrolled into it or its row was bound; anything else is the one 404. */
-  async function assertFarm(ownerId: string, farmId: string) {
-    if (!(await populationRepo.farmIsOwn(db, ownerId, farmId))) throw ERRORS.notFound();
+  async function assertFarm(scope: OwnerScope, farmId: string) {
+    if (!(await populationRepo.farmIsOwn(db, scope, farmId))) throw ERRORS.notFound();
   }
 
   function view(r: SurveyRow, lang: Lang) {
@@ -116,8 +117,9 @@ export function createSurveyService(deps: SurveyDeps) {
   return {
     async create(caller: Caller, input: SurveyInput) {
       if (input.kind === 'animal' && !input.species?.trim()) throw new AppError(422, 'survey_species_required', { field: 'species' });
+      const scope = scopeOfCaller(caller);
       if (input.tree_id) await deps.trees.access(caller.account_id, input.tree_id, 'read');
-      if (input.farm_id) await assertFarm(caller.account_id, input.farm_id);
+      if (input.farm_id) await assertFarm(scope, input.farm_id);
       const id = randomUUID();
       const jobId = `survey-${id}`;
       const zone = input.zone ?? DEFAULT_ZONE;
@@ -126,9 +128,8 @@ export function createSurveyService(deps: SurveyDeps) {
         'video',
         'file',
         async ([v]) => {
-          await surveysRepo.insert(db, {
+          await surveysRepo.insert(db, scope, {
             id,
-            owner_id: caller.account_id,
             kind: input.kind,
             species: input.kind === 'animal' ? input.species!.trim() : null,
             farm_id: input.farm_id ?? null,
@@ -168,7 +169,7 @@ export function createSurveyService(deps: SurveyDeps) {
     },
 
     async list(caller: Caller, lang: Lang) {
-      const rows = await surveysRepo.newest(db, caller.account_id, 100);
+      const rows = await surveysRepo.newest(db, scopeOfCaller(caller), 100);
       return rows.map((x) => {
         const { result: _r, ...rest } = view(x, lang);
         return { ...rest, count: (x.result?.count as number | undefined) ?? null };
@@ -184,7 +185,7 @@ export function createSurveyService(deps: SurveyDeps) {
      * that animal, so the counts and the label follow. Answers the job's outcome (202 while it runs).
      */
     async enrolTrack(caller: Caller, surveyId: string, trackNo: number, name: string | undefined): Promise<JobOutcome> {
-      const row = await surveysRepo.trackForEnrol(db, surveyId, caller.account_id, trackNo);
+      const row = await surveysRepo.trackForEnrol(db, surveyId, scopeOfCaller(caller), trackNo);
       if (!row) throw ERRORS.notFound();
       if (row.kind === 'fruit') throw new AppError(422, 'survey_review_fruit', { field: 'track' });
       if (!row.frame_cids) throw new AppError(404, 'survey_track_unknown', { field: 'track', track: trackNo });

@@ -10,6 +10,12 @@
  *
  * Whatever is refused for lack of any standing must be answered exactly as a missing entity
  * is (404), so ids cannot be probed; `decide` says which refusal applies.
+ *
+ * Account records are not individuals and this table does not apply to them: an account's
+ * surveys, fruit batches, herd counts and alerts, and farms are its own only. No grant and no
+ * publication reaches them, and a record of another account answers exactly as a missing one
+ * (404). Their repositories take an `OwnerScope` (owner-scope.ts), which only the authenticated
+ * caller or a job the API queued for it can make, and pick rows by `scope.ownerId`.
  */
 
 /** What a grant lets the grantee do with the owner's individuals of one kind. */

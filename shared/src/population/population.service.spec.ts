@@ -2,11 +2,12 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Queryable } from '../ports/database.port.js';
 import type { HeadRow, NewAlert, PopulationRepo } from '../repos/population.repo.js';
 import type { AlertRow } from './population-rules.js';
+import { scopeOfJob, type OwnerScope } from '../access/owner-scope.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
 import { createPopulationService, type PopulationDeps } from './population.service.js';
 
 const DAY = 86_400_000;
-const OWNER = 'owner-1';
+const OWNER = scopeOfJob({ owner_id: 'owner-1' });
 const input = { farm_id: 'trai', zone: 'north', count: 3, method: 'manual', stale_after_days: 7 };
 
 /** A transaction that runs its function on `tx` (commit and rollback are the database's, tested in the repository spec). */
@@ -38,7 +39,7 @@ const stored = (a: NewAlert, i: number): AlertRow => ({
 /** A repository for one count: the farm is the owner's, with this herd, these earlier counts and these open not_seen alerts. */
 function countRepo(heads: HeadRow[], previous: number[], open: string[] = []) {
   let n = 0;
-  const insertAlert = vi.fn(async (_tx: Queryable, a: NewAlert) => stored(a, n++));
+  const insertAlert = vi.fn(async (_tx: Queryable, _s: OwnerScope, a: NewAlert) => stored(a, n++));
   const insertCount = vi.fn(async () => new Date('2026-11-28T10:00:00Z'));
   const repo = strictMock<PopulationRepo>(
     {
@@ -47,7 +48,7 @@ function countRepo(heads: HeadRow[], previous: number[], open: string[] = []) {
       recentCounts: vi.fn(async () => previous),
       insertCount,
       insertAlert,
-      notSeenOpen: vi.fn(async (_tx: Queryable, _o: string, id: string) => open.includes(id)),
+      notSeenOpen: vi.fn(async (_tx: Queryable, _o: OwnerScope, id: string) => open.includes(id)),
     },
     'population repo',
   );
@@ -83,10 +84,7 @@ describe('population service', () => {
       created_at: '2026-11-28T10:00:00.000Z',
     });
     expect(out.media).toEqual([{ cid: 'cid-1', content_type: 'image/jpeg' }]);
-    expect(insertCount).toHaveBeenCalledWith(
-      tx,
-      expect.objectContaining({ id: out.count_id, owner_id: OWNER, note: 'sáng', media_cids: ['cid-1'] }),
-    );
+    expect(insertCount).toHaveBeenCalledWith(tx, OWNER, expect.objectContaining({ id: out.count_id, note: 'sáng', media_cids: ['cid-1'] }));
     expect(insertAlert).not.toHaveBeenCalled();
   });
 
@@ -99,8 +97,8 @@ describe('population service', () => {
     const out = await s.count(OWNER, input, [], 'en');
     expect(out.baseline).toBe(10);
     expect(out.alerts.map((a) => a.rule)).toEqual(['below_enrolled', 'sudden_drop', 'not_seen']);
-    const calls = insertAlert.mock.calls.map(([t, a]) => ({ t, ...a }));
-    expect(calls[0]).toMatchObject({ t: tx, owner_id: OWNER, count_id: out.count_id, facts: { counted: 3, enrolled: 4, missing: 1 } });
+    const calls = insertAlert.mock.calls.map(([t, o, a]) => ({ t, o, ...a }));
+    expect(calls[0]).toMatchObject({ t: tx, o: OWNER, count_id: out.count_id, facts: { counted: 3, enrolled: 4, missing: 1 } });
     expect(calls[1]).toMatchObject({ facts: { counted: 3, baseline: 10, recent: [10, 10, 9] } });
     expect(calls[2]).toMatchObject({ individual_id: 'b', facts: { name: 'Mận', days_unseen: 9, stale_after_days: 7 } });
     expect(out.alerts[2]!.message).toContain('Mận');
@@ -138,9 +136,9 @@ describe('population service', () => {
     const repo = strictMock<PopulationRepo>({
       farmIsOwn: vi.fn(async () => true),
       zones: vi.fn(async () => ['east', 'north', 'south']),
-      latestCount: vi.fn(async (_q: Queryable, _o: string, _f: string, zone: string) => latest[zone] ?? null),
-      openAlertCount: vi.fn(async (_q: Queryable, _o: string, _f: string, zone: string) => (zone === 'south' ? 2 : 0)),
-      herd: vi.fn(async (_q: Queryable, _o: string, _f: string, zone: string) => (zone === 'north' ? [head('a', 'Bông', 1)] : [])),
+      latestCount: vi.fn(async (_q: Queryable, _o: OwnerScope, _f: string, zone: string) => latest[zone] ?? null),
+      openAlertCount: vi.fn(async (_q: Queryable, _o: OwnerScope, _f: string, zone: string) => (zone === 'south' ? 2 : 0)),
+      herd: vi.fn(async (_q: Queryable, _o: OwnerScope, _f: string, zone: string) => (zone === 'north' ? [head('a', 'Bông', 1)] : [])),
       animalCount: vi.fn(async () => 5),
     });
     const s = createPopulationService({ db: strictMock<PopulationDeps['db']>({}, 'db'), population: repo });

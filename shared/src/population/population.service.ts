@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { animalDid } from '../domain/animal-did.js';
 import { ERRORS } from '../domain/errors.js';
 import type { Database, Queryable } from '../ports/database.port.js';
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { HeadRow, PopulationRepo } from '../repos/population.repo.js';
 import type { StoredMedia } from '../domain/stored-media.js';
 import {
@@ -54,27 +55,27 @@ export interface PopulationDeps {
 /**
  * Population counts with alerts. A farm is the caller's when the caller has enrolled an
  * individual into it, or owns its farm row; anything else (a stranger's farm, a farm that
- * does not exist) is the same 404. Every query carries the caller's id, never one from the body.
+ * does not exist) is the same 404. Every query carries the caller's `OwnerScope` (made from the
+ * token, or from the job the API queued with it), never an id from the body.
  */
 export function createPopulationService({ db, population: repo }: PopulationDeps) {
-  async function assertFarm(q: Queryable, ownerId: string, farmId: string): Promise<void> {
-    if (!(await repo.farmIsOwn(q, ownerId, farmId))) throw ERRORS.notFound();
+  async function assertFarm(q: Queryable, scope: OwnerScope, farmId: string): Promise<void> {
+    if (!(await repo.farmIsOwn(q, scope, farmId))) throw ERRORS.notFound();
   }
 
-  const herd = (q: Queryable, ownerId: string, farmId: string, zone: string): Promise<HeadRow[]> => repo.herd(q, ownerId, farmId, zone);
+  const herd = (q: Queryable, scope: OwnerScope, farmId: string, zone: string): Promise<HeadRow[]> => repo.herd(q, scope, farmId, zone);
 
-  const recentCounts = (q: Queryable, ownerId: string, farmId: string, zone: string): Promise<number[]> =>
-    repo.recentCounts(q, ownerId, farmId, zone, BASELINE_DAYS, BASELINE_COUNTS);
+  const recentCounts = (q: Queryable, scope: OwnerScope, farmId: string, zone: string): Promise<number[]> =>
+    repo.recentCounts(q, scope, farmId, zone, BASELINE_DAYS, BASELINE_COUNTS);
 
   const insertAlert = (
     tx: Queryable,
-    base: { owner: string; farm: string; zone: string; countId: string },
+    base: { scope: OwnerScope; farm: string; zone: string; countId: string },
     rule: AlertRule,
     facts: Record<string, unknown>,
     individualId: string | null,
   ): Promise<AlertRow> =>
-    repo.insertAlert(tx, {
-      owner_id: base.owner,
+    repo.insertAlert(tx, base.scope, {
       farm_id: base.farm,
       zone: base.zone,
       count_id: base.countId,
@@ -84,11 +85,11 @@ export function createPopulationService({ db, population: repo }: PopulationDeps
     });
 
   /** An animal already reported unseen (and not resolved) within the alert window is not reported again. */
-  const alreadyOpen = (tx: Queryable, ownerId: string, individualId: string): Promise<boolean> =>
-    repo.notSeenOpen(tx, ownerId, individualId, ALERT_WINDOW_HOURS);
+  const alreadyOpen = (tx: Queryable, scope: OwnerScope, individualId: string): Promise<boolean> =>
+    repo.notSeenOpen(tx, scope, individualId, ALERT_WINDOW_HOURS);
 
-  async function raise(tx: Queryable, ownerId: string, input: CountInput, countId: string, heads: HeadRow[], previous: number[]) {
-    const base = { owner: ownerId, farm: input.farm_id, zone: input.zone, countId };
+  async function raise(tx: Queryable, scope: OwnerScope, input: CountInput, countId: string, heads: HeadRow[], previous: number[]) {
+    const base = { scope, farm: input.farm_id, zone: input.zone, countId };
     const out: AlertRow[] = [];
     if (input.count < heads.length) {
       out.push(
@@ -108,7 +109,7 @@ export function createPopulationService({ db, population: repo }: PopulationDeps
     const staleMs = input.stale_after_days * 86_400_000;
     const now = Date.now();
     for (const h of heads) {
-      if (now - h.last_seen.getTime() < staleMs || (await alreadyOpen(tx, ownerId, h.id))) continue;
+      if (now - h.last_seen.getTime() < staleMs || (await alreadyOpen(tx, scope, h.id))) continue;
       const days = Math.floor((now - h.last_seen.getTime()) / 86_400_000);
       const facts = {
         animal_did: animalDid(h.id),
@@ -124,15 +125,14 @@ export function createPopulationService({ db, population: repo }: PopulationDeps
 
   return {
     /** Record one count and raise its alerts, all in one transaction. `media` was stored by the caller's upload step. */
-    async count(ownerId: string, input: CountInput, media: StoredMedia[], lang: 'vi' | 'en'): Promise<CountResult> {
-      await assertFarm(db, ownerId, input.farm_id);
+    async count(scope: OwnerScope, input: CountInput, media: StoredMedia[], lang: 'vi' | 'en'): Promise<CountResult> {
+      await assertFarm(db, scope, input.farm_id);
       return db.transaction(async (tx) => {
-        const heads = await herd(tx, ownerId, input.farm_id, input.zone);
-        const previous = await recentCounts(tx, ownerId, input.farm_id, input.zone);
+        const heads = await herd(tx, scope, input.farm_id, input.zone);
+        const previous = await recentCounts(tx, scope, input.farm_id, input.zone);
         const countId = randomUUID();
-        const createdAt = await repo.insertCount(tx, {
+        const createdAt = await repo.insertCount(tx, scope, {
           id: countId,
-          owner_id: ownerId,
           farm_id: input.farm_id,
           zone: input.zone,
           count: input.count,
@@ -140,7 +140,7 @@ export function createPopulationService({ db, population: repo }: PopulationDeps
           note: input.note ?? null,
           media_cids: media.map((m) => m.cid),
         });
-        const { rows, baseline } = await raise(tx, ownerId, input, countId, heads, previous);
+        const { rows, baseline } = await raise(tx, scope, input, countId, heads, previous);
         return {
           count_id: countId,
           farm_id: input.farm_id,
@@ -157,27 +157,27 @@ export function createPopulationService({ db, population: repo }: PopulationDeps
     },
 
     /** Unresolved alerts of the farm raised in the last 48 hours, newest first. */
-    async alerts(ownerId: string, farmId: string, lang: 'vi' | 'en'): Promise<AlertOut[]> {
-      await assertFarm(db, ownerId, farmId);
-      const rows = await repo.openAlerts(db, ownerId, farmId, ALERT_WINDOW_HOURS);
+    async alerts(scope: OwnerScope, farmId: string, lang: 'vi' | 'en'): Promise<AlertOut[]> {
+      await assertFarm(db, scope, farmId);
+      const rows = await repo.openAlerts(db, scope, farmId, ALERT_WINDOW_HOURS);
       return rows.map((a) => alertOut(a, lang));
     },
 
     /** Mark one alert resolved; resolving it again changes nothing. Not yours is 404. */
-    async resolve(ownerId: string, alertId: string, note: string | undefined, lang: 'vi' | 'en'): Promise<AlertOut> {
+    async resolve(scope: OwnerScope, alertId: string, note: string | undefined, lang: 'vi' | 'en'): Promise<AlertOut> {
       // A malformed id is simply not found, like a stranger's alert.
       if (!isUuid(alertId)) throw ERRORS.notFound();
-      const row = await repo.resolveAlert(db, ownerId, alertId, note ?? null);
+      const row = await repo.resolveAlert(db, scope, alertId, note ?? null);
       if (!row) throw ERRORS.notFound();
       return alertOut(row, lang);
     },
 
     /** The dashboard: each zone's latest count against its enrolled head, and the farm's total. */
-    async dashboard(ownerId: string, farmId: string) {
-      await assertFarm(db, ownerId, farmId);
+    async dashboard(scope: OwnerScope, farmId: string) {
+      await assertFarm(db, scope, farmId);
       const out = [];
-      for (const zone of await repo.zones(db, ownerId, farmId)) out.push(await zoneStatus(db, ownerId, farmId, zone));
-      const enrolled = await repo.animalCount(db, ownerId, farmId);
+      for (const zone of await repo.zones(db, scope, farmId)) out.push(await zoneStatus(db, scope, farmId, zone));
+      const enrolled = await repo.animalCount(db, scope, farmId);
       const counted = out.filter((z) => z.latest_count !== null);
       return {
         farm_id: farmId,
@@ -189,10 +189,10 @@ export function createPopulationService({ db, population: repo }: PopulationDeps
     },
   };
 
-  async function zoneStatus(q: Queryable, ownerId: string, farmId: string, zone: string) {
-    const l = await repo.latestCount(q, ownerId, farmId, zone);
-    const openAlerts = await repo.openAlertCount(q, ownerId, farmId, zone, ALERT_WINDOW_HOURS);
-    const heads = await herd(q, ownerId, farmId, zone);
+  async function zoneStatus(q: Queryable, scope: OwnerScope, farmId: string, zone: string) {
+    const l = await repo.latestCount(q, scope, farmId, zone);
+    const openAlerts = await repo.openAlertCount(q, scope, farmId, zone, ALERT_WINDOW_HOURS);
+    const heads = await herd(q, scope, farmId, zone);
     const status: 'not_counted' | 'alert' | 'ok' = !l ? 'not_counted' : openAlerts > 0 ? 'alert' : 'ok';
     return {
       zone,

@@ -1,3 +1,4 @@
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Database } from '../ports/database.port.js';
 import type { Container } from '../container.js';
 import { releaseBlobs } from './evidence/blob-refs.js';
@@ -10,6 +11,10 @@ import { releaseBlobs } from './evidence/blob-refs.js';
  * The one rule that keeps counts honest under retries: a row moves out of `pending` once, by
  * `finishRow`, whose guard is `status = 'pending'`; counts are always read from the rows, never
  * kept as counters that a retried job could bump twice.
+ *
+ * A batch is its account's own only (shared/src/access/policy.ts): the statements that pick
+ * batches by their owner take the caller's `OwnerScope`; the others take a batch id whose owner
+ * was checked through `owned` first, or a job's row.
  */
 
 export type RowStatus = 'pending' | 'done' | 'failed';
@@ -156,11 +161,11 @@ export function fruitBatchRepo(db: Database) {
     closeIfFinished,
 
     /** Insert the batch and all its rows in one transaction: a batch is never seen half-made. */
-    async create(b: { id: string; owner_id: string; tree_id: string | null; farm_id: string | null }, rows: NewRow[]): Promise<void> {
+    async create(scope: OwnerScope, b: { id: string; tree_id: string | null; farm_id: string | null }, rows: NewRow[]): Promise<void> {
       await db.transaction(async (tx) => {
         await tx.query('insert into fruit_batches (id, owner_id, tree_id, farm_id, total) values ($1, $2, $3, $4, $5)', [
           b.id,
-          b.owner_id,
+          scope.ownerId,
           b.tree_id,
           b.farm_id,
           rows.length,
@@ -201,19 +206,22 @@ export function fruitBatchRepo(db: Database) {
       await closeIfFinished(b.id);
     },
 
-    /** The batch when `ownerId` owns it; null for a missing batch and another account's alike. */
-    async owned(batchId: string, ownerId: string): Promise<BatchRecord | null> {
-      const r = await db.query<Record<string, unknown>>('select * from fruit_batches where id = $1 and owner_id = $2', [batchId, ownerId]);
+    /** The batch when it is the scope's account's; null for a missing batch and another account's alike. */
+    async owned(batchId: string, scope: OwnerScope): Promise<BatchRecord | null> {
+      const r = await db.query<Record<string, unknown>>('select * from fruit_batches where id = $1 and owner_id = $2', [
+        batchId,
+        scope.ownerId,
+      ]);
       return r.rows[0] ? toBatch(r.rows[0]) : null;
     },
 
-    async list(ownerId: string): Promise<(BatchRecord & BatchCounts)[]> {
+    async list(scope: OwnerScope): Promise<(BatchRecord & BatchCounts)[]> {
       const r = await db.query<Record<string, unknown>>(
         `select b.*,
                 (select count(*) from fruit_batch_rows x where x.batch_id = b.id and x.status <> 'pending')::int as done,
                 (select count(*) from fruit_batch_rows x where x.batch_id = b.id and x.status = 'failed')::int as failed
            from fruit_batches b where b.owner_id = $1 order by b.created_at desc, b.id`,
-        [ownerId],
+        [scope.ownerId],
       );
       return r.rows.map((x) => ({ ...toBatch(x), done: Number(x.done), failed: Number(x.failed) }));
     },
@@ -332,7 +340,7 @@ export function fruitBatchRepo(db: Database) {
     },
 
     /** Delete the batch, its rows and the identify answers they were decided as; returns the photo CIDs it held (every view's), for blob clean-up. */
-    async remove(batchId: string, ownerId: string): Promise<string[] | null> {
+    async remove(batchId: string, scope: OwnerScope): Promise<string[] | null> {
       return db.transaction(async (tx) => {
         const cids = await tx.query<{ cid: string }>(
           `select r.cid from fruit_batch_rows r join fruit_batches b on b.id = r.batch_id
@@ -340,15 +348,15 @@ export function fruitBatchRepo(db: Database) {
            union
            select v.cid from fruit_batch_views v join fruit_batches b on b.id = v.batch_id
             where b.id = $1 and b.owner_id = $2 and v.cid is not null`,
-          [batchId, ownerId],
+          [batchId, scope.ownerId],
         );
         // The rows' stored answers (and their labels) go with the batch; they held its photos too.
         await tx.query(
           `delete from identify_queries q using fruit_batch_rows r join fruit_batches b on b.id = r.batch_id
             where b.id = $1 and b.owner_id = $2 and q.id = r.query_id and q.owner_id = $2`,
-          [batchId, ownerId],
+          [batchId, scope.ownerId],
         );
-        const del = await tx.query('delete from fruit_batches where id = $1 and owner_id = $2', [batchId, ownerId]);
+        const del = await tx.query('delete from fruit_batches where id = $1 and owner_id = $2', [batchId, scope.ownerId]);
         return del.affectedRows === 1 ? cids.rows.map((x) => x.cid) : null;
       });
     },

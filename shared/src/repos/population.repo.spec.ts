@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { populationRepo as repo } from './population.repo.js';
 
 describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
   const [owner, other, zoned, unzoned, gone, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  const [mine, yours] = [scopeOfJob({ owner_id: owner }), scopeOfJob({ owner_id: other })];
   const db = () => opened.db;
 
   const opened = openDatabase(open, async () => {
@@ -21,14 +23,14 @@ describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
   });
 
   it('knows a farm as the owner’s by an enrolled animal or by its farm row, never another account’s', async () => {
-    expect(await repo.farmIsOwn(db(), owner, 'trai')).toBe(true);
-    expect(await repo.farmIsOwn(db(), owner, 'ruong')).toBe(true);
-    expect(await repo.farmIsOwn(db(), owner, 'nowhere')).toBe(false);
-    expect(await repo.farmIsOwn(db(), other, 'ruong')).toBe(false);
+    expect(await repo.farmIsOwn(db(), mine, 'trai')).toBe(true);
+    expect(await repo.farmIsOwn(db(), mine, 'ruong')).toBe(true);
+    expect(await repo.farmIsOwn(db(), mine, 'nowhere')).toBe(false);
+    expect(await repo.farmIsOwn(db(), yours, 'ruong')).toBe(false);
   });
 
   it('compares a zone with the live animals enrolled in it, seen last when a label confirmed them', async () => {
-    const north = await repo.herd(db(), owner, 'trai', 'north');
+    const north = await repo.herd(db(), mine, 'trai', 'north');
     expect(north.map((h) => h.name)).toEqual(['Bông']);
     expect(north[0]!.last_seen.getTime()).toBe(north[0]!.created_at.getTime());
     const query = randomUUID();
@@ -42,10 +44,10 @@ describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
       owner,
       zoned,
     ]);
-    const [seen] = await repo.herd(db(), owner, 'trai', 'north');
+    const [seen] = await repo.herd(db(), mine, 'trai', 'north');
     expect(seen!.last_seen.getTime()).toBeGreaterThan(seen!.created_at.getTime());
-    expect(await repo.animalCount(db(), owner, 'trai')).toBe(2);
-    expect(await repo.animalCount(db(), other, 'trai')).toBe(1);
+    expect(await repo.animalCount(db(), mine, 'trai')).toBe(2);
+    expect(await repo.animalCount(db(), yours, 'trai')).toBe(1);
   });
 
   it('stores counts and reads the recent ones newest first, the latest, and the zones', async () => {
@@ -54,9 +56,8 @@ describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
       [4, 'north'],
       [7, 'south'],
     ] as const)
-      await repo.insertCount(db(), {
+      await repo.insertCount(db(), mine, {
         id: randomUUID(),
-        owner_id: owner,
         farm_id: 'trai',
         zone,
         count,
@@ -64,19 +65,18 @@ describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
         note: null,
         media_cids: [],
       });
-    expect(await repo.recentCounts(db(), owner, 'trai', 'north', 30, 5)).toEqual([4, 5]);
-    expect(await repo.recentCounts(db(), owner, 'trai', 'north', 30, 1)).toEqual([4]);
-    expect(await repo.recentCounts(db(), other, 'trai', 'north', 30, 5)).toEqual([]);
-    expect(await repo.latestCount(db(), owner, 'trai', 'south')).toMatchObject({ count: 7, method: 'manual' });
-    expect(await repo.latestCount(db(), owner, 'trai', 'east')).toBeNull();
-    expect(await repo.zones(db(), owner, 'trai')).toEqual(['north', 'south']);
+    expect(await repo.recentCounts(db(), mine, 'trai', 'north', 30, 5)).toEqual([4, 5]);
+    expect(await repo.recentCounts(db(), mine, 'trai', 'north', 30, 1)).toEqual([4]);
+    expect(await repo.recentCounts(db(), yours, 'trai', 'north', 30, 5)).toEqual([]);
+    expect(await repo.latestCount(db(), mine, 'trai', 'south')).toMatchObject({ count: 7, method: 'manual' });
+    expect(await repo.latestCount(db(), mine, 'trai', 'east')).toBeNull();
+    expect(await repo.zones(db(), mine, 'trai')).toEqual(['north', 'south']);
   });
 
   it('raises, lists, counts and resolves alerts, one account’s only', async () => {
     const countId = randomUUID();
-    await repo.insertCount(db(), {
+    await repo.insertCount(db(), mine, {
       id: countId,
-      owner_id: owner,
       farm_id: 'trai',
       zone: 'north',
       count: 0,
@@ -84,23 +84,23 @@ describe.each(BOTH_DATABASES)('population on $name', ({ open }) => {
       note: 'x',
       media_cids: ['cid'],
     });
-    const base = { owner_id: owner, farm_id: 'trai', zone: 'north', count_id: countId };
-    const drop = await repo.insertAlert(db(), { ...base, rule: 'sudden_drop', individual_id: null, facts: { counted: 0 } });
-    const unseen = await repo.insertAlert(db(), { ...base, rule: 'not_seen', individual_id: zoned, facts: { days: 9 } });
+    const base = { farm_id: 'trai', zone: 'north', count_id: countId };
+    const drop = await repo.insertAlert(db(), mine, { ...base, rule: 'sudden_drop', individual_id: null, facts: { counted: 0 } });
+    const unseen = await repo.insertAlert(db(), mine, { ...base, rule: 'not_seen', individual_id: zoned, facts: { days: 9 } });
     expect(unseen).toMatchObject({ rule: 'not_seen', individual_id: zoned, facts: { days: 9 }, resolved_at: null });
-    expect(await repo.notSeenOpen(db(), owner, zoned, 48)).toBe(true);
-    expect(await repo.notSeenOpen(db(), owner, unzoned, 48)).toBe(false);
-    expect((await repo.openAlerts(db(), owner, 'trai', 48)).map((a) => a.id).sort()).toEqual([drop.id, unseen.id].sort());
-    expect(await repo.openAlertCount(db(), owner, 'trai', 'north', 48)).toBe(2);
-    expect(await repo.resolveAlert(db(), other, unseen.id, 'not mine')).toBeNull();
-    const resolved = await repo.resolveAlert(db(), owner, unseen.id, 'found her');
+    expect(await repo.notSeenOpen(db(), mine, zoned, 48)).toBe(true);
+    expect(await repo.notSeenOpen(db(), mine, unzoned, 48)).toBe(false);
+    expect((await repo.openAlerts(db(), mine, 'trai', 48)).map((a) => a.id).sort()).toEqual([drop.id, unseen.id].sort());
+    expect(await repo.openAlertCount(db(), mine, 'trai', 'north', 48)).toBe(2);
+    expect(await repo.resolveAlert(db(), yours, unseen.id, 'not mine')).toBeNull();
+    const resolved = await repo.resolveAlert(db(), mine, unseen.id, 'found her');
     expect(resolved).toMatchObject({ id: unseen.id, resolved_note: 'found her' });
     // Resolving again keeps the first note and time.
-    const again = await repo.resolveAlert(db(), owner, unseen.id, 'second note');
+    const again = await repo.resolveAlert(db(), mine, unseen.id, 'second note');
     expect(again).toMatchObject({ resolved_note: 'found her' });
     expect(new Date(again!.resolved_at!).getTime()).toBe(new Date(resolved!.resolved_at!).getTime());
-    expect(await repo.notSeenOpen(db(), owner, zoned, 48)).toBe(false);
-    expect(await repo.openAlertCount(db(), owner, 'trai', 'north', 48)).toBe(1);
-    expect(await repo.openAlerts(db(), other, 'trai', 48)).toEqual([]);
+    expect(await repo.notSeenOpen(db(), mine, zoned, 48)).toBe(false);
+    expect(await repo.openAlertCount(db(), mine, 'trai', 'north', 48)).toBe(1);
+    expect(await repo.openAlerts(db(), yours, 'trai', 48)).toEqual([]);
   });
 });

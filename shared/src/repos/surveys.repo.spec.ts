@@ -1,26 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { surveysRepo as repo } from './surveys.repo.js';
 
 describe.each(BOTH_DATABASES)('surveys on $name', ({ open }) => {
   const [owner, other, survey] = [randomUUID(), randomUUID(), randomUUID()];
+  const [mine, theirs] = [scopeOfJob({ owner_id: owner }), scopeOfJob({ owner_id: other })];
   const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
   });
-  const base = { owner_id: owner, kind: 'animal', species: 'cattle', farm_id: 'trai', tree_id: null, zone: 'all', video_cid: 'v1' };
+  const base = { kind: 'animal', species: 'cattle', farm_id: 'trai', tree_id: null, zone: 'all', video_cid: 'v1' };
 
   it('stores a survey, reads it back for its owner only, and lists the newest first', async () => {
-    await repo.insert(opened.db, { ...base, id: survey, job_id: `survey-${survey}` });
+    await repo.insert(opened.db, mine, { ...base, id: survey, job_id: `survey-${survey}` });
     const older = randomUUID();
-    await repo.insert(opened.db, { ...base, id: older, job_id: 'j-old' });
+    await repo.insert(opened.db, mine, { ...base, id: older, job_id: 'j-old' });
     await opened.db.query(`update surveys set created_at = now() - interval '1 day' where id = $1`, [older]);
-    expect(await repo.own(opened.db, survey, owner)).toMatchObject({ id: survey, status: 'running', stage: 'queued', frames_read: 0 });
-    expect(await repo.own(opened.db, survey, other)).toBeNull();
-    expect((await repo.newest(opened.db, owner, 10)).map((s) => s.id)).toEqual([survey, older]);
-    expect(await repo.newest(opened.db, other, 10)).toEqual([]);
+    expect(await repo.own(opened.db, survey, mine)).toMatchObject({ id: survey, status: 'running', stage: 'queued', frames_read: 0 });
+    expect(await repo.own(opened.db, survey, theirs)).toBeNull();
+    expect((await repo.newest(opened.db, mine, 10)).map((s) => s.id)).toEqual([survey, older]);
+    expect(await repo.newest(opened.db, theirs, 10)).toEqual([]);
     await repo.remove(opened.db, older);
-    expect(await repo.own(opened.db, older, owner)).toBeNull();
+    expect(await repo.own(opened.db, older, mine)).toBeNull();
   });
 
   it('reads progress, the result for review, and a track’s crops for enrolment', async () => {
@@ -32,19 +34,19 @@ describe.each(BOTH_DATABASES)('surveys on $name', ({ open }) => {
       tracks: 0,
       identified: 0,
     });
-    expect(await repo.ownResult(opened.db, survey, owner)).toEqual({ kind: 'animal', status: 'running', result: null });
-    expect(await repo.ownResult(opened.db, survey, other)).toBeNull();
+    expect(await repo.ownResult(opened.db, survey, mine)).toEqual({ kind: 'animal', status: 'running', result: null });
+    expect(await repo.ownResult(opened.db, survey, theirs)).toBeNull();
     await opened.db.query(
       `insert into survey_tracks (survey_id, track_no, verdict, enrol_cids, first_s, last_s) values ($1, 2, 'no_match', '{c3}', 1, 2), ($1, 1, 'uncertain', '{c1,c2}', 0, 1)`,
       [survey],
     );
-    expect(await repo.trackForEnrol(opened.db, survey, owner, 1)).toMatchObject({
+    expect(await repo.trackForEnrol(opened.db, survey, mine, 1)).toMatchObject({
       species: 'cattle',
       farm_id: 'trai',
       frame_cids: ['c1', 'c2'],
     });
-    expect(await repo.trackForEnrol(opened.db, survey, owner, 9)).toMatchObject({ frame_cids: null });
-    expect(await repo.trackForEnrol(opened.db, survey, other, 1)).toBeNull();
+    expect(await repo.trackForEnrol(opened.db, survey, mine, 9)).toMatchObject({ frame_cids: null });
+    expect(await repo.trackForEnrol(opened.db, survey, theirs, 1)).toBeNull();
     const tracks = await repo.tracks<{ track_no: number; reviewed: string | null }>(opened.db, survey);
     expect(tracks.map((t) => t.track_no)).toEqual([1, 2]);
   });
@@ -55,12 +57,12 @@ describe.each(BOTH_DATABASES)('surveys on $name', ({ open }) => {
     await repo.setResult(opened.db, survey, { count: 2 });
     const tracks = await repo.tracks<{ track_no: number; reviewed: string | null; reviewed_id: string | null }>(opened.db, survey);
     expect(tracks[1]).toMatchObject({ track_no: 2, reviewed: 'corrected', reviewed_id: cow });
-    expect((await repo.ownResult(opened.db, survey, owner))?.result).toEqual({ count: 2 });
+    expect((await repo.ownResult(opened.db, survey, mine))?.result).toEqual({ count: 2 });
   });
 
   it('records a job’s progress, its tracks once each, and its end or failure', async () => {
     const id = randomUUID();
-    await repo.insert(opened.db, { ...base, id, job_id: 'j-2' });
+    await repo.insert(opened.db, mine, { ...base, id, job_id: 'j-2' });
     await repo.start(opened.db, id);
     await repo.readProgress(opened.db, id, { frames_read: 40, tracks: 2, frames_total: 120 });
     expect(await repo.progress(opened.db, id)).toMatchObject({ stage: 'reading', frames_read: 40, frames_total: 120, tracks: 2 });
@@ -86,7 +88,7 @@ describe.each(BOTH_DATABASES)('surveys on $name', ({ open }) => {
     expect(tracks).toHaveLength(1);
     expect(tracks[0]).toMatchObject({ verdict: 'uncertain', candidates: track.candidates, boxes: track.boxes });
     await repo.finish(opened.db, id, { frames: 120, tracks: 1, result: { count: 1 }, count_id: null });
-    expect(await repo.own(opened.db, id, owner)).toMatchObject({
+    expect(await repo.own(opened.db, id, mine)).toMatchObject({
       status: 'done',
       stage: 'done',
       identified: 1,
@@ -94,8 +96,8 @@ describe.each(BOTH_DATABASES)('surveys on $name', ({ open }) => {
       result: { count: 1 },
     });
     const failed = randomUUID();
-    await repo.insert(opened.db, { ...base, id: failed, job_id: 'j-3' });
+    await repo.insert(opened.db, mine, { ...base, id: failed, job_id: 'j-3' });
     await repo.fail(opened.db, failed, { code: 'video_unreadable' });
-    expect(await repo.own(opened.db, failed, owner)).toMatchObject({ status: 'failed', error: { code: 'video_unreadable' } });
+    expect(await repo.own(opened.db, failed, mine)).toMatchObject({ status: 'failed', error: { code: 'video_unreadable' } });
   });
 });

@@ -1,8 +1,10 @@
 /**
  * Statements on `surveys` (one video surveyed: its progress and result) and `survey_tracks` (each
- * track's answer), as the survey routes read and write them. Each read carries the owner's id;
- * another account's survey reads as missing.
+ * track's answer), as the survey routes read and write them. A survey is its account's own only
+ * (shared/src/access/policy.ts): each statement that picks surveys by their owner takes the
+ * caller's `OwnerScope`, and another account's survey reads as missing.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Queryable } from '../ports/database.port.js';
 
 /** Where a running survey is: waiting for a worker, reading frames, identifying tracks; `done` once it ended. */
@@ -32,15 +34,14 @@ export interface SurveyRow {
 export type SurveyProgressRow = Pick<SurveyRow, 'status' | 'stage' | 'frames_read' | 'frames_total' | 'tracks' | 'identified'>;
 
 /** A survey as it is written: the row's identity and what was asked, before any progress. */
-export interface NewSurvey extends Pick<SurveyRow, 'id' | 'kind' | 'species' | 'farm_id' | 'tree_id' | 'zone' | 'video_cid' | 'job_id'> {
-  owner_id: string;
-}
+export type NewSurvey = Pick<SurveyRow, 'id' | 'kind' | 'species' | 'farm_id' | 'tree_id' | 'zone' | 'video_cid' | 'job_id'>;
 
 export const surveysRepo = {
-  async insert(db: Queryable, s: NewSurvey): Promise<void> {
+  /** A new survey of the scope's account. */
+  async insert(db: Queryable, scope: OwnerScope, s: NewSurvey): Promise<void> {
     await db.query(
       `insert into surveys (id, owner_id, kind, species, farm_id, tree_id, zone, video_cid, job_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [s.id, s.owner_id, s.kind, s.species, s.farm_id, s.tree_id, s.zone, s.video_cid, s.job_id],
+      [s.id, scope.ownerId, s.kind, s.species, s.farm_id, s.tree_id, s.zone, s.video_cid, s.job_id],
     );
   },
 
@@ -50,14 +51,15 @@ export const surveysRepo = {
   },
 
   /** The owner's survey (null: missing, or another account's). */
-  async own(db: Queryable, id: string, ownerId: string): Promise<SurveyRow | null> {
-    return (await db.query<SurveyRow>('select * from surveys where id = $1 and owner_id = $2', [id, ownerId])).rows[0] ?? null;
+  async own(db: Queryable, id: string, scope: OwnerScope): Promise<SurveyRow | null> {
+    return (await db.query<SurveyRow>('select * from surveys where id = $1 and owner_id = $2', [id, scope.ownerId])).rows[0] ?? null;
   },
 
   /** The owner's newest surveys, at most `limit`. */
-  async newest(db: Queryable, ownerId: string, limit: number): Promise<SurveyRow[]> {
-    return (await db.query<SurveyRow>('select * from surveys where owner_id = $1 order by created_at desc limit $2', [ownerId, limit]))
-      .rows;
+  async newest(db: Queryable, scope: OwnerScope, limit: number): Promise<SurveyRow[]> {
+    return (
+      await db.query<SurveyRow>('select * from surveys where owner_id = $1 order by created_at desc limit $2', [scope.ownerId, limit])
+    ).rows;
   },
 
   /** A survey's progress (the progress stream polls it; the caller's ownership was checked before). */
@@ -73,13 +75,13 @@ export const surveysRepo = {
   async trackForEnrol(
     db: Queryable,
     id: string,
-    ownerId: string,
+    scope: OwnerScope,
     trackNo: number,
   ): Promise<{ species: string | null; farm_id: string | null; kind: string; status: string; frame_cids: string[] | null } | null> {
     const r = await db.query<{ species: string | null; farm_id: string | null; kind: string; status: string; frame_cids: string[] | null }>(
       `select s.species, s.farm_id, s.kind, s.status, t.enrol_cids as frame_cids from surveys s left join survey_tracks t on t.survey_id = s.id and t.track_no = $3
         where s.id = $1 and s.owner_id = $2`,
-      [id, ownerId, trackNo],
+      [id, scope.ownerId, trackNo],
     );
     return r.rows[0] ?? null;
   },
@@ -88,11 +90,11 @@ export const surveysRepo = {
   async ownResult(
     db: Queryable,
     id: string,
-    ownerId: string,
+    scope: OwnerScope,
   ): Promise<{ kind: string; status: string; result: Record<string, unknown> | null } | null> {
     const r = await db.query<{ kind: string; status: string; result: Record<string, unknown> | null }>(
       'select kind, status, result from surveys where id = $1 and owner_id = $2',
-      [id, ownerId],
+      [id, scope.ownerId],
     );
     return r.rows[0] ?? null;
   },

@@ -13,6 +13,7 @@ import { populationRepo } from '../../../shared/src/repos/population.repo.js';
 import { addBlobOwner } from '../../../shared/src/repos/evidence/blob-refs.js';
 import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { surveysRepo } from '../../../shared/src/repos/surveys.repo.js';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { DEFAULT_STALE_DAYS } from '../../../shared/src/population/population-rules.js';
 import { ANIMAL_CLASS_IDS, loadDetector } from '../vision/detector.js';
 import { settingsFor } from '../vision/settings.js';
@@ -104,7 +105,7 @@ async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<
 export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
   const { c } = deps;
   return async (data) => {
-    const row = await surveysRepo.ownResult(c.db, data.survey_id, data.owner_id);
+    const row = await surveysRepo.ownResult(c.db, data.survey_id, scopeOfJob(data));
     if (!row) return { survey_id: data.survey_id, skipped: 'deleted' };
     if (row.status === 'done') return row.result ?? {};
     await surveysRepo.start(c.db, data.survey_id);
@@ -169,7 +170,7 @@ export function surveyHandler(deps: IdentifyDeps): JobHandler<'survey'> {
     let population: Record<string, unknown> | null = null;
     if (data.kind === 'animal' && data.farm_id) {
       const out = await createPopulationService({ db: c.db, population: populationRepo }).count(
-        data.owner_id,
+        scopeOfJob(data),
         {
           farm_id: data.farm_id,
           zone: data.zone,

@@ -5,6 +5,7 @@
  * has not bound has no owner as far as the caller can tell, so events on it are refused with 403
  * like any unenrolled entity, and nobody can take over another account's farm.
  */
+import type { OwnerScope } from '../../access/owner-scope.js';
 import type { Queryable } from '../../ports/database.port.js';
 import type { EntityType } from './chain-store.js';
 import { animalRefToId } from '../../domain/animal-did.js';
@@ -70,11 +71,19 @@ async function resolveOwnFarm(db: Queryable, callerId: string | null, farmId: st
     farmId,
   ]);
   if (!enrolled.rows[0]) return null;
-  return bindFarm(db, callerId, farmId);
+  return bind(db, callerId, farmId);
 }
 
-/** Bind `farmId` in the caller's account (idempotent; a concurrent binder of the same account wins equally). */
-export async function bindFarm(db: Queryable, ownerId: string, farmId: string): Promise<ResolvedEntity> {
+/**
+ * Bind `farmId` in the caller's account (idempotent; a concurrent binder of the same account wins
+ * equally). A farm is its account's own only (shared/src/access/policy.ts), so binding one takes
+ * the caller's `OwnerScope`.
+ */
+export async function bindFarm(db: Queryable, scope: OwnerScope, farmId: string): Promise<ResolvedEntity> {
+  return bind(db, scope.ownerId, farmId);
+}
+
+async function bind(db: Queryable, ownerId: string, farmId: string): Promise<ResolvedEntity> {
   await db.query('insert into farms (farm_id, owner_id, chain_id) values ($1, $2, $3) on conflict (owner_id, farm_id) do nothing', [
     farmId,
     ownerId,

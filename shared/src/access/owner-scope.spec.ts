@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { scopeOfCaller, scopeOfJob } from './owner-scope.js';
+
+describe('owner scope', () => {
+  it('is the caller’s account, as the token resolved it', () => {
+    const scope = scopeOfCaller({ account_id: 'acc-1', token_hash: 'h' });
+    expect(scope.ownerId).toBe('acc-1');
+  });
+
+  it('is a queued job’s owner, as the API wrote it', () => {
+    expect(scopeOfJob({ owner_id: 'acc-2' }).ownerId).toBe('acc-2');
+  });
+
+  it('names the same account equally whichever way it was made', () => {
+    expect(scopeOfCaller({ account_id: 'acc-1', token_hash: 'h' })).toEqual(scopeOfJob({ owner_id: 'acc-1' }));
+  });
+
+  it('cannot be changed to name another account once made', () => {
+    const scope = scopeOfJob({ owner_id: 'acc-1' });
+    expect(Object.isFrozen(scope)).toBe(true);
+    expect(() => {
+      (scope as { ownerId: string }).ownerId = 'acc-2';
+    }).toThrow(TypeError);
+    expect(scope.ownerId).toBe('acc-1');
+  });
+
+  it('refuses an empty account id, which would quietly match no row', () => {
+    expect(() => scopeOfCaller({ account_id: '', token_hash: 'h' })).toThrow(TypeError);
+    expect(() => scopeOfJob({ owner_id: '' })).toThrow(TypeError);
+  });
+});
