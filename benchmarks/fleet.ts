@@ -101,6 +101,9 @@ try {
 
   let refusedQueries = 0;
   type Answer = {
+    path: string;
+    /** The top candidate's probability. */
+    p: number | null;
     expect: string | null;
     verdict: string;
     top: string | null;
@@ -124,6 +127,8 @@ try {
       const mine = top ? of.get(top.individual_id) : undefined;
       const truth = q.expect ? [...of.values()].find((v) => v.id === q.expect) : undefined;
       out.push({
+        path: q.path,
+        p: typeof top?.probability === 'number' ? top.probability : null,
         // An animal of another owner's herd is a stranger here.
         expect: truth ? q.expect : null,
         verdict: r.json.verdict,
@@ -191,14 +196,21 @@ try {
     ...queriesOf(newcomerHerd),
     ...strangerPhotos.slice(nOwners * num('strangers', 70), nOwners * num('strangers', 70) + num('newcomer-strangers', 40)),
   ];
-  const before = figures('newcomer, before the pooled fit', await ask(newcomer.token, newOf, newQueries));
+  const beforeAnswers = await ask(newcomer.token, newOf, newQueries);
+  const before = figures('newcomer, before the pooled fit', beforeAnswers);
 
   // 4. The operator's run, then the newcomer again.
   const run = await api(app.url, 'POST', '/api/admin/calibration/pooled/run', { token: admin.token });
   if (run.status !== 200) throw new Error(`pool run: ${run.status} ${run.text}`);
   const versions = (await api(app.url, 'GET', '/api/admin/calibration/pooled', { token: admin.token })).json.versions;
   log(`pooled run: ${JSON.stringify(run.json.cells)}`);
-  const after = figures('newcomer, with the pooled fit', await ask(newcomer.token, newOf, newQueries));
+  const afterAnswers = await ask(newcomer.token, newOf, newQueries);
+  const after = figures('newcomer, with the pooled fit', afterAnswers);
+  // Every false match the newcomer heard, in both passes: which photo, whose it was, whom it named.
+  const wrong = (answers: Answer[]) =>
+    answers
+      .filter((a) => a.verdict === 'match' && !(a.expect !== null && a.top === a.expect))
+      .map((a) => ({ photo: a.path, truth: a.expect ?? 'never enrolled', named: a.top, probability: a.p, source: a.source }));
 
   const result = {
     benchmark: 'fleet',
@@ -213,7 +225,7 @@ try {
       params: v.params ? { ...(v.params as object), fusion: '(omitted)' } : null,
     })),
     fleet,
-    newcomer: { before, after },
+    newcomer: { before, after, false_matches: { before: wrong(beforeAnswers), after: wrong(afterAnswers) } },
     wall_s: Math.round((performance.now() - t0) / 1000),
     machine: machineInfo('cpu'),
   };
