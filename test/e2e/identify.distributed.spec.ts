@@ -1,0 +1,3 @@
+import { identifyTreesStory } from './identify.helpers.js';
+
+identifyTreesStory('distributed');
