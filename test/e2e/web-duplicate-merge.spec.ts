@@ -119,11 +119,12 @@ describe('duplicate warning, merge and un-merge in Chromium', () => {
       await open(`/animal/${encodeURIComponent(cows.bong!)}`);
       const candidate = page.locator('label.merge-candidate', { hasText: 'Mận' });
       await candidate.waitFor({ timeout: 30_000 });
+      // Its photo loads lazily, so only once the candidate is on screen: a phone's page may hold it below the fold.
+      await candidate.scrollIntoViewIfNeeded();
       await expect
         .poll(() => candidate.locator('img').evaluate((e) => (e as unknown as { naturalWidth: number }).naturalWidth), { timeout: 20_000 })
         .toBeGreaterThan(0);
       await candidate.locator('input[name=merge-from]').check();
-      await candidate.scrollIntoViewIfNeeded();
       await shot('merge-candidates');
       await page.click('form[name=merge] button[type=submit]');
       const dialog = page.locator('dialog.sure');
