@@ -14,6 +14,7 @@ import type { Caller } from '../http/route.js';
 import { standingFor } from '../../../shared/src/access/standing.js';
 import { decide } from '../../../shared/src/access/policy.js';
 import { accessRepo } from '../../../shared/src/repos/access.repo.js';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 
 /** True when `caller` may read the entity's timeline and proofs. */
 export async function canReadEntity(db: Queryable, entity: ResolvedEntity, caller: Caller | null): Promise<boolean> {
@@ -27,12 +28,12 @@ export async function canReadEntity(db: Queryable, entity: ResolvedEntity, calle
 
 /** The entity if the caller may read it, else null: the caller cannot tell "not yours" from "missing". */
 export async function readableEntity(db: Queryable, type: EntityType, id: string, caller: Caller | null): Promise<ResolvedEntity | null> {
-  const entity = await resolveEntity(db, type, id, { callerId: caller?.account_id ?? null });
+  const entity = await resolveEntity(db, type, id, { owner: caller ? scopeOfCaller(caller) : null });
   return entity && (await canReadEntity(db, entity, caller)) ? entity : null;
 }
 
 /** The entity if the caller owns it, else null (the same 404 for "not yours" and "missing"). */
 export async function ownedEntity(db: Queryable, type: EntityType, id: string, caller: Caller): Promise<ResolvedEntity | null> {
-  const entity = await resolveEntity(db, type, id, { callerId: caller.account_id });
+  const entity = await resolveEntity(db, type, id, { owner: scopeOfCaller(caller) });
   return entity && entity.owner_id === caller.account_id ? entity : null;
 }

@@ -45,8 +45,7 @@ export function createFarmsService(deps: FarmsDeps) {
   /** The caller's farm's chain id (its key in entity_records), binding it first when `bind`. */
   async function ownedFarm(tx: Queryable, scope: OwnerScope, farmId: string, bind: boolean): Promise<string> {
     const farm =
-      (await deps.owners.resolve(tx, 'farm', farmId, { callerId: scope.ownerId })) ??
-      (bind ? await deps.owners.bind(tx, scope, farmId) : null);
+      (await deps.owners.resolve(tx, 'farm', farmId, { owner: scope })) ?? (bind ? await deps.owners.bind(tx, scope, farmId) : null);
     if (!farm || farm.owner_id !== scope.ownerId) throw ERRORS.notFound();
     return farm.entity_id;
   }

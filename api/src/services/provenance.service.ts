@@ -14,6 +14,7 @@ import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { ProvenanceRepo, TreeRecordRow } from '../../../shared/src/repos/provenance.repo.js';
 import type { Caller } from '../http/route.js';
 import type { AnchorService } from './anchor.service.js';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 
 /** What provenance uses: the records, chains and anchors of the evidence store, and the blobs. */
 export interface ProvenanceDeps {
@@ -133,7 +134,7 @@ export function createProvenanceService(deps: ProvenanceDeps) {
       entityType: 'fruit' | 'farm',
       entityIdIn: string,
     ): Promise<EvidenceBundleJson & { ok: true; entity_type: string; entity_id: string }> {
-      const entity = await deps.resolveEntity(db, entityType, entityIdIn, { callerId: caller.account_id });
+      const entity = await deps.resolveEntity(db, entityType, entityIdIn, { owner: scopeOfCaller(caller) });
       if (!entity || entity.owner_id !== caller.account_id) throw ERRORS.notFound();
       const rec = await records.latestSideRecord(db, entityType, entity.entity_id);
       if (!rec) throw ERRORS.notFound();

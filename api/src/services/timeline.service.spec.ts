@@ -130,7 +130,8 @@ describe('timeline: reading', () => {
     expect(seen.events.map((e) => e.event_id)).toEqual(['c1', EVENT, 'f1', idAt(1), 'p1']);
     expect(seen).toMatchObject({ chain_ok: true });
     expect(seen).not.toHaveProperty('size');
-    expect(resolveEntity).toHaveBeenCalledWith(expect.anything(), 'farm', 'vuon', { callerId: OWNER });
+    // The farm is looked up in its owner's scope (the tree's owner), never the reader's.
+    expect(resolveEntity).toHaveBeenCalledWith(expect.anything(), 'farm', 'vuon', { owner: { ownerId: OWNER } });
     const owner = await s.timeline(caller(OWNER), 'tree', TREE);
     expect(owner).toMatchObject({ size: 3, chain_ok: true });
     expect(owner.events.map((e) => e.event_id)).toContain(idAt(2));

@@ -20,6 +20,7 @@ import { anchorForProof, canSee, eventView, inheritedView } from './timeline-vie
 import type { CareTimeline } from './care-views.js';
 import { checkEventBody, type Submissions } from './timeline-submissions.js';
 import { isUuid } from '../../../shared/src/domain/ids.js';
+import { scopeOfIndividualOwner } from '../../../shared/src/access/owner-scope.js';
 
 /** Re-exported: the check moved to the HTTP edge, where every text field goes through it. */
 export { unstorableText };
@@ -76,7 +77,7 @@ export function createTimelineService(deps: TimelineDeps) {
   /** Care events of the enclosing farm: the owner's own farm of that name, never another account's. */
   async function inherited(entity: ResolvedEntity, caller: Caller | null): Promise<StoredEvent[]> {
     if (entity.entity_type === 'farm' || !entity.farm_id) return [];
-    const farm = await deps.resolveEntity(db, 'farm', entity.farm_id, { callerId: entity.owner_id });
+    const farm = await deps.resolveEntity(db, 'farm', entity.farm_id, { owner: scopeOfIndividualOwner(entity) });
     if (!farm) return [];
     return (await deps.loadFarmCare(db, farm.entity_id)).filter((e) => canSee(e, caller, farm.owner_id));
   }

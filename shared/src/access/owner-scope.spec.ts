@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scopeOfCaller, scopeOfJob } from './owner-scope.js';
+import { scopeOfCaller, scopeOfIndividualOwner, scopeOfJob } from './owner-scope.js';
 
 describe('owner scope', () => {
   it('is the caller’s account, as the token resolved it', () => {
@@ -9,6 +9,11 @@ describe('owner scope', () => {
 
   it('is a queued job’s owner, as the API wrote it', () => {
     expect(scopeOfJob({ owner_id: 'acc-2' }).ownerId).toBe('acc-2');
+  });
+
+  it('is a stored individual’s owner, for the farm its timeline inherits care from', () => {
+    expect(scopeOfIndividualOwner({ owner_id: 'acc-3', entity_type: 'tree' }).ownerId).toBe('acc-3');
+    expect(() => scopeOfIndividualOwner({ owner_id: '', entity_type: 'tree' })).toThrow(TypeError);
   });
 
   it('names the same account equally whichever way it was made', () => {

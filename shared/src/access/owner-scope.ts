@@ -36,3 +36,12 @@ export function scopeOfCaller(caller: { readonly account_id: string; readonly to
 export function scopeOfJob(data: { readonly owner_id: string }): OwnerScope {
   return make(data.owner_id);
 }
+
+/**
+ * The records of the account that owns an individual the caller has already been allowed to read:
+ * an individual's own farm, whose care its timeline inherits. The owner comes from the stored
+ * individual (`ResolvedEntity.owner_id`), never from the request.
+ */
+export function scopeOfIndividualOwner(individual: { readonly owner_id: string; readonly entity_type: string }): OwnerScope {
+  return make(individual.owner_id);
+}

@@ -81,7 +81,7 @@ async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<
   if (data.farm_id) targets.push({ type: 'farm', id: data.farm_id });
   for (const k of summary.known) targets.push({ type: 'animal', id: k.individual_id });
   for (const t of targets) {
-    const entity = await resolveEntity(deps.c.db, t.type, t.id, { callerId: data.owner_id });
+    const entity = await resolveEntity(deps.c.db, t.type, t.id, { owner: scopeOfJob(data) });
     if (!entity || entity.owner_id !== data.owner_id) continue;
     const extra = t.type === 'animal' ? { animal_did: animalDid(t.id) } : {};
     await deps.c.db.transaction((tx) =>

@@ -21,18 +21,18 @@ export interface ResolvedEntity {
 }
 
 /**
- * Whose farm a farm id names. `{ callerId }`: a farm_id as a client writes it, within that
- * account (a farm is never anyone else's, and without a caller it names nothing). No scope: the
- * farm's internal chain id (`<owner_id>/<farm_id>`, or a legacy plain farm_id), as job payloads
- * and stored events carry it.
+ * Whose farm a farm id names. `{ owner }`: a farm_id as a client writes it, within that account's
+ * scope (a farm is its account's own only, shared/src/access/policy.ts; with no account it names
+ * nothing). No scope: the farm's internal chain id (`<owner_id>/<farm_id>`, or a legacy plain
+ * farm_id), as job payloads and stored events carry it.
  */
 export interface FarmScope {
-  callerId: string | null;
+  owner: OwnerScope | null;
 }
 
 /** The entity's owner, or null when it has none (not enrolled, deleted, wrong kind). */
 export async function resolveEntity(db: Queryable, type: EntityType, id: string, scope?: FarmScope): Promise<ResolvedEntity | null> {
-  if (type === 'farm') return scope ? resolveOwnFarm(db, scope.callerId, id) : resolveFarmChain(db, id);
+  if (type === 'farm') return scope ? resolveOwnFarm(db, scope.owner, id) : resolveFarmChain(db, id);
   // An animal is named by its animal_did as well as by its uuid; both reach the same chain.
   if (type === 'animal') id = animalRefToId(id) ?? id;
   // A malformed id cannot name an individual; asking PostgreSQL would only raise a cast error.
@@ -62,8 +62,9 @@ async function resolveFarmChain(db: Queryable, chainId: string): Promise<Resolve
  * boundary ({@link bindFarm}) or by enrolling an individual with that farm_id (bound here, on
  * first use). Another account's farm of the same name is invisible: it is simply not this one.
  */
-async function resolveOwnFarm(db: Queryable, callerId: string | null, farmId: string): Promise<ResolvedEntity | null> {
-  if (!callerId) return null;
+async function resolveOwnFarm(db: Queryable, owner: OwnerScope | null, farmId: string): Promise<ResolvedEntity | null> {
+  if (!owner) return null;
+  const callerId = owner.ownerId;
   const bound = await db.query<{ chain_id: string }>('select chain_id from farms where owner_id = $1 and farm_id = $2', [callerId, farmId]);
   if (bound.rows[0]) return farmEntity(bound.rows[0].chain_id, callerId);
   const enrolled = await db.query('select 1 from individuals where owner_id = $1 and farm_id = $2 and deleted_at is null limit 1', [
