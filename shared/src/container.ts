@@ -62,9 +62,9 @@ export interface ContainerOptions {
  * - anchoring: ANCHOR_BACKEND, `local` (signed checkpoint log) unless `cardano` is asked for;
  * - OCR: the tesseract CLI unless OCR_ENGINE=none; residue stamps: HTTP when RESIDUE_STORE_URL is set.
  * Migrations are applied here, so every process that opens the database finds it current.
- * Each adapter's module is imported only once it is chosen: a process loads the clients it uses
- * (an embedded job host thread neither PGlite's WASM nor the S3, BullMQ and Redis clients), which
- * is most of its start.
+ * Each adapter's module is imported only once it is chosen, so a process loads only the clients it
+ * uses: an embedded job host thread loads neither PGlite's WASM nor the S3, BullMQ and Redis
+ * clients, and every service start and test boot is the shorter for it.
  */
 /** The configured database alone, migrated: for operator commands that need nothing else (`npm run admin`). */
 export async function openDatabase(config: Config): Promise<Database> {
