@@ -1,5 +1,6 @@
 import { FIELD_TEXT } from './i18n-field.js';
 import { SHOP_TEXT } from './i18n-shop.js';
+import { CALIBRATION_TEXT } from './i18n-calibration.js';
 /**
  * Every text of the app in Vietnamese (the default) and English. The choice is kept in
  * localStorage and sent as Accept-Language, so the server's own sentences follow it.
@@ -7,6 +8,7 @@ import { SHOP_TEXT } from './i18n-shop.js';
 const TEXT = {
   ...FIELD_TEXT,
   ...SHOP_TEXT,
+  ...CALIBRATION_TEXT,
   app_title: ['Nhận dạng cá thể', 'Individual identity'],
   nav_identify: ['Nhận dạng', 'Identify'],
   nav_enrol: ['Đăng ký', 'Enrol'],

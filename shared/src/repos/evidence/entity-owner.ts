@@ -72,7 +72,7 @@ async function resolveOwnFarm(db: Queryable, owner: OwnerScope | null, farmId: s
     farmId,
   ]);
   if (!enrolled.rows[0]) return null;
-  return bind(db, callerId, farmId);
+  return bindFarm(db, owner, farmId);
 }
 
 /**
@@ -81,10 +81,7 @@ async function resolveOwnFarm(db: Queryable, owner: OwnerScope | null, farmId: s
  * the caller's `OwnerScope`.
  */
 export async function bindFarm(db: Queryable, scope: OwnerScope, farmId: string): Promise<ResolvedEntity> {
-  return bind(db, scope.ownerId, farmId);
-}
-
-async function bind(db: Queryable, ownerId: string, farmId: string): Promise<ResolvedEntity> {
+  const ownerId = scope.ownerId;
   await db.query('insert into farms (farm_id, owner_id, chain_id) values ($1, $2, $3) on conflict (owner_id, farm_id) do nothing', [
     farmId,
     ownerId,
