@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
@@ -55,7 +56,7 @@ export function reviewQueueRoutes(s: Services): RouteDef[] {
         401: errorResponse('not signed in'),
         422: errorResponse('bad kind, limit or offset'),
       },
-      handler: async ({ query, caller }) => ({ ok: true, ...(await s.reviewQueue.list(caller!.account_id, query)) }),
+      handler: async ({ query, caller }) => ({ ok: true, ...(await s.reviewQueue.list(scopeOfCaller(caller!), query)) }),
     }),
   ];
 }

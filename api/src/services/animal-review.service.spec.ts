@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
 import type { Caller } from '../http/route.js';
@@ -30,7 +31,7 @@ describe('animal review service', () => {
     const { s, ownAnswer, owned, record, addQueryPhotos } = service();
     const out = await s.confirm(caller, 'q-1', BONG);
     expect(out).toMatchObject({ id: BONG, verdict: 'correct' });
-    expect(ownAnswer).toHaveBeenCalledWith(db, 'q-1', 'owner-1', 'animal');
+    expect(ownAnswer).toHaveBeenCalledWith(db, 'q-1', scopeOfCaller(caller), 'animal');
     expect(owned).toHaveBeenCalledWith(caller, BONG, 'animal');
     expect(record).toHaveBeenCalledWith(caller, { query_id: 'q-1', verdict: 'correct', correct_id: BONG, kind: 'animal' });
     expect(addQueryPhotos).toHaveBeenCalledWith(caller, 'animal', BONG, ['cid-q'], 'q-1');

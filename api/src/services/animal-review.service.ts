@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
@@ -26,7 +27,7 @@ export function createAnimalReviewService(deps: AnimalReviewDeps) {
 
   /** The caller's own animal query: its stored photos and the verdict's top candidate. */
   async function query(caller: Caller, queryId: string) {
-    const answer = await deps.answers.ownAnswer(db, queryId, caller.account_id, 'animal');
+    const answer = await deps.answers.ownAnswer(db, queryId, scopeOfCaller(caller), 'animal');
     if (!answer) throw ERRORS.notFound();
     return answer;
   }

@@ -1,10 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { PendingAnswer } from '../../../shared/src/repos/identify-queries.repo.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
 import { closestOf, createReviewQueueService } from './review-queue.service.js';
 
 const db = strictMock<Queryable>({}, 'db');
+/** The asker's own answers, as the route scopes them from its caller. */
+const SCOPE = scopeOfJob({ owner_id: 'owner-1' });
 const at = new Date('2026-11-28T10:00:00Z');
 const row = (id: string, result: Record<string, unknown>, cids = ['cid-1']): PendingAnswer => ({
   id,
@@ -24,9 +27,9 @@ describe('review queue service', () => {
       row('q-track', { verdict: 'no_match', survey_id: 's-1', candidates: [] }),
     ]);
     const s = createReviewQueueService({ db, answers: strictMock({ pendingCount, pendingPage }) });
-    const page = await s.list('owner-1', { kind: 'animal', limit: 4, offset: 0 });
-    expect(pendingCount).toHaveBeenCalledWith(db, 'owner-1', 'animal');
-    expect(pendingPage).toHaveBeenCalledWith(db, 'owner-1', 'animal', 4, 0);
+    const page = await s.list(SCOPE, { kind: 'animal', limit: 4, offset: 0 });
+    expect(pendingCount).toHaveBeenCalledWith(db, SCOPE, 'animal');
+    expect(pendingPage).toHaveBeenCalledWith(db, SCOPE, 'animal', 4, 0);
     expect(page).toMatchObject({ total: 7, limit: 4, offset: 0 });
     expect(page.items.map((i) => [i.query_id, i.source, i.verdict])).toEqual([
       ['q-photo', 'photos', 'uncertain'],
@@ -42,8 +45,8 @@ describe('review queue service', () => {
     const pendingCount = vi.fn(async () => 0);
     const pendingPage = vi.fn(async () => []);
     const s = createReviewQueueService({ db, answers: strictMock({ pendingCount, pendingPage }) });
-    expect(await s.list('owner-1', { limit: 20, offset: 40 })).toEqual({ items: [], total: 0, limit: 20, offset: 40 });
-    expect(pendingPage).toHaveBeenCalledWith(db, 'owner-1', null, 20, 40);
+    expect(await s.list(SCOPE, { limit: 20, offset: 40 })).toEqual({ items: [], total: 0, limit: 20, offset: 40 });
+    expect(pendingPage).toHaveBeenCalledWith(db, SCOPE, null, 20, 40);
   });
 
   it('offers a batch row’s or a survey track’s own candidates when the answer stored no closest individuals', () => {

@@ -1,3 +1,4 @@
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
@@ -32,9 +33,9 @@ export function closestOf(result: Record<string, unknown>): Record<string, unkno
 export function createReviewQueueService({ db, answers }: ReviewQueueDeps) {
   return {
     /** One page, newest first; `total` is also the tab's badge. */
-    async list(ownerId: string, q: { kind?: Kind; limit: number; offset: number }) {
-      const total = await answers.pendingCount(db, ownerId, q.kind ?? null);
-      const rows = await answers.pendingPage(db, ownerId, q.kind ?? null, q.limit, q.offset);
+    async list(scope: OwnerScope, q: { kind?: Kind; limit: number; offset: number }) {
+      const total = await answers.pendingCount(db, scope, q.kind ?? null);
+      const rows = await answers.pendingPage(db, scope, q.kind ?? null, q.limit, q.offset);
       const items = rows.map((r) => ({
         query_id: r.id,
         kind: r.kind,

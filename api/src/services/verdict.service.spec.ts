@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
 import type { Caller } from '../http/route.js';
@@ -29,7 +30,7 @@ describe('verdict service', () => {
   it('stores the owner’s label with a corrected id the owner may label with, then asks the learning loop', async () => {
     const { s, ownKind, upsert, access, queueLearning } = service('animal');
     expect(await s.record(caller, { query_id: 'q-1', verdict: 'wrong', correct_id: 'cow-2' })).toEqual({ correct_id: 'cow-2' });
-    expect(ownKind).toHaveBeenCalledWith(db, 'q-1', 'owner-1');
+    expect(ownKind).toHaveBeenCalledWith(db, 'q-1', scopeOfCaller(caller));
     expect(access).toHaveBeenCalledWith(db, 'owner-1', 'cow-2', 'animal', 'owner');
     expect(upsert).toHaveBeenCalledWith(db, { query_id: 'q-1', owner_id: 'owner-1', verdict: 'wrong', correct_id: 'cow-2' });
     expect(queueLearning).toHaveBeenCalledWith('owner-1', 'animal');

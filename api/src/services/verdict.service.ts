@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Caller } from '../http/route.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
@@ -30,7 +31,7 @@ export function createVerdictService(deps: VerdictDeps) {
   const { db } = deps;
   return {
     async record(caller: Caller, input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: Kind }) {
-      const kind = await deps.queries.ownKind(db, input.query_id, caller.account_id);
+      const kind = await deps.queries.ownKind(db, input.query_id, scopeOfCaller(caller));
       // A kind's own verdict route labels only that kind's queries; another kind's query is as absent as a missing one.
       if (!kind || (input.kind && kind !== input.kind)) throw ERRORS.notFound();
       let correct: string | null = null;

@@ -5,6 +5,7 @@ import type { JobData, JobHandler } from '../../../shared/src/domain/jobs.js';
 import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import type { AnimalDetector } from '../vision/animal-detector.js';
 import { describeOrRefuse } from './describe.js';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 
 export interface AnimalSpeciesDeps extends IdentifyDeps {
@@ -61,7 +62,11 @@ export function animalSpeciesHandler(deps: AnimalSpeciesDeps): JobHandler<'anima
       ? await identifyDescriptors({ ...deps, poolOwners: async () => [data.owner_id] }, q, [query], only)
       : { verdict: 'no_match', match: null, candidates: [], model: deps.engine.model };
     const full = { query_id: data.identify.query_id, ...found };
-    const result = await storeQuery(deps.c, { id: data.identify.query_id, owner: data.owner_id, kind: 'animal', cids: data.images }, full);
+    const result = await storeQuery(
+      deps.c,
+      { id: data.identify.query_id, owner: scopeOfJob(data), kind: 'animal', cids: data.images },
+      full,
+    );
     return { ...result, detection };
   };
 }

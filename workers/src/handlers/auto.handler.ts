@@ -5,6 +5,7 @@ import type { Descriptor } from '../vision/engine.js';
 import { unusableReasons } from '../vision/intake.js';
 import { settingsFor } from '../vision/settings.js';
 import { describeOrRefuse } from './describe.js';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 
 /** The route whose answer the auto route returns for each kind. */
@@ -93,7 +94,7 @@ export function autoHandler(deps: IdentifyDeps): JobHandler<'identify_auto'> {
     // storeQuery keeps the ranked evidence with the query and returns the answer without it.
     const result = await storeQuery(
       deps.c,
-      { id: data.query_id, owner: data.owner_id, kind: best.kind, cids: data.images },
+      { id: data.query_id, owner: scopeOfJob(data), kind: best.kind, cids: data.images },
       { query_id: data.query_id, ...best.full },
     );
     return { kind: best.kind, lane: LANES[best.kind], result: { ok: true, ...result }, checked };

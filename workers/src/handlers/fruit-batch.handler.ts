@@ -2,6 +2,7 @@ import type { JobHandler } from '../../../shared/src/domain/jobs.js';
 import { fruitBatchRepo, type Refusal, type RowOutcome } from '../../../shared/src/repos/fruit-batch.repo.js';
 import type { Descriptor } from '../vision/engine.js';
 import { describeOrRefuse } from './describe.js';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 import { createHash } from 'node:crypto';
 
@@ -63,7 +64,7 @@ export function fruitBatchItemHandler(deps: IdentifyDeps): JobHandler<'fruit_bat
         const cids = usable.filter((v) => v.cid).map((v) => v.cid!);
         await storeQuery(
           deps.c,
-          { id: queryId, owner: data.owner_id, kind: 'fruit', cids },
+          { id: queryId, owner: scopeOfJob(data), kind: 'fruit', cids },
           { query_id: queryId, batch_id: data.batch_id, ...r },
         );
         const top = r.candidates[0] as { individual_id: string; name: string | null; probability: number } | undefined;

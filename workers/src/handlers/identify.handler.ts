@@ -4,6 +4,7 @@ import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.
 import type { Candidate, Descriptor, RecognitionEngine } from '../vision/engine.js';
 import type { Pools } from '../recognition/pool.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
+import { scopeOfJob, type OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import { identifyQueriesRepo } from '../../../shared/src/repos/identify-queries.repo.js';
 import { imagesRepo } from '../../../shared/src/repos/images.repo.js';
 import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
@@ -168,13 +169,12 @@ export const EVIDENCE = '_evidence';
 /** The stored query row, and the result without the internal evidence. */
 export async function storeQuery(
   c: Container,
-  q: { id: string; owner: string; kind: Kind; cids: string[] },
+  q: { id: string; owner: OwnerScope; kind: Kind; cids: string[] },
   full: Record<string, unknown>,
 ) {
   const { [EVIDENCE]: evidence, ...result } = full;
-  await identifyQueriesRepo.insert(c.db, {
+  await identifyQueriesRepo.insert(c.db, q.owner, {
     id: q.id,
-    owner_id: q.owner,
     kind: q.kind,
     image_cids: q.cids,
     result,
@@ -201,7 +201,7 @@ export function identifyHandler(deps: IdentifyDeps): JobHandler<'identify'> {
       queries.push(await describeOrRefuse(deps.c, deps.engine, cid, `photo-${i + 1}`, data.kind));
     }
     const full = { query_id: data.query_id, ...(await identifyDescriptors(deps, data, queries)) };
-    const result = await storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: data.images }, full);
+    const result = await storeQuery(deps.c, { id: data.query_id, owner: scopeOfJob(data), kind: data.kind, cids: data.images }, full);
     await deps.shadow?.(data, result as { candidates?: { individual_id: string }[] });
     return result;
   };

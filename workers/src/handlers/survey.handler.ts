@@ -53,7 +53,7 @@ async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids:
   const queryId = randomUUID();
   await storeQuery(
     deps.c,
-    { id: queryId, owner: data.owner_id, kind: 'animal', cids: asked },
+    { id: queryId, owner: scopeOfJob(data), kind: 'animal', cids: asked },
     { query_id: queryId, survey_id: data.survey_id, ...full },
   );
   const cands = full.candidates.map((x) => ({ individual_id: x.individual_id, name: x.name, probability: x.probability }));

@@ -5,6 +5,7 @@ import { storeBlob } from '../../../shared/src/repos/evidence/blob-registry.js';
 import { extractFrames, UndecodableVideoError, type Frame } from '../media/frames.js';
 import type { Descriptor } from '../vision/engine.js';
 import { selectFrames } from '../vision/frames.js';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { EVIDENCE, identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
 import { enrollHandler, type EnrollDeps } from './enroll.handler.js';
 
@@ -54,7 +55,7 @@ export function videoHandler(deps: IdentifyDeps & EnrollDeps): JobHandler<'video
         const { [EVIDENCE]: _internal, ...result } = full;
         return result;
       }
-      return storeQuery(deps.c, { id: data.query_id, owner: data.owner_id, kind: data.kind, cids: [data.video_cid] }, full);
+      return storeQuery(deps.c, { id: data.query_id, owner: scopeOfJob(data), kind: data.kind, cids: [data.video_cid] }, full);
     }
     const images = [];
     for (const f of await frames(deps.c, data.video_cid, data.max_frames)) {
