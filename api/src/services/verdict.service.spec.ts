@@ -32,14 +32,14 @@ describe('verdict service', () => {
     expect(await s.record(caller, { query_id: 'q-1', verdict: 'wrong', correct_id: 'cow-2' })).toEqual({ correct_id: 'cow-2' });
     expect(ownKind).toHaveBeenCalledWith(db, 'q-1', scopeOfCaller(caller));
     expect(access).toHaveBeenCalledWith(db, 'owner-1', 'cow-2', 'animal', 'owner');
-    expect(upsert).toHaveBeenCalledWith(db, { query_id: 'q-1', owner_id: 'owner-1', verdict: 'wrong', correct_id: 'cow-2' });
+    expect(upsert).toHaveBeenCalledWith(db, scopeOfCaller(caller), { query_id: 'q-1', verdict: 'wrong', correct_id: 'cow-2' });
     expect(queueLearning).toHaveBeenCalledWith('owner-1', 'animal');
   });
 
   it('keeps the label but drops a corrected id the caller may not use (another account’s, or missing), silently', async () => {
     const { s, upsert } = service('tree', 'not_found');
     expect(await s.record(caller, { query_id: 'q-1', verdict: 'other', correct_id: 'their-tree' })).toEqual({ correct_id: null });
-    expect(upsert).toHaveBeenCalledWith(db, expect.objectContaining({ correct_id: null, verdict: 'other' }));
+    expect(upsert).toHaveBeenCalledWith(db, scopeOfCaller(caller), expect.objectContaining({ correct_id: null, verdict: 'other' }));
   });
 
   it('answers another account’s or a missing query as not found, writing nothing', async () => {

@@ -31,7 +31,8 @@ export function createVerdictService(deps: VerdictDeps) {
   const { db } = deps;
   return {
     async record(caller: Caller, input: { query_id: string; verdict: VerdictLabel; correct_id?: string; kind?: Kind }) {
-      const kind = await deps.queries.ownKind(db, input.query_id, scopeOfCaller(caller));
+      const scope = scopeOfCaller(caller);
+      const kind = await deps.queries.ownKind(db, input.query_id, scope);
       // A kind's own verdict route labels only that kind's queries; another kind's query is as absent as a missing one.
       if (!kind || (input.kind && kind !== input.kind)) throw ERRORS.notFound();
       let correct: string | null = null;
@@ -40,7 +41,7 @@ export function createVerdictService(deps: VerdictDeps) {
         const { decision } = await deps.access(db, caller.account_id, input.correct_id, kind, 'owner');
         correct = decision === 'allow' ? input.correct_id : null;
       }
-      await deps.labels.upsert(db, { query_id: input.query_id, owner_id: caller.account_id, verdict: input.verdict, correct_id: correct });
+      await deps.labels.upsert(db, scope, { query_id: input.query_id, verdict: input.verdict, correct_id: correct });
       // The learning loop: enough new labels queue the owner's training (never fails the label).
       await deps.queueLearning(caller.account_id, kind).catch((err: unknown) => deps.logger.warn({ err }, 'learning loop check failed'));
       return { correct_id: correct };

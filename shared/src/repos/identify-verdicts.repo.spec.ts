@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { identifyVerdictsRepo } from './identify-verdicts.repo.js';
 
 /** The labels the learning loop reads, on both databases the service runs on. */
 describe.each(BOTH_DATABASES)('identify verdicts on $name', ({ open }) => {
   const [owner, other, cow, calf] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const [base, learned, theirs, fruit] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  const [mine, others] = [scopeOfJob({ owner_id: owner }), scopeOfJob({ owner_id: other })];
   const evidence = [
     { individual_id: cow, evidence: { global: 0.9 } },
     { individual_id: calf, evidence: { global: 0.5 } },
@@ -44,21 +46,21 @@ describe.each(BOTH_DATABASES)('identify verdicts on $name', ({ open }) => {
   });
 
   it('reads an owner’s own labels with the query photos and the answer’s top, oldest first', async () => {
-    expect(await identifyVerdictsRepo.ownerLabelsWithPhotos(opened.db, owner, 'animal')).toEqual([
+    expect(await identifyVerdictsRepo.ownerLabelsWithPhotos(opened.db, mine, 'animal')).toEqual([
       { verdict: 'correct', correct_id: null, image_cids: ['q1', 'q2'], top: calf },
       // No match: the best-ranked candidate is the top.
       { verdict: 'wrong', correct_id: calf, image_cids: ['q1', 'q2'], top: cow },
     ]);
-    expect(await identifyVerdictsRepo.ownerLabelsWithPhotos(opened.db, other, 'fruit')).toEqual([]);
+    expect(await identifyVerdictsRepo.ownerLabelsWithPhotos(opened.db, others, 'fruit')).toEqual([]);
   });
 
   it('reads an owner’s labels answered by one pipeline: engine version and learned version', async () => {
     const { db } = opened;
-    expect((await identifyVerdictsRepo.ownerLabelsOfPipeline(db, owner, 'animal', 'v1', null)).map((r) => r.verdict)).toEqual(['correct']);
-    expect(await identifyVerdictsRepo.ownerLabelsOfPipeline(db, owner, 'animal', 'v1', 3)).toEqual([
+    expect((await identifyVerdictsRepo.ownerLabelsOfPipeline(db, mine, 'animal', 'v1', null)).map((r) => r.verdict)).toEqual(['correct']);
+    expect(await identifyVerdictsRepo.ownerLabelsOfPipeline(db, mine, 'animal', 'v1', 3)).toEqual([
       { verdict: 'wrong', correct_id: calf, evidence },
     ]);
-    expect(await identifyVerdictsRepo.ownerLabelsOfPipeline(db, owner, 'animal', 'v2', null)).toEqual([]);
+    expect(await identifyVerdictsRepo.ownerLabelsOfPipeline(db, mine, 'animal', 'v2', null)).toEqual([]);
   });
 
   it('stores a label and replaces it with the owner’s later one, one row per query and owner', async () => {
@@ -68,8 +70,8 @@ describe.each(BOTH_DATABASES)('identify verdicts on $name', ({ open }) => {
       q,
       owner,
     ]);
-    await identifyVerdictsRepo.upsert(db, { query_id: q, owner_id: owner, verdict: 'wrong', correct_id: cow });
-    await identifyVerdictsRepo.upsert(db, { query_id: q, owner_id: owner, verdict: 'correct', correct_id: null });
+    await identifyVerdictsRepo.upsert(db, mine, { query_id: q, verdict: 'wrong', correct_id: cow });
+    await identifyVerdictsRepo.upsert(db, mine, { query_id: q, verdict: 'correct', correct_id: null });
     const rows = await db.query<{ verdict: string; correct_id: string | null }>(
       'select verdict, correct_id from identify_verdicts where query_id = $1',
       [q],

@@ -3,9 +3,11 @@
  * (`identify_queries`): the training and calibration data of the learning loop.
  *
  * Each read is scoped as its caller learns: a kind's every label (the operator's refit), or one
- * owner's labels on their own queries (never another account's).
+ * owner's labels on their own queries (never another account's). A label is its account's own
+ * (shared/src/access/policy.ts): writing one and reading an owner's take that owner's `OwnerScope`.
  */
 import { randomUUID } from 'node:crypto';
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
@@ -28,16 +30,16 @@ export interface LabelWithPhotos {
 }
 
 export const identifyVerdictsRepo = {
-  /** Stores an owner's label on a query; a later label of the same owner replaces it (and its time). */
-  async upsert(db: Queryable, l: { query_id: string; owner_id: string; verdict: Verdict; correct_id: string | null }): Promise<void> {
+  /** Stores the scope's account's label on a query; a later label of the same owner replaces it (and its time). */
+  async upsert(db: Queryable, scope: OwnerScope, l: { query_id: string; verdict: Verdict; correct_id: string | null }): Promise<void> {
     await db.query(
       `insert into identify_verdicts (id, query_id, owner_id, verdict, correct_id) values ($1, $2, $3, $4, $5)
        on conflict (query_id, owner_id) do update set verdict = excluded.verdict, correct_id = excluded.correct_id, created_at = now()`,
-      [randomUUID(), l.query_id, l.owner_id, l.verdict, l.correct_id],
+      [randomUUID(), l.query_id, scope.ownerId, l.verdict, l.correct_id],
     );
   },
 
-  /** Every label on queries of a kind, from every owner. */
+  /** Every label on queries of a kind, from every owner (the kind's refit, not an account's read). */
   async labelsOfKind<E = Record<string, number>>(db: Queryable, kind: Kind): Promise<LabelWithEvidence<E>[]> {
     const r = await db.query<LabelWithEvidence<E>>(
       `select v.verdict, v.correct_id, q.evidence from identify_verdicts v join identify_queries q on q.id = v.query_id where q.kind = $1`,
@@ -47,12 +49,12 @@ export const identifyVerdictsRepo = {
   },
 
   /** An owner's labels on their own queries of a kind, with the query photos, oldest first. */
-  async ownerLabelsWithPhotos(db: Queryable, ownerId: string, kind: Kind): Promise<LabelWithPhotos[]> {
+  async ownerLabelsWithPhotos(db: Queryable, scope: OwnerScope, kind: Kind): Promise<LabelWithPhotos[]> {
     const r = await db.query<LabelWithPhotos>(
       `select v.verdict, v.correct_id, q.image_cids, coalesce(q.result->'match'->>'individual_id', q.evidence->0->>'individual_id') as top
        from identify_verdicts v join identify_queries q on q.id = v.query_id
       where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 order by v.created_at, v.id`,
-      [ownerId, kind],
+      [scope.ownerId, kind],
     );
     return r.rows;
   },
@@ -63,7 +65,7 @@ export const identifyVerdictsRepo = {
    */
   async ownerLabelsOfPipeline<E = Record<string, number>>(
     db: Queryable,
-    ownerId: string,
+    scope: OwnerScope,
     kind: Kind,
     engineVersion: string,
     learnedVersion: number | null,
@@ -72,7 +74,7 @@ export const identifyVerdictsRepo = {
       `select v.verdict, v.correct_id, q.evidence from identify_verdicts v join identify_queries q on q.id = v.query_id
       where v.owner_id = $1 and q.owner_id = $1 and q.kind = $2 and q.result->'model'->>'version' = $3
         and coalesce(q.learned_version, -1) = $4`,
-      [ownerId, kind, engineVersion, learnedVersion ?? -1],
+      [scope.ownerId, kind, engineVersion, learnedVersion ?? -1],
     );
     return r.rows;
   },

@@ -3,6 +3,7 @@
  * with two or more photos give positives, the rest still give negatives), and every
  * `identify_verdict` that names an individual of the owner labels the query photos with it.
  */
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { identifyVerdictsRepo, type LabelWithPhotos } from '../../../shared/src/repos/identify-verdicts.repo.js';
@@ -39,7 +40,8 @@ export function labelOf(v: Pick<VerdictRow, 'verdict' | 'correct_id' | 'top'>): 
  * teaches one account about another's animals.
  */
 export async function verdictLabels(c: Container, ownerId: string, kind: Kind): Promise<{ label: string; cids: string[] }[]> {
-  const labels = await identifyVerdictsRepo.ownerLabelsWithPhotos(c.db, ownerId, kind);
+  // The owner a learning job runs for (its payload's owner_id, or the operator's CLI argument).
+  const labels = await identifyVerdictsRepo.ownerLabelsWithPhotos(c.db, scopeOfJob({ owner_id: ownerId }), kind);
   const own = new Set(await individualsRepo.liveIdsOfKind(c.db, ownerId, kind));
   return labels.flatMap((v) => {
     const label = labelOf(v);

@@ -6,6 +6,7 @@
  * is a new pipeline: nothing stored matches it until the next fit, so identify falls back to the
  * kind's defaults and says so rather than trust a calibration of another pipeline.
  */
+import { scopeOfJob, type OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
@@ -355,7 +356,7 @@ export async function fitOwnerCalibration(
     heldOut,
     (id) => photos.get(id) ?? [],
   );
-  samples.push(...(await labelSamples(c, ownerId, kind, engine, gallery.learned ?? null)));
+  samples.push(...(await labelSamples(c, scopeOfJob({ owner_id: ownerId }), kind, engine, gallery.learned ?? null)));
   const report = fitFusedCalibration(samples, { source: `owner:${scope}` });
   if (report.params)
     report.params.several = await fitSeveralScopes(
@@ -402,14 +403,14 @@ async function descriptorOf(c: Container, engine: RecognitionEngine, kind: Kind,
  */
 async function labelSamples(
   c: Container,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   engine: RecognitionEngine,
   learned: ModelRef | null,
 ): Promise<QuerySample[]> {
   const labels = await identifyVerdictsRepo.ownerLabelsOfPipeline<Evidence>(
     c.db,
-    ownerId,
+    owner,
     kind,
     engine.model.version,
     learned ? Number(learned.version) : null,
