@@ -4,8 +4,13 @@ import { capPerOwner, fitPooledCalibration } from './pooled-fit.js';
 import { generatedFleet as fleet, generatedOwner as owner } from './testing/pool-owners.js';
 
 describe('calibration pooled across owners', () => {
+  // The twelve honest owners' fit is deterministic and the slowest step here: fitted once, read by
+  // every test that needs it (none mutates it).
+  let honestFit: ReturnType<typeof fitPooledCalibration> | undefined;
+  const fitOfHonestFleet = () => (honestFit ??= fitPooledCalibration(fleet(12)));
+
   it('vouches from several owners, and its bound holds on owners it never read', () => {
-    const fit = fitPooledCalibration(fleet(12));
+    const fit = fitOfHonestFleet();
     expect(fit.reason).toBeNull();
     expect(fit.params).not.toBeNull();
     expect(fit.owners).toBe(12);
@@ -46,7 +51,7 @@ describe('calibration pooled across owners', () => {
 
   it("a poisoned pool: one owner's false confirmations are set aside and the threshold does not move", () => {
     const honest = fleet(12);
-    const clean = fitPooledCalibration(honest);
+    const clean = fitOfHonestFleet();
     expect(clean.params).not.toBeNull();
     // The liar confirms as right every answer the evidence calls a stranger or a wrong animal.
     const liar = owner('liar', 999, 300).map((s) => ({ ...s, outcome: 'right' as const }));
@@ -66,7 +71,7 @@ describe('calibration pooled across owners', () => {
   });
 
   it('no single owner can loosen the threshold: it keeps its bound with any one owner removed', () => {
-    const fit = fitPooledCalibration(fleet(12));
+    const fit = fitOfHonestFleet();
     expect(fit.threshold).not.toBeNull();
     expect(fit.threshold!).toBeGreaterThanOrEqual(fit.threshold_all!);
   });

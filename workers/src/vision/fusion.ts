@@ -167,23 +167,33 @@ export function fusedProbability(m: FusionModel, e: Evidence): number {
 /** Logistic regression over the features, weights kept non-negative (each is evidence for). */
 function fitWeights(F: readonly number[][], y: readonly boolean[], l2: number, prior: number): { w: number[]; b: number } {
   const d = SCORE_NAMES.length;
-  const w = new Array<number>(d).fill(1 / d);
+  const m = F.length;
+  // One flat typed array and typed accumulators: the same sums in the same order as a loop over
+  // the nested arrays (so the same weights, bit for bit), without a bounds-checked lookup per term.
+  const X = new Float64Array(m * d);
+  const t = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < d; j++) X[i * d + j] = F[i]![j]!;
+    t[i] = y[i] ? 1 : 0;
+  }
+  const w = new Float64Array(d).fill(1 / d);
+  const gw = new Float64Array(d);
   let b = logit(prior);
-  const n = Math.max(1, F.length);
+  const n = Math.max(1, m);
   for (let it = 0; it < 1500; it++) {
-    const gw = new Array<number>(d).fill(0);
+    gw.fill(0);
     let gb = 0;
-    for (let i = 0; i < F.length; i++) {
+    for (let i = 0, row = 0; i < m; i++, row += d) {
       let z = b;
-      for (let j = 0; j < d; j++) z += w[j]! * F[i]![j]!;
-      const err = sigmoid(z) - (y[i] ? 1 : 0);
-      for (let j = 0; j < d; j++) gw[j]! += err * F[i]![j]!;
+      for (let j = 0; j < d; j++) z += w[j]! * X[row + j]!;
+      const err = sigmoid(z) - t[i]!;
+      for (let j = 0; j < d; j++) gw[j]! += err * X[row + j]!;
       gb += err;
     }
     for (let j = 0; j < d; j++) w[j] = Math.max(0, w[j]! - 0.1 * (gw[j]! / n + l2 * w[j]!));
     b -= 0.1 * (gb / n);
   }
-  return { w, b };
+  return { w: Array.from(w), b };
 }
 
 /**
