@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../../shared/src/access/owner-scope.js';
 import { engineOnce } from '../../workers/src/handlers/index.js';
 import { recordRun } from '../../workers/src/learn/loop.js';
 import { adoptedVersion, rollback } from '../../workers/src/learn/store.js';
@@ -196,7 +197,7 @@ describe('the learning loop runs itself (embedded)', () => {
       { ...DEFAULT_CALIBRATION, matchThreshold: 0.5 },
       { n: 400, fmr_upper: 0.0093, reason: null },
     ]);
-    const cal = await calibrationFor(db, other.id, 'animal', pipeline, DEFAULT_CALIBRATION, learned);
+    const cal = await calibrationFor(db, scopeOfJob({ owner_id: other.id }), 'animal', pipeline, DEFAULT_CALIBRATION, learned);
     expect(cal.params.matchThreshold).toBe(1.01);
     expect(cal.info).toMatchObject({ source: 'kind_default', match_threshold: 1.01, samples: 400, effective_samples: null });
     expect(cal.info.reason).toMatch(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import { fitServes, isStaleFit } from '../../../shared/src/domain/calibration-fit.js';
 import { bilingual, calibrationReason, runReason, type LearningMessage } from '../../../shared/src/domain/learning-reason.js';
@@ -104,7 +105,7 @@ export function learningRoutes(c: Container): RouteDef[] {
         const owner = caller!.account_id;
         const { kind } = params;
         const adopted = await learnedModelsRepo.adoptedRecipe(c.db, owner, kind);
-        const row = await ownerCalibrationsRepo.newestOfKind<unknown>(c.db, owner, kind);
+        const row = await ownerCalibrationsRepo.newestOfKind<unknown>(c.db, scopeOfCaller(caller!), kind);
         const runs = await listRuns(c.db, owner, kind);
         return {
           ok: true,

@@ -134,7 +134,7 @@ export async function identifyDescriptors(
   };
   const cal = await calibrationFor(
     deps.c.db,
-    data.owner_id,
+    scopeOfJob(data),
     data.kind,
     pipelineKey(deps.engine, gallery.learned ?? null, scope),
     kindDefault,

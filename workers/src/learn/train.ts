@@ -6,6 +6,7 @@
  * owner's gallery beats the current one (the adopted version, or the base embedding alone) by at
  * least `minGain`. Every trained version is stored, adopted or rejected, with its report.
  */
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { RecognitionEngine } from '../vision/engine.js';
@@ -289,7 +290,7 @@ async function calibrationSizes(
 ): Promise<{ servedCalibration: number; candidateCalibration: number }> {
   const cap = c.config.CALIBRATION_MAX_PHOTOS;
   const servedRef = current ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : null;
-  const stored = await loadOwnerCalibration(c.db, ownerId, kind, pipelineKey(engine, servedRef));
+  const stored = await loadOwnerCalibration(c.db, scopeOfJob({ owner_id: ownerId }), kind, pipelineKey(engine, servedRef));
   const enrolled = samples.filter((s) => s.imageId).length;
   const tested = [...test].filter((i) => samples[i]?.imageId);
   const ofStrangers = tested.filter((i) => away.has(samples[i]!.label)).length;

@@ -70,11 +70,11 @@ export interface StoredCalibration {
 
 export async function loadOwnerCalibration(
   db: Queryable,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   pipeline: string,
 ): Promise<StoredCalibration | null> {
-  const row = await ownerCalibrationsRepo.latest<CalibrationParams, StoredCalibration['report']>(db, ownerId, kind, pipeline);
+  const row = await ownerCalibrationsRepo.latest<CalibrationParams, StoredCalibration['report']>(db, owner, kind, pipeline);
   return row ? { params: row.params, report: row.report, created_at: new Date(row.created_at).toISOString() } : null;
 }
 
@@ -123,7 +123,7 @@ export interface PooledServing {
  */
 export async function calibrationFor(
   db: Queryable,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   pipeline: string,
   /** The kind's defaults, or how to get them: asked only when the owner's own fit does not serve. */
@@ -132,7 +132,7 @@ export async function calibrationFor(
   /** The pooled calibration serving this pool, if any (asked for the base pipeline only). */
   pooled: () => Promise<PooledServing | null> = async () => null,
 ): Promise<{ params: CalibrationParams; guard: CalibrationParams | null; info: CalibrationInfo }> {
-  const stored = await loadOwnerCalibration(db, ownerId, kind, pipeline);
+  const stored = await loadOwnerCalibration(db, owner, kind, pipeline);
   // A fit made under the old rule is no fit at all (shared/src/domain/calibration-fit.ts).
   const stale = stored !== null && isStaleFit(stored);
   const kindDefault = async () => (typeof kindDefaults === 'function' ? await kindDefaults() : kindDefaults);
@@ -158,7 +158,7 @@ export async function calibrationFor(
       },
     };
   }
-  if ((await learnedVersion(db, ownerId, kind, learned))?.recipe.startsWith('finetuned-')) {
+  if ((await learnedVersion(db, owner.ownerId, kind, learned))?.recipe.startsWith('finetuned-')) {
     const kd = await kindDefault();
     return {
       params: { ...kd, matchThreshold: MATCH_WITHHELD },
@@ -323,6 +323,8 @@ export async function fitOwnerCalibration(
   maxHeldOut = d.c.config.CALIBRATION_MAX_PHOTOS,
 ): Promise<{ pipeline: string; report: FusedFitReport }> {
   const { c, engine } = d;
+  // The owner the fit runs for: a training job's, the reindex job's, or the operator's CLI argument.
+  const owner = scopeOfJob({ owner_id: ownerId });
   const rows = await descriptorsRepo.fitRows(c.db, ownerId, kind, engine.model);
   const gallery = await ownGallery(d, ownerId, kind);
   const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
@@ -356,7 +358,7 @@ export async function fitOwnerCalibration(
     heldOut,
     (id) => photos.get(id) ?? [],
   );
-  samples.push(...(await labelSamples(c, scopeOfJob({ owner_id: ownerId }), kind, engine, gallery.learned ?? null)));
+  samples.push(...(await labelSamples(c, owner, kind, engine, gallery.learned ?? null)));
   const report = fitFusedCalibration(samples, { source: `owner:${scope}` });
   if (report.params)
     report.params.several = await fitSeveralScopes(
@@ -366,7 +368,7 @@ export async function fitOwnerCalibration(
       (id) => photos.get(id) ?? [],
     );
   const { params, ...rest } = report;
-  await ownerCalibrationsRepo.insert(c.db, { owner_id: ownerId, kind, pipeline, params: params ?? null, report: rest });
+  await ownerCalibrationsRepo.insert(c.db, owner, { kind, pipeline, params: params ?? null, report: rest });
   return { pipeline, report };
 }
 
@@ -435,7 +437,7 @@ export async function refitMissingCalibrations(d: OwnerFitDeps, ownerId?: string
   for (const { owner_id: owner, kind } of await descriptorsRepo.ownerKinds(c.db, engine.model, ownerId)) {
     const learned = (await ownGallery(d, owner, kind)).learned ?? null;
     for (const scope of calibrationScopes(kind)) {
-      const stored = await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope));
+      const stored = await loadOwnerCalibration(c.db, scopeOfJob({ owner_id: owner }), kind, pipelineKey(engine, learned, scope));
       if (stored && !isStaleFit(stored)) continue;
       await fitOwnerCalibration(d, owner, kind, scope);
       fitted++;

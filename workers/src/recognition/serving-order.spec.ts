@@ -7,6 +7,7 @@ import { createTestDatabase } from '../../../test/support/postgres.js';
 import { createPgliteDatabase } from '../../../shared/src/adapters/db/pglite.adapter.js';
 import { createPostgresDatabase } from '../../../shared/src/adapters/db/postgres.adapter.js';
 import { migrate } from '../../../shared/src/adapters/db/migrate.js';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Database } from '../../../shared/src/ports/database.port.js';
 import { calibrationPoolRepo as repo, type PoolCell } from '../../../shared/src/repos/calibration-pool.repo.js';
 import { DEFAULT_CALIBRATION, type CalibrationParams } from '../vision/calibrate.js';
@@ -118,7 +119,7 @@ describe.each(databases)('calibration pool on $name', ({ open }) => {
       ]);
 
     it("with no fit of the owner's own, the pooled calibration decides and says which version", async () => {
-      const c = await calibrationFor(db, owner, 'animal', 'p-base', kind, null, async () => pooled);
+      const c = await calibrationFor(db, scopeOfJob({ owner_id: owner }), 'animal', 'p-base', kind, null, async () => pooled);
       expect(c.params.matchThreshold).toBe(0.85);
       expect(c.guard).toBeNull();
       expect(c.info).toMatchObject({ source: 'pooled', match_threshold: 0.85, false_match_bound: 0.008, samples: 900 });
@@ -126,30 +127,46 @@ describe.each(databases)('calibration pool on $name', ({ open }) => {
     });
 
     it("with neither, the kind's calibration decides", async () => {
-      const c = await calibrationFor(db, owner, 'animal', 'p-base', kind, null, async () => null);
+      const c = await calibrationFor(db, scopeOfJob({ owner_id: owner }), 'animal', 'p-base', kind, null, async () => null);
       expect(c.info.source).toBe('kind_default');
       expect(c.params.matchThreshold).toBe(0.95);
     });
 
     it("the owner's own fit decides where it vouches, guarded by the one that would serve without it", async () => {
       await fitOwner(owner, 'p-own');
-      const withPool = await calibrationFor(db, owner, 'animal', 'p-own', kind, null, async () => pooled);
+      const withPool = await calibrationFor(db, scopeOfJob({ owner_id: owner }), 'animal', 'p-own', kind, null, async () => pooled);
       expect(withPool.info.source).toBe('owner');
       expect(withPool.params.matchThreshold).toBe(0.7);
       expect(withPool.guard!.matchThreshold).toBe(0.85);
-      const noPool = await calibrationFor(db, owner, 'animal', 'p-own', kind, null, async () => null);
+      const noPool = await calibrationFor(db, scopeOfJob({ owner_id: owner }), 'animal', 'p-own', kind, null, async () => null);
       expect(noPool.guard!.matchThreshold).toBe(0.95);
       // A kind calibration nothing vouched for guards nothing.
-      const handSet = await calibrationFor(db, owner, 'animal', 'p-own', DEFAULT_CALIBRATION, null, async () => null);
+      const handSet = await calibrationFor(
+        db,
+        scopeOfJob({ owner_id: owner }),
+        'animal',
+        'p-own',
+        DEFAULT_CALIBRATION,
+        null,
+        async () => null,
+      );
       expect(handSet.guard).toBeNull();
     });
 
     it("behind the owner's learned model the pool, fitted on the base model's scores, is never asked", async () => {
       let asked = false;
-      const c = await calibrationFor(db, owner, 'animal', 'p-learned', kind, { name: 'metric', version: '1' }, async () => {
-        asked = true;
-        return pooled;
-      });
+      const c = await calibrationFor(
+        db,
+        scopeOfJob({ owner_id: owner }),
+        'animal',
+        'p-learned',
+        kind,
+        { name: 'metric', version: '1' },
+        async () => {
+          asked = true;
+          return pooled;
+        },
+      );
       expect(asked).toBe(false);
       expect(c.info.source).toBe('kind_default');
     });
