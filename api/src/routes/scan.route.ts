@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { renderMessage } from '../../../shared/src/domain/messages.js';
 import type { Services } from '../services/index.js';
 import { SCAN_TOKEN_TTL_S, SCAN_TOP_K } from '../services/scan.service.js';
@@ -54,7 +55,7 @@ export function scanRoutes(s: Services): RouteDef[] {
       },
       handler: async ({ files, caller, lang }) => ({
         ok: true,
-        ...(await s.scan.issue(caller!.account_id, files[0], lang)),
+        ...(await s.scan.issue(scopeOfCaller(caller!), files[0], lang)),
         species_basis: 'prior' as const,
         species_note: renderMessage('scan_species_prior', lang),
       }),
@@ -78,7 +79,7 @@ export function scanRoutes(s: Services): RouteDef[] {
         401: errorResponse('not signed in'),
       },
       handler: async ({ body, caller }) => {
-        const { species } = await s.scan.confirm(caller!.account_id, body.scan_token, body.species);
+        const { species } = await s.scan.confirm(scopeOfCaller(caller!), body.scan_token, body.species);
         return { ok: true, consumed: true, species, next: { method: 'POST', path: '/api/identify', fields: { species } } };
       },
     }),

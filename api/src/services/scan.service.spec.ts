@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
 import { textureImage } from '../../../test/support/images.js';
@@ -7,7 +8,8 @@ import type { UploadedFile } from '../middleware/multipart.js';
 import { createScanService, SCAN_TOKEN_TTL_S, SCAN_TOP_K, type ScanDeps } from './scan.service.js';
 
 const db = strictMock<Queryable>({}, 'db');
-const OWNER = '11111111-1111-4111-8111-111111111111';
+/** The caller's own tokens and trees, as the route scopes them. */
+const OWNER = scopeOfJob({ owner_id: '11111111-1111-4111-8111-111111111111' });
 type Repo = ScanDeps['scans'];
 const hash = (t: string) => createHash('sha256').update(t).digest('hex');
 
@@ -55,9 +57,8 @@ describe('scan service: issue', () => {
     expect(out).toMatchObject({ species_guess: 'Durian', need_confirm: true });
     const expires = new Date(out.expires_at).getTime();
     expect(expires).toBeGreaterThanOrEqual(before + SCAN_TOKEN_TTL_S * 1000);
-    expect(insert).toHaveBeenCalledWith(db, {
+    expect(insert).toHaveBeenCalledWith(db, OWNER, {
       hash: hash(out.scan_token),
-      ownerId: OWNER,
       speciesGuess: 'Durian',
       topK: out.top_k,
       expiresAt: new Date(expires),

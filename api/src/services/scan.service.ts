@@ -4,6 +4,7 @@ import { assertPixels } from '../../../shared/src/domain/pixels.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { sniffMedia } from '../../../shared/src/domain/media.js';
 import type { Lang } from '../../../shared/src/domain/messages.js';
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { ScanTokensRepo } from '../../../shared/src/repos/scan-tokens.repo.js';
 import { SpeciesCatalog } from '../discovery/species-catalog.js';
@@ -73,9 +74,9 @@ export function createScanService(deps: ScanDeps) {
   const catalog = new SpeciesCatalog(deps.speciesCatalogPath);
 
   /** The caller's own species, merged across spellings (in JS: SQL lower() is ASCII-only under the C locale). */
-  async function orchardSpecies(ownerId: string): Promise<SpeciesCandidate[]> {
+  async function orchardSpecies(scope: OwnerScope): Promise<SpeciesCandidate[]> {
     const merged = new Map<string, SpeciesCandidate>();
-    for (const r of await scans.ownTreeSpecies(db, ownerId)) {
+    for (const r of await scans.ownTreeSpecies(db, scope)) {
       const key = speciesKey(r.species);
       const hit = merged.get(key);
       if (hit) hit.trees += r.n;
@@ -84,8 +85,8 @@ export function createScanService(deps: ScanDeps) {
     return [...merged.values()].sort((a, b) => b.trees - a.trees);
   }
 
-  async function rank(ownerId: string, lang: Lang): Promise<SpeciesCandidate[]> {
-    const out = await orchardSpecies(ownerId);
+  async function rank(scope: OwnerScope, lang: Lang): Promise<SpeciesCandidate[]> {
+    const out = await orchardSpecies(scope);
     const seen = new Set(out.map((o) => speciesKey(o.species)));
     for (const s of (await catalog.body(lang)).species) {
       if (out.length >= SCAN_TOP_K) break;
@@ -99,15 +100,15 @@ export function createScanService(deps: ScanDeps) {
 
   return {
     /** Check the photo, rank species and issue a token bound to the caller. */
-    async issue(ownerId: string, file: UploadedFile | undefined, lang: Lang): Promise<ScanIssued> {
+    async issue(scope: OwnerScope, file: UploadedFile | undefined, lang: Lang): Promise<ScanIssued> {
       await checkImage(file, deps.imageMaxPixels);
-      const candidates = await rank(ownerId, lang);
+      const candidates = await rank(scope, lang);
       const token = randomBytes(24).toString('base64url');
       const expires = new Date(Date.now() + SCAN_TOKEN_TTL_S * 1000);
       const topK = candidates.map((s) => s.species);
-      await scans.insert(db, { hash: hashToken(token), ownerId, speciesGuess: topK[0] ?? null, topK, expiresAt: expires });
+      await scans.insert(db, scope, { hash: hashToken(token), speciesGuess: topK[0] ?? null, topK, expiresAt: expires });
       // Old tokens are useless; clearing this owner's keeps the table small without a sweeper.
-      await scans.sweepExpired(db, ownerId);
+      await scans.sweepExpired(db, scope);
       return {
         scan_token: token,
         species_guess: topK[0] ?? '',
@@ -119,15 +120,15 @@ export function createScanService(deps: ScanDeps) {
     },
 
     /** Consume the token when every condition of the spec's table holds; any failure leaves it unchanged. */
-    async confirm(ownerId: string, token: string, species: string): Promise<{ species: string }> {
+    async confirm(scope: OwnerScope, token: string, species: string): Promise<{ species: string }> {
       const hash = hashToken(token);
-      const offered = await scans.liveOffer(db, hash, ownerId);
+      const offered = await scans.liveOffer(db, hash, scope);
       // Wrong, used, expired and foreign tokens get one answer: which one it was is nobody's business.
       if (!offered) throw new AppError(400, 'scan_token_invalid', { field: 'scan_token' });
       const chosen = offered.find((s) => speciesKey(s) === speciesKey(species));
       if (!chosen) throw new AppError(400, 'scan_species_not_offered', { field: 'species', species: species.slice(0, 100) });
       // The guard repeats the conditions, so of two confirms racing on one token only one wins.
-      if (!(await scans.consume(db, hash, ownerId))) throw new AppError(400, 'scan_token_invalid', { field: 'scan_token' });
+      if (!(await scans.consume(db, hash, scope))) throw new AppError(400, 'scan_token_invalid', { field: 'scan_token' });
       return { species: chosen };
     },
   };
