@@ -51,7 +51,7 @@ export function fruitListRoutes(s: Services): RouteDef[] {
         404: errorResponse('tree_id names no tree of yours (the same answer whether it exists or not)'),
         422: errorResponse('bad limit or offset'),
       },
-      handler: async ({ query, caller }) => ({ ok: true, ...(await s.fruitList.list(caller!.account_id, query)) }),
+      handler: async ({ query, caller }) => ({ ok: true, ...(await s.fruitList.list(caller!, query)) }),
     }),
   ];
 }

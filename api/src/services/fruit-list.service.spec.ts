@@ -1,12 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { FruitListRow } from '../../../shared/src/repos/fruit-list.repo.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
+import type { Caller } from '../http/route.js';
 import { createFruitListService, type FruitListDeps } from './fruit-list.service.js';
 
 const db = strictMock<Queryable>({}, 'db');
 const OWNER = '11111111-1111-4111-8111-111111111111';
+const caller = { account_id: OWNER } as Caller;
+/** The caller's own fruit, as the service scopes the page. */
+const SCOPE = scopeOfCaller(caller);
 const TREE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const FRUIT = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
 type Repo = FruitListDeps['fruit'];
@@ -41,14 +46,14 @@ describe('fruit list service', () => {
   it('answers a tree filter naming another account’s tree exactly as an unknown code, and reads no fruit', async () => {
     const access = vi.fn(async () => ({ decision: 'not_found' as const, standing: null }));
     const foreign = await service({ treeRef: async () => TREE, access })
-      .list(OWNER, { tree_id: 'MKL-t-1', ...page })
+      .list(caller, { tree_id: 'MKL-t-1', ...page })
       .catch((e: unknown) => e);
     const unknown = await service({
       treeRef: async () => {
         throw ERRORS.notFound();
       },
     })
-      .list(OWNER, { tree_id: 'MKL-none', ...page })
+      .list(caller, { tree_id: 'MKL-none', ...page })
       .catch((e: unknown) => e);
     expect(foreign).toMatchObject({ status: 404, code: 'not_found' });
     expect(unknown).toEqual(foreign);
@@ -58,13 +63,13 @@ describe('fruit list service', () => {
   it('lists one of the owner’s trees’ fruit by the tree’s id, with the other filters and the page', async () => {
     const pageOf = vi.fn(async () => ({ rows: [row({})], total: 7 }));
     const access = vi.fn(async () => ({ decision: 'allow' as const, standing: 'owner' as const }));
-    const out = await service({ treeRef: async () => TREE, access, fruit: strictMock<Repo>({ page: pageOf }) }).list(OWNER, {
+    const out = await service({ treeRef: async () => TREE, access, fruit: strictMock<Repo>({ page: pageOf }) }).list(caller, {
       tree_id: 'MKL-t-1',
       farm_id: 'f1',
       limit: 5,
       offset: 10,
     });
-    expect(pageOf).toHaveBeenCalledWith(db, OWNER, { treeId: TREE, farmId: 'f1', fruitId: null }, { limit: 5, offset: 10 });
+    expect(pageOf).toHaveBeenCalledWith(db, SCOPE, { treeId: TREE, farmId: 'f1', fruitId: null }, { limit: 5, offset: 10 });
     expect(out).toEqual({
       fruit: [
         {
@@ -88,8 +93,8 @@ describe('fruit list service', () => {
 
   it('lists without a tree filter without resolving a tree; a fruit without tree or photos has neither', async () => {
     const pageOf = vi.fn(async () => ({ rows: [row({ tree_id: null, cover: null })], total: 1 }));
-    const out = await service({ fruit: strictMock<Repo>({ page: pageOf }) }).list(OWNER, { fruit_id: FRUIT, ...page });
-    expect(pageOf).toHaveBeenCalledWith(db, OWNER, { treeId: null, farmId: null, fruitId: FRUIT }, page);
+    const out = await service({ fruit: strictMock<Repo>({ page: pageOf }) }).list(caller, { fruit_id: FRUIT, ...page });
+    expect(pageOf).toHaveBeenCalledWith(db, SCOPE, { treeId: null, farmId: null, fruitId: FRUIT }, page);
     expect(out.fruit[0]).toMatchObject({ tree: null, cover: null });
   });
 

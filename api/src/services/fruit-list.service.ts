@@ -1,7 +1,9 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { FruitListRepo, FruitListRow } from '../../../shared/src/repos/fruit-list.repo.js';
 import type { individualAccess } from '../../../shared/src/access/standing.js';
+import type { Caller } from '../http/route.js';
 import type { TreeRef } from './tree-ref.js';
 
 /** A fruit as lists show it: its cover photo, its name, and its tree's name and printed code. */
@@ -60,14 +62,14 @@ export function createFruitListService(deps: FruitListDeps) {
      * One page, newest first. A tree filter (id or printed code) must name one of the caller's
      * trees: another account's tree is the same 404 as a tree that does not exist.
      */
-    async list(ownerId: string, q: { tree_id?: string; farm_id?: string; fruit_id?: string; limit: number; offset: number }) {
+    async list(caller: Caller, q: { tree_id?: string; farm_id?: string; fruit_id?: string; limit: number; offset: number }) {
       let treeId: string | null = null;
       if (q.tree_id) {
         treeId = await deps.treeRef(q.tree_id);
-        if ((await deps.access(db, ownerId, treeId, 'tree', 'owner')).decision !== 'allow') throw ERRORS.notFound();
+        if ((await deps.access(db, caller.account_id, treeId, 'tree', 'owner')).decision !== 'allow') throw ERRORS.notFound();
       }
       const filter = { treeId, farmId: q.farm_id ?? null, fruitId: q.fruit_id ?? null };
-      const { rows, total } = await fruit.page(db, ownerId, filter, { limit: q.limit, offset: q.offset });
+      const { rows, total } = await fruit.page(db, scopeOfCaller(caller), filter, { limit: q.limit, offset: q.offset });
       return { fruit: rows.map(toSummary), total, limit: q.limit, offset: q.offset };
     },
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { fruitListRepo as repo, type FruitFilter } from './fruit-list.repo.js';
 
 describe.each(BOTH_DATABASES)('fruit list on $name', ({ open }) => {
   const [owner, other] = [randomUUID(), randomUUID()];
+  const mine = scopeOfJob({ owner_id: owner });
   const [tree, old, young, gone, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const [img1, img2] = [randomUUID(), randomUUID()];
   const all: FruitFilter = { treeId: null, farmId: null, fruitId: null };
@@ -34,7 +36,7 @@ describe.each(BOTH_DATABASES)('fruit list on $name', ({ open }) => {
   const db = () => opened.db;
 
   it('pages the owner’s live fruit newest first with the tree’s name and code, photo count and first photo', async () => {
-    const { rows, total } = await repo.page(db(), owner, all, { limit: 10, offset: 0 });
+    const { rows, total } = await repo.page(db(), mine, all, { limit: 10, offset: 0 });
     expect(total).toBe(2);
     expect(rows.map((r) => r.id)).toEqual([young, old]);
     expect(rows[1]).toMatchObject({
@@ -53,13 +55,13 @@ describe.each(BOTH_DATABASES)('fruit list on $name', ({ open }) => {
   });
 
   it('pages with limit and offset, the total counting every match', async () => {
-    const { rows, total } = await repo.page(db(), owner, all, { limit: 1, offset: 1 });
+    const { rows, total } = await repo.page(db(), mine, all, { limit: 1, offset: 1 });
     expect([rows.map((r) => r.id), total]).toEqual([[old], 2]);
   });
 
   it('filters by tree, farm and fruit', async () => {
     const ids = async (f: Partial<FruitFilter>) =>
-      (await repo.page(db(), owner, { ...all, ...f }, { limit: 10, offset: 0 })).rows.map((r) => r.id);
+      (await repo.page(db(), mine, { ...all, ...f }, { limit: 10, offset: 0 })).rows.map((r) => r.id);
     expect(await ids({ treeId: tree })).toEqual([old]);
     expect(await ids({ farmId: 'f2' })).toEqual([young]);
     expect(await ids({ fruitId: old })).toEqual([old]);

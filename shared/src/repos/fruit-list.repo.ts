@@ -1,8 +1,10 @@
 /**
  * Statements behind the owner's fruit list: live `individuals` of kind `fruit` with their tree's
  * name and printed code (`tree_records`), photo count and first photo (`images`). Who may list
- * which fruit is decided by the service (the caller's own) and shared/src/access (a tree filter).
+ * which fruit is decided by the service (the caller's own) and shared/src/access (a tree filter):
+ * a page lists the caller's own fruit only, so it takes the caller's `OwnerScope`.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Queryable } from '../ports/database.port.js';
 
 /** A fruit as lists show it, as the database holds it. */
@@ -38,17 +40,17 @@ const FROM = 'from individuals f left join individuals t on t.id = f.tree_id';
 const typed = (rows: FruitListRow[]) => rows.map((r) => ({ ...r, created_at: new Date(r.created_at), image_count: Number(r.image_count) }));
 
 export const fruitListRepo = {
-  /** One page of the owner's live fruit matching `filter`, newest first, and how many match in all. */
+  /** One page of the scope's account's live fruit matching `filter`, newest first, and how many match in all. */
   async page(
     db: Queryable,
-    ownerId: string,
+    scope: OwnerScope,
     filter: FruitFilter,
     page: { limit: number; offset: number },
   ): Promise<{ rows: FruitListRow[]; total: number }> {
     const where = `${FROM}
         where f.owner_id = $1 and f.kind = 'fruit' and f.deleted_at is null
           and ($2::uuid is null or f.tree_id = $2) and ($3::text is null or f.farm_id = $3) and ($4::uuid is null or f.id = $4)`;
-    const params = [ownerId, filter.treeId, filter.farmId, filter.fruitId];
+    const params = [scope.ownerId, filter.treeId, filter.farmId, filter.fruitId];
     const total = await db.query<{ n: number }>(`select count(*)::int as n ${where}`, params);
     const rows = await db.query<FruitListRow>(`select ${COLUMNS} ${where} order by f.created_at desc, f.id limit $5 offset $6`, [
       ...params,
