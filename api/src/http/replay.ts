@@ -1,3 +1,4 @@
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { AppError } from '../../../shared/src/domain/errors.js';
 import { idempotentRepliesRepo as repo } from '../../../shared/src/repos/idempotent-replies.repo.js';
@@ -12,14 +13,14 @@ const KEEP_DAYS = 7;
  */
 export function createReplayStore(db: Queryable) {
   return {
-    async find(owner: string, key: string, method: string, path: string): Promise<{ status: number; body: unknown } | null> {
+    async find(owner: OwnerScope, key: string, method: string, path: string): Promise<{ status: number; body: unknown } | null> {
       const row = await repo.find(db, owner, key, KEEP_DAYS);
       if (!row) return null;
       if (row.method !== method || row.path !== path)
         throw new AppError(422, 'validation_failed', { field: 'Idempotency-Key', rule: 'format', reason: 'reused' });
       return { status: row.status, body: row.body };
     },
-    async keep(owner: string, key: string, method: string, path: string, status: number, body: unknown): Promise<void> {
+    async keep(owner: OwnerScope, key: string, method: string, path: string, status: number, body: unknown): Promise<void> {
       await repo.keep(db, owner, key, { method, path, status, body }, KEEP_DAYS);
     },
   };

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ZodType } from 'zod';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { LIMITS } from '../../../shared/src/domain/limits.js';
 import { parseMultipart, type MultipartLimits } from '../middleware/multipart.js';
@@ -123,7 +124,7 @@ function handlerFor(def: RouteDef, resolve: CallerResolver, replay?: ReplayStore
     // A signed-in write without uploads, repeated with its key, gets its first answer (replay.ts).
     const replayable = replay && caller && idempotencyKey && def.method !== 'get' && !def.upload;
     if (replayable) {
-      const first = await replay.find(caller.account_id, idempotencyKey, def.method, ctx.path);
+      const first = await replay.find(scopeOfCaller(caller), idempotencyKey, def.method, ctx.path);
       if (first) {
         ctx.status = first.status;
         ctx.set('Idempotency-Replayed', 'true');
@@ -141,7 +142,7 @@ function handlerFor(def: RouteDef, resolve: CallerResolver, replay?: ReplayStore
     } else if (out !== undefined) {
       ctx.status = 200;
       ctx.body = out;
-      if (replayable) await replay.keep(caller.account_id, idempotencyKey, def.method, ctx.path, 200, out);
+      if (replayable) await replay.keep(scopeOfCaller(caller), idempotencyKey, def.method, ctx.path, 200, out);
     }
   };
 }
