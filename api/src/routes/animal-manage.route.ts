@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { renderMessage } from '../../../shared/src/domain/messages.js';
 import type { Services } from '../services/index.js';
 import { NAME_MAX_CHARS } from '../services/trees.service.js';
@@ -113,7 +114,7 @@ export function animalFixedRoutes(s: Services): RouteDef[] {
         401: errorResponse('not signed in'),
         422: errorResponse('farm_id missing'),
       },
-      handler: async ({ query, caller }) => ({ ok: true, ...(await s.animalDrift.report(caller!.account_id, query.farm_id)) }),
+      handler: async ({ query, caller }) => ({ ok: true, ...(await s.animalDrift.report(scopeOfCaller(caller!), query.farm_id)) }),
     }),
     defineRoute({
       method: 'post',

@@ -1,3 +1,4 @@
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { animalDriftRepo } from '../../../shared/src/repos/animal-drift.repo.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
@@ -167,8 +168,8 @@ export interface AnimalDriftDeps {
 
 export function createAnimalDriftService({ db, drift }: AnimalDriftDeps) {
   /** Global embeddings of the farm's animals, of the most common model version (versions never mix). */
-  async function embeddings(ownerId: string, farmId: string) {
-    const rows = await drift.farmEmbeddings(db, ownerId, farmId, MAX_VECTORS);
+  async function embeddings(scope: OwnerScope, farmId: string) {
+    const rows = await drift.farmEmbeddings(db, scope, farmId, MAX_VECTORS);
     const counts = new Map<string, number>();
     for (const x of rows) counts.set(x.model_version, (counts.get(x.model_version) ?? 0) + 1);
     const version = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
@@ -182,13 +183,13 @@ export function createAnimalDriftService({ db, drift }: AnimalDriftDeps) {
   }
 
   return {
-    async report(ownerId: string, farmId: string) {
-      const inds = await drift.farmAnimals(db, ownerId, farmId);
+    async report(scope: OwnerScope, farmId: string) {
+      const inds = await drift.farmAnimals(db, scope, farmId);
       const farm = new Set(inds.map((x) => x.id));
       const names = new Map(inds.map((x) => [x.id, x.name]));
-      const stored = await drift.recentAnswers<StoredResult, StoredEvidence>(db, ownerId, MAX_QUERIES);
+      const stored = await drift.recentAnswers<StoredResult, StoredEvidence>(db, scope, MAX_QUERIES);
       const { answers, together, close } = readAnswers(stored, farm);
-      const { vectors, keypoints } = await embeddings(ownerId, farmId);
+      const { vectors, keypoints } = await embeddings(scope, farmId);
       const who = (id: string) => ({ animal_did: animalDid(id), name: names.get(id) ?? null });
       // Few keypoints per photo: local evidence is thin, close-ups (bio: muzzle, face) give it more.
       const thin = (id: string) => mean(keypoints.get(id) ?? []) < 100;

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
 import { createAnimalDriftService, readAnswers, weakening, type AnimalDriftDeps } from './animal-drift.service.js';
@@ -92,10 +93,11 @@ describe('the drift report, on its ports', () => {
     const db = strictMock<Queryable>({}, 'db');
     const drift = strictMock<AnimalDriftDeps['drift']>({ farmAnimals, farmEmbeddings, recentAnswers: recentAnswers as never });
     const s = createAnimalDriftService({ db, drift });
-    const r = await s.report('owner-1', 'trai');
-    expect(farmAnimals).toHaveBeenCalledWith(db, 'owner-1', 'trai');
-    expect(farmEmbeddings).toHaveBeenCalledWith(db, 'owner-1', 'trai', 2000);
-    expect(recentAnswers).toHaveBeenCalledWith(db, 'owner-1', 5000);
+    const scope = scopeOfJob({ owner_id: 'owner-1' });
+    const r = await s.report(scope, 'trai');
+    expect(farmAnimals).toHaveBeenCalledWith(db, scope, 'trai');
+    expect(farmEmbeddings).toHaveBeenCalledWith(db, scope, 'trai', 2000);
+    expect(recentAnswers).toHaveBeenCalledWith(db, scope, 5000);
     expect(r).toMatchObject({ farm_id: 'trai', individuals_considered: 2, queries_considered: 2 });
     expect(r.confusable_pairs).toHaveLength(1);
     expect(r.confusable_pairs[0]).toMatchObject({

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { freshIds } from '../../../test/support/fresh-ids.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { animalDriftRepo as repo } from './animal-drift.repo.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 
 describe.each(BOTH_DATABASES)('the drift report’s reads on $name', ({ open }) => {
   const [owner, other, cow, sold, elsewhere, photo, soldPhoto] = freshIds(7);
+  const [mine, theirs] = [scopeOfJob({ owner_id: owner }), scopeOfJob({ owner_id: other })];
 
   const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
@@ -49,23 +51,23 @@ describe.each(BOTH_DATABASES)('the drift report’s reads on $name', ({ open }) 
   });
 
   it('reads the farm’s live animals only', async () => {
-    expect(await repo.farmAnimals(opened.db, owner, 'trai')).toEqual([{ id: cow, name: 'Bông' }]);
-    expect(await repo.farmAnimals(opened.db, other, 'trai')).toEqual([]);
+    expect(await repo.farmAnimals(opened.db, mine, 'trai')).toEqual([{ id: cow, name: 'Bông' }]);
+    expect(await repo.farmAnimals(opened.db, theirs, 'trai')).toEqual([]);
   });
 
   it('reads the live animals’ embeddings of every version, with their keypoints, up to the limit', async () => {
-    const rows = await repo.farmEmbeddings(opened.db, owner, 'trai', 10);
+    const rows = await repo.farmEmbeddings(opened.db, mine, 'trai', 10);
     expect(rows.map((r) => [r.individual_id, r.model_version, r.keypoints]).sort()).toEqual([
       [cow, 'v1', 321],
       [cow, 'v2', 321],
     ]);
-    expect(await repo.farmEmbeddings(opened.db, owner, 'trai', 1)).toHaveLength(1);
-    expect(await repo.farmEmbeddings(opened.db, other, 'trai', 10)).toEqual([]);
+    expect(await repo.farmEmbeddings(opened.db, mine, 'trai', 1)).toHaveLength(1);
+    expect(await repo.farmEmbeddings(opened.db, theirs, 'trai', 10)).toEqual([]);
   });
 
   it('reads the owner’s newest animal answers, up to the limit', async () => {
-    const answers = await repo.recentAnswers<{ minutes: number }, unknown>(opened.db, owner, 10);
+    const answers = await repo.recentAnswers<{ minutes: number }, unknown>(opened.db, mine, 10);
     expect(answers.map((a) => a.result.minutes)).toEqual([1, 2]);
-    expect(await repo.recentAnswers(opened.db, owner, 1)).toHaveLength(1);
+    expect(await repo.recentAnswers(opened.db, mine, 1)).toHaveLength(1);
   });
 });
