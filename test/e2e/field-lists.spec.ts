@@ -6,6 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../../shared/src/access/owner-scope.js';
 import { learningMessage, renderLearning } from '../../shared/src/domain/learning-reason.js';
 import { recordRun } from '../../workers/src/learn/loop.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
@@ -116,8 +117,7 @@ describe('fruit list and past batches in Chromium', () => {
   it('shows the learning loop on "Mine": what serves, what is pending, the last run and why, in the chosen language, at phone and desktop sizes', async () => {
     // What a refusing gate records (learn/served-gate.ts): the English sentence and its catalogue code.
     const message = learningMessage('learn_top1_would_fall', { from: 94.3, to: 73.3, photos: 105, tolerance: 2 });
-    await recordRun(app.container.db, {
-      ownerId: owner.id,
+    await recordRun(app.container.db, scopeOfJob({ owner_id: owner.id }), {
       kind: 'tree',
       jobId: 'lists-run-1',
       status: 'refused',
@@ -171,8 +171,7 @@ describe('fruit list and past batches in Chromium', () => {
     await card(desktop, 1280, 'en');
     // A run stored before runs recorded the code: its English is all there is, and it is shown.
     const older = 'refused: 7 held-out photos of 7 individuals are too few to show that the new model helps';
-    await recordRun(app.container.db, {
-      ownerId: owner.id,
+    await recordRun(app.container.db, scopeOfJob({ owner_id: owner.id }), {
       kind: 'fruit',
       jobId: 'lists-run-0',
       status: 'refused',

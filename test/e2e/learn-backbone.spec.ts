@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../../shared/src/access/owner-scope.js';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,7 +71,11 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
 
   it('rejects a fine-tuned model that does not beat the current space, and stores it as rejected', async () => {
     const engine = await engineOnce();
-    const out = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', minGain: 2, backbone: tiny });
+    const out = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', null, {
+      recipe: 'backbone',
+      minGain: 2,
+      backbone: tiny,
+    });
     expect(out.status).toBe('rejected');
     expect(out.report).toMatchObject({
       recipe: BACKBONE_RECIPE,
@@ -92,7 +97,7 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const gate = out.report.served_gate as { served: Record<string, number>; candidate: Record<string, number> };
     expect(gate.served).toMatchObject({ calibration_queries: 18, allowed_false_matches: -1 });
     expect(gate.candidate).toMatchObject({ calibration_queries: 3, allowed_false_matches: -1 });
-    expect(await adoptedVersion(app.container.db, owner.id, 'animal', engine.model)).toBeNull();
+    expect(await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model)).toBeNull();
   }, 300_000);
 
   it('adopts a version as a job, stores its ONNX, and a retry returns it without training again', async () => {
@@ -118,7 +123,7 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const engine = await engineOnce();
     // Forced adoption to exercise serving with a model this small (the gate would refuse it); the
     // retrain follows any adoption.
-    const v = await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', {
+    const v = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', 'job:keep-1', {
       recipe: 'backbone',
       forceAdopt: true,
       backbone: settled,
@@ -155,7 +160,7 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     ).toEqual([]);
     // A retry of the job returns the stored version without training either model again.
     expect(
-      await trainOwner(app.container, engine, owner.id, 'animal', 'job:keep-1', {
+      await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', 'job:keep-1', {
         recipe: 'backbone',
         forceAdopt: true,
         backbone: settled,
@@ -163,8 +168,7 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     ).toEqual(v);
     expect(await count(`select count(*)::int as n from learned_models where job_key = 'job:keep-1'`, [])).toBe(1);
     // The owner reads both on the run, the reason in both languages.
-    await recordRun(app.container.db, {
-      ownerId: owner.id,
+    await recordRun(app.container.db, scopeOfJob({ owner_id: owner.id }), {
       kind: 'animal',
       jobId: 'keep-1',
       status: 'adopted',
@@ -188,7 +192,7 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
   it('identify shortlists through the adopted backbone, embeds each enrolled photo once, and never for another account', async () => {
     const engine = await engineOnce();
     // The version adopted (and retrained on every photo) by the test above.
-    const v = (await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))!;
+    const v = (await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))!;
     expect(v.status).toBe('adopted');
     // Adoption keeps the gallery as the tested model embedded it.
     const stored = `select count(*)::int as n from learned_embeddings where owner_id = $1 and version = $2`;
@@ -219,9 +223,12 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
 
   it('judges a served model retrained on every photo only on held-out photos enrolled after it', async () => {
     const engine = await engineOnce();
-    const served = (await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))!;
+    const served = (await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))!;
     expect(served.report.trained_on_all).toBe(true);
-    const out = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', backbone: tiny });
+    const out = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', null, {
+      recipe: 'backbone',
+      backbone: tiny,
+    });
     // Four animals, each one's last photo held out; the served model trained on three of them
     // (enrolled before it), so the gate asks only the late animal's.
     expect(out.report).toMatchObject({ enrolled_photos: 12, held_out: 4, gate_held_out: 1, current_version: served.version });
@@ -231,10 +238,10 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
 
   it('rolls back to the previous adopted version with one call', async () => {
     const engine = await engineOnce();
-    const cur = (await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))!;
-    const back = await rollback(app.container.db, owner.id, 'animal');
+    const cur = (await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))!;
+    const back = await rollback(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal');
     expect(back.rolledBack).toBe(cur.version);
-    const now = await adoptedVersion(app.container.db, owner.id, 'animal', engine.model);
+    const now = await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model);
     expect(now?.version ?? null).toBe(back.adopted);
     const out = await identify(owner.token, 0);
     expect(out.learned).toEqual(back.adopted === null ? null : { name: 'owner-metric', version: String(back.adopted) });
@@ -260,7 +267,11 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
     const before = process.env.TRAIN_PYTHON;
     process.env.TRAIN_PYTHON = wrapper;
     try {
-      const v = await trainOwner(app.container, engine, owner.id, 'animal', null, { recipe: 'backbone', forceAdopt: true, backbone: tiny });
+      const v = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', null, {
+        recipe: 'backbone',
+        forceAdopt: true,
+        backbone: tiny,
+      });
       expect(v.status).toBe('adopted');
       const report = v.report as Record<string, unknown>;
       // Twelve photos of four animals, each one's last held out: the judged model trained on 8 and serves.
@@ -274,7 +285,7 @@ describe('a backbone fine-tuned on the owner’s animal photos (embedded)', () =
       expect(report).toMatchObject({ trained_on_all: false, trainer: { items: 8, eval: 4 } });
       // It never saw its held-out photos: they may calibrate it.
       expect(report.held_out_images).toHaveLength(4);
-      expect((await adoptedVersion(app.container.db, owner.id, 'animal', engine.model))?.version).toBe(v.version);
+      expect((await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))?.version).toBe(v.version);
     } finally {
       if (before === undefined) delete process.env.TRAIN_PYTHON;
       else process.env.TRAIN_PYTHON = before;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../../shared/src/access/owner-scope.js';
 import { engineOnce } from '../../workers/src/handlers/index.js';
 import { trainHandler } from '../../workers/src/handlers/train.handler.js';
 import { ownerLabels } from '../../workers/src/learn/labelled.js';
@@ -59,7 +60,7 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
       token: owner.token,
       form: { query_id: queries[1]!, verdict: 'other', correct_id: strangerTree },
     });
-    const l = await ownerLabels(app.container, engine, owner.id, 'tree');
+    const l = await ownerLabels(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'tree');
     expect(l.enrolledPhotos).toBe(8);
     expect(l.verdictPhotos).toBe(1);
     expect(l.samples.filter((s) => s.label === trees[0]).length).toBe(3);
@@ -77,18 +78,18 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
     const rows = await app.container.db.query<{ n: number }>(`select count(*)::int as n from learned_models where job_key = 'job:train-1'`);
     expect(rows.rows[0]!.n).toBe(1);
     // Start the next tests from a known state: nothing adopted.
-    if (first.status === 'adopted') await rollback(app.container.db, owner.id, 'tree');
+    if (first.status === 'adopted') await rollback(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree');
   }, 240_000);
 
   it('identify searches through the adopted version, reports it and stores it with the query', async () => {
     const engine = await engineOnce();
     expect((await identify(owner.token, 2)).learned).toBeNull();
     // Forced adoption (minGain −1) to exercise the service path; the rule is tested on generated data.
-    const v2 = await trainOwner(app.container, engine, owner.id, 'tree', null, { minGain: -1 });
-    const v3 = await trainOwner(app.container, engine, owner.id, 'tree', null, { minGain: -1 });
+    const v2 = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'tree', null, { minGain: -1 });
+    const v3 = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'tree', null, { minGain: -1 });
     expect([v2.status, v3.status]).toEqual(['adopted', 'adopted']);
     expect(v3.version).toBe(v2.version! + 1);
-    expect((await adoptedVersion(app.container.db, owner.id, 'tree', engine.model))?.version).toBe(v3.version);
+    expect((await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree', engine.model))?.version).toBe(v3.version);
     const out = await identify(owner.token, 2);
     expect(out.learned).toEqual({ name: 'owner-metric', version: String(v3.version) });
     expect(out.candidates[0]?.individual_id).toBe(trees[2]);
@@ -102,15 +103,15 @@ describe('metrics learned from the owner’s labelled photos (embedded)', () => 
 
   it('rolls back to the previous adopted version, then to the base embedding', async () => {
     const engine = await engineOnce();
-    const cur = (await adoptedVersion(app.container.db, owner.id, 'tree', engine.model))!.version;
-    expect(await rollback(app.container.db, owner.id, 'tree')).toEqual({ rolledBack: cur, adopted: cur - 1 });
+    const cur = (await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree', engine.model))!.version;
+    expect(await rollback(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree')).toEqual({ rolledBack: cur, adopted: cur - 1 });
     expect((await identify(owner.token, 3)).learned).toEqual({ name: 'owner-metric', version: String(cur - 1) });
     // The version before that was rejected (or rolled back), so nothing earlier is adopted again.
-    expect(await rollback(app.container.db, owner.id, 'tree')).toEqual({ rolledBack: cur - 1, adopted: null });
+    expect(await rollback(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree')).toEqual({ rolledBack: cur - 1, adopted: null });
     const base = await identify(owner.token, 3);
     expect(base.learned).toBeNull();
     expect(base.candidates[0]?.individual_id).toBe(trees[3]);
-    expect(await rollback(app.container.db, owner.id, 'tree')).toEqual({ rolledBack: null, adopted: null });
+    expect(await rollback(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree')).toEqual({ rolledBack: null, adopted: null });
     const statuses = await app.container.db.query<{ status: string }>(
       'select status from learned_models where owner_id = $1 order by version',
       [owner.id],

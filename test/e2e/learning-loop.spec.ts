@@ -208,10 +208,9 @@ describe('the learning loop runs itself (embedded)', () => {
   it('adopts, then one call rolls back, and both are on the record', async () => {
     const engine = await engineOnce();
     // Adoption forced on a gallery this small, so the rollback has something to undo.
-    const v = await trainOwner(app.container, engine, owner.id, 'tree', 'manual-1', { minGain: -1 });
+    const v = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'tree', 'manual-1', { minGain: -1 });
     expect(v.status).toBe('adopted');
-    await recordRun(app.container.db, {
-      ownerId: owner.id,
+    await recordRun(app.container.db, scopeOfJob({ owner_id: owner.id }), {
       kind: 'tree',
       jobId: 'manual-1',
       status: 'adopted',
@@ -222,9 +221,9 @@ describe('the learning loop runs itself (embedded)', () => {
     const adoptedAnswer = await post(app, '/api/identify', owner.token, photoForm([queryPhotos[0]!]));
     expect(adoptedAnswer.json.learned).toEqual({ name: 'owner-metric', version: String(v.version) });
     expect(adoptedAnswer.json.calibration.source).toBe('kind_default');
-    const back = await rollback(app.container.db, owner.id, 'tree');
+    const back = await rollback(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree');
     expect(back.rolledBack).toBe(v.version);
-    expect(await adoptedVersion(app.container.db, owner.id, 'tree', engine.model)).toBeNull();
+    expect(await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'tree', engine.model)).toBeNull();
     const l = await learning();
     expect(l.adopted).toBeNull();
     expect(l.runs.map((r: { status: string }) => r.status).slice(0, 2)).toEqual(['rolled_back', 'adopted']);

@@ -102,10 +102,10 @@ export function learningRoutes(c: Container): RouteDef[] {
         422: err('kind is not tree, fruit or animal'),
       },
       handler: async ({ params, caller }) => {
-        const owner = caller!.account_id;
+        const owner = scopeOfCaller(caller!);
         const { kind } = params;
         const adopted = await learnedModelsRepo.adoptedRecipe(c.db, owner, kind);
-        const row = await ownerCalibrationsRepo.newestOfKind<unknown>(c.db, scopeOfCaller(caller!), kind);
+        const row = await ownerCalibrationsRepo.newestOfKind<unknown>(c.db, owner, kind);
         const runs = await listRuns(c.db, owner, kind);
         return {
           ok: true,

@@ -33,7 +33,7 @@ describe('verdict service', () => {
     expect(ownKind).toHaveBeenCalledWith(db, 'q-1', scopeOfCaller(caller));
     expect(access).toHaveBeenCalledWith(db, 'owner-1', 'cow-2', 'animal', 'owner');
     expect(upsert).toHaveBeenCalledWith(db, scopeOfCaller(caller), { query_id: 'q-1', verdict: 'wrong', correct_id: 'cow-2' });
-    expect(queueLearning).toHaveBeenCalledWith('owner-1', 'animal');
+    expect(queueLearning).toHaveBeenCalledWith(scopeOfCaller(caller), 'animal');
   });
 
   it('keeps the label but drops a corrected id the caller may not use (another account’s, or missing), silently', async () => {

@@ -1,4 +1,4 @@
-import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
+import { scopeOfCaller, type OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Caller } from '../http/route.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
@@ -18,7 +18,7 @@ export interface VerdictDeps {
   /** The access policy's answer for an individual (shared/src/access/standing.ts). */
   access: typeof individualAccess;
   /** The learning loop's check: enough new labels queue the owner's training. */
-  queueLearning: (ownerId: string, kind: Kind) => Promise<unknown>;
+  queueLearning: (owner: OwnerScope, kind: Kind) => Promise<unknown>;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -43,7 +43,7 @@ export function createVerdictService(deps: VerdictDeps) {
       }
       await deps.labels.upsert(db, scope, { query_id: input.query_id, verdict: input.verdict, correct_id: correct });
       // The learning loop: enough new labels queue the owner's training (never fails the label).
-      await deps.queueLearning(caller.account_id, kind).catch((err: unknown) => deps.logger.warn({ err }, 'learning loop check failed'));
+      await deps.queueLearning(scope, kind).catch((err: unknown) => deps.logger.warn({ err }, 'learning loop check failed'));
       return { correct_id: correct };
     },
   };

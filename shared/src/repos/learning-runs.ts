@@ -5,7 +5,11 @@
  * judges the candidate on the served pipeline, adopts or refuses it, refits the owner's
  * calibration, and records the decision here. The owner reads it at `GET /api/learning/{kind}`,
  * the operator at `/metrics`; `npm run train -- --rollback` undoes an adoption (recorded too).
+ *
+ * A run is its account's own (shared/src/access/policy.ts): every per-owner statement takes the
+ * owner's `OwnerScope`; only the operator's totals (`runTotals`) read every owner's runs.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Container } from '../container.js';
 import type { Kind } from '../domain/jobs.js';
 import { learningMessage, renderLearning } from '../domain/learning-reason.js';
@@ -20,7 +24,8 @@ export interface Pending {
 }
 
 /** What arrived since the owner's last run of this kind (its start; all of it before the first run). */
-export async function pendingSinceLastRun(db: Queryable, ownerId: string, kind: Kind): Promise<Pending> {
+export async function pendingSinceLastRun(db: Queryable, scope: OwnerScope, kind: Kind): Promise<Pending> {
+  const ownerId = scope.ownerId;
   const last = await db.query<{ at: Date | string | null }>(
     'select max(created_at) as at from learning_runs where owner_id = $1 and kind = $2 and status <> $3',
     [ownerId, kind, 'rolled_back'],
@@ -46,11 +51,12 @@ export async function pendingSinceLastRun(db: Queryable, ownerId: string, kind: 
  */
 export async function maybeQueueLearning(
   c: Container,
-  ownerId: string,
+  scope: OwnerScope,
   kind: Kind,
   threshold = c.config.LEARN_AFTER_NEW,
 ): Promise<{ queued: boolean; run_id?: number; job_id?: string } & Pending> {
   if (threshold <= 0) return { queued: false, since: null, new_photos: 0, new_labels: 0 };
+  const ownerId = scope.ownerId;
   const decided = await c.db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`learning:${ownerId}:${kind}`]);
     // A run queued a day ago and never finished (its job lost) no longer holds the loop back.
@@ -58,7 +64,7 @@ export async function maybeQueueLearning(
       `select 1 from learning_runs where owner_id = $1 and kind = $2 and status = 'queued' and created_at > now() - interval '1 day'`,
       [ownerId, kind],
     );
-    const pending = await pendingSinceLastRun(tx, ownerId, kind);
+    const pending = await pendingSinceLastRun(tx, scope, kind);
     if (open.rows.length || pending.new_photos + pending.new_labels < threshold) return { pending, run: null };
     const r = await tx.query<{ id: number }>(
       `insert into learning_runs (owner_id, kind, trigger, status) values ($1, $2, $3, 'queued') returning id`,
@@ -93,17 +99,18 @@ export async function maybeQueueLearning(
  */
 export async function recordRun(
   db: Queryable,
-  run: { ownerId: string; kind: Kind; jobId: string; status: Exclude<RunStatus, 'queued'>; decision: Record<string, unknown> },
+  scope: OwnerScope,
+  run: { kind: Kind; jobId: string; status: Exclude<RunStatus, 'queued'>; decision: Record<string, unknown> },
 ): Promise<void> {
   // The loop's own row, or the row of an earlier attempt of the same job: one row per job.
   const u = await db.query(
     `update learning_runs set status = $2, decision = $3, finished_at = now() where job_id = $1 and owner_id = $4 and kind = $5`,
-    [run.jobId, run.status, run.decision, run.ownerId, run.kind],
+    [run.jobId, run.status, run.decision, scope.ownerId, run.kind],
   );
   if (u.affectedRows) return;
   await db.query(
     `insert into learning_runs (owner_id, kind, job_id, trigger, status, decision, finished_at) values ($1, $2, $3, $4, $5, $6, now())`,
-    [run.ownerId, run.kind, run.jobId, { manual: true }, run.status, run.decision],
+    [scope.ownerId, run.kind, run.jobId, { manual: true }, run.status, run.decision],
   );
 }
 
@@ -118,10 +125,10 @@ export interface RunRow {
 }
 
 /** The owner's last runs of a kind, newest first. */
-export async function listRuns(db: Queryable, ownerId: string, kind: Kind, limit = 10): Promise<RunRow[]> {
+export async function listRuns(db: Queryable, scope: OwnerScope, kind: Kind, limit = 10): Promise<RunRow[]> {
   const r = await db.query<RunRow & { created_at: Date | string; finished_at: Date | string | null }>(
     'select id, kind, status, trigger, decision, created_at, finished_at from learning_runs where owner_id = $1 and kind = $2 order by id desc limit $3',
-    [ownerId, kind, limit],
+    [scope.ownerId, kind, limit],
   );
   return r.rows.map((x) => ({
     ...x,
@@ -142,10 +149,11 @@ export async function runTotals(db: Queryable): Promise<{ kind: Kind; status: Ru
 /** Records a rollback of an owner's learned version beside the runs (learn/store.ts rollback): a finished `rolled_back` row. */
 export async function recordRollback(
   db: Queryable,
-  run: { ownerId: string; kind: Kind; trigger: Record<string, unknown>; decision: Record<string, unknown> },
+  scope: OwnerScope,
+  run: { kind: Kind; trigger: Record<string, unknown>; decision: Record<string, unknown> },
 ): Promise<void> {
   await db.query(
     `insert into learning_runs (owner_id, kind, trigger, status, decision, finished_at) values ($1, $2, $3, 'rolled_back', $4, now())`,
-    [run.ownerId, run.kind, run.trigger, run.decision],
+    [scope.ownerId, run.kind, run.trigger, run.decision],
   );
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { scopeOfJob, type OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { JobData, JobHandler, Kind } from '../../../shared/src/domain/jobs.js';
@@ -22,7 +23,7 @@ export interface EnrollDeps {
   /** The owner's pool, to warn before enrolling an animal that is already there. */
   pools?: Pools;
   /** Called after the rows are committed, so the owner's index can take the new vectors. */
-  onEnrolled: (ownerId: string, kind: Kind) => Promise<void>;
+  onEnrolled: (owner: OwnerScope, kind: Kind) => Promise<void>;
 }
 
 async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: { cid: string; source: string; d: Descriptor }[]) {
@@ -167,7 +168,7 @@ export function enrollHandler(deps: EnrollDeps): JobHandler<'enroll'> {
         side.encoded,
         described.map((x) => x.cid),
       ).catch(pinFailed);
-    await deps.onEnrolled(data.owner_id, data.kind);
+    await deps.onEnrolled(scopeOfJob(data), data.kind);
     return {
       individual_id: data.individual_id,
       images: images.map((i, k) => ({

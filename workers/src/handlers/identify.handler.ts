@@ -112,6 +112,8 @@ export async function identifyDescriptors(
   /** `closest` for review (photos and match lines); a batch row shows none, so skips the work. */
   opts: { review?: boolean } = {},
 ) {
+  // The account asking: its own learned version and calibration decide, whoever's pools it searches.
+  const caller = scopeOfJob(data);
   const owners = await deps.poolOwners(data.owner_id, data.kind);
   only = await narrowBySpecies(deps.c, owners, data.kind, data.filters.species, only);
   const filter = {
@@ -121,7 +123,7 @@ export async function identifyDescriptors(
     ...(only ? { individualIds: only } : {}),
   };
   const base = await deps.pools.gallery(owners, filter);
-  const gallery = (await deps.learned?.gallery(data.owner_id, owners, filter, base)) ?? base;
+  const gallery = (await deps.learned?.gallery(caller, owners, filter, base)) ?? base;
   // The caller's own calibration for the pipeline that searched (fruit within a tree has its own).
   const scope = data.kind === 'fruit' && filter.treeId ? 'tree' : 'all';
   // The pool's species and size pick the kind's shipped and pooled thresholds; counted only when the owner's own fit does not serve.
@@ -134,7 +136,7 @@ export async function identifyDescriptors(
   };
   const cal = await calibrationFor(
     deps.c.db,
-    scopeOfJob(data),
+    caller,
     data.kind,
     pipelineKey(deps.engine, gallery.learned ?? null, scope),
     kindDefault,

@@ -1,3 +1,4 @@
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import { assertHandlers, type JobHandlers, type Kind } from '../../../shared/src/domain/jobs.js';
 import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
@@ -72,10 +73,12 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
     poolOwners,
     learned,
     detect,
-    onEnrolled: async (owner: string, kind: Kind) => {
-      await pools.indexFor(owner);
+    onEnrolled: async (owner: OwnerScope, kind: Kind) => {
+      await pools.indexFor(owner.ownerId);
       // The learning loop: enough new photos queue the owner's training (never fails an enrolment).
-      await maybeQueueLearning(c, owner, kind).catch((err: unknown) => c.logger.warn({ err, owner }, 'learning loop check failed'));
+      await maybeQueueLearning(c, owner, kind).catch((err: unknown) =>
+        c.logger.warn({ err, owner: owner.ownerId }, 'learning loop check failed'),
+      );
     },
     shadow: createShadow(c, poolOwners),
   };

@@ -1,3 +1,4 @@
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
 import type { RecognitionEngine } from '../vision/engine.js';
@@ -24,15 +25,16 @@ export function trainHandler(deps: {
   learned?: LearnedGalleries;
 }): JobHandler<'train_metric'> {
   return async (data, ctx) => {
+    // The account the job runs for, made once here and passed down to every statement on its records.
+    const owner = scopeOfJob(data);
     // A loop run names no recipe: the best this worker can train (a backbone for animals where torch is installed).
     const recipe = data.recipe ?? (ctx.id.startsWith('learn-') ? await chooseRecipe(data.kind) : 'linear');
     let out: Awaited<ReturnType<typeof trainOwner>>;
     try {
-      out = await trainOwner(deps.c, deps.engine, data.owner_id, data.kind, `job:${ctx.id}`, { recipe, backbone: deps.backbone });
+      out = await trainOwner(deps.c, deps.engine, owner, data.kind, `job:${ctx.id}`, { recipe, backbone: deps.backbone });
     } catch (err) {
       // Recorded, so the owner sees it and the loop is not held by a run that will never finish; a retry overwrites it.
-      await recordRun(deps.c.db, {
-        ownerId: data.owner_id,
+      await recordRun(deps.c.db, owner, {
         kind: data.kind,
         jobId: ctx.id,
         status: 'failed',
@@ -56,8 +58,7 @@ export function trainHandler(deps: {
       }
     }
     const status = out.status === 'adopted' ? 'adopted' : out.status === 'rejected' ? 'refused' : 'skipped';
-    await recordRun(deps.c.db, {
-      ownerId: data.owner_id,
+    await recordRun(deps.c.db, owner, {
       kind: data.kind,
       jobId: ctx.id,
       status,

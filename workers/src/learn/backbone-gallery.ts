@@ -25,11 +25,11 @@ import { LEARNED_MODEL_NAME, type LearnedVersion } from './store.js';
 /** Keeps one enrolled photo's embedding under a backbone version (a second store of it is a no-op). */
 export async function storeLearnedEmbedding(
   db: Queryable,
-  v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>,
+  v: Pick<LearnedVersion, 'owner' | 'kind' | 'version'>,
   imageId: string,
   vector: Float32Array,
 ): Promise<void> {
-  await learnedModelsRepo.storeEmbedding(db, v, imageId, vectorToBytes(vector));
+  await learnedModelsRepo.storeEmbedding(db, v.owner, v, imageId, vectorToBytes(vector));
 }
 
 export function createBackboneGalleries(c: Container, engine: RecognitionEngine) {
@@ -37,7 +37,7 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
   const cache = new Map<string, { index: OwnerIndex; base: Map<string, Float32Array>; stamp: string }>();
 
   const modelOf = (v: LearnedVersion): Promise<OwnerBackbone> => {
-    const key = `${v.ownerId}:${v.kind}:${v.version}`;
+    const key = `${v.owner.ownerId}:${v.kind}:${v.version}`;
     let m = models.get(key);
     if (!m) {
       m = OwnerBackbone.fromBytes(v.backbone!, v.report.shape as BackboneShape);
@@ -51,6 +51,7 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
   async function vectorsFor(v: LearnedVersion, rows: readonly PoolRow[]): Promise<Map<string, Float32Array>> {
     const have = await learnedModelsRepo.embeddings(
       c.db,
+      v.owner,
       v,
       rows.map((r) => r.image_id),
     );
@@ -74,7 +75,7 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
     async gallery(v: LearnedVersion, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup> {
       const ids = await poolImageIds(c, engine, owners, filter.kind);
       const modelVersion = `${engine.model.version}+owner-backbone-${v.version}`;
-      const key = `${v.ownerId}:${filter.kind}:${[...owners].sort().join(',')}`;
+      const key = `${v.owner.ownerId}:${filter.kind}:${[...owners].sort().join(',')}`;
       // What the database holds now; the index is rebuilt (new photos embedded) when it changes.
       const stamp = `${modelVersion}:${ids.length}:${checksumIds(ids)}`;
       let hit = cache.get(key);

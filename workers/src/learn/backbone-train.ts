@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { bytesToVector } from '../recognition/bytes.js';
@@ -252,13 +253,13 @@ export async function retrainBackbone(
 export async function ownerCrops(
   c: Container,
   engine: RecognitionEngine,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   dir: string,
   opts: BackboneOptions = {},
 ): Promise<CropSample[]> {
   const out: CropSample[] = [];
-  const enrolled = await poolRows(c, engine, [ownerId], kind);
+  const enrolled = await poolRows(c, engine, [owner.ownerId], kind);
   for (const r of enrolled) {
     const bytes = await c.blobs.get(r.cid);
     if (!bytes) continue;
@@ -272,7 +273,7 @@ export async function ownerCrops(
   }
   // Verdict photos train only individuals that also have enrolled photos here.
   const enrolledLabels = new Set(out.map((s) => s.label));
-  for (const { label, cids } of await verdictLabels(c, ownerId, kind)) {
+  for (const { label, cids } of await verdictLabels(c, owner, kind)) {
     if (!enrolledLabels.has(label)) continue;
     for (const cid of cids) {
       const bytes = await c.blobs.get(cid);
@@ -298,7 +299,7 @@ export interface FineTuneRun {
 export async function fineTuneOwner<T>(
   c: Container,
   engine: RecognitionEngine,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   current: LearnedVersion | null,
   opts: BackboneOptions & { minGain?: number },
@@ -306,7 +307,7 @@ export async function fineTuneOwner<T>(
 ): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'markless-train-'));
   try {
-    const samples = await ownerCrops(c, engine, ownerId, kind, dir, opts);
+    const samples = await ownerCrops(c, engine, owner, kind, dir, opts);
     const judgement = samples.length ? await judgeBackbone(dir, samples, current, opts) : null;
     return await then({ dir, samples, enrolled: samples.filter((s) => s.base).length, judgement });
   } finally {

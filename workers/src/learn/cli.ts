@@ -12,6 +12,7 @@
  * photos). With the embedded database, run it while the service is stopped (PGlite allows one
  * process at a time), or enqueue the `train_metric` job instead. Prints one JSON object.
  */
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { loadConfig } from '../../../shared/src/config/config.js';
 import { createContainer } from '../../../shared/src/container.js';
 import { Kind } from '../../../shared/src/domain/jobs.js';
@@ -35,10 +36,13 @@ const backbone = {
 if (!owner || !/^[0-9a-f-]{36}$/i.test(owner))
   throw new Error('usage: npm run train -- --owner <account uuid> [--kind tree|fruit|animal] [--rollback | --list | --enqueue]');
 
+// The operator names the owner on the command line; the CLI then does what a job for that owner would.
+const scope = scopeOfJob({ owner_id: owner });
+
 const c = await createContainer(loadConfig());
 try {
   if (args.includes('--rollback')) {
-    console.log(JSON.stringify({ owner, kind, ...(await rollback(c.db, owner, kind)) }));
+    console.log(JSON.stringify({ owner, kind, ...(await rollback(c.db, scope, kind)) }));
   } else if (args.includes('--enqueue')) {
     const id = await c.queue.enqueue('train_metric', { owner_id: owner, kind, recipe }, { jobId: `train-${owner}-${kind}-${Date.now()}` });
     console.log(JSON.stringify({ owner, kind, job: id }));
@@ -52,10 +56,10 @@ try {
     }
     console.log(JSON.stringify({ owner, kind, calibration: fits }));
   } else if (args.includes('--list')) {
-    console.log(JSON.stringify({ owner, kind, versions: await listVersions(c.db, owner, kind) }));
+    console.log(JSON.stringify({ owner, kind, versions: await listVersions(c.db, scope, kind) }));
   } else {
     const engine = await RecognitionEngine.create();
-    console.log(JSON.stringify({ owner, kind, ...(await trainOwner(c, engine, owner, kind, null, { recipe, backbone })) }));
+    console.log(JSON.stringify({ owner, kind, ...(await trainOwner(c, engine, scope, kind, null, { recipe, backbone })) }));
   }
 } finally {
   await c.close();

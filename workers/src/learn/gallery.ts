@@ -11,6 +11,7 @@
  * benchmarks/results/README.md, "The learned metric").
  */
 import { join } from 'node:path';
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { GalleryHit, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
@@ -72,15 +73,15 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine):
      * The caller's learned gallery over `owners`' pools, or null when the caller has adopted no
      * version for this kind (identify then uses the base gallery).
      */
-    async gallery(callerId: string, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null> {
-      const v = await adoptedVersion(c.db, callerId, filter.kind, engine.model);
+    async gallery(caller: OwnerScope, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null> {
+      const v = await adoptedVersion(c.db, caller, filter.kind, engine.model);
       if (!v) return null;
       if (v.backbone) return backbones.gallery(v, owners, filter, base);
       const metric = v.metric!;
       const ids = await poolImageIds(c, engine, owners, filter.kind);
       const modelVersion = `${engine.model.version}+${LEARNED_MODEL_NAME}-${v.version}`;
       const expected = { modelVersion, count: ids.length, idsChecksum: checksumIds(ids) };
-      const key = `${callerId}:${filter.kind}:${[...owners].sort().join(',')}`;
+      const key = `${caller.ownerId}:${filter.kind}:${[...owners].sort().join(',')}`;
       let hit = cache.get(key);
       if (!hit || hit.index.isStale(expected)) {
         // The base embeddings give the reported similarity; they are read once per change.

@@ -3,7 +3,7 @@
  * with two or more photos give positives, the rest still give negatives), and every
  * `identify_verdict` that names an individual of the owner labels the query photos with it.
  */
-import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { identifyVerdictsRepo, type LabelWithPhotos } from '../../../shared/src/repos/identify-verdicts.repo.js';
@@ -20,8 +20,8 @@ export interface OwnerLabels {
 }
 
 /** Enrolled photos of the owner's live individuals of one kind, described by the engine's current model. */
-async function enrolled(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<Labelled[]> {
-  const rows = await poolRows(c, engine, [ownerId], kind);
+async function enrolled(c: Container, engine: RecognitionEngine, owner: OwnerScope, kind: Kind): Promise<Labelled[]> {
+  const rows = await poolRows(c, engine, [owner.ownerId], kind);
   return rows.map((x) => ({ label: x.individual_id, vector: bytesToVector(x.global) }));
 }
 
@@ -39,10 +39,9 @@ export function labelOf(v: Pick<VerdictRow, 'verdict' | 'correct_id' | 'top'>): 
  * and the query photos' CIDs, oldest first. Only the owner's own individuals: a label never
  * teaches one account about another's animals.
  */
-export async function verdictLabels(c: Container, ownerId: string, kind: Kind): Promise<{ label: string; cids: string[] }[]> {
-  // The owner a learning job runs for (its payload's owner_id, or the operator's CLI argument).
-  const labels = await identifyVerdictsRepo.ownerLabelsWithPhotos(c.db, scopeOfJob({ owner_id: ownerId }), kind);
-  const own = new Set(await individualsRepo.liveIdsOfKind(c.db, ownerId, kind));
+export async function verdictLabels(c: Container, owner: OwnerScope, kind: Kind): Promise<{ label: string; cids: string[] }[]> {
+  const labels = await identifyVerdictsRepo.ownerLabelsWithPhotos(c.db, owner, kind);
+  const own = new Set(await individualsRepo.liveIdsOfKind(c.db, owner.ownerId, kind));
   return labels.flatMap((v) => {
     const label = labelOf(v);
     return label && own.has(label) ? [{ label, cids: v.image_cids }] : [];
@@ -50,9 +49,9 @@ export async function verdictLabels(c: Container, ownerId: string, kind: Kind): 
 }
 
 /** Query photos labelled by the owner's verdicts, described afresh (queries keep no descriptor). */
-async function fromVerdicts(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<Labelled[]> {
+async function fromVerdicts(c: Container, engine: RecognitionEngine, owner: OwnerScope, kind: Kind): Promise<Labelled[]> {
   const out: Labelled[] = [];
-  for (const { label, cids } of await verdictLabels(c, ownerId, kind)) {
+  for (const { label, cids } of await verdictLabels(c, owner, kind)) {
     for (const cid of cids) {
       const bytes = await c.blobs.get(cid);
       if (!bytes) continue;
@@ -63,8 +62,9 @@ async function fromVerdicts(c: Container, engine: RecognitionEngine, ownerId: st
   return out;
 }
 
-export async function ownerLabels(c: Container, engine: RecognitionEngine, ownerId: string, kind: Kind): Promise<OwnerLabels> {
-  const a = await enrolled(c, engine, ownerId, kind);
-  const b = await fromVerdicts(c, engine, ownerId, kind);
+/** `owner`: the account a learning job runs for (its payload's owner_id, or the operator's CLI argument). */
+export async function ownerLabels(c: Container, engine: RecognitionEngine, owner: OwnerScope, kind: Kind): Promise<OwnerLabels> {
+  const a = await enrolled(c, engine, owner, kind);
+  const b = await fromVerdicts(c, engine, owner, kind);
   return { samples: [...a, ...b], enrolledPhotos: a.length, verdictPhotos: b.length };
 }

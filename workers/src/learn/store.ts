@@ -2,6 +2,7 @@
  * Versions of learned metrics in the `learned_models` table (migration 045): store a trained
  * version (adopted or rejected), find the adopted one, roll back to the previous adopted one.
  */
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Database, Queryable } from '../../../shared/src/ports/database.port.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import { learnedModelsRepo, type LearnedModelRow, type LearnedStatus } from '../../../shared/src/repos/learned-models.repo.js';
@@ -23,7 +24,8 @@ export const LEARNED_MODEL_NAME = 'owner-metric';
 export type { LearnedStatus };
 
 export interface LearnedVersion {
-  ownerId: string;
+  /** The account whose version it is: the scope it was read or stored in. */
+  owner: OwnerScope;
   kind: Kind;
   version: number;
   recipe: string;
@@ -36,11 +38,11 @@ export interface LearnedVersion {
   report: Record<string, unknown>;
 }
 
-function fromRow(r: LearnedModelRow): LearnedVersion {
+function fromRow(owner: OwnerScope, r: LearnedModelRow): LearnedVersion {
   const params = Uint8Array.from(r.params);
   const backbone = r.recipe === BACKBONE_RECIPE;
   return {
-    ownerId: r.owner_id,
+    owner,
     kind: r.kind,
     version: r.version,
     recipe: r.recipe,
@@ -53,15 +55,15 @@ function fromRow(r: LearnedModelRow): LearnedVersion {
 }
 
 /** The adopted version for an owner and kind, if it was trained on `base` (else none: retrain). */
-export async function adoptedVersion(db: Queryable, ownerId: string, kind: Kind, base: ModelRef): Promise<LearnedVersion | null> {
-  const row = await learnedModelsRepo.adopted(db, ownerId, kind, base);
-  return row ? fromRow(row) : null;
+export async function adoptedVersion(db: Queryable, owner: OwnerScope, kind: Kind, base: ModelRef): Promise<LearnedVersion | null> {
+  const row = await learnedModelsRepo.adopted(db, owner, kind, base);
+  return row ? fromRow(owner, row) : null;
 }
 
 /** The version a retried job already stored under `jobKey`, if any. */
-export async function versionForJob(db: Queryable, ownerId: string, kind: Kind, jobKey: string): Promise<LearnedVersion | null> {
-  const row = await learnedModelsRepo.byJob(db, ownerId, kind, jobKey);
-  return row ? fromRow(row) : null;
+export async function versionForJob(db: Queryable, owner: OwnerScope, kind: Kind, jobKey: string): Promise<LearnedVersion | null> {
+  const row = await learnedModelsRepo.byJob(db, owner, kind, jobKey);
+  return row ? fromRow(owner, row) : null;
 }
 
 /**
@@ -70,15 +72,15 @@ export async function versionForJob(db: Queryable, ownerId: string, kind: Kind, 
  */
 export async function enrolledAfter(
   db: Queryable,
-  v: Pick<LearnedVersion, 'ownerId' | 'kind' | 'version'>,
+  v: Pick<LearnedVersion, 'owner' | 'kind' | 'version'>,
   imageIds: readonly string[],
 ): Promise<Set<string>> {
-  return new Set(await learnedModelsRepo.imagesAfter(db, v, imageIds));
+  return new Set(await learnedModelsRepo.imagesAfter(db, v.owner, v, imageIds));
 }
 
 /** All versions, newest first (for the CLI's listing). */
-export async function listVersions(db: Queryable, ownerId: string, kind: Kind) {
-  return learnedModelsRepo.list(db, ownerId, kind);
+export async function listVersions(db: Queryable, owner: OwnerScope, kind: Kind) {
+  return learnedModelsRepo.list(db, owner, kind);
 }
 
 /**
@@ -96,16 +98,15 @@ export async function saveVersion(
 ): Promise<LearnedVersion> {
   return db.transaction(async (tx) => {
     // Serialises concurrent trainings of one owner and kind on the version number.
-    await learnedModelsRepo.lock(tx, v.ownerId, v.kind);
+    await learnedModelsRepo.lock(tx, v.owner, v.kind);
     if (v.jobKey) {
-      const done = await versionForJob(tx, v.ownerId, v.kind, v.jobKey);
+      const done = await versionForJob(tx, v.owner, v.kind, v.jobKey);
       if (done) return done;
     }
-    const version = await learnedModelsRepo.nextVersion(tx, v.ownerId, v.kind);
-    if (v.adopt) await learnedModelsRepo.retireAdopted(tx, v.ownerId, v.kind);
+    const version = await learnedModelsRepo.nextVersion(tx, v.owner, v.kind);
+    if (v.adopt) await learnedModelsRepo.retireAdopted(tx, v.owner, v.kind);
     const status: LearnedStatus = v.adopt ? 'adopted' : 'rejected';
-    await learnedModelsRepo.insert(tx, {
-      owner_id: v.ownerId,
+    await learnedModelsRepo.insert(tx, v.owner, {
       kind: v.kind,
       version,
       recipe: v.recipe,
@@ -134,16 +135,19 @@ function paramsOf(v: { recipe: string; metric?: LinearMetric; backbone?: Uint8Ar
  * adopted again; with none, identify goes back to the base embedding alone.
  * @returns the version now adopted (null: the base embedding) and the one rolled back (null: nothing was adopted).
  */
-export async function rollback(db: Database, ownerId: string, kind: Kind): Promise<{ rolledBack: number | null; adopted: number | null }> {
+export async function rollback(
+  db: Database,
+  owner: OwnerScope,
+  kind: Kind,
+): Promise<{ rolledBack: number | null; adopted: number | null }> {
   return db.transaction(async (tx) => {
-    await learnedModelsRepo.lock(tx, ownerId, kind);
-    const current = await learnedModelsRepo.adoptedNumber(tx, ownerId, kind);
+    await learnedModelsRepo.lock(tx, owner, kind);
+    const current = await learnedModelsRepo.adoptedNumber(tx, owner, kind);
     if (current === null) return { rolledBack: null, adopted: null };
-    await learnedModelsRepo.markRolledBack(tx, ownerId, kind, current);
-    const adopted = await learnedModelsRepo.readoptRetiredBefore(tx, ownerId, kind, current);
+    await learnedModelsRepo.markRolledBack(tx, owner, kind, current);
+    const adopted = await learnedModelsRepo.readoptRetiredBefore(tx, owner, kind, current);
     // The loop's record (learn/loop.ts): the owner and the operator see the rollback beside the runs.
-    await recordRollback(tx, {
-      ownerId,
+    await recordRollback(tx, owner, {
       kind,
       trigger: { command: 'rollback' },
       decision: { rolled_back: current, adopted, ...rolledBackReason(current, adopted) },

@@ -6,7 +6,7 @@
  * owner's gallery beats the current one (the adopted version, or the base embedding alone) by at
  * least `minGain`. Every trained version is stored, adopted or rejected, with its report.
  */
-import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { RecognitionEngine } from '../vision/engine.js';
@@ -101,26 +101,27 @@ const skipped = (code: LearningCode, figures: Record<string, number>, extra: Rec
 
 /**
  * Trains one owner's metric for one kind and stores the version. Idempotent per `jobKey`: a retry
- * returns the version the first run stored instead of training again.
+ * returns the version the first run stored instead of training again. `owner` is the account the
+ * `train_metric` job runs for (its handler's scopeOfJob), or the operator's CLI argument.
  */
 export async function trainOwner(
   c: Container,
   engine: RecognitionEngine,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   jobKey: string | null,
   opts: JudgeOptions & { recipe?: RecipeName; backbone?: BackboneOptions } = {},
 ): Promise<TrainOutcome> {
   if (jobKey) {
-    const done = await versionForJob(c.db, ownerId, kind, jobKey);
+    const done = await versionForJob(c.db, owner, kind, jobKey);
     if (done) return { status: done.status === 'adopted' ? 'adopted' : 'rejected', version: done.version, report: done.report };
   }
-  if (opts.recipe === 'backbone') return trainOwnerBackbone(c, engine, ownerId, kind, jobKey, opts);
-  const labels = await ownerLabels(c, engine, ownerId, kind);
+  if (opts.recipe === 'backbone') return trainOwnerBackbone(c, engine, owner, kind, jobKey, opts);
+  const labels = await ownerLabels(c, engine, owner, kind);
   if (!trainable(labels.samples)) {
     return skipped('learn_needs_two', { photos: labels.samples.length });
   }
-  const current = await adoptedVersion(c.db, ownerId, kind, engine.model);
+  const current = await adoptedVersion(c.db, owner, kind, engine.model);
   const j = await judge(labels.samples, current?.metric ?? null, opts);
   // A linear metric never sees a fine-tuned backbone's space, so it must beat that version's
   // own held-out figure instead (a different split of the same photos: an approximation).
@@ -146,7 +147,7 @@ export async function trainOwner(
     train_ms: Math.round(j.ms),
   };
   const saved = await saveVersion(c.db, {
-    ownerId,
+    owner,
     kind,
     recipe: RECIPE,
     base: engine.model,
@@ -162,103 +163,94 @@ export async function trainOwner(
 async function trainOwnerBackbone(
   c: Container,
   engine: RecognitionEngine,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   jobKey: string | null,
   opts: JudgeOptions & { backbone?: BackboneOptions },
 ): Promise<TrainOutcome> {
   if (kind !== 'animal') return skipped('learn_backbone_animals_only', {}, { recipe: BACKBONE_RECIPE });
   if (!(await canTrainBackbone())) return skipped('learn_no_trainer', {}, { recipe: BACKBONE_RECIPE });
-  const current: LearnedVersion | null = await adoptedVersion(c.db, ownerId, kind, engine.model);
+  const current: LearnedVersion | null = await adoptedVersion(c.db, owner, kind, engine.model);
   const t = performance.now();
-  return fineTuneOwner(
-    c,
-    engine,
-    ownerId,
-    kind,
-    current,
-    { ...opts.backbone, minGain: opts.minGain },
-    async (run): Promise<TrainOutcome> => {
-      const j = run.judgement;
-      if (!j || j.evaluated === 0) {
-        return skipped('learn_needs_two', { photos: run.samples.length }, { recipe: BACKBONE_RECIPE });
-      }
-      // The decision is the served pipeline's, not the global stage's (which only shortlists).
-      const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
-      const sizes = { ...(await calibrationSizes(c, engine, ownerId, kind, current, run.samples, j.test, j.strangers)), ...opts.gate };
-      // A served model retrained on every photo has seen every held-out photo enrolled before it, and
-      // its top-1 on them flatters it against a candidate that never did: it is judged on the others only.
-      const gateTest =
-        current?.backbone && current.report.trained_on_all === true ? await unseenBy(c, current, run.samples, j.test) : j.test;
-      const gate = await compareServed(
-        c,
-        engine,
-        kind,
-        run.samples,
-        gateTest,
-        { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
-        { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
-        sizes,
-        j.strangers,
-      );
-      const adopt = gate.adopt || opts.forceAdopt === true;
-      // Adopted: the same recipe trains again on every photo and serves if it does no worse (keep-learned.ts).
-      const kept = adopt
-        ? await keepLearned(
-            c,
-            engine,
-            kind,
-            { ...run, judgement: j },
-            { figures: gate.candidate, calibration: sizes.candidateCalibration ?? gate.candidate.calibration_queries },
-            sizes.targetFmr,
-          )
-        : null;
-      const retrained = kept?.record.served === 'retrained' ? kept.retrained : null;
-      const report = {
-        recipe: BACKBONE_RECIPE,
-        decision: gate.reason,
-        message: gate.message,
-        served_gate: gate,
-        photos: run.samples.length,
-        enrolled_photos: run.enrolled,
-        verdict_photos: run.samples.length - run.enrolled,
-        held_out: j.evaluated,
-        // The held-out photos the gate asked: fewer than held_out when the served model had seen some.
-        gate_held_out: gateTest.size,
-        // What the served model never trained on: after adoption the owner's calibration is fitted on
-        // these alone. The retrained model trained on every photo, so only photos enrolled after it count.
-        held_out_images: retrained ? [] : [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
-        strangers: retrained ? [] : [...j.strangers],
-        trained_on_all: retrained !== null,
-        // The global stage alone on the held-out photos (before the gate, this decided), for the judged model.
-        candidate_top1: j.candidateTop1,
-        current_top1: j.currentTop1,
-        current_version: current?.version ?? null,
-        min_gain: j.minGain,
-        shape: j.shape,
-        // The trainer's own record of the model stored (the judged one's too, when the retrained one serves).
-        trainer: retrained ? retrained.log : j.log,
-        ...(retrained ? { judged_trainer: j.log } : {}),
-        retrain: kept?.record ?? null,
-        train_ms: Math.round(performance.now() - t),
-      };
-      // One transaction stores the one model that serves, with both figures: a worker that dies
-      // before it leaves nothing adopted, and the retried job judges and retrains again.
-      const saved = await saveVersion(c.db, {
-        ownerId,
-        kind,
-        recipe: BACKBONE_RECIPE,
-        base: engine.model,
-        backbone: retrained?.onnx ?? j.onnx,
-        report,
-        adopt,
-        jobKey,
-      });
-      // The gallery is already embedded by the stored model: keep it, so the first identify need not.
-      if (saved.status === 'adopted') await keepEmbeddings(c, ownerId, kind, saved.version, run.samples, retrained?.vectors ?? j.vectors);
-      return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
-    },
-  );
+  return fineTuneOwner(c, engine, owner, kind, current, { ...opts.backbone, minGain: opts.minGain }, async (run): Promise<TrainOutcome> => {
+    const j = run.judgement;
+    if (!j || j.evaluated === 0) {
+      return skipped('learn_needs_two', { photos: run.samples.length }, { recipe: BACKBONE_RECIPE });
+    }
+    // The decision is the served pipeline's, not the global stage's (which only shortlists).
+    const current_ref = current?.backbone ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : undefined;
+    const sizes = { ...(await calibrationSizes(c, engine, owner, kind, current, run.samples, j.test, j.strangers)), ...opts.gate };
+    // A served model retrained on every photo has seen every held-out photo enrolled before it, and
+    // its top-1 on them flatters it against a candidate that never did: it is judged on the others only.
+    const gateTest = current?.backbone && current.report.trained_on_all === true ? await unseenBy(c, current, run.samples, j.test) : j.test;
+    const gate = await compareServed(
+      c,
+      engine,
+      kind,
+      run.samples,
+      gateTest,
+      { vectors: current?.backbone || current?.metric ? j.currentVectors : [], ...(current_ref ? { learned: current_ref } : {}) },
+      { vectors: j.vectors, learned: { name: LEARNED_MODEL_NAME, version: 'candidate' } },
+      sizes,
+      j.strangers,
+    );
+    const adopt = gate.adopt || opts.forceAdopt === true;
+    // Adopted: the same recipe trains again on every photo and serves if it does no worse (keep-learned.ts).
+    const kept = adopt
+      ? await keepLearned(
+          c,
+          engine,
+          kind,
+          { ...run, judgement: j },
+          { figures: gate.candidate, calibration: sizes.candidateCalibration ?? gate.candidate.calibration_queries },
+          sizes.targetFmr,
+        )
+      : null;
+    const retrained = kept?.record.served === 'retrained' ? kept.retrained : null;
+    const report = {
+      recipe: BACKBONE_RECIPE,
+      decision: gate.reason,
+      message: gate.message,
+      served_gate: gate,
+      photos: run.samples.length,
+      enrolled_photos: run.enrolled,
+      verdict_photos: run.samples.length - run.enrolled,
+      held_out: j.evaluated,
+      // The held-out photos the gate asked: fewer than held_out when the served model had seen some.
+      gate_held_out: gateTest.size,
+      // What the served model never trained on: after adoption the owner's calibration is fitted on
+      // these alone. The retrained model trained on every photo, so only photos enrolled after it count.
+      held_out_images: retrained ? [] : [...j.test].flatMap((i) => (run.samples[i]?.imageId ? [run.samples[i]!.imageId!] : [])),
+      strangers: retrained ? [] : [...j.strangers],
+      trained_on_all: retrained !== null,
+      // The global stage alone on the held-out photos (before the gate, this decided), for the judged model.
+      candidate_top1: j.candidateTop1,
+      current_top1: j.currentTop1,
+      current_version: current?.version ?? null,
+      min_gain: j.minGain,
+      shape: j.shape,
+      // The trainer's own record of the model stored (the judged one's too, when the retrained one serves).
+      trainer: retrained ? retrained.log : j.log,
+      ...(retrained ? { judged_trainer: j.log } : {}),
+      retrain: kept?.record ?? null,
+      train_ms: Math.round(performance.now() - t),
+    };
+    // One transaction stores the one model that serves, with both figures: a worker that dies
+    // before it leaves nothing adopted, and the retried job judges and retrains again.
+    const saved = await saveVersion(c.db, {
+      owner,
+      kind,
+      recipe: BACKBONE_RECIPE,
+      base: engine.model,
+      backbone: retrained?.onnx ?? j.onnx,
+      report,
+      adopt,
+      jobKey,
+    });
+    // The gallery is already embedded by the stored model: keep it, so the first identify need not.
+    if (saved.status === 'adopted') await keepEmbeddings(c, owner, kind, saved.version, run.samples, retrained?.vectors ?? j.vectors);
+    return { status: saved.status === 'adopted' ? 'adopted' : 'rejected', version: saved.version, report: saved.report };
+  });
 }
 
 /** The held-out samples enrolled after `served` was stored (the only ones a model trained on every photo has not seen). */
@@ -281,7 +273,7 @@ async function unseenBy(
 async function calibrationSizes(
   c: Container,
   engine: RecognitionEngine,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   current: LearnedVersion | null,
   samples: readonly CropSample[],
@@ -290,7 +282,7 @@ async function calibrationSizes(
 ): Promise<{ servedCalibration: number; candidateCalibration: number }> {
   const cap = c.config.CALIBRATION_MAX_PHOTOS;
   const servedRef = current ? { name: LEARNED_MODEL_NAME, version: String(current.version) } : null;
-  const stored = await loadOwnerCalibration(c.db, scopeOfJob({ owner_id: ownerId }), kind, pipelineKey(engine, servedRef));
+  const stored = await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, servedRef));
   const enrolled = samples.filter((s) => s.imageId).length;
   const tested = [...test].filter((i) => samples[i]?.imageId);
   const ofStrangers = tested.filter((i) => away.has(samples[i]!.label)).length;
@@ -304,7 +296,7 @@ async function calibrationSizes(
 
 async function keepEmbeddings(
   c: Container,
-  ownerId: string,
+  owner: OwnerScope,
   kind: Kind,
   version: number,
   samples: readonly CropSample[],
@@ -312,6 +304,6 @@ async function keepEmbeddings(
 ) {
   await c.db.transaction(async (tx) => {
     for (const [i, s] of samples.entries())
-      if (s.imageId && vectors[i]) await storeLearnedEmbedding(tx, { ownerId, kind, version }, s.imageId, vectors[i]!);
+      if (s.imageId && vectors[i]) await storeLearnedEmbedding(tx, { owner, kind, version }, s.imageId, vectors[i]!);
   });
 }

@@ -1,3 +1,4 @@
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { IndexFilter } from '../index/owner-index.js';
 import type { GalleryLookup } from '../vision/engine.js';
 
@@ -8,5 +9,5 @@ import type { GalleryLookup } from '../vision/engine.js';
  */
 export interface LearnedGalleries {
   /** The caller's learned gallery over `owners`' pools, or null when the caller adopted no version for this kind. */
-  gallery(callerId: string, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null>;
+  gallery(caller: OwnerScope, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null>;
 }

@@ -79,9 +79,9 @@ export async function loadOwnerCalibration(
 }
 
 /** The recipe and report of the owner's learned version that searched (its ONNX bytes are not read); null for the base pipeline. */
-async function learnedVersion(db: Queryable, ownerId: string, kind: Kind, learned: ModelRef | null): Promise<LearnedVersionFacts | null> {
+async function learnedVersion(db: Queryable, owner: OwnerScope, kind: Kind, learned: ModelRef | null): Promise<LearnedVersionFacts | null> {
   if (!learned) return null;
-  const row = await learnedModelsRepo.facts(db, ownerId, kind, Number(learned.version));
+  const row = await learnedModelsRepo.facts(db, owner, kind, Number(learned.version));
   return row ? { recipe: row.recipe, report: row.report, createdAt: new Date(row.created_at) } : null;
 }
 
@@ -158,7 +158,7 @@ export async function calibrationFor(
       },
     };
   }
-  if ((await learnedVersion(db, owner.ownerId, kind, learned))?.recipe.startsWith('finetuned-')) {
+  if ((await learnedVersion(db, owner, kind, learned))?.recipe.startsWith('finetuned-')) {
     const kd = await kindDefault();
     return {
       params: { ...kd, matchThreshold: MATCH_WITHHELD },
@@ -305,10 +305,10 @@ export function calibrationQueries(strangerPhotos: number, otherPhotos: number, 
 }
 
 /** The owner's own pool of a kind (or of one tree's fruit) as identify searches it: with their adopted learned version, if any. */
-async function ownGallery(d: OwnerFitDeps, ownerId: string, kind: Kind, treeId: string | null = null): Promise<GalleryLookup> {
+async function ownGallery(d: OwnerFitDeps, owner: OwnerScope, kind: Kind, treeId: string | null = null): Promise<GalleryLookup> {
   const filter = { kind, farmId: null, treeId };
-  const base = await d.pools.gallery([ownerId], filter);
-  return (await d.learned?.gallery(ownerId, [ownerId], filter, base)) ?? base;
+  const base = await d.pools.gallery([owner.ownerId], filter);
+  return (await d.learned?.gallery(owner, [owner.ownerId], filter, base)) ?? base;
 }
 
 /**
@@ -324,13 +324,14 @@ export async function fitOwnerCalibration(
 ): Promise<{ pipeline: string; report: FusedFitReport }> {
   const { c, engine } = d;
   // The owner the fit runs for: a training job's, the reindex job's, or the operator's CLI argument.
+  // (A bare id here because benchmarks/herd-learning.ts calls it too; every statement below takes the scope.)
   const owner = scopeOfJob({ owner_id: ownerId });
-  const rows = await descriptorsRepo.fitRows(c.db, ownerId, kind, engine.model);
-  const gallery = await ownGallery(d, ownerId, kind);
+  const rows = await descriptorsRepo.fitRows(c.db, owner.ownerId, kind, engine.model);
+  const gallery = await ownGallery(d, owner, kind);
   const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
   const photos = new Map<string, string[]>();
   for (const r of rows) photos.set(r.individual_id, [...(photos.get(r.individual_id) ?? []), r.image_id]);
-  const honest = honestSample(rows, await learnedVersion(c.db, ownerId, kind, gallery.learned ?? null));
+  const honest = honestSample(rows, await learnedVersion(c.db, owner, kind, gallery.learned ?? null));
   // Ordered by content, not by image id: the same photos give the same sample however often they are enrolled.
   const eligible = (honest?.rows ?? rows).map((r) => ({ ...r, imageId: r.image_id, individualId: r.individual_id, order: r.cid }));
   const ofStrangers = eligible.filter((r) => honest?.strangers.has(r.individual_id));
@@ -342,7 +343,7 @@ export async function fitOwnerCalibration(
     let gal: GalleryLookup | undefined;
     if (scope === 'tree') {
       if (!r.tree_id) continue;
-      gal = await ownGallery(d, ownerId, kind, r.tree_id);
+      gal = await ownGallery(d, owner, kind, r.tree_id);
     }
     heldOut.push({
       imageId: r.image_id,
@@ -434,12 +435,15 @@ async function labelSamples(
 export async function refitMissingCalibrations(d: OwnerFitDeps, ownerId?: string): Promise<number> {
   const { c, engine } = d;
   let fitted = 0;
-  for (const { owner_id: owner, kind } of await descriptorsRepo.ownerKinds(c.db, engine.model, ownerId)) {
+  for (const row of await descriptorsRepo.ownerKinds(c.db, engine.model, ownerId)) {
+    // Each owner the reindex job re-embedded (its own, or every owner's for an operator's reindex).
+    const { kind } = row;
+    const owner = scopeOfJob(row);
     const learned = (await ownGallery(d, owner, kind)).learned ?? null;
     for (const scope of calibrationScopes(kind)) {
-      const stored = await loadOwnerCalibration(c.db, scopeOfJob({ owner_id: owner }), kind, pipelineKey(engine, learned, scope));
+      const stored = await loadOwnerCalibration(c.db, owner, kind, pipelineKey(engine, learned, scope));
       if (stored && !isStaleFit(stored)) continue;
-      await fitOwnerCalibration(d, owner, kind, scope);
+      await fitOwnerCalibration(d, owner.ownerId, kind, scope);
       fitted++;
     }
   }
