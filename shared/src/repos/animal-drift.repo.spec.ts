@@ -27,9 +27,8 @@ describe.each(BOTH_DATABASES)('the drift report’s reads on $name', ({ open }) 
       [photo, 'v2'],
       [soldPhoto, 'v1'],
     ] as const)
-      await descriptorsRepo.insert(db, {
+      await descriptorsRepo.insert(db, scopeOfJob({ owner_id: owner }), {
         image_id,
-        owner_id: owner,
         model: 'm',
         model_version: version,
         global: new Uint8Array(8),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { freshIds } from '../../../test/support/fresh-ids.js';
 import { animalsRepo as repo } from './animals.repo.js';
@@ -25,9 +26,8 @@ describe.each(BOTH_DATABASES)('animals on $name', ({ open }) => {
       man,
       owner,
     ]);
-    await descriptorsRepo.insert(db, {
+    await descriptorsRepo.insert(db, scopeOfJob({ owner_id: owner }), {
       image_id: photo,
-      owner_id: owner,
       model: 'm',
       model_version: '1',
       global: new Uint8Array(4),

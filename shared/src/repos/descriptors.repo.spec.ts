@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 
@@ -97,7 +98,9 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
 
   it('reads the rows a calibration fit holds out, and each owner and kind described by a model', async () => {
     const { db } = opened;
-    const rows = await descriptorsRepo.fitRows(db, owner, 'animal', model);
+    const rows = await descriptorsRepo.fitRows(db, scopeOfJob({ owner_id: owner }), 'animal', model);
+    // Another account's scope reads its own photos only.
+    expect((await descriptorsRepo.fitRows(db, scopeOfJob({ owner_id: other }), 'animal', model)).map((r) => r.image_id)).toEqual([img4]);
     expect(rows.map((r) => [r.image_id, r.cid, new Date(r.created_at).toISOString(), list(r.local)]).sort()).toEqual(
       [
         [img1, 'c1', new Date('2026-01-01T00:00:00Z').toISOString(), [7, 7]],
@@ -115,7 +118,6 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
     expect(await descriptorsRepo.undescribed(db, model, other)).toEqual([]);
     const row = {
       image_id: img5,
-      owner_id: owner,
       model: 'm',
       model_version: '1',
       global: bytes(3, 4),
@@ -124,8 +126,8 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
       models: JSON.stringify([{ name: 'm', version: '1' }]),
       subject: null,
     };
-    await descriptorsRepo.insert(db, row);
-    await descriptorsRepo.insert(db, { ...row, global: bytes(9, 9) });
+    await descriptorsRepo.insert(db, scopeOfJob({ owner_id: owner }), row);
+    await descriptorsRepo.insert(db, scopeOfJob({ owner_id: owner }), { ...row, global: bytes(9, 9) });
     expect(await descriptorsRepo.undescribed(db, model)).toEqual([]);
     const stored = await db.query<{ global: Uint8Array; quality: unknown; models: unknown }>(
       `select global, quality, models from descriptors where image_id = $1 and model_version = '1'`,

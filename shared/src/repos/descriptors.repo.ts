@@ -5,7 +5,15 @@
  *
  * A descriptor belongs to one model name and version; rows of other versions are never read
  * here, so every function takes the model it asks about.
+ *
+ * A descriptor is its account's own (shared/src/access/policy.ts). What one account reads or writes
+ * of its own (a calibration fit's rows, a new descriptor) takes the owner's `OwnerScope`. The pool
+ * reads (`poolRows`, `poolImageIds`, and `ownerStamp`/`ownerRows`/`ownerImageIds`, which build the
+ * per-owner index identify searches) take owner ids: a pool searched is the caller's own or one
+ * granted to it (grantedPools), already decided by the access module. The re-embedding sweep
+ * (`undescribed`, `ownerKinds`, `anyUndescribed`) reads every owner's, or one owner's, by design.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
@@ -65,10 +73,9 @@ export interface UndescribedImage {
   kind: Kind;
 }
 
-/** A descriptor to store; jsonb columns as the driver takes them (arrays already JSON text). */
+/** A descriptor to store (its owner is the scope it is stored in); jsonb columns as the driver takes them (arrays already JSON text). */
 export interface NewDescriptor {
   image_id: string;
-  owner_id: string;
   model: string;
   model_version: string;
   global: Uint8Array;
@@ -142,12 +149,12 @@ export const descriptorsRepo = {
   },
 
   /** An owner's live photos of a kind under a model, with what a calibration fit needs of each. */
-  async fitRows(db: Queryable, ownerId: string, kind: Kind, model: ModelKey): Promise<FitDescriptorRow[]> {
+  async fitRows(db: Queryable, scope: OwnerScope, kind: Kind, model: ModelKey): Promise<FitDescriptorRow[]> {
     const r = await db.query<FitDescriptorRow>(
       `select d.image_id, i.individual_id, ind.tree_id, i.cid, i.created_at, d.global, d.local, d.subject
          from descriptors d join images i on i.id = d.image_id join individuals ind on ind.id = i.individual_id
         where d.owner_id = $1 and ind.kind = $2 and d.model = $3 and d.model_version = $4 and ind.deleted_at is null`,
-      [ownerId, kind, model.name, model.version],
+      [scope.ownerId, kind, model.name, model.version],
     );
     return r.rows;
   },
@@ -183,12 +190,12 @@ export const descriptorsRepo = {
     return r.rows.length > 0;
   },
 
-  /** Stores a descriptor; one already stored for the image and model is kept. */
-  async insert(db: Queryable, d: NewDescriptor): Promise<void> {
+  /** Stores a descriptor of the scope's account; one already stored for the image and model is kept. */
+  async insert(db: Queryable, scope: OwnerScope, d: NewDescriptor): Promise<void> {
     await db.query(
       `insert into descriptors (image_id, owner_id, model, model_version, global, local, quality, models, subject)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict do nothing`,
-      [d.image_id, d.owner_id, d.model, d.model_version, d.global, d.local, d.quality, d.models, d.subject],
+      [d.image_id, scope.ownerId, d.model, d.model_version, d.global, d.local, d.quality, d.models, d.subject],
     );
   },
 };

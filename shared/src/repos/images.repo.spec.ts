@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 import { imagesRepo } from './images.repo.js';
@@ -65,9 +66,8 @@ describe.each(BOTH_DATABASES)('images on $name', ({ open }) => {
     expect(await descriptorsRepo.anyUndescribed(opened.db, model)).toBe(true);
     const all = await opened.db.query<{ id: string }>('select id from images');
     for (const { id } of all.rows)
-      await descriptorsRepo.insert(opened.db, {
+      await descriptorsRepo.insert(opened.db, scopeOfJob({ owner_id: owner }), {
         image_id: id,
-        owner_id: owner,
         model: 'm',
         model_version: '1',
         global: new Uint8Array([0]),

@@ -59,7 +59,7 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
         width: d.width,
         height: d.height,
       });
-      await descriptorsRepo.insert(tx, descriptorRow(r.id, data.owner_id, d));
+      await descriptorsRepo.insert(tx, scopeOfJob(data), descriptorRow(r.id, d));
       images.push({ image_id: r.id, cid });
       if (r.inserted) added.push(cid);
     }

@@ -326,7 +326,7 @@ export async function fitOwnerCalibration(
   // The owner the fit runs for: a training job's, the reindex job's, or the operator's CLI argument.
   // (A bare id here because benchmarks/herd-learning.ts calls it too; every statement below takes the scope.)
   const owner = scopeOfJob({ owner_id: ownerId });
-  const rows = await descriptorsRepo.fitRows(c.db, owner.ownerId, kind, engine.model);
+  const rows = await descriptorsRepo.fitRows(c.db, owner, kind, engine.model);
   const gallery = await ownGallery(d, owner, kind);
   const pipeline = pipelineKey(engine, gallery.learned ?? null, scope);
   const photos = new Map<string, string[]>();

@@ -11,9 +11,8 @@ export const qualityOf = (d: Descriptor) => ({
 });
 
 /** The stored row of a photo's descriptor: the vectors as bytes, the quality kept, the models and subject as JSON. */
-export const descriptorRow = (imageId: string, ownerId: string, d: Descriptor): NewDescriptor => ({
+export const descriptorRow = (imageId: string, d: Descriptor): NewDescriptor => ({
   image_id: imageId,
-  owner_id: ownerId,
   model: d.model.name,
   model_version: d.model.version,
   global: vectorToBytes(d.global),

@@ -1,3 +1,4 @@
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
 import type { RecognitionEngine } from '../vision/engine.js';
@@ -34,7 +35,8 @@ export async function reembedMissing(deps: ReembedDeps, ownerId?: string) {
       skipped++;
       continue;
     }
-    await descriptorsRepo.insert(c.db, descriptorRow(img.id, img.owner_id, d));
+    // Stored for the photo's own account: the reindex job runs for it (one owner's, or every owner's photos).
+    await descriptorsRepo.insert(c.db, scopeOfJob(img), descriptorRow(img.id, d));
     done++;
   }
   deps.pools.reset();
