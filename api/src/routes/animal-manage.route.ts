@@ -95,7 +95,7 @@ export function animalFixedRoutes(s: Services): RouteDef[] {
         401: errorResponse('not signed in'),
         422: errorResponse('farm_id missing, or limit/offset out of range'),
       },
-      handler: async ({ query, caller }) => ({ ok: true, ...(await s.animals.list(caller!.account_id, query)) }),
+      handler: async ({ query, caller }) => ({ ok: true, ...(await s.animals.list(caller!, query)) }),
     }),
     defineRoute({
       method: 'get',

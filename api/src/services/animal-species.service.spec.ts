@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
@@ -25,8 +26,8 @@ function service(stored: string[]) {
 describe('animal species service', () => {
   it('maps stored spellings onto the catalogue by id, Vietnamese or English name, and keeps unknown names as themselves', async () => {
     const { s, speciesOfFarm } = service(['Bò', 'cattle', 'Goat', 'kỳ lân']);
-    const farm = await s.farmSpecies('owner-1', 'trai');
-    expect(speciesOfFarm).toHaveBeenCalledWith(db, 'owner-1', 'trai');
+    const farm = await s.farmSpecies(caller, 'trai');
+    expect(speciesOfFarm).toHaveBeenCalledWith(db, scopeOfCaller(caller), 'trai');
     expect(farm).toEqual([
       { id: 'cattle', detector_class: 'cow', spellings: ['Bò', 'cattle'] },
       { id: 'goat', detector_class: 'sheep', spellings: ['Goat'] },

@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
@@ -43,8 +44,8 @@ export function createAnimalSpeciesService(deps: AnimalSpeciesDeps) {
    * the caller's farms. A stored name is mapped to its catalogue id by id, Vietnamese or English
    * name; a name the catalogue lacks stays itself, with no detector class.
    */
-  async function farmSpecies(ownerId: string, farmId: string | undefined): Promise<FarmEntry[]> {
-    const stored = await deps.individualsRepo.speciesOfFarm(deps.db, ownerId, farmId ?? null);
+  async function farmSpecies(caller: Caller, farmId: string | undefined): Promise<FarmEntry[]> {
+    const stored = await deps.individualsRepo.speciesOfFarm(deps.db, scopeOfCaller(caller), farmId ?? null);
     const { animals } = await catalogue();
     const byKey = new Map<string, FarmEntry>();
     for (const species of stored) {
@@ -58,7 +59,7 @@ export function createAnimalSpeciesService(deps: AnimalSpeciesDeps) {
   }
 
   async function payload(caller: Caller, farmId: string | undefined, cid: string) {
-    const [farm, cat] = await Promise.all([farmSpecies(caller.account_id, farmId), catalogue()]);
+    const [farm, cat] = await Promise.all([farmSpecies(caller, farmId), catalogue()]);
     return {
       owner_id: caller.account_id,
       images: [cid],
@@ -74,7 +75,7 @@ export function createAnimalSpeciesService(deps: AnimalSpeciesDeps) {
 
     /** Rules 1 and 2 answer at once without a photo; rule 3 runs the detector in a worker. */
     async detect(caller: Caller, farmId: string, files: UploadedFile[]): Promise<JobOutcome> {
-      const farm = await farmSpecies(caller.account_id, farmId);
+      const farm = await farmSpecies(caller, farmId);
       if (farm.length < 2) {
         const cat = await catalogue();
         const decision = decideSpecies({ farm, groups: cat.groups, catalogue: cat.animals.map((s) => s.id) });

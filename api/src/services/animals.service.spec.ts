@@ -58,7 +58,7 @@ describe('animals service: lists', () => {
     const countOnFarm = vi.fn(async () => 1);
     const pageOnFarm = vi.fn(async () => [summaryRow({ created_at: '2026-11-28T08:00:00.000Z' })]);
     const { service } = setup({ animals: { countOnFarm, pageOnFarm } });
-    const page = await service.list(OWNER, { farm_id: 'farm-1', limit: 20, offset: 0 });
+    const page = await service.list({ account_id: OWNER } as Caller, { farm_id: 'farm-1', limit: 20, offset: 0 });
     expect(countOnFarm).toHaveBeenCalledWith(db, OWNER, 'farm-1', null);
     expect(pageOnFarm).toHaveBeenCalledWith(db, OWNER, 'farm-1', null, 20, 0);
     expect(page).toEqual({
@@ -86,10 +86,10 @@ describe('animals service: lists', () => {
     const pageOnFarm = vi.fn(async () => []);
     const farmSpecies = vi.fn(async () => [{ id: 'cattle', spellings: ['cattle', 'Bò'] }]);
     const { service } = setup({ animals: { countOnFarm, pageOnFarm }, species: { farmSpecies: farmSpecies as never } });
-    await service.list(OWNER, { farm_id: 'farm-1', species: 'bò', limit: 5, offset: 0 });
-    expect(farmSpecies).toHaveBeenCalledWith(OWNER, 'farm-1');
+    await service.list({ account_id: OWNER } as Caller, { farm_id: 'farm-1', species: 'bò', limit: 5, offset: 0 });
+    expect(farmSpecies).toHaveBeenCalledWith({ account_id: OWNER }, 'farm-1');
     expect(countOnFarm).toHaveBeenLastCalledWith(db, OWNER, 'farm-1', ['cattle', 'Bò']);
-    await service.list(OWNER, { farm_id: 'farm-1', species: 'goat', limit: 5, offset: 0 });
+    await service.list({ account_id: OWNER } as Caller, { farm_id: 'farm-1', species: 'goat', limit: 5, offset: 0 });
     expect(countOnFarm).toHaveBeenLastCalledWith(db, OWNER, 'farm-1', ['goat']);
   });
 });

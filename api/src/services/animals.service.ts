@@ -73,11 +73,12 @@ export function createAnimalsService(deps: AnimalsDeps) {
 
   return {
     /** One page of the caller's animals on one farm (farm_id is scoped to the caller's account). */
-    async list(callerId: string, q: { farm_id: string; species?: string; limit: number; offset: number }) {
+    async list(caller: Caller, q: { farm_id: string; species?: string; limit: number; offset: number }) {
+      const callerId = caller.account_id;
       let spellings: string[] | null = null;
       if (q.species) {
         // Any stored spelling of the asked species counts (id, Vietnamese or English name).
-        const farm = await deps.species.farmSpecies(callerId, q.farm_id);
+        const farm = await deps.species.farmSpecies(caller, q.farm_id);
         const hit = farm.find((f) => f.id === speciesKey(q.species!) || f.spellings.some((s) => speciesKey(s) === speciesKey(q.species!)));
         spellings = hit?.spellings ?? [q.species];
       }

@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
@@ -173,9 +174,9 @@ describe('auth service: login and tokens', () => {
     // An account gone since its token was issued is a 401, not a 404 or a crash.
     await expect(auth.me(caller)).rejects.toMatchObject({ status: 401 });
     expect(await auth.farms(caller)).toEqual(['farm-b', 'farm-a']);
-    expect(recentFarms).toHaveBeenCalledWith(db, 'acc-1', 50);
+    expect(recentFarms).toHaveBeenCalledWith(db, scopeOfCaller(caller), 50);
     expect(await auth.kindCounts(caller)).toEqual({ tree: 4, fruit: 0, animal: 0 });
-    expect(countsByKind).toHaveBeenCalledWith(db, 'acc-1');
+    expect(countsByKind).toHaveBeenCalledWith(db, scopeOfCaller(caller));
   });
 });
 

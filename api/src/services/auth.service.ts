@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../../../shared/src/config/config.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
@@ -168,13 +169,13 @@ export function createAuthService(deps: AuthDeps) {
 
     /** The farms the account enrolled into, most recently used first: the app's farm, on every device. */
     async farms(caller: Caller): Promise<string[]> {
-      return deps.individuals.recentFarms(db, caller.account_id, 50);
+      return deps.individuals.recentFarms(db, scopeOfCaller(caller), 50);
     },
 
     /** How many live individuals of each kind the account owns: the app shows the tabs it uses first. */
     async kindCounts(caller: Caller): Promise<Record<'tree' | 'fruit' | 'animal', number>> {
       const counts = { tree: 0, fruit: 0, animal: 0 };
-      for (const x of await deps.individuals.countsByKind(db, caller.account_id)) counts[x.kind] = x.n;
+      for (const x of await deps.individuals.countsByKind(db, scopeOfCaller(caller))) counts[x.kind] = x.n;
       return counts;
     },
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { accountsRepo, didChallengesRepo, tokensRepo } from './accounts.repo.js';
 import { adminGrantsRepo } from './admin-grants.repo.js';
 import { individualsRepo } from './individuals.repo.js';
@@ -66,9 +67,9 @@ describe.each(BOTH_DATABASES)('accounts, tokens and DID challenges on $name', ({
         ($3, $5, 'tree', null, now(), null), ($4, $5, 'fruit', 'c', now(), now())`,
       [randomUUID(), randomUUID(), randomUUID(), randomUUID(), ana],
     );
-    expect(await individualsRepo.recentFarms(db(), ana, 50)).toEqual(['b', 'a']);
-    expect(await individualsRepo.recentFarms(db(), ana, 1)).toEqual(['b']);
-    expect((await individualsRepo.countsByKind(db(), ana)).sort((x, y) => x.kind.localeCompare(y.kind))).toEqual([
+    expect(await individualsRepo.recentFarms(db(), scopeOfJob({ owner_id: ana }), 50)).toEqual(['b', 'a']);
+    expect(await individualsRepo.recentFarms(db(), scopeOfJob({ owner_id: ana }), 1)).toEqual(['b']);
+    expect((await individualsRepo.countsByKind(db(), scopeOfJob({ owner_id: ana }))).sort((x, y) => x.kind.localeCompare(y.kind))).toEqual([
       { kind: 'animal', n: 1 },
       { kind: 'tree', n: 2 },
     ]);

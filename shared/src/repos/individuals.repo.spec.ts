@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { freshIds } from '../../../test/support/fresh-ids.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { individualsRepo } from './individuals.repo.js';
 
 describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
@@ -9,6 +10,7 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
   const bull = randomUUID();
   // A second owner's fruit and trees, placed on a map: one published, one private, one deleted.
   const [grower, pub, priv, pubGone, near, far, nowhere, goat] = freshIds(8);
+  const scope = (owner_id: string) => scopeOfJob({ owner_id });
 
   const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
@@ -33,16 +35,17 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
   });
 
   it('reads the ids of an owner’s live individuals of one kind only', async () => {
-    expect(await individualsRepo.liveIdsOfKind(opened.db, owner, 'animal')).toEqual([cow]);
-    expect(await individualsRepo.liveIdsOfKind(opened.db, owner, 'tree')).toEqual([tree]);
-    expect(await individualsRepo.liveIdsOfKind(opened.db, owner, 'fruit')).toEqual([]);
+    expect(await individualsRepo.liveIdsOfKind(opened.db, scope(owner), 'animal')).toEqual([cow]);
+    expect(await individualsRepo.liveIdsOfKind(opened.db, scope(owner), 'tree')).toEqual([tree]);
+    expect(await individualsRepo.liveIdsOfKind(opened.db, scope(owner), 'fruit')).toEqual([]);
+    expect(await individualsRepo.liveIdsOfKind(opened.db, scope(other), 'animal')).toEqual([theirs]);
   });
 
   it('reads an owner’s animals by species spelling, within one farm when given', async () => {
-    expect(await individualsRepo.animalsOfSpecies(opened.db, grower, 'trai', ['goat', 'dê'])).toEqual([goat]);
-    expect(await individualsRepo.animalsOfSpecies(opened.db, grower, 'other-farm', ['goat'])).toEqual([]);
-    expect((await individualsRepo.animalsOfSpecies(opened.db, grower, null, ['goat', 'cattle'])).length).toBe(2);
-    expect(await individualsRepo.animalsOfSpecies(opened.db, other, null, ['goat'])).toEqual([]);
+    expect(await individualsRepo.animalsOfSpecies(opened.db, scope(grower), 'trai', ['goat', 'dê'])).toEqual([goat]);
+    expect(await individualsRepo.animalsOfSpecies(opened.db, scope(grower), 'other-farm', ['goat'])).toEqual([]);
+    expect((await individualsRepo.animalsOfSpecies(opened.db, scope(grower), null, ['goat', 'cattle'])).length).toBe(2);
+    expect(await individualsRepo.animalsOfSpecies(opened.db, scope(other), null, ['goat'])).toEqual([]);
   });
 
   it('narrows trees to those within the distance, keeping those enrolled without a place', async () => {
@@ -107,7 +110,6 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
     const id = randomUUID();
     const row = {
       id,
-      owner_id: owner,
       kind: 'tree' as const,
       farm_id: 'f',
       tree_id: null,
@@ -117,12 +119,12 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
       lon: 106,
       attrs: { name: 'Cây 1' },
     };
-    await individualsRepo.insertEnrolled(opened.db, row);
-    await individualsRepo.insertEnrolled(opened.db, { ...row, name: 'Khác' });
+    await individualsRepo.insertEnrolled(opened.db, scope(owner), row);
+    await individualsRepo.insertEnrolled(opened.db, scope(owner), { ...row, name: 'Khác' });
     expect(await individualsRepo.nameOf(opened.db, id)).toBe('Cây 1');
-    expect(await individualsRepo.isOwnLive(opened.db, id, owner)).toBe(true);
-    expect(await individualsRepo.isOwnLive(opened.db, id, other)).toBe(false);
-    expect(await individualsRepo.isOwnLive(opened.db, gone, owner)).toBe(false);
+    expect(await individualsRepo.isOwnLive(opened.db, id, scope(owner))).toBe(true);
+    expect(await individualsRepo.isOwnLive(opened.db, id, scope(other))).toBe(false);
+    expect(await individualsRepo.isOwnLive(opened.db, gone, scope(owner))).toBe(false);
     expect(await individualsRepo.createdAt(opened.db, id)).toBeInstanceOf(Date);
     expect(await individualsRepo.createdAt(opened.db, randomUUID())).toBeNull();
     expect(await individualsRepo.nameOf(opened.db, randomUUID())).toBeNull();
@@ -134,14 +136,16 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
       [randomUUID(), randomUUID(), randomUUID(), grower],
     );
     // The goat's own row was renamed 'Goat' above: one spelling, listed once.
-    expect(new Set(await individualsRepo.speciesOfFarm(opened.db, grower, 'trai'))).toEqual(new Set(['cattle', 'Goat']));
-    expect(await individualsRepo.speciesOfFarm(opened.db, grower, 'khac')).toEqual([]);
-    expect(await individualsRepo.speciesOfFarm(opened.db, other, null)).toEqual([]);
+    expect(new Set(await individualsRepo.speciesOfFarm(opened.db, scope(grower), 'trai'))).toEqual(new Set(['cattle', 'Goat']));
+    expect(await individualsRepo.speciesOfFarm(opened.db, scope(grower), 'khac')).toEqual([]);
+    expect(await individualsRepo.speciesOfFarm(opened.db, scope(other), null)).toEqual([]);
   });
 
   it('lists a farm’s live animals, another owner’s farm of the same name never', async () => {
-    expect((await individualsRepo.animalsOfFarm(opened.db, grower, 'trai')).map((a) => a.id)).toEqual(expect.arrayContaining([goat, bull]));
-    expect(await individualsRepo.animalsOfFarm(opened.db, owner, 'trai')).toEqual([]);
+    expect((await individualsRepo.animalsOfFarm(opened.db, scope(grower), 'trai')).map((a) => a.id)).toEqual(
+      expect.arrayContaining([goat, bull]),
+    );
+    expect(await individualsRepo.animalsOfFarm(opened.db, scope(owner), 'trai')).toEqual([]);
   });
 
   it('finds the owner’s live animal already holding one of the photos', async () => {
@@ -152,8 +156,8 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
       `insert into images (id, individual_id, owner_id, cid, source) values ($1, $2, $4, 'goat-face', 'enroll'), ($3, $5, $4, 'tree-bark', 'enroll')`,
       [randomUUID(), goat, randomUUID(), grower, near],
     );
-    expect(await individualsRepo.animalWithPhoto(opened.db, grower, ['x', 'goat-face'])).toEqual({ id: goat, name: 'Dê' });
-    expect(await individualsRepo.animalWithPhoto(opened.db, grower, ['tree-bark'])).toBeNull();
-    expect(await individualsRepo.animalWithPhoto(opened.db, owner, ['goat-face'])).toBeNull();
+    expect(await individualsRepo.animalWithPhoto(opened.db, scope(grower), ['x', 'goat-face'])).toEqual({ id: goat, name: 'Dê' });
+    expect(await individualsRepo.animalWithPhoto(opened.db, scope(grower), ['tree-bark'])).toBeNull();
+    expect(await individualsRepo.animalWithPhoto(opened.db, scope(owner), ['goat-face'])).toBeNull();
   });
 });

@@ -2,16 +2,24 @@
  * Statements on `individuals` (the trees, fruit and animals an owner enrolled). Whether a caller
  * may see or change one is the access policy's question (access.repo.ts); these reads serve the
  * owner's own data to the owner's own jobs.
+ *
+ * What lists or picks an account's own individuals by owner takes the owner's `OwnerScope`, made
+ * from who is asking (shared/src/access/owner-scope.ts). The pool reads (`nearbyIds`, `countLive`,
+ * `speciesOfPool`, `speciesCounts`) take the owner ids of the pools a caller searches, its own and
+ * those granted to it (grantedPools, which honours grants); `publishedFruit` reads every owner's
+ * public fruit; `rowsOf`, `labelsOf`, `createdAt` and `nameOf` read individuals by id, ones an
+ * answer already ranked or the access module already resolved.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
 /** Kilometres in one degree of latitude. */
 const KM_PER_DEGREE = 111.32;
 
+/** An individual to create; its owner is the scope it is created in. */
 export interface NewIndividual {
   id: string;
-  owner_id: string;
   kind: Kind;
   farm_id: string | null;
   tree_id: string | null;
@@ -32,20 +40,20 @@ export interface IndividualLabel {
 
 export const individualsRepo = {
   /** Ids of an owner's live (not deleted) individuals of a kind. */
-  async liveIdsOfKind(db: Queryable, ownerId: string, kind: Kind): Promise<string[]> {
+  async liveIdsOfKind(db: Queryable, scope: OwnerScope, kind: Kind): Promise<string[]> {
     const r = await db.query<{ id: string }>('select id from individuals where owner_id = $1 and kind = $2 and deleted_at is null', [
-      ownerId,
+      scope.ownerId,
       kind,
     ]);
     return r.rows.map((x) => x.id);
   },
 
   /** Ids of an owner's live animals (of one farm, when given) whose stored species is one of `spellings`. */
-  async animalsOfSpecies(db: Queryable, ownerId: string, farmId: string | null, spellings: readonly string[]): Promise<string[]> {
+  async animalsOfSpecies(db: Queryable, scope: OwnerScope, farmId: string | null, spellings: readonly string[]): Promise<string[]> {
     const r = await db.query<{ id: string }>(
       `select id from individuals where owner_id = $1 and kind = 'animal' and deleted_at is null
           and ($2::text is null or farm_id = $2) and species = any($3::text[])`,
-      [ownerId, farmId, [...spellings]],
+      [scope.ownerId, farmId, [...spellings]],
     );
     return r.rows.map((x) => x.id);
   },
@@ -130,17 +138,17 @@ export const individualsRepo = {
   },
 
   /** Creates an enrolled individual; a retry of the same id keeps the row it made first. */
-  async insertEnrolled(db: Queryable, row: NewIndividual): Promise<void> {
+  async insertEnrolled(db: Queryable, scope: OwnerScope, row: NewIndividual): Promise<void> {
     await db.query(
       `insert into individuals (id, owner_id, kind, farm_id, tree_id, species, name, lat, lon, attrs)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict (id) do nothing`,
-      [row.id, row.owner_id, row.kind, row.farm_id, row.tree_id, row.species, row.name, row.lat, row.lon, row.attrs],
+      [row.id, scope.ownerId, row.kind, row.farm_id, row.tree_id, row.species, row.name, row.lat, row.lon, row.attrs],
     );
   },
 
   /** Whether the owner's individual is live (a job's own check, inside its transaction). */
-  async isOwnLive(db: Queryable, id: string, ownerId: string): Promise<boolean> {
-    const r = await db.query('select 1 from individuals where id = $1 and owner_id = $2 and deleted_at is null', [id, ownerId]);
+  async isOwnLive(db: Queryable, id: string, scope: OwnerScope): Promise<boolean> {
+    const r = await db.query('select 1 from individuals where id = $1 and owner_id = $2 and deleted_at is null', [id, scope.ownerId]);
     return r.rows.length > 0;
   },
 
@@ -157,41 +165,41 @@ export const individualsRepo = {
   },
 
   /** The owner's live animal that already holds one of these photos (by content id), if any. */
-  async animalWithPhoto(db: Queryable, ownerId: string, cids: readonly string[]): Promise<{ id: string; name: string | null } | null> {
+  async animalWithPhoto(db: Queryable, scope: OwnerScope, cids: readonly string[]): Promise<{ id: string; name: string | null } | null> {
     const r = await db.query<{ id: string; name: string | null }>(
       `select ind.id, ind.name from images i join individuals ind on ind.id = i.individual_id
        where i.owner_id = $1 and ind.kind = 'animal' and ind.deleted_at is null and i.cid = any($2) limit 1`,
-      [ownerId, [...cids]],
+      [scope.ownerId, [...cids]],
     );
     return r.rows[0] ?? null;
   },
 
   /** The distinct species spellings stored on an owner's live animals (of one farm, when given), blank ones left out. */
-  async speciesOfFarm(db: Queryable, ownerId: string, farmId: string | null): Promise<string[]> {
+  async speciesOfFarm(db: Queryable, scope: OwnerScope, farmId: string | null): Promise<string[]> {
     const r = await db.query<{ species: string }>(
       `select distinct species from individuals
         where owner_id = $1 and kind = 'animal' and deleted_at is null and coalesce(trim(species), '') <> ''
           and ($2::text is null or farm_id = $2) order by species`,
-      [ownerId, farmId],
+      [scope.ownerId, farmId],
     );
     return r.rows.map((x) => x.species);
   },
 
   /** The farms an owner enrolled live individuals into, most recently used first, at most `limit`. */
-  async recentFarms(db: Queryable, ownerId: string, limit: number): Promise<string[]> {
+  async recentFarms(db: Queryable, scope: OwnerScope, limit: number): Promise<string[]> {
     const r = await db.query<{ farm_id: string }>(
       `select farm_id from individuals where owner_id = $1 and farm_id is not null and deleted_at is null
         group by farm_id order by max(created_at) desc, farm_id limit $2`,
-      [ownerId, limit],
+      [scope.ownerId, limit],
     );
     return r.rows.map((x) => x.farm_id);
   },
 
   /** How many live individuals of each kind an owner has (kinds with none are left out). */
-  async countsByKind(db: Queryable, ownerId: string): Promise<{ kind: Kind; n: number }[]> {
+  async countsByKind(db: Queryable, scope: OwnerScope): Promise<{ kind: Kind; n: number }[]> {
     const r = await db.query<{ kind: Kind; n: number }>(
       'select kind, count(*)::int as n from individuals where owner_id = $1 and deleted_at is null group by kind',
-      [ownerId],
+      [scope.ownerId],
     );
     return r.rows.map((x) => ({ kind: x.kind, n: Number(x.n) }));
   },
@@ -199,12 +207,12 @@ export const individualsRepo = {
   /** An owner's live animals of one farm, oldest enrolment first, with name and species. */
   async animalsOfFarm(
     db: Queryable,
-    ownerId: string,
+    scope: OwnerScope,
     farmId: string,
   ): Promise<{ id: string; name: string | null; species: string | null }[]> {
     const r = await db.query<{ id: string; name: string | null; species: string | null }>(
       `select id, name, species from individuals where owner_id = $1 and farm_id = $2 and kind = 'animal' and deleted_at is null order by created_at`,
-      [ownerId, farmId],
+      [scope.ownerId, farmId],
     );
     return r.rows;
   },

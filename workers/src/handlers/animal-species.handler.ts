@@ -14,7 +14,7 @@ export interface AnimalSpeciesDeps extends IdentifyDeps {
 
 /** The caller's own animals of the farm whose stored species is one of `spellings`. */
 async function individualsOf(c: Container, data: JobData<'animal_species'>, spellings: string[]): Promise<Set<string>> {
-  return new Set(await individualsRepo.animalsOfSpecies(c.db, data.owner_id, data.farm_id ?? null, spellings));
+  return new Set(await individualsRepo.animalsOfSpecies(c.db, scopeOfJob(data), data.farm_id ?? null, spellings));
 }
 
 async function detectIn(

@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/src/container.js';
+import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { UnrecoverableJobError } from '../../../shared/src/domain/errors.js';
 import type { JobData } from '../../../shared/src/domain/jobs.js';
 import type { Descriptor, RecognitionEngine } from '../vision/engine.js';
@@ -98,7 +99,7 @@ export async function checkAlreadyEnrolled(
   if (data.kind !== 'animal' || !data.create || data.accept_warnings || !described.length) return;
   const same = await individualsRepo.animalWithPhoto(
     deps.c.db,
-    data.owner_id,
+    scopeOfJob(data),
     described.map((d) => d.cid),
   );
   let hit: { id: string; name: string | null; probability: number; reason: string } | null = same

@@ -30,9 +30,8 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
   return deps.c.db.transaction(async (tx) => {
     if (data.create) {
       const a = data.attrs as Record<string, unknown>;
-      await individualsRepo.insertEnrolled(tx, {
+      await individualsRepo.insertEnrolled(tx, scopeOfJob(data), {
         id: data.individual_id,
-        owner_id: data.owner_id,
         kind: data.kind,
         farm_id: (a.farm_id as string | undefined) ?? null,
         tree_id: (a.tree_id as string | undefined) ?? null,
@@ -43,7 +42,7 @@ async function writeRows(deps: EnrollDeps, data: JobData<'enroll'>, described: {
         attrs: a,
       });
     }
-    if (!(await individualsRepo.isOwnLive(tx, data.individual_id, data.owner_id)))
+    if (!(await individualsRepo.isOwnLive(tx, data.individual_id, scopeOfJob(data))))
       throw new UnrecoverableJobError('individual not found', 404, 'not_found');
     const images: { image_id: string; cid: string }[] = [];
     // Photos new to the individual: a retry after a crash finds them stored and records nothing twice.

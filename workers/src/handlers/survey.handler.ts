@@ -69,7 +69,7 @@ async function decideTrack(deps: IdentifyDeps, data: Data, t: SurveyTrack, cids:
 
 async function enrolled(deps: IdentifyDeps, data: Data): Promise<Enrolled[]> {
   if (data.kind !== 'animal' || !data.farm_id) return [];
-  const rows = await individualsRepo.animalsOfFarm(deps.c.db, data.owner_id, data.farm_id);
+  const rows = await individualsRepo.animalsOfFarm(deps.c.db, scopeOfJob(data), data.farm_id);
   const key = data.species?.normalize('NFC').trim().toLowerCase();
   return rows.filter((x) => !key || x.species?.normalize('NFC').trim().toLowerCase() === key).map((x) => ({ id: x.id, name: x.name }));
 }

@@ -41,7 +41,7 @@ export function labelOf(v: Pick<VerdictRow, 'verdict' | 'correct_id' | 'top'>): 
  */
 export async function verdictLabels(c: Container, owner: OwnerScope, kind: Kind): Promise<{ label: string; cids: string[] }[]> {
   const labels = await identifyVerdictsRepo.ownerLabelsWithPhotos(c.db, owner, kind);
-  const own = new Set(await individualsRepo.liveIdsOfKind(c.db, owner.ownerId, kind));
+  const own = new Set(await individualsRepo.liveIdsOfKind(c.db, owner, kind));
   return labels.flatMap((v) => {
     const label = labelOf(v);
     return label && own.has(label) ? [{ label, cids: v.image_cids }] : [];

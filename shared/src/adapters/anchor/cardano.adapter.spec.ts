@@ -2,20 +2,20 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAnchorTx } from '../../evidence/cardano.js';
 import type { Database } from '../../ports/database.port.js';
-import { migrate } from '../db/migrate.js';
-import { createPgliteDatabase } from '../db/pglite.adapter.js';
+import { openMigratedPglite, type OpenDatabase } from '../../../../test/support/both-databases.js';
 import { addressOfKey, createCardanoAnchor, selectInputs } from './cardano.adapter.js';
 
 const ROOT = 'ab'.repeat(32);
 const PARAMS = { min_fee_a: 44, min_fee_b: 155381, coins_per_utxo_size: '4310', max_tx_size: 16384, max_val_size: '5000' };
-// A real (in-memory) database: the backend locks the wallet and reads in-flight inputs there.
+// A real database: the backend locks the wallet and reads in-flight inputs there.
+let opened: OpenDatabase | undefined;
 let db: Database;
 beforeAll(async () => {
-  db = await createPgliteDatabase(undefined);
-  await migrate(db);
+  opened = await openMigratedPglite();
+  db = opened.db;
 });
 afterAll(async () => {
-  await db?.close();
+  await opened?.drop();
 });
 const inTx = <T>(run: (tx: Database) => Promise<T>) => db.transaction((tx) => run(tx as Database));
 

@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyCheckpointLog, type SignedCheckpoint } from '../../evidence/checkpoint.js';
-import { createPgliteDatabase } from '../db/pglite.adapter.js';
-import { migrate } from '../db/migrate.js';
+import { openMigratedPglite } from '../../../../test/support/both-databases.js';
 import { createLocalAnchor, loadOrCreateKey } from './local.adapter.js';
 import { keyObjectToDidKey } from '../../evidence/did-key.js';
 
@@ -27,8 +26,7 @@ describe('local anchor backend', () => {
   });
 
   it('appends a linked, signed log that verifies, even under concurrent anchors', async () => {
-    const db = await createPgliteDatabase(undefined);
-    await migrate(db);
+    const { db, drop } = await openMigratedPglite();
     const backend = await createLocalAnchor({ db, keyFile: path.join(await temp(), 'k.pem'), logId: 'test' });
     await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
@@ -44,6 +42,6 @@ describe('local anchor backend', () => {
     // A rewritten checkpoint breaks the health check.
     await db.query(`update checkpoint_log set checkpoint = jsonb_set(checkpoint, '{size}', '99') where seq = 3`);
     expect(await backend.health()).toMatchObject({ ok: false, detail: { log_ok: false } });
-    await db.close();
+    await drop();
   });
 });
