@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Services } from '../services/index.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Ok, errorResponse as err } from './schemas.js';
@@ -108,7 +109,7 @@ export function calibrationPoolRoutes(s: Services): RouteDef[] {
       feature: 'accounts',
       summary: "Whether your labelled answers' scores join the calibration pooled across owners",
       responses: { 200: { description: 'your choice', schema: Sharing }, 401: err('not signed in') },
-      handler: async ({ caller }) => ({ ok: true, ...(await s.calibrationPool.sharing(caller!.account_id)) }),
+      handler: async ({ caller }) => ({ ok: true, ...(await s.calibrationPool.sharing(scopeOfCaller(caller!))) }),
     }),
     defineRoute({
       method: 'put',
@@ -128,7 +129,7 @@ export function calibrationPoolRoutes(s: Services): RouteDef[] {
         401: err('not signed in'),
         422: err('the body is not {"contribute": true|false}'),
       },
-      handler: async ({ caller, body }) => ({ ok: true, ...(await s.calibrationPool.setSharing(caller!.account_id, body.contribute)) }),
+      handler: async ({ caller, body }) => ({ ok: true, ...(await s.calibrationPool.setSharing(scopeOfCaller(caller!), body.contribute)) }),
     }),
   ];
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { JobRecord } from '../../../shared/src/ports/queue.port.js';
 import type { PooledVersion } from '../../../shared/src/repos/calibration-pool.repo.js';
@@ -118,8 +119,9 @@ describe('calibration pool service: an owner’s sharing', () => {
     const s = service({
       pool: strictMock<Pool>({ contributes: async () => true, samplesOfOwner: async () => 9, setContributes }),
     });
-    expect(await s.sharing('o-1')).toEqual({ contribute: true, samples: 9 });
-    expect(await s.setSharing('o-1', false)).toEqual({ contribute: false, deleted: 4 });
-    expect(setContributes).toHaveBeenCalledWith(db, 'o-1', false);
+    const owner = scopeOfCaller({ account_id: 'o-1', token_hash: 'h' });
+    expect(await s.sharing(owner)).toEqual({ contribute: true, samples: 9 });
+    expect(await s.setSharing(owner, false)).toEqual({ contribute: false, deleted: 4 });
+    expect(setContributes).toHaveBeenCalledWith(db, owner, false);
   });
 });

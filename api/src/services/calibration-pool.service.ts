@@ -3,6 +3,7 @@
  * reads every version with what it rested on and whom it set aside, promotes or rolls one back;
  * an owner reads and sets whether their answers contribute.
  */
+import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
 import type { Container } from '../../../shared/src/container.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
@@ -79,12 +80,13 @@ export function createCalibrationPoolService(d: CalibrationPoolDeps) {
       return { id, status: 'rolled_back' as const, serving: await repo.rollback(db, id) };
     },
 
-    async sharing(ownerId: string) {
-      return { contribute: await repo.contributes(db, ownerId), samples: await repo.samplesOfOwner(db, ownerId) };
+    /** The signed-in owner's own choice and samples. */
+    async sharing(owner: OwnerScope) {
+      return { contribute: await repo.contributes(db, owner), samples: await repo.samplesOfOwner(db, owner) };
     },
 
-    async setSharing(ownerId: string, contribute: boolean) {
-      const { deleted } = await repo.setContributes(db, ownerId, contribute);
+    async setSharing(owner: OwnerScope, contribute: boolean) {
+      const { deleted } = await repo.setContributes(db, owner, contribute);
       return { contribute, deleted };
     },
   };

@@ -1,7 +1,13 @@
 /**
  * Every statement of the pooled calibration (migration 190): the samples every owner's labelled
  * answers become, the versions fitted on them, and the owner's choice to contribute.
+ *
+ * An owner's own choice and the count of its own samples (`contributes`, `setContributes`,
+ * `samplesOfOwner`) take the owner's `OwnerScope` (shared/src/access/owner-scope.ts). The rest is
+ * the pooled fit's, which reads and writes every contributing owner's samples by design
+ * (`labelledSince`, `poolOf`, `upsertSample`), or the operator's versions.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
@@ -201,16 +207,17 @@ export const calibrationPoolRepo = {
     return back;
   },
 
-  async contributes(db: Queryable, ownerId: string): Promise<boolean> {
-    const r = await db.query<{ c: boolean }>('select calibration_contribute as c from accounts where id = $1', [ownerId]);
+  /** Whether the scope's account contributes its answers to the pool (on unless it opted out). */
+  async contributes(db: Queryable, scope: OwnerScope): Promise<boolean> {
+    const r = await db.query<{ c: boolean }>('select calibration_contribute as c from accounts where id = $1', [scope.ownerId]);
     return r.rows[0]?.c ?? true;
   },
 
   /** An owner's choice; opting out also deletes the samples their answers became. */
-  async setContributes(db: Queryable, ownerId: string, contribute: boolean): Promise<{ deleted: number }> {
-    await db.query('update accounts set calibration_contribute = $2 where id = $1', [ownerId, contribute]);
+  async setContributes(db: Queryable, scope: OwnerScope, contribute: boolean): Promise<{ deleted: number }> {
+    await db.query('update accounts set calibration_contribute = $2 where id = $1', [scope.ownerId, contribute]);
     if (contribute) return { deleted: 0 };
-    const r = await db.query('delete from calibration_samples where owner_id = $1', [ownerId]);
+    const r = await db.query('delete from calibration_samples where owner_id = $1', [scope.ownerId]);
     return { deleted: r.affectedRows };
   },
 
@@ -221,8 +228,9 @@ export const calibrationPoolRepo = {
     return new Map(r.rows.map((x) => [x.id, x.username]));
   },
 
-  async samplesOfOwner(db: Queryable, ownerId: string): Promise<number> {
-    const r = await db.query<{ n: number }>('select count(*)::int as n from calibration_samples where owner_id = $1', [ownerId]);
+  /** How many samples the scope's account's answers became. */
+  async samplesOfOwner(db: Queryable, scope: OwnerScope): Promise<number> {
+    const r = await db.query<{ n: number }>('select count(*)::int as n from calibration_samples where owner_id = $1', [scope.ownerId]);
     return r.rows[0]!.n;
   },
 };

@@ -82,11 +82,14 @@ describe.each(databases)('calibration pool on $name', ({ open }) => {
   });
 
   it("an owner who opts out loses their samples and is left out of every cell's samples", async () => {
-    expect(await repo.setContributes(db, other, false)).toEqual({ deleted: 1 });
+    const theirs = scopeOfJob({ owner_id: other });
+    expect(await repo.samplesOfOwner(db, theirs)).toBe(1);
+    expect(await repo.setContributes(db, theirs, false)).toEqual({ deleted: 1 });
+    expect(await repo.samplesOfOwner(db, theirs)).toBe(0);
     await repo.upsertSample(db, sample(other, 'q3', 'right'));
     expect((await repo.samplesOf(db, cell)).map((r) => r.ref)).toEqual(['q1']);
-    expect(await repo.contributes(db, other)).toBe(false);
-    await repo.setContributes(db, other, true);
+    expect(await repo.contributes(db, theirs)).toBe(false);
+    await repo.setContributes(db, theirs, true);
   });
 
   it('promotes one serving version per cell, retires the one before, and rolls back to it', async () => {
