@@ -95,7 +95,8 @@ describe('architecture', () => {
         const p = path.join(dir, name);
         return statSync(path.join(ROOT, p)).isDirectory() ? everyTs(p) : name.endsWith('.ts') ? [p] : [];
       });
-    const cast = /\bas\s+(OwnerScope\b|ReturnType<typeof\s+scopeOf)|(?<![\w$.])<OwnerScope>\s*[({\w]/;
+    const cast =
+      /\bas\s+((OwnerScope|OperatorCaller|EveryOwner)\b|ReturnType<typeof\s+(scopeOf|operatorOf))|(?<![\w$.])<OwnerScope>\s*[({\w]/;
     const forging = ['api', 'shared', 'workers', 'benchmarks', 'test', 'scripts', 'web/src']
       .flatMap((d) => everyTs(d))
       .filter((f) => !f.startsWith('shared/src/access/') && cast.test(readSource(f)));
@@ -107,5 +108,12 @@ describe('architecture', () => {
     expect(cast.test(`const s = <${type}>{ ownerId: id };`)).toBe(true);
     expect(cast.test('repo.own(db, id, scopeOfCaller(caller))')).toBe(false);
     expect(cast.test(`function own(): Promise<${type}> {`)).toBe(false);
+    expect(cast.test(`const op = { account_id: id } as ${'Operator'}Caller;`)).toBe(true);
+    // The operator's proof is made by the router's admin check alone (specs may make one to test with).
+    const callsOperatorOf = /(?<![\w$.])operatorOf\s*\(/;
+    const makers = ['api', 'shared', 'workers', 'benchmarks', 'test', 'scripts', 'web/src']
+      .flatMap((d) => everyTs(d))
+      .filter((f) => f !== 'shared/src/access/owner-scope.ts' && !f.endsWith('.spec.ts') && callsOperatorOf.test(readSource(f)));
+    expect(makers, 'an OperatorCaller comes from the admin check in api/src/http/router.ts only').toEqual(['api/src/http/router.ts']);
   });
 });

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { ZodType } from 'zod';
+import type { OperatorCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Lang } from '../../../shared/src/domain/messages.js';
 import type { UploadedFile } from '../middleware/multipart.js';
 
@@ -35,6 +36,8 @@ export interface RouteInput<B = unknown, Q = unknown, P = unknown> {
   params: P;
   files: UploadedFile[];
   caller: Caller | null;
+  /** On an `admin` route, the proof the admin check admitted the caller (the only maker of one). */
+  operator: OperatorCaller | null;
   lang: Lang;
   ip: string;
   requestId: string;

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ZodType } from 'zod';
-import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
+import { operatorOf, scopeOfCaller, type OperatorCaller } from '../../../shared/src/access/owner-scope.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { LIMITS } from '../../../shared/src/domain/limits.js';
 import { parseMultipart, type MultipartLimits } from '../middleware/multipart.js';
@@ -99,19 +99,25 @@ async function readBody(def: RouteDef, ctx: Context) {
   return { raw: def.bodyType === 'form' ? await readForm(ctx) : await readJson(ctx), files: [] };
 }
 
-async function authorise(def: RouteDef, ctx: Context, resolve: CallerResolver): Promise<Caller | null> {
-  if (def.access === 'public') return null;
+async function authorise(
+  def: RouteDef,
+  ctx: Context,
+  resolve: CallerResolver,
+): Promise<{ caller: Caller | null; operator: OperatorCaller | null }> {
+  if (def.access === 'public') return { caller: null, operator: null };
   const caller = await resolve(ctx);
   if (!caller && def.access !== 'optional') throw ERRORS.unauthorized();
-  if (def.access === 'admin' && !caller!.is_admin) throw ERRORS.adminOnly();
-  return caller;
+  if (def.access !== 'admin') return { caller, operator: null };
+  if (!caller!.is_admin) throw ERRORS.adminOnly();
+  // The admin check's proof, the one thing that lets a handler choose whose records (owner-scope.ts).
+  return { caller, operator: operatorOf(caller!) };
 }
 
 /** Turn one route definition into a Koa handler: authorise, read and validate, call, send. */
 function handlerFor(def: RouteDef, resolve: CallerResolver, replay?: ReplayStore) {
   return async (ctx: Context) => {
     // Authorise before reading the body, so an anonymous 20 MB upload costs us nothing.
-    const caller = await authorise(def, ctx, resolve);
+    const { caller, operator } = await authorise(def, ctx, resolve);
     const rawParams = checkText(def, ctx.params, ctx.query);
     if (def.guard) await def.guard(ctx);
     const params = def.params ? validate(def.params, rawParams, 'path') : rawParams;
@@ -133,7 +139,7 @@ function handlerFor(def: RouteDef, resolve: CallerResolver, replay?: ReplayStore
       }
     }
     const out = await requestScope.run({ idempotencyKey }, () =>
-      def.handler({ body, query, params, files, caller, lang: ctx.state.lang, ip: ctx.ip, requestId: ctx.state.requestId }, ctx),
+      def.handler({ body, query, params, files, caller, operator, lang: ctx.state.lang, ip: ctx.ip, requestId: ctx.state.requestId }, ctx),
     );
     if (out instanceof Reply) {
       ctx.status = out.status;

@@ -1,3 +1,4 @@
+import { scopeChosenByOperator, scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { defineRoute, Reply, type RouteDef } from '../http/route.js';
@@ -53,7 +54,7 @@ export function datasciRoutes(s: Services): RouteDef[] {
         'Only the caller’s own photos, individuals, queries and labels. Resumable: pass the previous page’s X-Export-Next-Cursor as `cursor`. Layout in docs/data-science.md.',
       query: ExportQuery,
       responses: { 200: zipDoc, 400: err('a cursor this export did not give out'), 401: err('not signed in'), 422: err('bad limit') },
-      handler: async ({ query, caller }) => zipReply(await s.datasciExport.exportPage({ owner: caller!.account_id }, query)),
+      handler: async ({ query, caller }) => zipReply(await s.datasciExport.exportPage(scopeOfCaller(caller!), query)),
     }),
     defineRoute({
       method: 'get',
@@ -70,7 +71,9 @@ export function datasciRoutes(s: Services): RouteDef[] {
         403: err('signed in, but not an administrator'),
         422: err('bad owner_id or limit'),
       },
-      handler: async ({ query }) => zipReply(await s.datasciExport.exportPage({ owner: query.owner_id ?? null }, query)),
+      // owner_id comes from the query string on purpose: the operator picks one owner, or everyone.
+      handler: async ({ query, operator }) =>
+        zipReply(await s.datasciExport.exportPage(scopeChosenByOperator(operator!, query.owner_id ?? null), query)),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import { buffer } from 'node:stream/consumers';
 import { unzipSync } from 'fflate';
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { decodeCursor } from '../../../shared/src/datasci/export-format.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { GalleryRow, QueryRow } from '../../../shared/src/repos/datasci-export.repo.js';
@@ -8,6 +9,7 @@ import { strictMock } from '../../../test/support/strict-mock.js';
 import { createDatasciExportService, type DatasciExportDeps } from './datasci-export.service.js';
 
 const OWNER = '11111111-1111-4111-8111-111111111111';
+const callerScope = scopeOfCaller({ account_id: OWNER, token_hash: 'h' });
 const OTHER = '22222222-2222-4222-8222-222222222222';
 const COW = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const THEIR_COW = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
@@ -41,13 +43,13 @@ const query = (n: number, over: Partial<QueryRow> = {}): QueryRow => ({
 });
 
 function setup(rows: { gallery?: GalleryRow[]; queries?: QueryRow[] }, bytes: Record<string, Uint8Array> = {}) {
-  const galleryAfter = vi.fn(async (_db: Queryable, _o: string | null, _at: string, _id: string, limit: number) =>
+  const galleryAfter = vi.fn(async (_db: Queryable, _o: unknown, _at: string, _id: string, limit: number) =>
     (rows.gallery ?? []).slice(0, limit),
   );
-  const queriesAfter = vi.fn(async (_db: Queryable, _o: string | null, _at: string, _id: string, limit: number) =>
+  const queriesAfter = vi.fn(async (_db: Queryable, _o: unknown, _at: string, _id: string, limit: number) =>
     (rows.queries ?? []).slice(0, limit),
   );
-  const count = vi.fn(async (_db: Queryable, table: string, _o: string | null, before: unknown) =>
+  const count = vi.fn(async (_db: Queryable, table: string, _o: unknown, before: unknown) =>
     table === 'images' ? (before ? 0 : (rows.gallery ?? []).length) : before ? 0 : (rows.queries ?? []).length,
   );
   const rowsOf = vi.fn(async () => [
@@ -70,10 +72,10 @@ function setup(rows: { gallery?: GalleryRow[]; queries?: QueryRow[] }, bytes: Re
 describe('data-science export service', () => {
   it("pages the caller's gallery photos first, then queries, with a cursor that resumes after the last item", async () => {
     const { service, galleryAfter, queriesAfter } = setup({ gallery: [gallery(1), gallery(2)], queries: [query(1), query(2)] });
-    const first = await service.exportPage({ owner: OWNER }, { limit: 3 });
-    expect(galleryAfter).toHaveBeenCalledWith(db, OWNER, '1970-01-01T00:00:00Z', expect.any(String), 3);
+    const first = await service.exportPage(callerScope, { limit: 3 });
+    expect(galleryAfter).toHaveBeenCalledWith(db, callerScope, '1970-01-01T00:00:00Z', expect.any(String), 3);
     // Two photos leave room for one query on a page of three.
-    expect(queriesAfter).toHaveBeenCalledWith(db, OWNER, '1970-01-01T00:00:00Z', expect.any(String), 1);
+    expect(queriesAfter).toHaveBeenCalledWith(db, callerScope, '1970-01-01T00:00:00Z', expect.any(String), 1);
     expect(first.rows.map((r) => [r.split, r.photo_cid])).toEqual([
       ['gallery', 'bafyg1'],
       ['gallery', 'bafyg2'],
@@ -86,7 +88,7 @@ describe('data-science export service', () => {
 
   it('answers a cursor it never gave out with 400, reading nothing', async () => {
     const { service, galleryAfter } = setup({});
-    await expect(service.exportPage({ owner: OWNER }, { cursor: 'not-a-cursor', limit: 10 })).rejects.toMatchObject({
+    await expect(service.exportPage(callerScope, { cursor: 'not-a-cursor', limit: 10 })).rejects.toMatchObject({
       status: 400,
       code: 'cursor_invalid',
     });
@@ -97,7 +99,7 @@ describe('data-science export service', () => {
     const mine = query(1);
     const granted = query(2, { correct_id: THEIR_COW, label: 'other', result: { verdict: 'no_match', candidates: [] } });
     const { service } = setup({ queries: [mine, granted] });
-    const page = await service.exportPage({ owner: OWNER }, { limit: 10 });
+    const page = await service.exportPage(callerScope, { limit: 10 });
     const [a, b] = page.rows;
     expect(a).toMatchObject({ split: 'query', identity: COW, name: 'Bông', farm_id: 'farm-1', label: 'correct', answer_top1: COW });
     expect(a!.path).toMatch(/\.png$/);
@@ -113,7 +115,7 @@ describe('data-science export service', () => {
   it('streams a zip of the photos (each once) and the manifests; a photo whose bytes are gone is left out with its row', async () => {
     const twice = query(1, { image_cids: ['bafyg1'] });
     const { service } = setup({ gallery: [gallery(1), gallery(2)], queries: [twice] }, { bafyg1: new Uint8Array([1, 2, 3]) });
-    const page = await service.exportPage({ owner: OWNER }, { limit: 10 });
+    const page = await service.exportPage(callerScope, { limit: 10 });
     const files = unzipSync(new Uint8Array(await buffer(page.stream)));
     const photos = Object.keys(files).filter((f) => f.startsWith('images/'));
     expect(photos).toHaveLength(1);

@@ -5,7 +5,7 @@ import { AppError } from '../../../shared/src/domain/errors.js';
 import type { Logger } from '../../../shared/src/logger.js';
 import type { BlobStore } from '../../../shared/src/ports/blob-store.port.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
-import type { DatasciExportRepo } from '../../../shared/src/repos/datasci-export.repo.js';
+import type { DatasciExportRepo, ExportOwners } from '../../../shared/src/repos/datasci-export.repo.js';
 import type { IndividualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import {
   csvHeader,
@@ -19,10 +19,11 @@ import {
   type ExportRow,
 } from '../../../shared/src/datasci/export-format.js';
 
-/** Whose data: one owner's, or (admin route only) every owner's (`owner: null`). */
-export interface ExportScope {
-  owner: string | null;
-}
+/**
+ * Whose data: the caller's own (scopeOfCaller), or what an operator chose on the admin route, one
+ * owner's or every owner's (scopeChosenByOperator, shared/src/access/owner-scope.ts).
+ */
+export type ExportScope = ExportOwners;
 
 /** One page of the export, ready to stream. */
 export interface ExportPage {
@@ -71,7 +72,7 @@ export interface DatasciExportDeps {
 export function createDatasciExportService(deps: DatasciExportDeps) {
   const { db, exports: datasciExportRepo, individuals: individualsRepo } = deps;
   async function galleryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
-    const rows = await datasciExportRepo.galleryAfter(db, scope.owner, cur.at, cur.id, limit);
+    const rows = await datasciExportRepo.galleryAfter(db, scope, cur.at, cur.id, limit);
     return rows.map(
       (x) =>
         ({
@@ -101,7 +102,7 @@ export function createDatasciExportService(deps: DatasciExportDeps) {
   }
 
   async function queryPage(scope: ExportScope, cur: ExportCursor, limit: number): Promise<KeyedRow[]> {
-    const queries = await datasciExportRepo.queriesAfter(db, scope.owner, cur.at, cur.id, limit);
+    const queries = await datasciExportRepo.queriesAfter(db, scope, cur.at, cur.id, limit);
     const cids = [...new Set(queries.flatMap((q) => q.image_cids))];
     const types = await datasciExportRepo.contentTypes(db, cids);
     const typeOf = new Map(types.map((t) => [t.cid, t.content_type]));
@@ -149,7 +150,7 @@ export function createDatasciExportService(deps: DatasciExportDeps) {
   /** Items (gallery photos + queries) in scope, and those strictly before the cursor. */
   async function progress(scope: ExportScope, cur: ExportCursor): Promise<{ total: number; before: number }> {
     const count = (table: 'images' | 'identify_queries', all: boolean) =>
-      datasciExportRepo.count(db, table, scope.owner, all ? null : { at: cur.at, id: cur.id });
+      datasciExportRepo.count(db, table, scope, all ? null : { at: cur.at, id: cur.id });
     const [gi, qi] = [await count('images', true), await count('identify_queries', true)];
     const before = cur.part === 'gallery' ? await count('images', false) : gi + (await count('identify_queries', false));
     return { total: gi + qi, before };
@@ -229,7 +230,7 @@ function zipStream(
           items_total: meta.total,
           items_before: meta.before,
           next_cursor: meta.next,
-          owner: meta.scope.owner ?? 'all',
+          owner: meta.scope.ownerId ?? 'all',
           created_at: new Date().toISOString(),
         },
         null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scopeOfCaller, scopeOfIndividualOwner, scopeOfJob } from './owner-scope.js';
+import { operatorOf, scopeChosenByOperator, scopeOfCaller, scopeOfIndividualOwner, scopeOfJob } from './owner-scope.js';
 
 describe('owner scope', () => {
   it('is the caller’s account, as the token resolved it', () => {
@@ -32,5 +32,14 @@ describe('owner scope', () => {
   it('refuses an empty account id, which would quietly match no row', () => {
     expect(() => scopeOfCaller({ account_id: '', token_hash: 'h' })).toThrow(TypeError);
     expect(() => scopeOfJob({ owner_id: '' })).toThrow(TypeError);
+  });
+
+  it('lets an operator, and only an administrator is one, choose one owner or every owner', () => {
+    expect(() => operatorOf({ account_id: 'acc-1', is_admin: false, token_hash: 'h' })).toThrow(TypeError);
+    const operator = operatorOf({ account_id: 'admin-1', is_admin: true, token_hash: 'h' });
+    expect(Object.isFrozen(operator)).toBe(true);
+    expect(scopeChosenByOperator(operator, 'acc-2')).toEqual(scopeOfJob({ owner_id: 'acc-2' }));
+    expect(scopeChosenByOperator(operator, null).ownerId).toBeNull();
+    expect(() => scopeChosenByOperator(operator, '')).toThrow(TypeError);
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { freshIds } from '../../../test/support/fresh-ids.js';
+import { operatorOf, scopeChosenByOperator, scopeOfJob } from '../access/owner-scope.js';
 import { datasciExportRepo as repo } from './datasci-export.repo.js';
 
 const START = { at: '1970-01-01T00:00:00Z', id: '00000000-0000-0000-0000-000000000000' };
@@ -9,6 +10,9 @@ const START = { at: '1970-01-01T00:00:00Z', id: '00000000-0000-0000-0000-0000000
 describe.each(BOTH_DATABASES)('the data-science export’s reads on $name', ({ open }) => {
   const ids = freshIds(8);
   const [ana, bao, cow, sold, p1, p2, pSold, q1] = ids;
+  const scope = (owner_id: string) => scopeOfJob({ owner_id });
+  // Every owner's records: only an operator the admin check admitted may ask for them.
+  const everyone = scopeChosenByOperator(operatorOf({ account_id: randomUUID(), is_admin: true, token_hash: 'h' }), null);
 
   const opened = openDatabase(open, async (db) => {
     await db.query(`insert into accounts (id, username) values ($1, 'ana'), ($2, 'bao')`, [ana, bao]);
@@ -39,21 +43,21 @@ describe.each(BOTH_DATABASES)('the data-science export’s reads on $name', ({ o
   });
 
   it('pages live individuals’ photos oldest first after the cursor, with their content type', async () => {
-    const first = await repo.galleryAfter(opened.db, ana, START.at, START.id, 1);
+    const first = await repo.galleryAfter(opened.db, scope(ana), START.at, START.id, 1);
     expect(first.map((r) => [r.image_id, r.content_type, r.name])).toEqual([[p1, 'image/jpeg', 'Bông']]);
-    const next = await repo.galleryAfter(opened.db, ana, first[0]!.at, first[0]!.image_id, 10);
+    const next = await repo.galleryAfter(opened.db, scope(ana), first[0]!.at, first[0]!.image_id, 10);
     expect(next.map((r) => r.image_id)).toEqual([p2]);
-    expect(await repo.galleryAfter(opened.db, bao, START.at, START.id, 10)).toEqual([]);
-    expect(await repo.count(opened.db, 'images', ana, null)).toBe(2);
-    expect(await repo.count(opened.db, 'images', null, { at: first[0]!.at, id: first[0]!.image_id })).toBe(1);
+    expect(await repo.galleryAfter(opened.db, scope(bao), START.at, START.id, 10)).toEqual([]);
+    expect(await repo.count(opened.db, 'images', scope(ana), null)).toBe(2);
+    expect(await repo.count(opened.db, 'images', everyone, { at: first[0]!.at, id: first[0]!.image_id })).toBe(1);
   });
 
   it('pages answers with their owner’s label, one owner’s or everyone’s', async () => {
-    const mine = await repo.queriesAfter(opened.db, ana, START.at, START.id, 10);
+    const mine = await repo.queriesAfter(opened.db, scope(ana), START.at, START.id, 10);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ id: q1, label: 'correct', correct_id: cow, result: { verdict: 'match' }, image_cids: ['c9'] });
-    expect(await repo.queriesAfter(opened.db, null, START.at, START.id, 10)).toHaveLength(2);
-    expect(await repo.count(opened.db, 'identify_queries', null, null)).toBe(2);
+    expect(await repo.queriesAfter(opened.db, everyone, START.at, START.id, 10)).toHaveLength(2);
+    expect(await repo.count(opened.db, 'identify_queries', everyone, null)).toBe(2);
     expect(await repo.contentTypes(opened.db, ['c2', 'nope'])).toEqual([{ cid: 'c2', content_type: 'image/png' }]);
   });
 });
