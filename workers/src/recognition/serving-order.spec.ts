@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../test/support/postgres.js';
-import { createPgliteDatabase } from '../../../shared/src/adapters/db/pglite.adapter.js';
-import { createPostgresDatabase } from '../../../shared/src/adapters/db/postgres.adapter.js';
-import { migrate } from '../../../shared/src/adapters/db/migrate.js';
+import { BOTH_DATABASES } from '../../../test/support/both-databases.js';
 import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import type { Database } from '../../../shared/src/ports/database.port.js';
 import { calibrationPoolRepo as repo, type PoolCell } from '../../../shared/src/repos/calibration-pool.repo.js';
@@ -14,28 +8,7 @@ import { DEFAULT_CALIBRATION, type CalibrationParams } from '../vision/calibrate
 import { calibrationFor, type PooledServing } from './owner-calibration.js';
 
 /** The pooled calibration's repository and the serving order, on both databases the service runs on. */
-const databases = [
-  {
-    name: 'PGlite',
-    async open() {
-      const dir = await mkdtemp(path.join(os.tmpdir(), 'markless-serving-'));
-      const db = await createPgliteDatabase(dir);
-      await migrate(db);
-      return { db, drop: () => rm(dir, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const { url, drop } = await createTestDatabase({ migrated: true });
-      const db = await createPostgresDatabase(url, 2);
-      await migrate(db);
-      return { db, drop };
-    },
-  },
-];
-
-describe.each(databases)('calibration pool on $name', ({ open }) => {
+describe.each(BOTH_DATABASES)('calibration pool on $name', ({ open }) => {
   let db: Database;
   let drop: () => Promise<void>;
   const owner = randomUUID();
@@ -52,7 +25,6 @@ describe.each(databases)('calibration pool on $name', ({ open }) => {
       await db.query('insert into accounts (id, username) values ($1, $2)', [id, name]);
   }, 60_000);
   afterAll(async () => {
-    await db?.close();
     await drop?.();
   });
 
