@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { MergeSummary } from '../../../shared/src/repos/animal-merge.repo.js';
@@ -118,7 +119,7 @@ describe('animal merge service: undoing', () => {
     for (const id of ['nope', MERGE]) await expect(service.unmerge(caller, id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
     // Only the well-formed id was looked up, locked, and by the caller's account.
     expect(findMerge).toHaveBeenCalledTimes(1);
-    expect(findMerge).toHaveBeenCalledWith(tx, OWNER, MERGE, true);
+    expect(findMerge).toHaveBeenCalledWith(tx, scopeOfCaller(caller), MERGE, true);
   });
 
   it('refuses a merge already undone, and one whose animal is gone, with 409', async () => {
@@ -166,6 +167,7 @@ describe('animal merge service: reading', () => {
     const { service } = setup({ mergesOf }, owned);
     const out = await service.list(caller, animalDid(INTO));
     expect(owned).toHaveBeenCalledWith(caller, INTO, 'animal');
+    expect(mergesOf).toHaveBeenCalledWith(expect.anything(), scopeOfCaller(caller), INTO);
     expect(out.merges).toEqual([
       {
         merge_id: MERGE,

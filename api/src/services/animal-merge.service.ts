@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { ActivityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
@@ -57,7 +58,7 @@ export function createAnimalMergeService({ db, individuals, merges, appendChainE
   }
 
   async function mine(caller: Caller, mergeId: string, tx: Queryable = db, lock = false) {
-    const m = isUuid(mergeId) ? await merges.findMerge(tx, caller.account_id, mergeId, lock) : null;
+    const m = isUuid(mergeId) ? await merges.findMerge(tx, scopeOfCaller(caller), mergeId, lock) : null;
     if (!m) throw ERRORS.notFound();
     return m;
   }
@@ -191,7 +192,7 @@ export function createAnimalMergeService({ db, individuals, merges, appendChainE
     async list(caller: Caller, ref: string) {
       const id = animalIdOr404(ref);
       await individuals.owned(caller, id, 'animal');
-      return { animal_did: animalDid(id), merges: (await merges.mergesOf(db, caller.account_id, id)).map(present) };
+      return { animal_did: animalDid(id), merges: (await merges.mergesOf(db, scopeOfCaller(caller), id)).map(present) };
     },
   };
 }

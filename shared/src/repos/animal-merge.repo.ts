@@ -1,3 +1,4 @@
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Queryable } from '../ports/database.port.js';
 
 /**
@@ -5,6 +6,10 @@ import type { Queryable } from '../ports/database.port.js';
  * A merge deletes `from`'s image rows and copies them onto `into` under new ids; the row kept here
  * is what an un-merge needs to give `from` its photos back. Callers run these inside one
  * transaction and check ownership first: nothing here knows who is asking.
+ *
+ * The reads of an owner's merges (`findMerge`, `mergesOf`) take the owner's `OwnerScope`, made from
+ * who is asking (shared/src/access/owner-scope.ts); the statements by image or individual id act on
+ * animals the caller's ownership check has already passed.
  */
 
 /** One of `from`'s photos as it was before the merge. */
@@ -108,16 +113,19 @@ export async function insertMerge(tx: Queryable, m: Omit<MergeRecord, 'created_a
 }
 
 /** The owner's merge (null for anyone else's: the caller answers 404 either way); `lock` holds it for an un-merge. */
-export async function findMerge(tx: Queryable, ownerId: string, id: string, lock = false): Promise<MergeSummary | null> {
-  const r = await tx.query<MergeSummary>(`${SUMMARY} where m.id = $1 and m.owner_id = $2${lock ? ' for update of m' : ''}`, [id, ownerId]);
+export async function findMerge(tx: Queryable, scope: OwnerScope, id: string, lock = false): Promise<MergeSummary | null> {
+  const r = await tx.query<MergeSummary>(`${SUMMARY} where m.id = $1 and m.owner_id = $2${lock ? ' for update of m' : ''}`, [
+    id,
+    scope.ownerId,
+  ]);
   return r.rows[0] ?? null;
 }
 
 /** The owner's merges that involve one animal, newest first. */
-export async function mergesOf(tx: Queryable, ownerId: string, individualId: string): Promise<MergeSummary[]> {
+export async function mergesOf(tx: Queryable, scope: OwnerScope, individualId: string): Promise<MergeSummary[]> {
   const r = await tx.query<MergeSummary>(
     `${SUMMARY} where m.owner_id = $1 and (m.into_id = $2 or m.from_id = $2) order by m.created_at desc, m.id`,
-    [ownerId, individualId],
+    [scope.ownerId, individualId],
   );
   return r.rows;
 }
