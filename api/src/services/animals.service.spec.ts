@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { AnimalSummaryRow } from '../../../shared/src/repos/animals.repo.js';
@@ -58,9 +59,10 @@ describe('animals service: lists', () => {
     const countOnFarm = vi.fn(async () => 1);
     const pageOnFarm = vi.fn(async () => [summaryRow({ created_at: '2026-11-28T08:00:00.000Z' })]);
     const { service } = setup({ animals: { countOnFarm, pageOnFarm } });
-    const page = await service.list({ account_id: OWNER } as Caller, { farm_id: 'farm-1', limit: 20, offset: 0 });
-    expect(countOnFarm).toHaveBeenCalledWith(db, OWNER, 'farm-1', null);
-    expect(pageOnFarm).toHaveBeenCalledWith(db, OWNER, 'farm-1', null, 20, 0);
+    const owner = { account_id: OWNER } as Caller;
+    const page = await service.list(owner, { farm_id: 'farm-1', limit: 20, offset: 0 });
+    expect(countOnFarm).toHaveBeenCalledWith(db, scopeOfCaller(owner), 'farm-1', null);
+    expect(pageOnFarm).toHaveBeenCalledWith(db, scopeOfCaller(owner), 'farm-1', null, 20, 0);
     expect(page).toEqual({
       farm_id: 'farm-1',
       total: 1,
@@ -88,9 +90,9 @@ describe('animals service: lists', () => {
     const { service } = setup({ animals: { countOnFarm, pageOnFarm }, species: { farmSpecies: farmSpecies as never } });
     await service.list({ account_id: OWNER } as Caller, { farm_id: 'farm-1', species: 'bò', limit: 5, offset: 0 });
     expect(farmSpecies).toHaveBeenCalledWith({ account_id: OWNER }, 'farm-1');
-    expect(countOnFarm).toHaveBeenLastCalledWith(db, OWNER, 'farm-1', ['cattle', 'Bò']);
+    expect(countOnFarm).toHaveBeenLastCalledWith(db, scopeOfCaller({ account_id: OWNER } as Caller), 'farm-1', ['cattle', 'Bò']);
     await service.list({ account_id: OWNER } as Caller, { farm_id: 'farm-1', species: 'goat', limit: 5, offset: 0 });
-    expect(countOnFarm).toHaveBeenLastCalledWith(db, OWNER, 'farm-1', ['goat']);
+    expect(countOnFarm).toHaveBeenLastCalledWith(db, scopeOfCaller({ account_id: OWNER } as Caller), 'farm-1', ['goat']);
   });
 });
 

@@ -1,3 +1,4 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { ActivityEventsRepo } from '../../../shared/src/repos/activity-events.repo.js';
 import type { AnimalsRepo, AnimalSummaryRow } from '../../../shared/src/repos/animals.repo.js';
 import { randomUUID } from 'node:crypto';
@@ -74,7 +75,7 @@ export function createAnimalsService(deps: AnimalsDeps) {
   return {
     /** One page of the caller's animals on one farm (farm_id is scoped to the caller's account). */
     async list(caller: Caller, q: { farm_id: string; species?: string; limit: number; offset: number }) {
-      const callerId = caller.account_id;
+      const scope = scopeOfCaller(caller);
       let spellings: string[] | null = null;
       if (q.species) {
         // Any stored spelling of the asked species counts (id, Vietnamese or English name).
@@ -82,8 +83,8 @@ export function createAnimalsService(deps: AnimalsDeps) {
         const hit = farm.find((f) => f.id === speciesKey(q.species!) || f.spellings.some((s) => speciesKey(s) === speciesKey(q.species!)));
         spellings = hit?.spellings ?? [q.species];
       }
-      const total = await animalsRepo.countOnFarm(db, callerId, q.farm_id, spellings);
-      const rows = await animalsRepo.pageOnFarm(db, callerId, q.farm_id, spellings, q.limit, q.offset);
+      const total = await animalsRepo.countOnFarm(db, scope, q.farm_id, spellings);
+      const rows = await animalsRepo.pageOnFarm(db, scope, q.farm_id, spellings, q.limit, q.offset);
       return { farm_id: q.farm_id, animals: rows.map(toSummary), total, limit: q.limit, offset: q.offset };
     },
 

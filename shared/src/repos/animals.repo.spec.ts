@@ -39,10 +39,12 @@ describe.each(BOTH_DATABASES)('animals on $name', ({ open }) => {
   });
 
   it('lists a farm’s live animals oldest first, by species spellings when asked, with photo count and cover', async () => {
-    expect(await repo.countOnFarm(opened.db, owner, 'trai', null)).toBe(3);
-    expect(await repo.countOnFarm(opened.db, owner, 'trai', ['Bò', 'cattle'])).toBe(2);
-    expect(await repo.countOnFarm(opened.db, randomUUID(), 'trai', null)).toBe(0);
-    const page = await repo.pageOnFarm(opened.db, owner, 'trai', null, 2, 1);
+    const mine = scopeOfJob({ owner_id: owner });
+    expect(await repo.countOnFarm(opened.db, mine, 'trai', null)).toBe(3);
+    expect(await repo.countOnFarm(opened.db, mine, 'trai', ['Bò', 'cattle'])).toBe(2);
+    expect(await repo.countOnFarm(opened.db, scopeOfJob({ owner_id: randomUUID() }), 'trai', null)).toBe(0);
+    expect(await repo.pageOnFarm(opened.db, scopeOfJob({ owner_id: randomUUID() }), 'trai', null, 10, 0)).toEqual([]);
+    const page = await repo.pageOnFarm(opened.db, mine, 'trai', null, 2, 1);
     expect(page.map((a) => a.name)).toEqual(['Mận', 'Dê 1']);
     expect(page[0]).toMatchObject({ image_count: 1, cover: { image_id: photo, cid: 'c1' } });
     expect(page[1]).toMatchObject({ image_count: 0, cover: null });
@@ -58,7 +60,7 @@ describe.each(BOTH_DATABASES)('animals on $name', ({ open }) => {
     expect(await repo.photoCounts(opened.db, man)).toEqual({ images: 1, descriptors: 1 });
     await repo.remove(opened.db, man);
     expect(await repo.photoCounts(opened.db, man)).toEqual({ images: 0, descriptors: 0 });
-    expect(await repo.countOnFarm(opened.db, owner, 'trai', null)).toBe(2);
+    expect(await repo.countOnFarm(opened.db, scopeOfJob({ owner_id: owner }), 'trai', null)).toBe(2);
     const row = await opened.db.query<{ deleted: boolean }>('select deleted_at is not null as deleted from individuals where id = $1', [
       man,
     ]);

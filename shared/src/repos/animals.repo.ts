@@ -2,7 +2,12 @@
  * Statements on animals as their owner sees them: a farm's list with each animal's photo count and
  * cover, one animal's summary, its 3D model row, and the rows a deletion removes. Who may do what
  * is the access policy's question, settled before these run.
+ *
+ * A farm's list (`countOnFarm`, `pageOnFarm`) takes the owner's `OwnerScope`, made from who is asking
+ * (shared/src/access/owner-scope.ts); the rest read or remove one animal by id, one the access
+ * policy has already let the caller see or change.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { Queryable } from '../ports/database.port.js';
 
 /** An animal as listed: its facts, how many photos it has, and its first photo. */
@@ -34,22 +39,26 @@ const ON_FARM = `from individuals i where i.owner_id = $1 and i.kind = 'animal' 
 
 export const animalsRepo = {
   /** How many live animals the owner's farm holds (of these species spellings, when given). */
-  async countOnFarm(db: Queryable, ownerId: string, farmId: string, spellings: readonly string[] | null): Promise<number> {
-    const r = await db.query<{ n: number }>(`select count(*)::int as n ${ON_FARM}`, [ownerId, farmId, spellings ? [...spellings] : null]);
+  async countOnFarm(db: Queryable, scope: OwnerScope, farmId: string, spellings: readonly string[] | null): Promise<number> {
+    const r = await db.query<{ n: number }>(`select count(*)::int as n ${ON_FARM}`, [
+      scope.ownerId,
+      farmId,
+      spellings ? [...spellings] : null,
+    ]);
     return r.rows[0]?.n ?? 0;
   },
 
   /** One page of them, oldest enrolment first. */
   async pageOnFarm(
     db: Queryable,
-    ownerId: string,
+    scope: OwnerScope,
     farmId: string,
     spellings: readonly string[] | null,
     limit: number,
     offset: number,
   ): Promise<AnimalSummaryRow[]> {
     const r = await db.query<AnimalSummaryRow>(`select ${SUMMARY_COLUMNS} ${ON_FARM} order by i.created_at, i.id limit $4 offset $5`, [
-      ownerId,
+      scope.ownerId,
       farmId,
       spellings ? [...spellings] : null,
       limit,
