@@ -57,7 +57,7 @@ export function grantRoutes(s: Services): RouteDef[] {
       },
       handler: async ({ body, caller }) => ({
         ok: true,
-        grant: await s.grants.grant(caller!.account_id, body.grantee, body.kind, body.access),
+        grant: await s.grants.grant(caller!, body.grantee, body.kind, body.access),
       }),
     }),
     defineRoute({
@@ -71,7 +71,7 @@ export function grantRoutes(s: Services): RouteDef[] {
       body: z.object({ grantee: Grantee, kind: Kind.default('tree') }),
       responses: { 200: { description: 'revoked', schema: Ok.extend({ revoked: z.literal(true) }) }, ...common },
       handler: async ({ body, caller }) => {
-        await s.grants.revoke(caller!.account_id, body.grantee, body.kind);
+        await s.grants.revoke(caller!, body.grantee, body.kind);
         return { ok: true, revoked: true };
       },
     }),

@@ -1,13 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { GrantRow } from '../../../shared/src/repos/grants.repo.js';
 import { strictMock } from '../../../test/support/strict-mock.js';
+import type { Caller } from '../http/route.js';
 import { createGrantsService, type GrantsDeps } from './grants.service.js';
 
 type Repo = GrantsDeps['grants'];
 const db = strictMock<Queryable>({}, 'db');
 const OWNER = '11111111-1111-4111-8111-111111111111';
 const GRANTEE = '22222222-2222-4222-8222-222222222222';
+const caller = { account_id: OWNER } as Caller;
 const accounts = [
   { id: OWNER, username: 'owner' },
   { id: GRANTEE, username: 'grantee' },
@@ -34,7 +37,7 @@ describe('grants service: granting', () => {
     const upsert = vi.fn(async () => {});
     const activeOf = vi.fn(async () => [row({ kind: 'fruit' }), row({ access: 'write' })]);
     const s = createGrantsService({ db, grants: strictMock<Repo>({ findAccount, upsert, activeOf }) });
-    expect(await s.grant(OWNER, '  GRANTEE ', 'tree', 'write')).toEqual({
+    expect(await s.grant(caller, '  GRANTEE ', 'tree', 'write')).toEqual({
       owner: { id: OWNER, username: 'owner' },
       grantee: { id: GRANTEE, username: 'grantee' },
       kind: 'tree',
@@ -43,7 +46,7 @@ describe('grants service: granting', () => {
       updated_at: at.toISOString(),
     });
     expect(findAccount).toHaveBeenLastCalledWith(db, { username: 'grantee' });
-    expect(upsert).toHaveBeenCalledWith(db, { ownerId: OWNER, granteeId: GRANTEE, kind: 'tree', access: 'write' });
+    expect(upsert).toHaveBeenCalledWith(db, { owner: scopeOfCaller(caller), granteeId: GRANTEE, kind: 'tree', access: 'write' });
   });
 
   it('finds the grantee by account id', async () => {
@@ -51,19 +54,19 @@ describe('grants service: granting', () => {
       db,
       grants: strictMock<Repo>({ findAccount, upsert: async () => {}, activeOf: async () => [row({})] }),
     });
-    await s.grant(OWNER, GRANTEE.toUpperCase(), 'tree', 'read');
+    await s.grant(caller, GRANTEE.toUpperCase(), 'tree', 'read');
     expect(findAccount).toHaveBeenLastCalledWith(db, { id: GRANTEE.toUpperCase() });
   });
 
   it('answers an unknown grantee, by name or id, 404 and writes nothing', async () => {
     const s = createGrantsService({ db, grants: strictMock<Repo>({ findAccount }) });
     for (const ref of ['nobody', '33333333-3333-4333-8333-333333333333'])
-      await expect(s.grant(OWNER, ref, 'tree', 'read')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+      await expect(s.grant(caller, ref, 'tree', 'read')).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('refuses a grant to oneself with 400 grant_self and writes nothing', async () => {
     const s = createGrantsService({ db, grants: strictMock<Repo>({ findAccount }) });
-    await expect(s.grant(OWNER, 'owner', 'animal', 'write')).rejects.toMatchObject({ status: 400, code: 'grant_self' });
+    await expect(s.grant(caller, 'owner', 'animal', 'write')).rejects.toMatchObject({ status: 400, code: 'grant_self' });
   });
 });
 
@@ -71,14 +74,14 @@ describe('grants service: revoking and listing', () => {
   it('revokes an active grant', async () => {
     const revoke = vi.fn(async () => true);
     const s = createGrantsService({ db, grants: strictMock<Repo>({ findAccount, revoke }) });
-    await s.revoke(OWNER, 'grantee', 'fruit');
-    expect(revoke).toHaveBeenCalledWith(db, { ownerId: OWNER, granteeId: GRANTEE, kind: 'fruit' });
+    await s.revoke(caller, 'grantee', 'fruit');
+    expect(revoke).toHaveBeenCalledWith(db, { owner: scopeOfCaller(caller), granteeId: GRANTEE, kind: 'fruit' });
   });
 
   it('answers a grant that is missing or already revoked exactly as an unknown grantee: 404', async () => {
     const s = createGrantsService({ db, grants: strictMock<Repo>({ findAccount, revoke: async () => false }) });
-    const missingGrant = await s.revoke(OWNER, 'grantee', 'tree').catch((e: unknown) => e);
-    const missingAccount = await s.revoke(OWNER, 'nobody', 'tree').catch((e: unknown) => e);
+    const missingGrant = await s.revoke(caller, 'grantee', 'tree').catch((e: unknown) => e);
+    const missingAccount = await s.revoke(caller, 'nobody', 'tree').catch((e: unknown) => e);
     expect(missingGrant).toMatchObject({ status: 404, code: 'not_found' });
     expect(missingAccount).toEqual(missingGrant);
   });

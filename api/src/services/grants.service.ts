@@ -1,9 +1,11 @@
+import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
 import { isUuid } from '../../../shared/src/domain/ids.js';
 import { AppError, ERRORS } from '../../../shared/src/domain/errors.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { GrantAccess } from '../../../shared/src/access/policy.js';
 import type { Queryable } from '../../../shared/src/ports/database.port.js';
 import type { GrantsRepo } from '../../../shared/src/repos/grants.repo.js';
+import type { Caller } from '../http/route.js';
 
 export type { GrantAccess, Standing } from '../../../shared/src/access/policy.js';
 export { standingFor } from '../../../shared/src/access/standing.js';
@@ -47,18 +49,19 @@ export function createGrantsService({ db, grants }: GrantsDeps) {
   }
 
   return {
-    /** Share `ownerId`'s individuals of `kind` with `granteeRef`; granting again changes the access level. */
-    async grant(ownerId: string, granteeRef: string, kind: Kind, access: GrantAccess): Promise<GrantView> {
+    /** Share the caller's individuals of `kind` with `granteeRef`; granting again changes the access level. */
+    async grant(caller: Caller, granteeRef: string, kind: Kind, access: GrantAccess): Promise<GrantView> {
+      const owner = scopeOfCaller(caller);
       const grantee = await findAccount(granteeRef);
-      if (grantee.id === ownerId) throw new AppError(400, 'grant_self');
-      await grants.upsert(db, { ownerId, granteeId: grantee.id, kind, access });
-      return (await list(ownerId)).given.find((g) => g.grantee.id === grantee.id && g.kind === kind)!;
+      if (grantee.id === owner.ownerId) throw new AppError(400, 'grant_self');
+      await grants.upsert(db, { owner, granteeId: grantee.id, kind, access });
+      return (await list(owner.ownerId)).given.find((g) => g.grantee.id === grantee.id && g.kind === kind)!;
     },
 
-    /** Withdraw a grant. Revoking one that does not exist (or is already revoked) is a 404. */
-    async revoke(ownerId: string, granteeRef: string, kind: Kind): Promise<void> {
+    /** Withdraw a grant the caller gave. Revoking one that does not exist (or is already revoked) is a 404. */
+    async revoke(caller: Caller, granteeRef: string, kind: Kind): Promise<void> {
       const grantee = await findAccount(granteeRef);
-      if (!(await grants.revoke(db, { ownerId, granteeId: grantee.id, kind }))) throw ERRORS.notFound();
+      if (!(await grants.revoke(db, { owner: scopeOfCaller(caller), granteeId: grantee.id, kind }))) throw ERRORS.notFound();
     },
 
     list,

@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { grantsRepo } from './grants.repo.js';
 
 describe.each(BOTH_DATABASES)('grants on $name', ({ open }) => {
   const [owner, grantee, other] = [randomUUID(), randomUUID(), randomUUID()];
+  const [ownerScope, granteeScope, otherScope] = [
+    scopeOfJob({ owner_id: owner }),
+    scopeOfJob({ owner_id: grantee }),
+    scopeOfJob({ owner_id: other }),
+  ];
 
   const opened = openDatabase(open, async () => {
     for (const [id, name] of [
@@ -26,10 +32,10 @@ describe.each(BOTH_DATABASES)('grants on $name', ({ open }) => {
 
   it('grants, changes the access level in place, and lists active grants both ways with usernames', async () => {
     const { db } = opened;
-    await grantsRepo.upsert(db, { ownerId: owner, granteeId: grantee, kind: 'tree', access: 'read' });
-    await grantsRepo.upsert(db, { ownerId: owner, granteeId: grantee, kind: 'animal', access: 'write' });
-    await grantsRepo.upsert(db, { ownerId: owner, granteeId: grantee, kind: 'tree', access: 'write' });
-    await grantsRepo.upsert(db, { ownerId: other, granteeId: owner, kind: 'fruit', access: 'read' });
+    await grantsRepo.upsert(db, { owner: ownerScope, granteeId: grantee, kind: 'tree', access: 'read' });
+    await grantsRepo.upsert(db, { owner: ownerScope, granteeId: grantee, kind: 'animal', access: 'write' });
+    await grantsRepo.upsert(db, { owner: ownerScope, granteeId: grantee, kind: 'tree', access: 'write' });
+    await grantsRepo.upsert(db, { owner: otherScope, granteeId: owner, kind: 'fruit', access: 'read' });
     const mine = await grantsRepo.activeOf(db, owner);
     expect(mine.map(({ created_at: _c, updated_at: _u, ...g }) => g)).toEqual([
       { owner_id: owner, owner_name: 'owner', grantee_id: grantee, grantee_name: 'grantee', kind: 'tree', access: 'write' },
@@ -45,10 +51,10 @@ describe.each(BOTH_DATABASES)('grants on $name', ({ open }) => {
 
   it('revokes an active grant once, keeps it out of the list, and grants it again', async () => {
     const { db } = opened;
-    const tree = { ownerId: owner, granteeId: grantee, kind: 'tree' as const };
+    const tree = { owner: ownerScope, granteeId: grantee, kind: 'tree' as const };
     expect(await grantsRepo.revoke(db, tree)).toBe(true);
     expect(await grantsRepo.revoke(db, tree)).toBe(false);
-    expect(await grantsRepo.revoke(db, { ownerId: grantee, granteeId: owner, kind: 'tree' })).toBe(false);
+    expect(await grantsRepo.revoke(db, { owner: granteeScope, granteeId: owner, kind: 'tree' })).toBe(false);
     expect((await grantsRepo.activeOf(db, grantee)).map((g) => g.kind)).toEqual(['animal']);
     const kept = await db.query<{ revoked: boolean }>(
       `select revoked_at is not null as revoked from grants where owner_id = $1 and grantee_id = $2 and kind = 'tree'`,

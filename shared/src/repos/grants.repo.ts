@@ -2,7 +2,13 @@
  * Statements on `grants`: an owner sharing one kind of individual with another account. One row
  * per (owner, grantee, kind); revoking keeps the row (`revoked_at`) and granting again clears it.
  * Who may read what through a grant is decided in shared/src/access, not here.
+ *
+ * Granting and revoking (`upsert`, `revoke`) act for the granting owner, who is the caller: they take
+ * the owner's `OwnerScope`, made from who is asking (shared/src/access/owner-scope.ts). The grantee
+ * stays an account id, another account the owner names on purpose. `activeOf` reads the grants an
+ * account gave or received, both ways, so it takes the account id.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { GrantAccess } from '../access/policy.js';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
@@ -42,21 +48,21 @@ export const grantsRepo = {
     return r.rows.map((g) => ({ ...g, created_at: new Date(g.created_at), updated_at: new Date(g.updated_at) }));
   },
 
-  /** Grants `kind` to the grantee at `access`: a new row, or the existing one changed and un-revoked. */
-  async upsert(db: Queryable, g: { ownerId: string; granteeId: string; kind: Kind; access: GrantAccess }): Promise<void> {
+  /** The owner grants `kind` to the grantee at `access`: a new row, or the existing one changed and un-revoked. */
+  async upsert(db: Queryable, g: { owner: OwnerScope; granteeId: string; kind: Kind; access: GrantAccess }): Promise<void> {
     await db.query(
       `insert into grants (owner_id, grantee_id, kind, access) values ($1, $2, $3, $4)
        on conflict (owner_id, grantee_id, kind)
        do update set access = excluded.access, revoked_at = null, updated_at = now()`,
-      [g.ownerId, g.granteeId, g.kind, g.access],
+      [g.owner.ownerId, g.granteeId, g.kind, g.access],
     );
   },
 
-  /** Revokes an active grant; answers whether there was one. */
-  async revoke(db: Queryable, g: { ownerId: string; granteeId: string; kind: Kind }): Promise<boolean> {
+  /** Revokes an active grant the owner gave; answers whether there was one. */
+  async revoke(db: Queryable, g: { owner: OwnerScope; granteeId: string; kind: Kind }): Promise<boolean> {
     const r = await db.query(
       'update grants set revoked_at = now(), updated_at = now() where owner_id = $1 and grantee_id = $2 and kind = $3 and revoked_at is null',
-      [g.ownerId, g.granteeId, g.kind],
+      [g.owner.ownerId, g.granteeId, g.kind],
     );
     return r.affectedRows > 0;
   },
