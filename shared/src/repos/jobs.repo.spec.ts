@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { jobsRepo as repo } from './jobs.repo.js';
 
@@ -127,8 +128,9 @@ describe.each(BOTH_DATABASES)('jobs on $name', ({ name, open }) => {
 
   it('counts an owner’s queued units, a batch once, and tells whether a job or its batch is among them', async () => {
     const { db } = opened;
-    expect(await repo.ownerUnits(db, 'a', 'x', 'x')).toMatchObject({ n: 0 });
-    expect((await repo.ownerUnits(db, 'a', 'x', 'x'))?.mine).toBeFalsy();
+    const [a, b] = [scopeOfJob({ owner_id: 'a' }), scopeOfJob({ owner_id: 'b' })];
+    expect(await repo.ownerUnits(db, a, 'x', 'x')).toMatchObject({ n: 0 });
+    expect((await repo.ownerUnits(db, a, 'x', 'x'))?.mine).toBeFalsy();
     await add('b1-1', { owner_id: 'a', batch_id: 'b1' });
     await add('b1-2', { owner_id: 'a', batch_id: 'b1' });
     await add('single', { owner_id: 'a' });
@@ -137,11 +139,11 @@ describe.each(BOTH_DATABASES)('jobs on $name', ({ name, open }) => {
     await add('theirs', { owner_id: 'b' });
     await db.query(`update jobs set state = 'active' where id = 'running'`);
     await db.query(`update jobs set state = 'completed' where id = 'done'`);
-    expect(await repo.ownerUnits(db, 'a', 'new', 'new')).toEqual({ n: 3, mine: false });
-    expect(await repo.ownerUnits(db, 'a', 'b1-3', 'batch-b1')).toEqual({ n: 3, mine: true });
-    expect(await repo.ownerUnits(db, 'a', 'single', 'single')).toEqual({ n: 3, mine: true });
-    expect(await repo.ownerUnits(db, 'a', 'done', 'done')).toEqual({ n: 3, mine: false });
-    expect(await repo.ownerUnits(db, 'b', 'x', 'x')).toEqual({ n: 1, mine: false });
+    expect(await repo.ownerUnits(db, a, 'new', 'new')).toEqual({ n: 3, mine: false });
+    expect(await repo.ownerUnits(db, a, 'b1-3', 'batch-b1')).toEqual({ n: 3, mine: true });
+    expect(await repo.ownerUnits(db, a, 'single', 'single')).toEqual({ n: 3, mine: true });
+    expect(await repo.ownerUnits(db, a, 'done', 'done')).toEqual({ n: 3, mine: false });
+    expect(await repo.ownerUnits(db, b, 'x', 'x')).toEqual({ n: 1, mine: false });
   });
 
   it('puts every active job back to waiting after a restart', async () => {

@@ -4,6 +4,7 @@
  * delay, when a failure is final) is the adapter's, shared/src/adapters/queue/inprocess.adapter.ts;
  * these statements only carry it out.
  */
+import type { OwnerScope } from '../access/owner-scope.js';
 import type { JobName } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 import type { JobRecord } from '../ports/queue.port.js';
@@ -73,14 +74,15 @@ export const jobsRepo = {
 
   /**
    * The owner's queued units (a batch's jobs count once, as `batch-<batch_id>`) waiting or active,
-   * and whether job `id` or unit `unit` is already among them.
+   * and whether job `id` or unit `unit` is already among them. The owner is the scope of the job
+   * being queued (scopeOfJob, shared/src/access/owner-scope.ts).
    */
-  async ownerUnits(db: Queryable, owner: string, id: string, unit: string): Promise<{ n: number; mine: boolean } | null> {
+  async ownerUnits(db: Queryable, owner: OwnerScope, id: string, unit: string): Promise<{ n: number; mine: boolean } | null> {
     const r = await db.query<{ n: number; mine: boolean }>(
       `select count(distinct coalesce('batch-' || (data->>'batch_id'), id))::int as n,
               bool_or(id = $2 or coalesce('batch-' || (data->>'batch_id'), id) = $3) as mine
          from jobs where state in ('waiting', 'active') and data->>'owner_id' = $1`,
-      [owner, id, unit],
+      [owner.ownerId, id, unit],
     );
     return r.rows[0] ?? null;
   },

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { scopeOfJob } from '../../access/owner-scope.js';
 import type { Database } from '../../ports/database.port.js';
 import {
   assertJobId,
@@ -148,8 +149,9 @@ export function createInProcessQueue(db: Database, o: InProcessQueueOptions): Jo
    */
   async function checkQuota(owner: unknown, id: string, unit: string): Promise<void> {
     const limit = o.fairness?.queuedQuota ?? 0;
-    if (!limit || typeof owner !== 'string') return;
-    const units = await jobsRepo.ownerUnits(db, owner, id, unit);
+    // A job naming no owner (none, or an empty id) counts against no one's quota.
+    if (!limit || typeof owner !== 'string' || !owner) return;
+    const units = await jobsRepo.ownerUnits(db, scopeOfJob({ owner_id: owner }), id, unit);
     if (!units?.mine && (units?.n ?? 0) >= limit) throw new QueueQuotaError(limit, 10);
   }
 
