@@ -1,6 +1,6 @@
 /** Fine-tuning the backbone on the owner's photos: an adopted version served, retrained on every photo, judged, rolled back (learn-backbone.helpers.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeOfJob } from '../../shared/src/access/owner-scope.js';
+import { scopeOfJob, type OwnerScope } from '../../shared/src/access/owner-scope.js';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,12 +18,15 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
   let herd: BackboneHerd;
   let app: TestApp;
   let owner: BackboneHerd['owner'];
+  /** The owner's records, as the train job would scope them. */
+  let scope: OwnerScope;
   let other: BackboneHerd['other'];
   let dids: string[];
 
   beforeAll(async () => {
     herd = await startBackboneHerd();
     ({ app, owner, other, dids } = herd);
+    scope = scopeOfJob({ owner_id: owner.id });
   }, 240_000);
   afterAll(async () => {
     await herd?.app.stop();
@@ -36,7 +39,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
     const engine = await engineOnce();
     // Forced adoption to exercise serving with a model this small (the gate would refuse it); the
     // retrain follows any adoption.
-    const v = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', 'job:keep-1', {
+    const v = await trainOwner(app.container, engine, scope, 'animal', 'job:keep-1', {
       recipe: 'backbone',
       forceAdopt: true,
       backbone: settled,
@@ -73,7 +76,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
     ).toEqual([]);
     // A retry of the job returns the stored version without training either model again.
     expect(
-      await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', 'job:keep-1', {
+      await trainOwner(app.container, engine, scope, 'animal', 'job:keep-1', {
         recipe: 'backbone',
         forceAdopt: true,
         backbone: settled,
@@ -81,7 +84,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
     ).toEqual(v);
     expect(await count(`select count(*)::int as n from learned_models where job_key = 'job:keep-1'`, [])).toBe(1);
     // The owner reads both on the run, the reason in both languages.
-    await recordRun(app.container.db, scopeOfJob({ owner_id: owner.id }), {
+    await recordRun(app.container.db, scope, {
       kind: 'animal',
       jobId: 'keep-1',
       status: 'adopted',
@@ -105,7 +108,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
   it('identify shortlists through the adopted backbone, embeds each enrolled photo once, and never for another account', async () => {
     const engine = await engineOnce();
     // The version adopted (and retrained on every photo) by the test above.
-    const v = (await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))!;
+    const v = (await adoptedVersion(app.container.db, scope, 'animal', engine.model))!;
     expect(v.status).toBe('adopted');
     // Adoption keeps the gallery as the tested model embedded it.
     const stored = `select count(*)::int as n from learned_embeddings where owner_id = $1 and version = $2`;
@@ -136,9 +139,9 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
 
   it('judges a served model retrained on every photo only on held-out photos enrolled after it', async () => {
     const engine = await engineOnce();
-    const served = (await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))!;
+    const served = (await adoptedVersion(app.container.db, scope, 'animal', engine.model))!;
     expect(served.report.trained_on_all).toBe(true);
-    const out = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', null, {
+    const out = await trainOwner(app.container, engine, scope, 'animal', null, {
       recipe: 'backbone',
       backbone: tiny,
     });
@@ -151,10 +154,10 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
 
   it('rolls back to the previous adopted version with one call', async () => {
     const engine = await engineOnce();
-    const cur = (await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))!;
-    const back = await rollback(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal');
+    const cur = (await adoptedVersion(app.container.db, scope, 'animal', engine.model))!;
+    const back = await rollback(app.container.db, scope, 'animal');
     expect(back.rolledBack).toBe(cur.version);
-    const now = await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model);
+    const now = await adoptedVersion(app.container.db, scope, 'animal', engine.model);
     expect(now?.version ?? null).toBe(back.adopted);
     const out = await identify(owner.token, 0);
     expect(out.learned).toEqual(back.adopted === null ? null : { name: 'owner-metric', version: String(back.adopted) });
@@ -180,7 +183,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
     const before = process.env.TRAIN_PYTHON;
     process.env.TRAIN_PYTHON = wrapper;
     try {
-      const v = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', null, {
+      const v = await trainOwner(app.container, engine, scope, 'animal', null, {
         recipe: 'backbone',
         forceAdopt: true,
         backbone: tiny,
@@ -198,7 +201,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: the adopted vers
       expect(report).toMatchObject({ trained_on_all: false, trainer: { items: 8, eval: 4 } });
       // It never saw its held-out photos: they may calibrate it.
       expect(report.held_out_images).toHaveLength(4);
-      expect((await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model))?.version).toBe(v.version);
+      expect((await adoptedVersion(app.container.db, scope, 'animal', engine.model))?.version).toBe(v.version);
     } finally {
       if (before === undefined) delete process.env.TRAIN_PYTHON;
       else process.env.TRAIN_PYTHON = before;

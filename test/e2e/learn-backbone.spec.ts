@@ -1,6 +1,6 @@
 /** Fine-tuning the backbone on the owner's photos: the trainer, a refusal, a version adopted as a job (learn-backbone.helpers.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeOfJob } from '../../shared/src/access/owner-scope.js';
+import { scopeOfJob, type OwnerScope } from '../../shared/src/access/owner-scope.js';
 import * as ort from 'onnxruntime-node';
 import { engineOnce } from '../../workers/src/handlers/index.js';
 import { trainHandler } from '../../workers/src/handlers/train.handler.js';
@@ -14,10 +14,13 @@ describe('a backbone fine-tuned on the owner’s animal photos: training, refusa
   let herd: BackboneHerd;
   let app: TestApp;
   let owner: BackboneHerd['owner'];
+  /** The owner's records, as the train job would scope them. */
+  let scope: OwnerScope;
 
   beforeAll(async () => {
     herd = await startBackboneHerd();
     ({ app, owner } = herd);
+    scope = scopeOfJob({ owner_id: owner.id });
   }, 240_000);
   afterAll(async () => {
     await herd?.app.stop();
@@ -31,7 +34,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: training, refusa
 
   it('rejects a fine-tuned model that does not beat the current space, and stores it as rejected', async () => {
     const engine = await engineOnce();
-    const out = await trainOwner(app.container, engine, scopeOfJob({ owner_id: owner.id }), 'animal', null, {
+    const out = await trainOwner(app.container, engine, scope, 'animal', null, {
       recipe: 'backbone',
       minGain: 2,
       backbone: tiny,
@@ -57,7 +60,7 @@ describe('a backbone fine-tuned on the owner’s animal photos: training, refusa
     const gate = out.report.served_gate as { served: Record<string, number>; candidate: Record<string, number> };
     expect(gate.served).toMatchObject({ calibration_queries: 18, allowed_false_matches: -1 });
     expect(gate.candidate).toMatchObject({ calibration_queries: 3, allowed_false_matches: -1 });
-    expect(await adoptedVersion(app.container.db, scopeOfJob({ owner_id: owner.id }), 'animal', engine.model)).toBeNull();
+    expect(await adoptedVersion(app.container.db, scope, 'animal', engine.model)).toBeNull();
   }, 300_000);
 
   it('adopts a version as a job, stores its ONNX, and a retry returns it without training again', async () => {
