@@ -12,8 +12,11 @@ const list = (b: Uint8Array | null) => (b ? [...b] : null);
 describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
   let opened: OpenDatabase;
   const [owner, other] = [randomUUID(), randomUUID()];
-  const [tree, cow, gone, theirs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-  const [img1, img2, img3, img4, img5] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  /** A random id whose first hex digits are fixed, so the ids sort against the enrolment order. */
+  const idFrom = (head: string) => head + randomUUID().slice(head.length);
+  // The cow is enrolled after theirs and its first photo is older than its second: ids sort the other way.
+  const [tree, cow, gone, theirs] = [randomUUID(), idFrom('ffffffff'), randomUUID(), idFrom('00000000')];
+  const [img1, img2, img3, img4, img5] = [idFrom('ffffffff'), idFrom('00000000'), randomUUID(), randomUUID(), randomUUID()];
   const subject = { box: { x: 1, y: 2, w: 3, h: 4 }, score: 0.9, label: 'cow', cocoClass: 19 };
 
   beforeAll(async () => {
@@ -21,9 +24,9 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
     const { db } = opened;
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
     await db.query(
-      `insert into individuals (id, owner_id, kind, farm_id, tree_id, deleted_at) values
-        ($1, $5, 'tree', 'f1', null, null), ($2, $5, 'animal', 'f1', null, null), ($3, $5, 'animal', 'f1', null, now()),
-        ($4, $6, 'animal', null, null, null)`,
+      `insert into individuals (id, owner_id, kind, farm_id, tree_id, deleted_at, created_at) values
+        ($1, $5, 'tree', 'f1', null, null, '2025-12-01T00:00:00Z'), ($2, $5, 'animal', 'f1', null, null, '2025-12-03T00:00:00Z'),
+        ($3, $5, 'animal', 'f1', null, now(), '2025-12-01T00:00:00Z'), ($4, $6, 'animal', null, null, null, '2025-12-02T00:00:00Z')`,
       [tree, cow, gone, theirs, owner, other],
     );
     await db.query(`insert into blobs (cid, size, content_type) values ('c1', 1, 'image/jpeg'), ('c2', 1, 'image/jpeg'),
@@ -50,12 +53,14 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
     await opened?.drop();
   });
 
-  it('reads the live photos of some owners’ pools of a kind, ordered by individual then image', async () => {
+  it('reads the live photos of some owners’ pools of a kind, individuals as enrolled and each one’s photos oldest first', async () => {
     const { db } = opened;
     expect((await descriptorsRepo.poolImageIds(db, [owner, other], 'animal', model)).sort()).toEqual([img1, img2, img4].sort());
     expect(await descriptorsRepo.poolImageIds(db, [owner], 'tree', model)).toEqual([]);
+    // Not by id: the held-out photos and the training order must not change between runs of one herd.
+    expect((await descriptorsRepo.poolRows(db, [owner, other], 'animal', model)).map((r) => r.image_id)).toEqual([img4, img1, img2]);
     const rows = await descriptorsRepo.poolRows(db, [owner], 'animal', model);
-    expect(rows.map((r) => r.image_id)).toEqual([img1, img2].sort());
+    expect(rows.map((r) => r.image_id)).toEqual([img1, img2]);
     const first = rows.find((r) => r.image_id === img1)!;
     expect({ ...first, global: list(first.global) }).toEqual({
       image_id: img1,

@@ -102,10 +102,17 @@ export const descriptorsRepo = {
     return r.rows.map((x) => x.image_id);
   },
 
-  /** Whole rows of `owners`' live photos of a kind, ordered by individual then image. */
+  /**
+   * Whole rows of `owners`' live photos of a kind: individuals in the order they were enrolled, each
+   * one's photos oldest first, photos stored together by content id. Ids are random, so ordering by
+   * them held out a different photo and trained on a different order each time the same herd was
+   * learned from; this order is the same for the same photos, and an individual's last photos are
+   * its newest.
+   */
   async poolRows(db: Queryable, owners: readonly string[], kind: Kind, model: ModelKey): Promise<PoolDescriptorRow[]> {
     const r = await db.query<PoolDescriptorRow>(
-      `select d.image_id, i.individual_id, ind.farm_id, ind.tree_id, i.cid, d.global, d.subject ${POOL} order by i.individual_id, d.image_id`,
+      `select d.image_id, i.individual_id, ind.farm_id, ind.tree_id, i.cid, d.global, d.subject ${POOL}
+        order by ind.created_at, i.individual_id, i.created_at, i.cid`,
       [owners, kind, model.name, model.version],
     );
     return r.rows;

@@ -25,7 +25,7 @@ export async function poolImageIds(c: Container, engine: RecognitionEngine, owne
   return descriptorsRepo.poolImageIds(c.db, owners, kind, engine.model);
 }
 
-/** Whole rows, ordered by individual then image (so a fixed photo per individual can be held out). */
+/** Whole rows, individuals as enrolled and each one's photos oldest first (so the same photos are held out on every run). */
 export async function poolRows(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<PoolRow[]> {
   return descriptorsRepo.poolRows(c.db, owners, kind, engine.model);
 }
