@@ -41,6 +41,11 @@ export default defineConfig({
     // Suites start real servers (PGlite, S3, Redis queues); two cores cannot run many at once.
     pool: 'forks',
     maxWorkers: 2,
+    // Each fork runs its files one after another in one module graph instead of importing the
+    // service's graph again for every file, which cost every file about two seconds of a core
+    // (benchmarks/results/suite-isolate-2026-11-29.md). A file must therefore leave process-wide
+    // state as it found it: environment variables it sets are restored, servers it starts are stopped.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
