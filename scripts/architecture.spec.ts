@@ -79,15 +79,17 @@ describe('architecture', () => {
     expect(SQL_TEXT.test('return on.query(m.sql!, m.params);')).toBe(false);
   });
 
-  it('makes an OwnerScope only in shared/src/access/: its brand is private and nothing else casts to it', () => {
+  it('makes an OwnerScope and a SearchPool only in shared/src/access/: their brands are private and nothing else casts to them', () => {
     // Account records (surveys, fruit batches, herd counts and alerts, farms) are picked by the
     // scope a repository is given; a scope made any other way than from the caller's token or a
     // job the API queued would let a caller name another account's records.
-    const scopeModule = readSource('shared/src/access/owner-scope.ts');
-    expect(scopeModule).toMatch(/^declare const brand: unique symbol;$/m);
-    expect(scopeModule, 'the brand symbol must stay private to owner-scope.ts').not.toMatch(
-      /export\s+(declare\s+)?const\s+brand\b|export\s*\{[^}]*\bbrand\b/,
-    );
+    for (const file of ['shared/src/access/owner-scope.ts', 'shared/src/access/pool-owners.ts']) {
+      const scopeModule = readSource(file);
+      expect(scopeModule).toMatch(/^declare const brand: unique symbol;$/m);
+      expect(scopeModule, `the brand symbol must stay private to ${file}`).not.toMatch(
+        /export\s+(declare\s+)?const\s+brand\b|export\s*\{[^}]*\bbrand\b/,
+      );
+    }
     // Specs, benchmarks and scripts too: a test that forges a scope tests a path production cannot take.
     const everyTs = (dir: string): string[] =>
       readdirSync(path.join(ROOT, dir)).flatMap((name) => {
@@ -96,7 +98,7 @@ describe('architecture', () => {
         return statSync(path.join(ROOT, p)).isDirectory() ? everyTs(p) : name.endsWith('.ts') ? [p] : [];
       });
     const cast =
-      /\bas\s+((OwnerScope|OperatorCaller|EveryOwner)\b|ReturnType<typeof\s+(scopeOf|operatorOf))|(?<![\w$.])<OwnerScope>\s*[({\w]/;
+      /\bas\s+((OwnerScope|OperatorCaller|EveryOwner|SearchPool)\b|ReturnType<typeof\s+(scopeOf|operatorOf|poolOwners|ownPool))|(?<![\w$.])<(OwnerScope|SearchPool)>\s*[({\w[]/;
     const forging = ['api', 'shared', 'workers', 'benchmarks', 'test', 'scripts', 'web/src']
       .flatMap((d) => everyTs(d))
       .filter((f) => !f.startsWith('shared/src/access/') && cast.test(readSource(f)));
@@ -109,6 +111,10 @@ describe('architecture', () => {
     expect(cast.test('repo.own(db, id, scopeOfCaller(caller))')).toBe(false);
     expect(cast.test(`function own(): Promise<${type}> {`)).toBe(false);
     expect(cast.test(`const op = { account_id: id } as ${'Operator'}Caller;`)).toBe(true);
+    // A search pool: matching crosses accounts only through the grants poolOwners reads.
+    expect(cast.test(`const pool = [mine, theirs] as ${'Search'}Pool;`)).toBe(true);
+    expect(cast.test(`const pool = <${'Search'}Pool>[mine, theirs];`)).toBe(true);
+    expect(cast.test('const pool = await poolOwners(db, scope, kind);')).toBe(false);
     // The operator's proof is made by the router's admin check alone (specs may make one to test with).
     const callsOperatorOf = /(?<![\w$.])operatorOf\s*\(/;
     const makers = ['api', 'shared', 'workers', 'benchmarks', 'test', 'scripts', 'web/src']

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopeOfJob } from '../../shared/src/access/owner-scope.js';
 import { poolOwners } from '../../api/src/services/grants.service.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { photoForm, textureImage } from '../support/images.js';
@@ -11,7 +12,7 @@ describe("grants: sharing one owner's trees, read-only or read-write, and revoki
   let grantee: User;
   let outsider: User;
   let tree: string;
-  const pool = (u: User, kind: 'tree' | 'fruit' = 'tree') => poolOwners(app.container.db, u.id, kind);
+  const pool = (u: User, kind: 'tree' | 'fruit' = 'tree') => poolOwners(app.container.db, scopeOfJob({ owner_id: u.id }), kind);
   const rename = (u: User, name: string) => api(app.url, 'POST', '/api/rename', { token: u.token, form: { tree_id: tree, name } });
   const views = (u: User) => api(app.url, 'GET', `/api/tree_views?tree_id=${tree}`, { token: u.token });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
 import { individualAccess, standingFor } from '../access/standing.js';
+import { scopeOfJob } from '../access/owner-scope.js';
 import { poolOwners } from '../access/pool-owners.js';
 import { accessRepo } from './access.repo.js';
 
@@ -74,8 +75,8 @@ describe.each(BOTH_DATABASES)('access on $name', ({ open }) => {
     expect(await accessRepo.grantorsOf(db, writer, 'tree')).toEqual([owner]);
     expect(await accessRepo.grantorsOf(db, stranger, 'tree')).toEqual([]);
     expect(await accessRepo.grantorsOf(db, reader, 'fruit')).toEqual([]);
-    expect(await poolOwners(db, reader, 'tree')).toEqual([reader, owner]);
-    expect(await poolOwners(db, stranger, 'tree')).toEqual([stranger]);
+    expect(await poolOwners(db, scopeOfJob({ owner_id: reader }), 'tree')).toEqual([reader, owner]);
+    expect(await poolOwners(db, scopeOfJob({ owner_id: stranger }), 'tree')).toEqual([stranger]);
   });
 
   it('decides each need, and a missing or deleted individual is the same not_found as one with no standing', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeOfJob } from '../access/owner-scope.js';
+import { ownPool, poolOwners } from '../access/pool-owners.js';
 import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
 import { descriptorsRepo } from './descriptors.repo.js';
 
@@ -23,6 +24,8 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
     opened = await open();
     const { db } = opened;
     await db.query(`insert into accounts (id, username) values ($1, 'owner'), ($2, 'other')`, [owner, other]);
+    // `other` lets `owner` match its animals: a search by `owner` covers both pools.
+    await db.query(`insert into grants (owner_id, grantee_id, kind, access) values ($1, $2, 'animal', 'read')`, [other, owner]);
     await db.query(
       `insert into individuals (id, owner_id, kind, farm_id, tree_id, deleted_at, created_at) values
         ($1, $5, 'tree', 'f1', null, null, '2025-12-01T00:00:00Z'), ($2, $5, 'animal', 'f1', null, null, '2025-12-03T00:00:00Z'),
@@ -55,11 +58,13 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
 
   it('reads the live photos of some owners’ pools of a kind, individuals as enrolled and each one’s photos oldest first', async () => {
     const { db } = opened;
-    expect((await descriptorsRepo.poolImageIds(db, [owner, other], 'animal', model)).sort()).toEqual([img1, img2, img4].sort());
-    expect(await descriptorsRepo.poolImageIds(db, [owner], 'tree', model)).toEqual([]);
+    const both = await poolOwners(db, scopeOfJob({ owner_id: owner }), 'animal');
+    const own = ownPool(scopeOfJob({ owner_id: owner }));
+    expect((await descriptorsRepo.poolImageIds(db, both, 'animal', model)).sort()).toEqual([img1, img2, img4].sort());
+    expect(await descriptorsRepo.poolImageIds(db, own, 'tree', model)).toEqual([]);
     // Not by id: the held-out photos and the training order must not change between runs of one herd.
-    expect((await descriptorsRepo.poolRows(db, [owner, other], 'animal', model)).map((r) => r.image_id)).toEqual([img4, img1, img2]);
-    const rows = await descriptorsRepo.poolRows(db, [owner], 'animal', model);
+    expect((await descriptorsRepo.poolRows(db, both, 'animal', model)).map((r) => r.image_id)).toEqual([img4, img1, img2]);
+    const rows = await descriptorsRepo.poolRows(db, own, 'animal', model);
     expect(rows.map((r) => r.image_id)).toEqual([img1, img2]);
     const first = rows.find((r) => r.image_id === img1)!;
     expect({ ...first, global: list(first.global) }).toEqual({
@@ -139,6 +144,6 @@ describe.each(BOTH_DATABASES)('descriptors on $name', ({ open }) => {
       [img5],
     );
     expect(stored.rows.map((r) => [list(r.global), r.quality, r.models])).toEqual([[[3, 4], { width: 10 }, [{ name: 'm', version: '1' }]]]);
-    expect(await descriptorsRepo.poolImageIds(db, [owner], 'tree', model)).toEqual([img5]);
+    expect(await descriptorsRepo.poolImageIds(db, ownPool(scopeOfJob({ owner_id: owner })), 'tree', model)).toEqual([img5]);
   });
 });

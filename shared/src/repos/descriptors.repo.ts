@@ -8,12 +8,14 @@
  *
  * A descriptor is its account's own (shared/src/access/policy.ts). What one account reads or writes
  * of its own (a calibration fit's rows, a new descriptor) takes the owner's `OwnerScope`. The pool
- * reads (`poolRows`, `poolImageIds`, and `ownerStamp`/`ownerRows`/`ownerImageIds`, which build the
- * per-owner index identify searches) take owner ids: a pool searched is the caller's own or one
- * granted to it (grantedPools), already decided by the access module. The re-embedding sweep
+ * reads (`poolRows`, `poolImageIds`) take the `SearchPool` of a search, which only the access module
+ * makes (its own pool and those granted to it; shared/src/access/pool-owners.ts).
+ * `ownerStamp`/`ownerRows`/`ownerImageIds` build the per-owner index a search opens, one owner at a
+ * time, for an owner id taken from such a pool. The re-embedding sweep
  * (`undescribed`, `ownerKinds`, `anyUndescribed`) reads every owner's, or one owner's, by design.
  */
 import type { OwnerScope } from '../access/owner-scope.js';
+import type { SearchPool } from '../access/pool-owners.js';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
@@ -96,24 +98,24 @@ const LIVE = `from descriptors d join images i on i.id = d.image_id join individ
   where d.owner_id = $1 and d.model = $2 and d.model_version = $3 and ind.deleted_at is null`;
 
 export const descriptorsRepo = {
-  /** Image ids of `owners`' live photos of a kind (cheap: tells whether a cached index is stale). */
-  async poolImageIds(db: Queryable, owners: readonly string[], kind: Kind, model: ModelKey): Promise<string[]> {
-    const r = await db.query<{ image_id: string }>(`select d.image_id ${POOL}`, [owners, kind, model.name, model.version]);
+  /** Image ids of the live photos of a search's `pool` of a kind (cheap: tells whether a cached index is stale). */
+  async poolImageIds(db: Queryable, pool: SearchPool, kind: Kind, model: ModelKey): Promise<string[]> {
+    const r = await db.query<{ image_id: string }>(`select d.image_id ${POOL}`, [[...pool], kind, model.name, model.version]);
     return r.rows.map((x) => x.image_id);
   },
 
   /**
-   * Whole rows of `owners`' live photos of a kind: individuals in the order they were enrolled, each
+   * Whole rows of the live photos of a kind in a search's `pool`: individuals in the order they were enrolled, each
    * one's photos oldest first, photos stored together by content id. Ids are random, so ordering by
    * them held out a different photo and trained on a different order each time the same herd was
    * learned from; this order is the same for the same photos, and an individual's last photos are
    * its newest.
    */
-  async poolRows(db: Queryable, owners: readonly string[], kind: Kind, model: ModelKey): Promise<PoolDescriptorRow[]> {
+  async poolRows(db: Queryable, pool: SearchPool, kind: Kind, model: ModelKey): Promise<PoolDescriptorRow[]> {
     const r = await db.query<PoolDescriptorRow>(
       `select d.image_id, i.individual_id, ind.farm_id, ind.tree_id, i.cid, d.global, d.subject ${POOL}
         order by ind.created_at, i.individual_id, i.created_at, i.cid`,
-      [owners, kind, model.name, model.version],
+      [[...pool], kind, model.name, model.version],
     );
     return r.rows;
   },

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { freshIds } from '../../../test/support/fresh-ids.js';
 import { scopeOfJob } from '../access/owner-scope.js';
+import { ownPool, poolOwners } from '../access/pool-owners.js';
 import { individualsRepo } from './individuals.repo.js';
 
 describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
@@ -32,7 +33,16 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
         ($8, $9, 'animal', 'private', null, null, null, 'Bò', 'cattle', 'trai')`,
       [pub, priv, pubGone, near, far, nowhere, goat, bull, grower],
     );
+    // Searches cross accounts only through grants: `other` lets `owner` match its animals, and
+    // `owner` lets `grower` match its own.
+    await db.query(
+      `insert into grants (owner_id, grantee_id, kind, access) values ($1, $2, 'animal', 'read'), ($2, $3, 'animal', 'read')`,
+      [other, owner, grower],
+    );
   });
+  /** The pool a search by `account` covers: its own and the pools granted to it. */
+  const searchOf = (account: string, kind: 'tree' | 'fruit' | 'animal') => poolOwners(opened.db, scope(account), kind);
+  const own = (account: string) => ownPool(scope(account));
 
   it('reads the ids of an owner’s live individuals of one kind only', async () => {
     expect(await individualsRepo.liveIdsOfKind(opened.db, scope(owner), 'animal')).toEqual([cow]);
@@ -50,15 +60,19 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
 
   it('narrows trees to those within the distance, keeping those enrolled without a place', async () => {
     const hanoi = { lat: 21.01, lon: 105.81 };
-    expect(new Set(await individualsRepo.nearbyIds(opened.db, [grower], 'tree', hanoi, 5))).toEqual(new Set([near, nowhere]));
-    expect(new Set(await individualsRepo.nearbyIds(opened.db, [grower], 'tree', hanoi, 2000))).toEqual(new Set([near, far, nowhere]));
-    expect(await individualsRepo.nearbyIds(opened.db, [owner], 'tree', hanoi, 5)).toEqual([tree]);
+    expect(new Set(await individualsRepo.nearbyIds(opened.db, own(grower), 'tree', hanoi, 5))).toEqual(new Set([near, nowhere]));
+    expect(new Set(await individualsRepo.nearbyIds(opened.db, own(grower), 'tree', hanoi, 2000))).toEqual(new Set([near, far, nowhere]));
+    expect(await individualsRepo.nearbyIds(opened.db, own(owner), 'tree', hanoi, 5)).toEqual([tree]);
   });
 
   it('counts the live individuals of a kind over several owners’ pools', async () => {
-    expect(await individualsRepo.countLive(opened.db, [owner, other], 'animal')).toBe(2);
-    expect(await individualsRepo.countLive(opened.db, [grower], 'fruit')).toBe(2);
-    expect(await individualsRepo.countLive(opened.db, [], 'fruit')).toBe(0);
+    const pool = await searchOf(owner, 'animal');
+    expect(pool).toEqual([owner, other]);
+    expect(await individualsRepo.countLive(opened.db, pool, 'animal')).toBe(2);
+    // Granted animals only: the trees of the account that granted them are not in the pool.
+    expect(await individualsRepo.countLive(opened.db, await searchOf(owner, 'tree'), 'tree')).toBe(1);
+    expect(await individualsRepo.countLive(opened.db, own(grower), 'fruit')).toBe(2);
+    expect(await individualsRepo.countLive(opened.db, own(other), 'fruit')).toBe(0);
   });
 
   it('lists only published live fruit as the public gallery', async () => {
@@ -83,7 +97,7 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
   });
 
   it('reads the species of a pool’s live individuals of one kind', async () => {
-    const rows = await individualsRepo.speciesOfPool(opened.db, [grower, owner], 'animal');
+    const rows = await individualsRepo.speciesOfPool(opened.db, await searchOf(grower, 'animal'), 'animal');
     expect(new Map(rows.map((r) => [r.id, r.species]))).toEqual(
       new Map<string, string | null>([
         [goat, 'goat'],
@@ -95,15 +109,15 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
 
   it('counts a pool’s species lower-cased, within a farm and among the ids given', async () => {
     await opened.db.query(`update individuals set species = 'Goat' where id = $1`, [goat]);
-    const all = await individualsRepo.speciesCounts(opened.db, [grower], 'animal', null);
+    const all = await individualsRepo.speciesCounts(opened.db, own(grower), 'animal', null);
     expect(all.sort((a, b) => String(a.species).localeCompare(String(b.species)))).toEqual([
       { species: 'cattle', n: 1 },
       { species: 'goat', n: 1 },
     ]);
-    expect(await individualsRepo.speciesCounts(opened.db, [grower], 'animal', 'trai', new Set([goat]))).toEqual([
+    expect(await individualsRepo.speciesCounts(opened.db, own(grower), 'animal', 'trai', new Set([goat]))).toEqual([
       { species: 'goat', n: 1 },
     ]);
-    expect(await individualsRepo.speciesCounts(opened.db, [grower], 'animal', 'elsewhere')).toEqual([]);
+    expect(await individualsRepo.speciesCounts(opened.db, own(grower), 'animal', 'elsewhere')).toEqual([]);
   });
 
   it('enrols an individual once: a retried insert keeps the first row', async () => {

@@ -5,12 +5,13 @@
  *
  * What lists or picks an account's own individuals by owner takes the owner's `OwnerScope`, made
  * from who is asking (shared/src/access/owner-scope.ts). The pool reads (`nearbyIds`, `countLive`,
- * `speciesOfPool`, `speciesCounts`) take the owner ids of the pools a caller searches, its own and
- * those granted to it (grantedPools, which honours grants); `publishedFruit` reads every owner's
+ * `speciesOfPool`, `speciesCounts`) take the `SearchPool` of a search, its own pool and those granted
+ * to it, which only the access module makes (shared/src/access/pool-owners.ts); `publishedFruit` reads every owner's
  * public fruit; `rowsOf`, `labelsOf`, `createdAt` and `nameOf` read individuals by id, ones an
  * answer already ranked or the access module already resolved.
  */
 import type { OwnerScope } from '../access/owner-scope.js';
+import type { SearchPool } from '../access/pool-owners.js';
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
 
@@ -62,28 +63,22 @@ export const individualsRepo = {
    * Ids of the live individuals of `kind` in these owners' pools enrolled within `km` of a point
    * (an equirectangular distance, fine at orchard scale), plus those enrolled without a location.
    */
-  async nearbyIds(
-    db: Queryable,
-    ownerIds: readonly string[],
-    kind: Kind,
-    near: { lat: number; lon: number },
-    km: number,
-  ): Promise<string[]> {
+  async nearbyIds(db: Queryable, pool: SearchPool, kind: Kind, near: { lat: number; lon: number }, km: number): Promise<string[]> {
     const r = await db.query<{ id: string }>(
       `select id from individuals
         where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null
           and (lat is null or lon is null
                or sqrt(power(lat - $3, 2) + power((lon - $4) * cos(radians($3)), 2)) * $5 <= $6)`,
-      [[...ownerIds], kind, near.lat, near.lon, KM_PER_DEGREE, km],
+      [[...pool], kind, near.lat, near.lon, KM_PER_DEGREE, km],
     );
     return r.rows.map((x) => x.id);
   },
 
   /** How many live individuals of `kind` these owners' pools hold. */
-  async countLive(db: Queryable, ownerIds: readonly string[], kind: Kind): Promise<number> {
+  async countLive(db: Queryable, pool: SearchPool, kind: Kind): Promise<number> {
     const r = await db.query<{ n: number }>(
       'select count(*)::int as n from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
-      [[...ownerIds], kind],
+      [[...pool], kind],
     );
     return r.rows[0]?.n ?? 0;
   },
@@ -109,10 +104,10 @@ export const individualsRepo = {
   },
 
   /** Each live individual of `kind` in these owners' pools with its stored species, as written. */
-  async speciesOfPool(db: Queryable, ownerIds: readonly string[], kind: Kind): Promise<{ id: string; species: string | null }[]> {
+  async speciesOfPool(db: Queryable, pool: SearchPool, kind: Kind): Promise<{ id: string; species: string | null }[]> {
     const r = await db.query<{ id: string; species: string | null }>(
       'select id, species from individuals where owner_id = any($1::uuid[]) and kind = $2 and deleted_at is null',
-      [[...ownerIds], kind],
+      [[...pool], kind],
     );
     return r.rows;
   },
@@ -123,7 +118,7 @@ export const individualsRepo = {
    */
   async speciesCounts(
     db: Queryable,
-    ownerIds: readonly string[],
+    pool: SearchPool,
     kind: Kind,
     farmId: string | null,
     only?: ReadonlySet<string>,
@@ -132,7 +127,7 @@ export const individualsRepo = {
       `select lower(species) as species, count(*) as n from individuals
         where owner_id = any($1::uuid[]) and kind = $4 and deleted_at is null and ($2::text is null or farm_id = $2) and ($3::uuid[] is null or id = any($3::uuid[]))
         group by 1`,
-      [[...ownerIds], farmId, only ? [...only] : null, kind],
+      [[...pool], farmId, only ? [...only] : null, kind],
     );
     return r.rows.map((x) => ({ species: x.species, n: Number(x.n) }));
   },

@@ -7,6 +7,7 @@ import type { AnimalDetector } from '../vision/animal-detector.js';
 import { describeOrRefuse } from './describe.js';
 import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
+import { ownPool } from '../../../shared/src/access/pool-owners.js';
 
 export interface AnimalSpeciesDeps extends IdentifyDeps {
   detector: () => Promise<AnimalDetector>;
@@ -59,7 +60,7 @@ export function animalSpeciesHandler(deps: AnimalSpeciesDeps): JobHandler<'anima
     };
     // An empty set would mean "no narrowing" to the index: nobody of these species means no candidate at all.
     const found = only.size
-      ? await identifyDescriptors({ ...deps, poolOwners: async () => [data.owner_id] }, q, [query], only)
+      ? await identifyDescriptors({ ...deps, poolOwners: async (searcher) => ownPool(searcher) }, q, [query], only)
       : { verdict: 'no_match', match: null, candidates: [], model: deps.engine.model };
     const full = { query_id: data.identify.query_id, ...found };
     const result = await storeQuery(

@@ -7,6 +7,7 @@ import { settingsFor } from '../vision/settings.js';
 import { describeOrRefuse } from './describe.js';
 import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
 import { identifyDescriptors, storeQuery, type IdentifyDeps } from './identify.handler.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 
 /** The route whose answer the auto route returns for each kind. */
 export const LANES: Record<Kind, string> = { tree: '/api/identify', fruit: '/api/fruit/identify', animal: '/api/animal/identify' };
@@ -24,11 +25,11 @@ interface Checked {
  * Individuals of `kind` in these pools enrolled within `km` of the point, plus those enrolled
  * without a location (they cannot be ruled out). Animals move, so they are never narrowed.
  */
-async function nearby(c: Container, owners: string[], kind: Kind, near: { lat: number; lon: number }, km: number): Promise<Set<string>> {
+async function nearby(c: Container, owners: SearchPool, kind: Kind, near: { lat: number; lon: number }, km: number): Promise<Set<string>> {
   return new Set(await individualsRepo.nearbyIds(c.db, owners, kind, near, km));
 }
 
-async function poolSize(c: Container, owners: string[], kind: Kind): Promise<number> {
+async function poolSize(c: Container, owners: SearchPool, kind: Kind): Promise<number> {
   return individualsRepo.countLive(c.db, owners, kind);
 }
 
@@ -74,8 +75,9 @@ export function autoHandler(deps: IdentifyDeps): JobHandler<'identify_auto'> {
     let described = 0;
     let enrolled = 0;
     const describeFor = describer(deps, data.images);
+    const searcher = scopeOfJob(data);
     for (const kind of Kind.options) {
-      const owners = await deps.poolOwners(data.owner_id, kind);
+      const owners = await deps.poolOwners(searcher, kind);
       if ((await poolSize(deps.c, owners, kind)) === 0) continue;
       enrolled++;
       const queries = await describeFor(kind);

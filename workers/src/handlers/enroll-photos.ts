@@ -10,6 +10,7 @@ import { animalDid } from '../../../shared/src/domain/animal-did.js';
 import { alreadyShown } from './enrol-duplicate.js';
 import { imagesRepo } from '../../../shared/src/repos/images.repo.js';
 import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
+import { ownPool } from '../../../shared/src/access/pool-owners.js';
 
 /** One refused photo of an enrolment: its place in the request, its name and every reason. */
 export interface Refusal {
@@ -106,7 +107,7 @@ export async function checkAlreadyEnrolled(
     ? { ...same, probability: 1, reason: 'same_photo' }
     : null;
   if (!hit && deps.pools) {
-    const gallery = await deps.pools.gallery([data.owner_id], { kind: 'animal', farmId: null, treeId: null });
+    const gallery = await deps.pools.gallery(ownPool(scopeOfJob(data)), { kind: 'animal', farmId: null, treeId: null });
     const calibration = deps.engine.calibrationFor('animal');
     const out = await deps.engine.identify({ kind: 'animal', queries: described.map((d) => d.d), gallery, calibration });
     const top = alreadyShown(out, calibration);

@@ -5,6 +5,7 @@ import { publicCalibration } from '../recognition/owner-calibration.js';
 import { servingPooled } from '../recognition/pool-calibration.js';
 import { describeOrRefuse } from './describe.js';
 import type { IdentifyDeps } from './identify.handler.js';
+import { publishedPool } from '../../../shared/src/access/pool-owners.js';
 
 /** How far the verdict vouches for one candidate: the top one of a `match`, one of an `uncertain`'s short list, or neither. */
 export type PublicConfidence = 'match' | 'possible' | 'unlikely';
@@ -32,7 +33,7 @@ export function fruitLookupHandler(deps: IdentifyDeps): JobHandler<'fruit_lookup
     const pooled = await servingPooled(deps.c, 'fruit', deps.engine.model.version, { species: null, individuals: pub.rows.length });
     const cal = pooled ? { params: pooled.params, vouched: true } : publicCalibration(deps.engine.calibrationFor('fruit'));
     if (!pub.rows.length) return { verdict: 'no_match', not_fruit: false, seen: null, match_vouched: cal.vouched, candidates: [] };
-    const owners = [...new Set(pub.rows.map((r) => r.owner_id))];
+    const owners = publishedPool(pub.rows.map((r) => r.owner_id));
     const gallery = await deps.pools.gallery(owners, { kind: 'fruit', individualIds: new Set(pub.rows.map((r) => r.id)) });
     const out = await deps.engine.identify({ kind: 'fruit', queries: [query], gallery, calibration: cal.params });
     const shown = new Set(out.candidates.map((x) => x.individualId));

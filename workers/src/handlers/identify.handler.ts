@@ -14,13 +14,14 @@ import { closestForReview } from './review.js';
 import { calibrationFor, pipelineKey } from '../recognition/owner-calibration.js';
 import { servingPooled } from '../recognition/pool-calibration.js';
 import type { PoolFacts } from '../vision/kind-calibration.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 
 export interface IdentifyDeps {
   c: Container;
   engine: RecognitionEngine;
   pools: Pools;
   /** Owners whose pools the caller may match against: itself, plus any who granted it access. */
-  poolOwners: (accountId: string, kind: Kind) => Promise<string[]>;
+  poolOwners: (searcher: OwnerScope, kind: Kind) => Promise<SearchPool>;
   /** Shadow models score the request after the answer is stored; they never change it. */
   shadow?: (data: JobData<'identify'>, served: { candidates?: { individual_id: string }[] }) => Promise<void>;
   /** The caller's adopted learned metric, when it has one (workers/src/learn). */
@@ -69,7 +70,7 @@ async function present(c: Container, kind: Kind, cands: Candidate[]) {
  */
 async function narrowBySpecies(
   c: Container,
-  owners: string[],
+  owners: SearchPool,
   kind: Kind,
   species: string | undefined,
   only?: ReadonlySet<string>,
@@ -88,7 +89,7 @@ async function narrowBySpecies(
  */
 async function poolFacts(
   c: Container,
-  owners: string[],
+  owners: SearchPool,
   kind: Kind,
   confirmed: string | undefined,
   farmId: string | null,
@@ -114,7 +115,7 @@ export async function identifyDescriptors(
 ) {
   // The account asking: its own learned version and calibration decide, whoever's pools it searches.
   const caller = scopeOfJob(data);
-  const owners = await deps.poolOwners(data.owner_id, data.kind);
+  const owners = await deps.poolOwners(caller, data.kind);
   only = await narrowBySpecies(deps.c, owners, data.kind, data.filters.species, only);
   const filter = {
     kind: data.kind,

@@ -63,7 +63,7 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
   setEmbedObserver((n) => c.metrics.embedBatch(n));
   const pools = createPools(c, engine);
   // The caller's own pool plus pools shared with it through /api/grant; nothing else crosses accounts.
-  const poolOwners = (accountId: string, kind: Kind) => grantedPools(c.db, accountId, kind);
+  const poolOwners = (searcher: OwnerScope, kind: Kind) => grantedPools(c.db, searcher, kind);
   const learned = createLearnedGalleries(c, engine);
   const detect = { run: pool.detect, looks: pool.detectLooks, motion: pool.motion, threads: pool.settings.size };
   const deps = {

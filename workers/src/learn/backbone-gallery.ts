@@ -21,6 +21,7 @@ import { OwnerBackbone, type BackboneShape } from './backbone.js';
 import { subjectCrop } from './backbone-train.js';
 import { poolImageIds, poolRows, type PoolRow } from './pool-rows.js';
 import { LEARNED_MODEL_NAME, type LearnedVersion } from './store.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 
 /** Keeps one enrolled photo's embedding under a backbone version (a second store of it is a no-op). */
 export async function storeLearnedEmbedding(
@@ -72,7 +73,7 @@ export function createBackboneGalleries(c: Container, engine: RecognitionEngine)
 
   return {
     /** The gallery over `owners`' pools searched with the caller's adopted backbone version `v`. */
-    async gallery(v: LearnedVersion, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup> {
+    async gallery(v: LearnedVersion, owners: SearchPool, filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup> {
       const ids = await poolImageIds(c, engine, owners, filter.kind);
       const modelVersion = `${engine.model.version}+owner-backbone-${v.version}`;
       const key = `${v.owner.ownerId}:${filter.kind}:${[...owners].sort().join(',')}`;

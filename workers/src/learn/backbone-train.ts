@@ -28,6 +28,7 @@ import { poolRows } from './pool-rows.js';
 import { verdictLabels } from './labelled.js';
 import { project } from './metric.js';
 import type { LearnedVersion } from './store.js';
+import { ownPool } from '../../../shared/src/access/pool-owners.js';
 
 /** One labelled crop on disk, with its vector in the current space when it is an enrolled photo. */
 export interface CropSample {
@@ -259,7 +260,7 @@ export async function ownerCrops(
   opts: BackboneOptions = {},
 ): Promise<CropSample[]> {
   const out: CropSample[] = [];
-  const enrolled = await poolRows(c, engine, [owner.ownerId], kind);
+  const enrolled = await poolRows(c, engine, ownPool(owner), kind);
   for (const r of enrolled) {
     const bytes = await c.blobs.get(r.cid);
     if (!bytes) continue;

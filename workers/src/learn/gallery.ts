@@ -23,6 +23,7 @@ import { poolImageIds, poolRows } from './pool-rows.js';
 import { createBackboneGalleries } from './backbone-gallery.js';
 import { adoptedVersion, LEARNED_MODEL_NAME } from './store.js';
 import type { LearnedGalleries } from '../recognition/learned-gallery.port.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 
 /**
  * A gallery searched in a learned space. `inner` holds projected embeddings; `baseOf` gives an
@@ -48,7 +49,7 @@ export function projectingGallery(
 }
 
 /** Enrolled rows of these owners and kind under the base model (base embeddings). */
-async function baseRows(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<IndexRow[]> {
+async function baseRows(c: Container, engine: RecognitionEngine, owners: SearchPool, kind: Kind): Promise<IndexRow[]> {
   const rows = await poolRows(c, engine, owners, kind);
   return rows.map((x) => ({
     id: x.image_id,
@@ -73,7 +74,7 @@ export function createLearnedGalleries(c: Container, engine: RecognitionEngine):
      * The caller's learned gallery over `owners`' pools, or null when the caller has adopted no
      * version for this kind (identify then uses the base gallery).
      */
-    async gallery(caller: OwnerScope, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null> {
+    async gallery(caller: OwnerScope, owners: SearchPool, filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null> {
       const v = await adoptedVersion(c.db, caller, filter.kind, engine.model);
       if (!v) return null;
       if (v.backbone) return backbones.gallery(v, owners, filter, base);

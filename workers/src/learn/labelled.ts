@@ -12,6 +12,7 @@ import type { RecognitionEngine } from '../vision/engine.js';
 import { bytesToVector } from '../recognition/bytes.js';
 import type { Labelled } from './metric.js';
 import { poolRows } from './pool-rows.js';
+import { ownPool } from '../../../shared/src/access/pool-owners.js';
 
 export interface OwnerLabels {
   samples: Labelled[];
@@ -21,7 +22,7 @@ export interface OwnerLabels {
 
 /** Enrolled photos of the owner's live individuals of one kind, described by the engine's current model. */
 async function enrolled(c: Container, engine: RecognitionEngine, owner: OwnerScope, kind: Kind): Promise<Labelled[]> {
-  const rows = await poolRows(c, engine, [owner.ownerId], kind);
+  const rows = await poolRows(c, engine, ownPool(owner), kind);
   return rows.map((x) => ({ label: x.individual_id, vector: bytesToVector(x.global) }));
 }
 

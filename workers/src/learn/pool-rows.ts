@@ -8,6 +8,7 @@ import type { Kind } from '../../../shared/src/domain/jobs.js';
 import type { Box } from '../vision/detector.js';
 import type { RecognitionEngine } from '../vision/engine.js';
 import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 
 export interface PoolRow {
   image_id: string;
@@ -21,11 +22,11 @@ export interface PoolRow {
   subject: { box: Box } | null;
 }
 
-export async function poolImageIds(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<string[]> {
+export async function poolImageIds(c: Container, engine: RecognitionEngine, owners: SearchPool, kind: Kind): Promise<string[]> {
   return descriptorsRepo.poolImageIds(c.db, owners, kind, engine.model);
 }
 
 /** Whole rows, individuals as enrolled and each one's photos oldest first (so the same photos are held out on every run). */
-export async function poolRows(c: Container, engine: RecognitionEngine, owners: readonly string[], kind: Kind): Promise<PoolRow[]> {
+export async function poolRows(c: Container, engine: RecognitionEngine, owners: SearchPool, kind: Kind): Promise<PoolRow[]> {
   return descriptorsRepo.poolRows(c.db, owners, kind, engine.model);
 }

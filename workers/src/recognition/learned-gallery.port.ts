@@ -1,4 +1,5 @@
 import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 import type { IndexFilter } from '../index/owner-index.js';
 import type { GalleryLookup } from '../vision/engine.js';
 
@@ -9,5 +10,5 @@ import type { GalleryLookup } from '../vision/engine.js';
  */
 export interface LearnedGalleries {
   /** The caller's learned gallery over `owners`' pools, or null when the caller adopted no version for this kind. */
-  gallery(caller: OwnerScope, owners: readonly string[], filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null>;
+  gallery(caller: OwnerScope, owners: SearchPool, filter: IndexFilter, base: GalleryLookup): Promise<GalleryLookup | null>;
 }

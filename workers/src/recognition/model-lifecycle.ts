@@ -27,6 +27,8 @@ import { RecognitionEngine, type Descriptor } from '../vision/engine.js';
 import { loadRegistry, readManifestFile, readModelBytes, type ModelEntry } from '../vision/registry.js';
 import { createPools, type Pools } from './pool.js';
 import { reembedMissing } from './reembed.js';
+import { scopeOfJob, type OwnerScope } from '../../../shared/src/access/owner-scope.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 
 // The registrations table is read by the API too (GET /api/admin/models), so it lives in shared/.
 export { listRegistrations, shadowReport, type Registration } from '../../../shared/src/repos/model-registrations.repo.js';
@@ -154,7 +156,7 @@ type ShadowQuery = Pick<JobData<'identify'>, 'query_id' | 'owner_id' | 'kind' | 
  * Scores one identify request with every shadow model whose share it falls in, after the served
  * answer is stored; the answer is never touched. Failures are logged, never thrown.
  */
-export function createShadow(c: Container, poolOwners: (account: string, kind: Kind) => Promise<string[]>) {
+export function createShadow(c: Container, poolOwners: (searcher: OwnerScope, kind: Kind) => Promise<SearchPool>) {
   const pools = new Map<string, Pools>();
   return async (data: ShadowQuery, served: { candidates?: { individual_id: string }[] }) => {
     const regs = (await listRegistrations(c)).filter((r) => r.status === 'shadow' && inShadowShare(data.query_id, r.id, r.shadow_share));
@@ -166,7 +168,7 @@ export function createShadow(c: Container, poolOwners: (account: string, kind: K
         const queries: Descriptor[] = [];
         for (const cid of data.images)
           queries.push(await engine.describe((await c.blobs.get(cid))!, { kind: data.kind, enforceQuality: false }));
-        const gallery = await p.gallery(await poolOwners(data.owner_id, data.kind), {
+        const gallery = await p.gallery(await poolOwners(scopeOfJob(data), data.kind), {
           kind: data.kind,
           farmId: data.filters.farm_id ?? null,
           treeId: data.filters.tree_id ?? null,

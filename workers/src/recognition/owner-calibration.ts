@@ -26,6 +26,7 @@ import { fitSeveralScopes, openSetSamples, pickHeldOut, type HeldOutPhoto } from
 import { bytesToVector, toBytes } from './bytes.js';
 import type { Pools } from './pool.js';
 import type { LearnedGalleries } from './learned-gallery.port.js';
+import { ownPool } from '../../../shared/src/access/pool-owners.js';
 
 /** `all`: the whole pool; `tree`: fruit identified within one tree (`tree_id`), a different score distribution. */
 export type CalibrationScope = 'all' | 'tree';
@@ -307,8 +308,8 @@ export function calibrationQueries(strangerPhotos: number, otherPhotos: number, 
 /** The owner's own pool of a kind (or of one tree's fruit) as identify searches it: with their adopted learned version, if any. */
 async function ownGallery(d: OwnerFitDeps, owner: OwnerScope, kind: Kind, treeId: string | null = null): Promise<GalleryLookup> {
   const filter = { kind, farmId: null, treeId };
-  const base = await d.pools.gallery([owner.ownerId], filter);
-  return (await d.learned?.gallery(owner, [owner.ownerId], filter, base)) ?? base;
+  const base = await d.pools.gallery(ownPool(owner), filter);
+  return (await d.learned?.gallery(owner, ownPool(owner), filter, base)) ?? base;
 }
 
 /**

@@ -4,6 +4,7 @@ import { checksumIds, openOwnerIndex, type IndexFilter, type IndexRow, type Owne
 import { descriptorsRepo } from '../../../shared/src/repos/descriptors.repo.js';
 import { bytesToVector, toBytes } from './bytes.js';
 import { createFeatureCache } from './feature-cache.js';
+import type { SearchPool } from '../../../shared/src/access/pool-owners.js';
 
 interface Cached {
   index: OwnerIndex;
@@ -91,7 +92,7 @@ export function createPools(c: Container, engine: RecognitionEngine) {
     /** Forget cached indexes (after a re-embed), so the next search reopens them. */
     reset: () => cache.clear(),
     /** A gallery over the pools of `owners` (the caller, plus owners who granted access), narrowed by `filter`. */
-    async gallery(owners: readonly string[], filter: IndexFilter): Promise<GalleryLookup> {
+    async gallery(owners: SearchPool, filter: IndexFilter): Promise<GalleryLookup> {
       const indexes = await Promise.all(owners.map(indexFor));
       return {
         search(global: Float32Array, k: number): GalleryHit[] {
