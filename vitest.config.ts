@@ -42,9 +42,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     // Each fork runs its files one after another in one module graph instead of importing the
-    // service's graph again for every file, which cost every file about two seconds of a core
-    // (benchmarks/results/suite-isolate-2026-11-29.md). A file must therefore leave process-wide
-    // state as it found it: environment variables it sets are restored, servers it starts are stopped.
+    // service's graph again for every file (benchmarks/results/suite-isolate-2026-11-29.md). A file
+    // must therefore leave process-wide state as it found it: environment variables it sets are
+    // restored, servers it starts are stopped.
     isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,

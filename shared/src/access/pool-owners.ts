@@ -8,7 +8,8 @@ import type { OwnerScope } from './owner-scope.js';
  * through a grant, so every read over a search's gallery (the pool reads of the individuals and
  * descriptors repositories, the index and learned galleries) takes a `SearchPool` rather than a
  * list of ids, and a pool can only be made here: from the searcher's scope and the grants given to
- * it (`poolOwners`), or from the searcher's scope alone (`ownPool`).
+ * it (`poolOwners`), from the searcher's scope alone (`ownPool`), or, for the public fruit lookup
+ * where no account is asking, from the published fruit themselves (`publishedFruitPool`).
  *
  * The brand is a module-private symbol, as `OwnerScope`'s is; the architecture spec refuses an
  * `as SearchPool` cast outside this folder.
@@ -29,12 +30,14 @@ export async function poolOwners(db: Queryable, searcher: OwnerScope, kind: Kind
 }
 
 /**
- * The owners of the published fruit a public lookup searches: anyone's pool, but the gallery it
- * opens must be narrowed to those published individuals (their ids as the index filter), as
- * workers/src/handlers/fruit-public.handler.ts does; no account is asking.
+ * Every published live fruit and the pool of their owners: what the public fruit lookup searches.
+ * The pool spans accounts, so the gallery it opens must be narrowed to `fruit` (their ids as the
+ * index filter), as workers/src/handlers/fruit-public.handler.ts does. The pool is read here, from
+ * the published rows, so no caller can hand it an owner of its own choosing.
  */
-export function publishedPool(owners: readonly string[]): SearchPool {
-  return make([...new Set(owners)]);
+export async function publishedFruitPool(db: Queryable): Promise<{ pool: SearchPool; fruit: { id: string; owner_id: string }[] }> {
+  const fruit = await accessRepo.publishedFruit(db);
+  return { pool: make([...new Set(fruit.map((r) => r.owner_id))]), fruit };
 }
 
 /** The searcher's own pool alone: training on its own photos, a species check within its own herd. */

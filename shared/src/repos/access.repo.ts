@@ -1,6 +1,7 @@
 /**
  * The facts the access policy (shared/src/access/policy.ts) decides on: who owns an individual,
- * whether it is published, and which grant an owner gave another account for a kind.
+ * whether it is published, which grant an owner gave another account for a kind, and every
+ * published fruit (the public lookup's gallery, the one search no account makes).
  */
 import type { Kind } from '../domain/jobs.js';
 import type { Queryable } from '../ports/database.port.js';
@@ -25,6 +26,14 @@ export const accessRepo = {
     );
     const row = r.rows[0];
     return row && { id: row.id, owner_id: row.owner_id, kind: row.kind, farm_id: row.farm_id, published: row.visibility === 'public' };
+  },
+
+  /** Every published live fruit of every owner: the public lookup's gallery. */
+  async publishedFruit(db: Queryable): Promise<{ id: string; owner_id: string }[]> {
+    const r = await db.query<{ id: string; owner_id: string }>(
+      `select id, owner_id from individuals where kind = 'fruit' and visibility = 'public' and deleted_at is null`,
+    );
+    return r.rows;
   },
 
   /** Whether the individual is published (its visibility is public); false when there is none. */

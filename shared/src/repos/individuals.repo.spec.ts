@@ -4,6 +4,7 @@ import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databas
 import { freshIds } from '../../../test/support/fresh-ids.js';
 import { scopeOfJob } from '../access/owner-scope.js';
 import { ownPool, poolOwners } from '../access/pool-owners.js';
+import { accessRepo } from './access.repo.js';
 import { individualsRepo } from './individuals.repo.js';
 
 describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
@@ -76,7 +77,7 @@ describe.each(BOTH_DATABASES)('individuals on $name', ({ open }) => {
   });
 
   it('lists only published live fruit as the public gallery', async () => {
-    expect(await individualsRepo.publishedFruit(opened.db)).toEqual([{ id: pub, owner_id: grower }]);
+    expect(await accessRepo.publishedFruit(opened.db)).toEqual([{ id: pub, owner_id: grower }]);
   });
 
   it('labels the live ones of the ids asked, leaving deleted and unknown ids out', async () => {

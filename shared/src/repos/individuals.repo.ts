@@ -6,8 +6,7 @@
  * What lists or picks an account's own individuals by owner takes the owner's `OwnerScope`, made
  * from who is asking (shared/src/access/owner-scope.ts). The pool reads (`nearbyIds`, `countLive`,
  * `speciesOfPool`, `speciesCounts`) take the `SearchPool` of a search, its own pool and those granted
- * to it, which only the access module makes (shared/src/access/pool-owners.ts); `publishedFruit` reads every owner's
- * public fruit; `rowsOf`, `labelsOf`, `createdAt` and `nameOf` read individuals by id, ones an
+ * to it, which only the access module makes (shared/src/access/pool-owners.ts); `rowsOf`, `labelsOf`, `createdAt` and `nameOf` read individuals by id, ones an
  * answer already ranked or the access module already resolved.
  */
 import type { OwnerScope } from '../access/owner-scope.js';
@@ -81,14 +80,6 @@ export const individualsRepo = {
       [[...pool], kind],
     );
     return r.rows[0]?.n ?? 0;
-  },
-
-  /** Every published live fruit of every owner: the public lookup's gallery. */
-  async publishedFruit(db: Queryable): Promise<{ id: string; owner_id: string }[]> {
-    const r = await db.query<{ id: string; owner_id: string }>(
-      `select id, owner_id from individuals where kind = 'fruit' and visibility = 'public' and deleted_at is null`,
-    );
-    return r.rows;
   },
 
   /**

@@ -1,11 +1,10 @@
 import { DETECT_CONFIDENT } from '../../../shared/src/domain/animal-species.js';
 import type { JobHandler } from '../../../shared/src/domain/jobs.js';
-import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { publicCalibration } from '../recognition/owner-calibration.js';
 import { servingPooled } from '../recognition/pool-calibration.js';
 import { describeOrRefuse } from './describe.js';
 import type { IdentifyDeps } from './identify.handler.js';
-import { publishedPool } from '../../../shared/src/access/pool-owners.js';
+import { publishedFruitPool } from '../../../shared/src/access/pool-owners.js';
 
 /** How far the verdict vouches for one candidate: the top one of a `match`, one of an `uncertain`'s short list, or neither. */
 export type PublicConfidence = 'match' | 'possible' | 'unlikely';
@@ -27,14 +26,13 @@ export function fruitLookupHandler(deps: IdentifyDeps): JobHandler<'fruit_lookup
     // and a close-up of a coat is often missed, so below it the verdict alone speaks.
     if (query.subject?.score != null && query.subject.score >= DETECT_CONFIDENT)
       return { verdict: 'no_match', not_fruit: true, seen: query.subject.label, match_vouched: false, candidates: [] };
-    const pub = { rows: await individualsRepo.publishedFruit(deps.c.db) };
+    const pub = await publishedFruitPool(deps.c.db);
     // The owner routes' serving order, less the owner's own fit (no one owner's fit speaks for every
     // owner's published fruit): the pooled calibration where one serves a pool this size, else the kind's.
-    const pooled = await servingPooled(deps.c, 'fruit', deps.engine.model.version, { species: null, individuals: pub.rows.length });
+    const pooled = await servingPooled(deps.c, 'fruit', deps.engine.model.version, { species: null, individuals: pub.fruit.length });
     const cal = pooled ? { params: pooled.params, vouched: true } : publicCalibration(deps.engine.calibrationFor('fruit'));
-    if (!pub.rows.length) return { verdict: 'no_match', not_fruit: false, seen: null, match_vouched: cal.vouched, candidates: [] };
-    const owners = publishedPool(pub.rows.map((r) => r.owner_id));
-    const gallery = await deps.pools.gallery(owners, { kind: 'fruit', individualIds: new Set(pub.rows.map((r) => r.id)) });
+    if (!pub.fruit.length) return { verdict: 'no_match', not_fruit: false, seen: null, match_vouched: cal.vouched, candidates: [] };
+    const gallery = await deps.pools.gallery(pub.pool, { kind: 'fruit', individualIds: new Set(pub.fruit.map((r) => r.id)) });
     const out = await deps.engine.identify({ kind: 'fruit', queries: [query], gallery, calibration: cal.params });
     const shown = new Set(out.candidates.map((x) => x.individualId));
     return {
