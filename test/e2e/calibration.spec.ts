@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CALIBRATION } from '../../workers/src/vision/calibrate.js';
 import { refitFromLabels } from '../../workers/src/recognition/calibration.js';
-import { createHandlers, engineOnce } from '../../workers/src/handlers/index.js';
+import { createHandlers } from '../../workers/src/handlers/index.js';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
 import { otherView, photoForm, textureImage } from '../support/images.js';
 
@@ -18,6 +18,8 @@ describe('identify_verdict labels re-fit the calibration (embedded)', () => {
   const trees: string[] = [];
   const queries: string[] = [];
   let dataDir: string;
+  /** The threshold an answer reported before any re-fit: the kind's own. */
+  let kindThreshold: number;
 
   beforeAll(async () => {
     // Our own folder, so the data survives the restart in the last test.
@@ -31,6 +33,7 @@ describe('identify_verdict labels re-fit the calibration (embedded)', () => {
       trees.push((await post(app, '/api/enroll', owner.token, photoForm(enrol))).json.tree_id);
       const q = await post(app, '/api/identify', owner.token, photoForm([await otherView(surface, seed * 10 + 7)]));
       queries.push(q.json.query_id);
+      kindThreshold = q.json.calibration.match_threshold;
     }
     const unseen = await post(app, '/api/identify', owner.token, photoForm([await otherView(await textureImage(65, 512), 3)]));
     queries.push(unseen.json.query_id);
@@ -96,10 +99,29 @@ describe('identify_verdict labels re-fit the calibration (embedded)', () => {
     expect(report.params.source).toMatch(/^fit:identify_verdict/);
     const stored = await app.container.db.query<{ kind: string }>('select kind from calibrations');
     expect(stored.rows).toEqual([{ kind: 'tree' }]);
+    const fitted = Math.round(report.params.matchThreshold * 1e4) / 1e4;
+    expect(fitted).not.toBe(kindThreshold);
     await app.stop();
     app = await startTestApp({ dataDir });
-    // What every start runs (embedded: in its job host thread; distributed: in each worker), here in this process to look inside.
+    const probe = async (on: TestApp, token: string) =>
+      (await post(on, '/api/identify', token, photoForm([await otherView(await textureImage(61, 512), 617)]))).json.calibration;
+    expect(await probe(app, owner.token)).toMatchObject({ source: 'kind_default', match_threshold: fitted });
+    // Start this database's job handlers here too, in the process that also runs the next app's
+    // worker: the engine is loaded once per process, and this database's re-fit must stay on it.
     await createHandlers(app.container);
-    expect((await engineOnce()).calibrationFor('tree').source).toBe(report.params.source);
+    const fresh = await startTestApp({ mode: 'distributed' });
+    try {
+      const stranger = await signup(fresh.url);
+      const enrolled = await post(
+        fresh,
+        '/api/enroll',
+        stranger.token,
+        photoForm([await textureImage(61, 512), await textureImage(62, 512)]),
+      );
+      expect(enrolled.status).toBe(200);
+      expect(await probe(fresh, stranger.token)).toMatchObject({ source: 'kind_default', match_threshold: kindThreshold });
+    } finally {
+      await fresh.stop();
+    }
   });
 });

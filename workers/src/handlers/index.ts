@@ -55,7 +55,9 @@ export async function createHandlers(container: Container): Promise<JobHandlers>
     lazy: test !== null,
   });
   container.onClose(() => pool.close());
-  const engine = test ?? pooledEngine(base, pool, c.metrics);
+  // Calibrations below are this container's: they are set on a view, not on the process's engine.
+  const own = base.withOwnCalibrations();
+  const engine = test ? own : pooledEngine(own, pool, c.metrics);
   // Calibrations re-fitted from labels (npm run calibrate -- --apply) take effect at start.
   for (const [kind, params] of Object.entries(await loadCalibrations(c.db))) engine.setCalibration(kind as Kind, params);
   // What this process loaded, for /api/health and /metrics (the API never loads the model itself).

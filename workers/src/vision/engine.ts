@@ -248,6 +248,15 @@ export class RecognitionEngine {
   }
 
   /**
+   * A view of this engine whose calibrations are its own: the engine is loaded once per process,
+   * but calibrations are re-fitted per database, so each container sets them on its own view and
+   * never on another container's.
+   */
+  withOwnCalibrations(): RecognitionEngine {
+    return Object.create(this, { calibrations: { value: { ...this.calibrations } } }) as RecognitionEngine;
+  }
+
+  /**
    * Decodes, checks quality and computes both embeddings for one photo.
    * For a kind with subject isolation, the detected animal (or the requested one) is cropped first.
    * @throws UndecodableImageError (unrecoverable), UnusableImageError (with reasons), or
