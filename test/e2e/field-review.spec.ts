@@ -339,7 +339,9 @@ describe("the herd owner's field app in Chromium", () => {
       await shot('15-event-added');
     }, 60_000);
 
-    it('on the animal page, a photo refused only with a warning is kept when the owner says so', async () => {
+    // The test's own `expect`: in a concurrent suite the global one may have lost its test (the
+    // other size's test ended meanwhile), and expect.poll refuses to run without one.
+    it('on the animal page, a photo refused only with a warning is kept when the owner says so', async ({ expect }) => {
       const before = await photosOf(animals[7]!);
       await page.goto(`${app.url}/?visit=${++visits}#/animal/${encodeURIComponent(animals[7]!)}`);
       await page.locator('form[name=add-photos]').waitFor();

@@ -219,7 +219,10 @@ describe('review and the unfinished spots in a real browser', () => {
       expect(await page.getByRole('button', { name: 'Bỏ ảnh 1' }).count()).toBe(1);
     }, 60_000);
 
-    it('batch and survey: file fields in Vietnamese with the chosen count and a focus ring; a blurred photo is refused in words', async () => {
+    // The test's own `expect`, for expect.poll in a concurrent suite (see field-review.spec.ts).
+    it('batch and survey: file fields in Vietnamese with the chosen count and a focus ring; a blurred photo is refused in words', async ({
+      expect,
+    }) => {
       await signIn(owner);
       await page.goto(`${app.url}/#/batch`);
       const files = page.locator('form[name=batch] input[name=files]');
