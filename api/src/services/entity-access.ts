@@ -15,6 +15,7 @@ import { standingFor } from '../../../shared/src/access/standing.js';
 import { decide } from '../../../shared/src/access/policy.js';
 import { accessRepo } from '../../../shared/src/repos/access.repo.js';
 import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
+import { ownedBy } from '../../../shared/src/access/owned.js';
 
 /** True when `caller` may read the entity's timeline and proofs. */
 export async function canReadEntity(db: Queryable, entity: ResolvedEntity, caller: Caller | null): Promise<boolean> {
@@ -34,6 +35,6 @@ export async function readableEntity(db: Queryable, type: EntityType, id: string
 
 /** The entity if the caller owns it, else null (the same 404 for "not yours" and "missing"). */
 export async function ownedEntity(db: Queryable, type: EntityType, id: string, caller: Caller): Promise<ResolvedEntity | null> {
-  const entity = await resolveEntity(db, type, id, { owner: scopeOfCaller(caller) });
-  return entity && entity.owner_id === caller.account_id ? entity : null;
+  const scope = scopeOfCaller(caller);
+  return ownedBy(await resolveEntity(db, type, id, { owner: scope }), scope);
 }

@@ -1,6 +1,7 @@
 import { ERRORS } from '../../../shared/src/domain/errors.js';
 import { encodeBoundaryRecord, type EncodedSideRecord, type Polygon } from '../../../shared/src/evidence/side-record.js';
 import type { OwnerScope } from '../../../shared/src/access/owner-scope.js';
+import { ownedBy } from '../../../shared/src/access/owned.js';
 import type { Logger } from '../../../shared/src/logger.js';
 import type { bindFarm, resolveEntity } from '../../../shared/src/repos/evidence/entity-owner.js';
 import type { writeSideRecord } from '../../../shared/src/repos/evidence/side-record-store.js';
@@ -44,9 +45,11 @@ export function createFarmsService(deps: FarmsDeps) {
 
   /** The caller's farm's chain id (its key in entity_records), binding it first when `bind`. */
   async function ownedFarm(tx: Queryable, scope: OwnerScope, farmId: string, bind: boolean): Promise<string> {
-    const farm =
-      (await deps.owners.resolve(tx, 'farm', farmId, { owner: scope })) ?? (bind ? await deps.owners.bind(tx, scope, farmId) : null);
-    if (!farm || farm.owner_id !== scope.ownerId) throw ERRORS.notFound();
+    const farm = ownedBy(
+      (await deps.owners.resolve(tx, 'farm', farmId, { owner: scope })) ?? (bind ? await deps.owners.bind(tx, scope, farmId) : null),
+      scope,
+    );
+    if (!farm) throw ERRORS.notFound();
     return farm.entity_id;
   }
 

@@ -15,6 +15,7 @@ import type { ProvenanceRepo, TreeRecordRow } from '../../../shared/src/repos/pr
 import type { Caller } from '../http/route.js';
 import type { AnchorService } from './anchor.service.js';
 import { scopeOfCaller } from '../../../shared/src/access/owner-scope.js';
+import { ownedBy } from '../../../shared/src/access/owned.js';
 
 /** What provenance uses: the records, chains and anchors of the evidence store, and the blobs. */
 export interface ProvenanceDeps {
@@ -39,8 +40,8 @@ export interface ProvenanceDeps {
 export function createProvenanceService(deps: ProvenanceDeps) {
   const { db, records } = deps;
   async function ownedRecord(caller: Caller, treeId: string): Promise<{ treeId: string; rec: TreeRecordRow }> {
-    const tree = await deps.resolveEntity(db, 'tree', treeId);
-    if (!tree || tree.owner_id !== caller.account_id) throw ERRORS.notFound();
+    const tree = ownedBy(await deps.resolveEntity(db, 'tree', treeId), scopeOfCaller(caller));
+    if (!tree) throw ERRORS.notFound();
     const rec = await records.treeRecord(db, tree.entity_id);
     if (!rec) throw ERRORS.notFound();
     return { treeId: tree.entity_id, rec };
@@ -134,8 +135,9 @@ export function createProvenanceService(deps: ProvenanceDeps) {
       entityType: 'fruit' | 'farm',
       entityIdIn: string,
     ): Promise<EvidenceBundleJson & { ok: true; entity_type: string; entity_id: string }> {
-      const entity = await deps.resolveEntity(db, entityType, entityIdIn, { owner: scopeOfCaller(caller) });
-      if (!entity || entity.owner_id !== caller.account_id) throw ERRORS.notFound();
+      const scope = scopeOfCaller(caller);
+      const entity = ownedBy(await deps.resolveEntity(db, entityType, entityIdIn, { owner: scope }), scope);
+      if (!entity) throw ERRORS.notFound();
       const rec = await records.latestSideRecord(db, entityType, entity.entity_id);
       if (!rec) throw ERRORS.notFound();
       const record = decodeSideRecord(new Uint8Array(rec.record_cbor));

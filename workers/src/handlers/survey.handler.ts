@@ -14,6 +14,7 @@ import { addBlobOwner } from '../../../shared/src/repos/evidence/blob-refs.js';
 import { individualsRepo } from '../../../shared/src/repos/individuals.repo.js';
 import { surveysRepo } from '../../../shared/src/repos/surveys.repo.js';
 import { scopeOfJob } from '../../../shared/src/access/owner-scope.js';
+import { ownedBy } from '../../../shared/src/access/owned.js';
 import { DEFAULT_STALE_DAYS } from '../../../shared/src/population/population-rules.js';
 import { ANIMAL_CLASS_IDS, loadDetector } from '../vision/detector.js';
 import { settingsFor } from '../vision/settings.js';
@@ -81,8 +82,9 @@ async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<
   if (data.farm_id) targets.push({ type: 'farm', id: data.farm_id });
   for (const k of summary.known) targets.push({ type: 'animal', id: k.individual_id });
   for (const t of targets) {
-    const entity = await resolveEntity(deps.c.db, t.type, t.id, { owner: scopeOfJob(data) });
-    if (!entity || entity.owner_id !== data.owner_id) continue;
+    const scope = scopeOfJob(data);
+    const entity = ownedBy(await resolveEntity(deps.c.db, t.type, t.id, { owner: scope }), scope);
+    if (!entity) continue;
     const extra = t.type === 'animal' ? { animal_did: animalDid(t.id) } : {};
     await deps.c.db.transaction((tx) =>
       appendChainEvent(tx, {
