@@ -19,7 +19,7 @@ import { ownedBy } from '../../../shared/src/access/owned.js';
 
 /** True when `caller` may read the entity's timeline and proofs. */
 export async function canReadEntity(db: Queryable, entity: ResolvedEntity, caller: Caller | null): Promise<boolean> {
-  if (caller?.account_id === entity.owner_id) return true;
+  if (caller && ownedBy(entity, scopeOfCaller(caller))) return true;
   if (entity.entity_type === 'farm') return false;
   const kind = entity.entity_type as Kind;
   const standing = caller ? await standingFor(db, caller.account_id, entity.owner_id, kind) : null;

@@ -20,7 +20,8 @@ import { anchorForProof, canSee, eventView, inheritedView } from './timeline-vie
 import type { CareTimeline } from './care-views.js';
 import { checkEventBody, type Submissions } from './timeline-submissions.js';
 import { isUuid } from '../../../shared/src/domain/ids.js';
-import { scopeOfIndividualOwner } from '../../../shared/src/access/owner-scope.js';
+import { scopeOfCaller, scopeOfIndividualOwner } from '../../../shared/src/access/owner-scope.js';
+import { ownedBy } from '../../../shared/src/access/owned.js';
 
 /** Re-exported: the check moved to the HTTP edge, where every text field goes through it. */
 export { unstorableText };
@@ -95,7 +96,8 @@ export function createTimelineService(deps: TimelineDeps) {
       const bad = unstorableText(body);
       if (bad) throw ERRORS.validation('body', bad);
       checkEventBody(body);
-      const isOwner = entity.owner_id === caller.account_id;
+      // The owner appends; a grantee's event waits for the owner's decision.
+      const isOwner = ownedBy(entity, scopeOfCaller(caller)) !== null;
       try {
         if (!isOwner) {
           const pending = await db.transaction((tx) => submissions.submit(tx, entity, caller.account_id, body, id));
