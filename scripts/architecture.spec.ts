@@ -66,9 +66,12 @@ describe('architecture', () => {
     });
   }
 
-  it('writes SQL only in repositories (and the database adapters that run it and the migrations)', () => {
+  it('writes SQL only in repositories (and the migrations, transaction control and the port conformance suite)', () => {
+    // The PostgreSQL adapter begins, commits and rolls back transactions and checks its connection:
+    // the port's own work, not a statement about any table. The conformance suite drives the port
+    // with SQL on a table of its own.
     const allowed = (f: string) =>
-      ['shared/src/repos/', 'shared/src/adapters/db/', 'shared/src/ports/conformance/'].some((d) => f.startsWith(d));
+      ['shared/src/repos/', 'shared/src/adapters/db/postgres.adapter.ts', 'shared/src/ports/conformance/'].some((d) => f.startsWith(d));
     const withSql = sourceFiles(['api', 'shared', 'workers']).filter((f) => !allowed(f) && SQL_TEXT.test(readSource(f)));
     expect(withSql, 'SQL outside shared/src/repos/: move it into a repository').toEqual([]);
   });

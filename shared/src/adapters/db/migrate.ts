@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from '../../ports/database.port.js';
+import { schemaMigrationsRepo } from '../../repos/schema-migrations.repo.js';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../db/migrations');
 // Any constant works; it only has to be the same for every process of this service.
@@ -16,15 +17,15 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   const applied: string[] = [];
   await db.transaction(async (tx) => {
-    await tx.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);
-    await tx.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
-    const done = new Set((await tx.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
+    await schemaMigrationsRepo.lock(tx, LOCK_KEY);
+    await schemaMigrationsRepo.ensure(tx);
+    const done = await schemaMigrationsRepo.applied(tx);
     for (const f of files) {
       if (done.has(f)) continue;
       const sql = await readFile(path.join(dir, f), 'utf8');
       // Statements run one by one through the transaction handle so a failure rolls back all of them.
       for (const stmt of splitSql(sql)) await tx.query(stmt);
-      await tx.query('insert into schema_migrations (name) values ($1)', [f]);
+      await schemaMigrationsRepo.record(tx, f);
       applied.push(f);
     }
   });
