@@ -81,8 +81,8 @@ async function recordEvents(deps: IdentifyDeps, data: Data, summary: ReturnType<
   const targets: { type: 'farm' | 'animal'; id: string }[] = [];
   if (data.farm_id) targets.push({ type: 'farm', id: data.farm_id });
   for (const k of summary.known) targets.push({ type: 'animal', id: k.individual_id });
+  const scope = scopeOfJob(data);
   for (const t of targets) {
-    const scope = scopeOfJob(data);
     const entity = ownedBy(await resolveEntity(deps.c.db, t.type, t.id, { owner: scope }), scope);
     if (!entity) continue;
     const extra = t.type === 'animal' ? { animal_did: animalDid(t.id) } : {};
