@@ -1,21 +1,14 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_DATABASES, type OpenDatabase } from '../../../test/support/both-databases.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_DATABASES, openDatabase } from '../../../test/support/both-databases.js';
 import { schemaMigrationsRepo } from './schema-migrations.repo.js';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../db/migrations');
 
 describe.each(BOTH_DATABASES)('schema_migrations on $name', ({ open }) => {
-  let opened: OpenDatabase;
-
-  beforeAll(async () => {
-    opened = await open();
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.drop();
-  });
+  const opened = openDatabase(open);
 
   it('lists every migration file of a migrated database as applied, and records a new one, once', async () => {
     const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
