@@ -143,6 +143,7 @@ export async function identifyDescriptors(
     kindDefault,
     gallery.learned ?? null,
     pooled,
+    queries.length,
   );
   const out = await deps.engine.identify({
     kind: data.kind,

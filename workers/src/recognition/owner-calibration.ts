@@ -15,7 +15,7 @@ import { descriptorsRepo, type FitDescriptorRow } from '../../../shared/src/repo
 import { identifyVerdictsRepo } from '../../../shared/src/repos/identify-verdicts.repo.js';
 import { learnedModelsRepo } from '../../../shared/src/repos/learned-models.repo.js';
 import { ownerCalibrationsRepo } from '../../../shared/src/repos/owner-calibrations.repo.js';
-import { severalScopes, type CalibrationParams, type Evidence } from '../vision/calibrate.js';
+import { severalScopes, vouchesFor, type CalibrationParams, type Evidence } from '../vision/calibrate.js';
 import type { Descriptor, GalleryLookup, RecognitionEngine } from '../vision/engine.js';
 import { PREVIEW_SIDE } from '../vision/engine.js';
 import type { ModelRef } from '../vision/embed.js';
@@ -121,6 +121,11 @@ export interface PooledServing {
  * 3. The calibration pooled from every owner's labelled answers, where one serves this kind,
  *    species and herd size (base pipeline only).
  * 4. The kind's shipped calibration, or its hand-set defaults, with the reason.
+ *
+ * Steps 3 and 4 are taken per number of photos asked together: a pooled fit that vouches for one
+ * photo but not for `photos` gives way to the kind's calibration where that one vouches for them
+ * (a pooled fit's several-photo cells fill only as owners ask that way, and without a vouched
+ * threshold every photo alone would have to be a `match`).
  */
 export async function calibrationFor(
   db: Queryable,
@@ -132,17 +137,25 @@ export async function calibrationFor(
   learned: ModelRef | null = null,
   /** The pooled calibration serving this pool, if any (asked for the base pipeline only). */
   pooled: () => Promise<PooledServing | null> = async () => null,
+  /** Photos asked together as one subject. */
+  photos = 1,
 ): Promise<{ params: CalibrationParams; guard: CalibrationParams | null; info: CalibrationInfo }> {
   const stored = await loadOwnerCalibration(db, owner, kind, pipeline);
   // A fit made under the old rule is no fit at all (shared/src/domain/calibration-fit.ts).
   const stale = stored !== null && isStaleFit(stored);
   const kindDefault = async () => (typeof kindDefaults === 'function' ? await kindDefaults() : kindDefaults);
+  /** The pooled fit, unless it cannot vouch for this many photos and the kind's calibration can. */
+  const poolFor = async (pool: PooledServing | null): Promise<{ pool: PooledServing | null; kd: CalibrationParams | null }> => {
+    if (!pool || vouchesFor(pool.params, photos)) return { pool, kd: null };
+    const kd = await kindDefault();
+    return kd.vouched && vouchesFor(kd, photos) ? { pool: null, kd } : { pool, kd: null };
+  };
   if (stored?.params && !stale) {
     let guard: CalibrationParams | null = null;
     if (!learned) {
-      const pool = await pooled();
-      const kd = pool ? null : await kindDefault();
-      guard = pool?.params ?? (kd?.vouched ? kd : null);
+      const { pool, kd } = await poolFor(await pooled());
+      const fallback = pool || kd ? kd : await kindDefault();
+      guard = pool?.params ?? (fallback?.vouched ? fallback : null);
     }
     return {
       params: stored.params,
@@ -181,7 +194,7 @@ export async function calibrationFor(
     : stored
       ? `not enough of your own photos to vouch for 1% false matches: ${stored.report.reason}`
       : 'not yet calibrated on your own photos for this model';
-  const pool = learned ? null : await pooled();
+  const { pool, kd: gaveWay } = learned ? { pool: null, kd: null } : await poolFor(await pooled());
   if (pool) {
     const r = pool.report as { owners?: number; samples?: number; effective_n?: number; fmr_upper?: number };
     return {
@@ -199,14 +212,15 @@ export async function calibrationFor(
       },
     };
   }
-  const kd = await kindDefault();
+  const kd = gaveWay ?? (await kindDefault());
   const v = kd.vouched;
   // Say what the defaults rest on: a calibration fitted on other herds, or hand-set numbers.
   const scope = isAnySpecies(kd)
     ? "; no dataset stood for this herd's species, so its threshold is the one that held for every species measured"
     : '';
+  const notPooled = gaveWay ? `; the calibration pooled from other owners does not yet vouch for ${photos} photos asked together` : '';
   const reason = v
-    ? `${why}; the kind's calibration, fitted on ${v.individuals} individuals of other herds, applies${scope}`
+    ? `${why}${notPooled}; the kind's calibration, fitted on ${v.individuals} individuals of other herds, applies${scope}`
     : `${why}; the kind's defaults apply`;
   return {
     params: kd,

@@ -14,7 +14,7 @@ import {
   type SampleRow,
 } from '../../../shared/src/repos/calibration-pool.repo.js';
 import type { Kind } from '../../../shared/src/domain/jobs.js';
-import type { CalibrationParams, Evidence } from '../vision/calibrate.js';
+import { severalScopes, type CalibrationParams, type Evidence } from '../vision/calibrate.js';
 import { fusedProbability } from '../vision/fusion.js';
 import { bandOf } from '../vision/kind-calibration.js';
 import { fitPooledCalibration, type PoolSample, type SampleOutcome } from './pooled-fit.js';
@@ -65,15 +65,17 @@ export async function gatherSamples(c: Pick<Container, 'db'>, engineVersion: str
 }
 
 /**
- * Each owner's newest `share` of samples of each outcome (right, wrong, stranger; at least one of
- * five), for shadow scoring; the rest are fitted. By outcome, so an owner who labelled their own
- * animals first and strangers later still leaves some of each to score the fit on.
+ * Each owner's newest `share` of samples of each outcome (right, wrong, stranger) and number of
+ * photos (at least one of five), for shadow scoring; the rest are fitted. By outcome, so an owner
+ * who labelled their own animals first and strangers later still leaves some of each to score the
+ * fit on; by number of photos, so an owner who asks single photos first and then several at a time
+ * does not hand every several-photo answer to the shadow and leave that cell nothing to fit.
  */
 export function holdBack<T extends PoolSample>(samples: readonly T[], share: number): { fit: T[]; held: T[] } {
   if (share <= 0) return { fit: [...samples], held: [] };
   const by = new Map<string, T[]>();
   for (const s of samples) {
-    const key = `${s.owner}|${s.outcome}`;
+    const key = `${s.owner}|${s.outcome}|${s.views}`;
     const list = by.get(key);
     if (list) list.push(s);
     else by.set(key, [s]);
@@ -89,16 +91,45 @@ export function holdBack<T extends PoolSample>(samples: readonly T[], share: num
   return { fit, held };
 }
 
-/** How a calibration answers held-back one-photo samples: false and correct `match`es at its threshold. */
-export function shadowScore(params: CalibrationParams, held: readonly PoolSample[]) {
-  const one = held.filter((s) => s.views === 1);
-  const matched = one.filter((s) => params.fusion && fusedProbability(params.fusion, s.evidence) >= params.matchThreshold);
-  const rights = one.filter((s) => s.outcome === 'right').length;
+/** False and correct `match`es among held-back samples at one threshold. */
+function scoreAt(params: CalibrationParams, held: readonly PoolSample[], threshold: number) {
+  const matched = held.filter((s) => params.fusion && fusedProbability(params.fusion, s.evidence) >= threshold);
+  const rights = held.filter((s) => s.outcome === 'right').length;
   return {
-    samples: one.length,
+    samples: held.length,
     false_matches: matched.filter((s) => s.outcome !== 'right').length,
     correct_match_rate: rights ? Math.round((matched.filter((s) => s.outcome === 'right').length / rights) * 1e4) / 1e4 : 0,
   };
+}
+
+/**
+ * How a calibration answers held-back samples: one-photo samples at its threshold, and each
+ * several-photo size it vouches for at that size's threshold (`several`).
+ */
+export function shadowScore(params: CalibrationParams, held: readonly PoolSample[]) {
+  const several = severalScopes(params)
+    .filter((s) => s.matchThreshold <= 1 && !s.combine)
+    .map((s) => ({
+      photos: s.groupSize,
+      ...scoreAt(
+        params,
+        held.filter((h) => h.views === s.groupSize),
+        s.matchThreshold,
+      ),
+    }));
+  return {
+    ...scoreAt(
+      params,
+      held.filter((s) => s.views === 1),
+      params.matchThreshold,
+    ),
+    several,
+  };
+}
+
+/** Held-back answers that contradict the bound (more than 1% false matches, at one photo or at any size vouched) stop a promotion. */
+export function shadowKeeps(score: ReturnType<typeof shadowScore>): boolean {
+  return [score, ...score.several].every((s) => s.false_matches <= Math.floor(s.samples * 0.01));
 }
 
 export type PoolRunResult = {
@@ -142,7 +173,7 @@ export async function runCalibrationPool(c: Container, engineVersion: string): P
       serving: serving?.params ? { id: serving.id, ...shadowScore(serving.params as unknown as CalibrationParams, held) } : null,
     };
     // Held-back answers that contradict the bound stop the promotion; the operator still may.
-    const keeps = candidate.false_matches <= Math.floor(candidate.samples * 0.01);
+    const keeps = shadowKeeps(candidate);
     const id = await repo.insertVersion(c.db, cell, { params, report: rest, shadow, status: 'shadow' });
     const promote = keeps && c.config.CALIBRATION_POOL_AUTO_PROMOTE;
     if (promote) await repo.promote(c.db, id);

@@ -128,6 +128,35 @@ describe.each(BOTH_DATABASES)('calibration pool on $name', ({ open }) => {
       expect(handSet.guard).toBeNull();
     });
 
+    it('is taken per number of photos: a pooled fit with no vouched pairs gives way to the kind calibration that has them', async () => {
+      const pairs = (t: number) => ({ groupSize: 2, matchThreshold: t, queries: 400, falseMatches: 1, fmrUpper: 0.009 });
+      const kindWithPairs: CalibrationParams = { ...kind, several: [pairs(0.97)] };
+      const ask = (kd: CalibrationParams, pool: PooledServing, photos: number, pipeline = 'p-base') =>
+        calibrationFor(db, scopeOfJob({ owner_id: owner }), 'animal', pipeline, kd, null, async () => pool, photos);
+
+      // One photo: the pool vouches, whatever it holds for pairs.
+      expect((await ask(kindWithPairs, pooled, 1)).info.source).toBe('pooled');
+      // Two photos, and three (held to the first pair): the kind's pairs' threshold decides, and says why.
+      for (const photos of [2, 3]) {
+        const c = await ask(kindWithPairs, pooled, photos);
+        expect(c.info.source).toBe('kind_default');
+        expect(c.params.matchThreshold).toBe(0.95);
+        expect(c.info.several).toEqual([expect.objectContaining({ photos: 2, match_threshold: 0.97 })]);
+        expect(c.info.reason).toMatch(/pooled from other owners does not yet vouch for \d photos asked together/);
+      }
+      // A pool that vouches for pairs keeps them; a pool withholding them (1.01) gives way like none.
+      expect((await ask(kindWithPairs, { ...pooled, params: { ...pooled.params, several: [pairs(0.9)] } }, 2)).info.source).toBe('pooled');
+      expect((await ask(kindWithPairs, { ...pooled, params: { ...pooled.params, several: [pairs(1.01)] } }, 2)).info.source).toBe(
+        'kind_default',
+      );
+      // Neither vouches for pairs: the pool still decides (every photo alone must then be a match).
+      expect((await ask(kind, pooled, 2)).info.source).toBe('pooled');
+      // The owner's own fit is guarded, for pairs, by the kind calibration the pool gave way to.
+      await fitOwner(owner, 'p-own-pairs');
+      expect((await ask(kindWithPairs, pooled, 2, 'p-own-pairs')).guard).toBe(kindWithPairs);
+      expect((await ask(kindWithPairs, pooled, 1, 'p-own-pairs')).guard!.matchThreshold).toBe(0.85);
+    });
+
     it("behind the owner's learned model the pool, fitted on the base model's scores, is never asked", async () => {
       let asked = false;
       const c = await calibrationFor(

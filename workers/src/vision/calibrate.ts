@@ -77,6 +77,20 @@ export function severalScopeFor(cal: Pick<CalibrationParams, 'several'>, photos:
   return severalScopes(cal).find((s) => s.groupSize === photos);
 }
 
+/**
+ * Whether a calibration holds a vouched threshold for a query of `photos` photos, as decide.ts
+ * decideSeveral reads it: one photo always; several, a threshold for exactly that many, or (more
+ * than two) the pairs' threshold the first two photos are held to. Without one, a several-photo
+ * query may only be a `match` when every photo alone is one.
+ */
+export function vouchesFor(cal: Pick<CalibrationParams, 'several'>, photos: number): boolean {
+  if (photos <= 1) return true;
+  const own = severalScopeFor(cal, photos);
+  if (own) return own.matchThreshold <= 1;
+  const pairs = severalScopeFor(cal, 2);
+  return photos > 2 && pairs !== undefined && pairs.matchThreshold <= 1;
+}
+
 /** Hand-set priors: ~20 background-guarded inliers clearly ahead of the runner-up is strong evidence. */
 export const DEFAULT_CALIBRATION: CalibrationParams = {
   intercept: -6,
