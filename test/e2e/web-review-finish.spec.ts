@@ -173,6 +173,15 @@ describe('review and the unfinished spots in a real browser', () => {
       });
       expect(buttonOnTop).toBe(true);
       await page.screenshot({ path: screenshotPath(`${size}-39-review-compare.png`) });
+      // Going back up by keyboard (focus scrolls to the nearest edge, the top): the first candidate's
+      // whole button stops below the pinned strip, not under it.
+      await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+      const first = item.locator('figure.candidate').first().locator('button[name=this-one]');
+      await first.focus();
+      const strip = (await item.locator('figure.query').boundingBox())!;
+      const button = (await first.boundingBox())!;
+      expect(button.y).toBeGreaterThanOrEqual(Math.max(headerBottom, size === 'phone' ? strip.y + strip.height : 0) - 1);
+      expect(button.y + button.height).toBeLessThanOrEqual(viewport.height);
     }, 180_000);
 
     it('tabs: an account with only fruit sees the batch tab first and the herd tabs last', async () => {
