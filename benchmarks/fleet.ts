@@ -5,7 +5,7 @@
  *
  *   npx tsx benchmarks/fleet.ts [--protocol ../shared/datasets/holstein-dev/protocol.json]
  *     [--owners 5] [--per-herd 11] [--newcomer 12] [--photos 8] [--queries-per-animal 6]
- *     [--strangers 70] [--cross-strangers 0] [--newcomer-strangers 40] [--shadow-share 0.2] [--out file.json]
+ *     [--strangers 70] [--cross-strangers 0] [--newcomer-strangers 40] [--shadow-share 0.2] [--pairs] [--out file.json]
  *
  * 1. The dataset's animals are split into herds by id: `owners` herds of `per-herd` animals, one
  *    account each, and the newcomer's herd of the last `newcomer` animals. Each owner enrols its
@@ -19,6 +19,11 @@
  *    the same queries again: the pass as a new owner hears it once the fleet's labels are pooled.
  *
  * The newcomer's own labels are never sent, so nothing it is measured on was fitted on.
+ *
+ * With `--pairs`, every one of these photos is also asked a second time in a two-photo query: the
+ * photo and the next one of the same animal (the same folder, in name order), as a farmer adds
+ * "another angle of this one". The pooled fit then has answers for its two-photo cell, and each pass
+ * is reported for single photos and for pairs apart.
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -49,6 +54,23 @@ const herds = Array.from({ length: nOwners }, (_, i) => ids.slice(i * perHerd, (
 const newcomerHerd = ids.slice(-num('newcomer', 12));
 if (herds.flat().some((id) => newcomerHerd.includes(id))) throw new Error('the herds overlap the newcomer: fewer owners or smaller herds');
 const strangerPhotos = proto.queries.filter((q) => q.expect === null);
+const pairs = args.has('pairs');
+/** One query as asked: one photo, or two of one animal. */
+type Query = { paths: string[]; expect: string | null };
+/** The photos as single-photo queries, and with --pairs also as consecutive pairs within each animal's folder. */
+const asQueries = (photos: Protocol['queries']): Query[] => {
+  const singles = photos.map((q) => ({ paths: [q.path], expect: q.expect }));
+  if (!pairs) return singles;
+  const byFolder = new Map<string, Protocol['queries']>();
+  for (const q of photos) byFolder.set(dirname(q.path), [...(byFolder.get(dirname(q.path)) ?? []), q]);
+  const twos = [...byFolder.values()].flatMap((list) => {
+    const sorted = [...list].sort((a, b) => (a.path < b.path ? -1 : 1));
+    return sorted
+      .slice(0, sorted.length - (sorted.length % 2))
+      .flatMap((q, i) => (i % 2 ? [] : [{ paths: [q.path, sorted[i + 1]!.path], expect: q.expect }]));
+  });
+  return [...singles, ...twos];
+};
 const queriesOf = (herd: string[]) =>
   herd.flatMap((id) =>
     proto.queries
@@ -102,6 +124,7 @@ try {
   let refusedQueries = 0;
   type Answer = {
     path: string;
+    views: number;
     /** The top candidate's probability. */
     p: number | null;
     expect: string | null;
@@ -112,22 +135,23 @@ try {
     query_id: string;
     did: string | null;
   };
-  const ask = async (token: string, of: Map<string, { id: string; did: string }>, qs: Protocol['queries']) => {
+  const ask = async (token: string, of: Map<string, { id: string; did: string }>, qs: Query[]) => {
     const out: Answer[] = [];
     for (const q of qs) {
       const t = performance.now();
-      const r = await api(app.url, 'POST', '/api/animal/identify', { token, body: datasetForm(root, [q.path]) });
+      const r = await api(app.url, 'POST', '/api/animal/identify', { token, body: datasetForm(root, q.paths) });
       // A photo the quality gate refuses (blurred, no animal) is no answer: counted, not labelled.
       if (r.status === 422) {
         refusedQueries++;
         continue;
       }
-      if (r.status !== 200) throw new Error(`identify ${q.path}: ${r.status} ${r.text}`);
+      if (r.status !== 200) throw new Error(`identify ${q.paths.join(' + ')}: ${r.status} ${r.text}`);
       const top = r.json.candidates?.[0] ?? r.json.closest?.[0];
       const mine = top ? of.get(top.individual_id) : undefined;
       const truth = q.expect ? [...of.values()].find((v) => v.id === q.expect) : undefined;
       out.push({
-        path: q.path,
+        path: q.paths.join(' + '),
+        views: q.paths.length,
         p: typeof top?.probability === 'number' ? top.probability : null,
         // An animal of another owner's herd is a stranger here.
         expect: truth ? q.expect : null,
@@ -165,8 +189,12 @@ try {
     return f;
   };
 
+  const ones = (answers: Answer[]) => answers.filter((a) => a.views === 1);
+  const twos = (answers: Answer[]) => answers.filter((a) => a.views === 2);
+
   // 1–2. The fleet: each owner enrols, asks and labels.
   const fleet = [];
+  const fleetPairs = [];
   let labelled = 0;
   for (const [i, herd] of herds.entries()) {
     const o = await signup(app.url, `fleet${i}`);
@@ -176,7 +204,7 @@ try {
     const others = queriesOf(herds.filter((_, j) => j !== i).flat());
     const cross = num('cross-strangers', 0);
     strangers.push(...others.filter((_, k) => cross > 0 && k % Math.max(1, Math.floor(others.length / cross)) === 0).slice(0, cross));
-    const answers = await ask(o.token, of, [...queriesOf(herd), ...strangers]);
+    const answers = await ask(o.token, of, asQueries([...queriesOf(herd), ...strangers]));
     for (const a of answers) {
       const form: Record<string, string> = { query_id: a.query_id };
       if (a.expect === null || !herd.includes(a.expect)) form.verdict = 'unknown_ok';
@@ -186,18 +214,21 @@ try {
       if (r.status !== 200) throw new Error(`label: ${r.status} ${r.text}`);
       labelled++;
     }
-    fleet.push(figures(`owner ${i} (${herd.length} animals), as served before any pooled fit`, answers));
+    const name = `owner ${i} (${herd.length} animals), as served before any pooled fit`;
+    fleet.push(figures(name, ones(answers)));
+    if (pairs) fleetPairs.push(figures(`${name}, two photos`, twos(answers)));
   }
 
   // 3. The newcomer, before the pool.
   const newcomer = await signup(app.url, 'newcomer');
   const newOf = await enrol(newcomer.token, newcomerHerd, 'farm-new');
-  const newQueries = [
+  const newQueries = asQueries([
     ...queriesOf(newcomerHerd),
     ...strangerPhotos.slice(nOwners * num('strangers', 70), nOwners * num('strangers', 70) + num('newcomer-strangers', 40)),
-  ];
+  ]);
   const beforeAnswers = await ask(newcomer.token, newOf, newQueries);
-  const before = figures('newcomer, before the pooled fit', beforeAnswers);
+  const before = figures('newcomer, before the pooled fit', ones(beforeAnswers));
+  const beforePairs = pairs ? figures('newcomer, before the pooled fit, two photos', twos(beforeAnswers)) : null;
 
   // 4. The operator's run, then the newcomer again.
   const run = await api(app.url, 'POST', '/api/admin/calibration/pooled/run', { token: admin.token });
@@ -205,7 +236,8 @@ try {
   const versions = (await api(app.url, 'GET', '/api/admin/calibration/pooled', { token: admin.token })).json.versions;
   log(`pooled run: ${JSON.stringify(run.json.cells)}`);
   const afterAnswers = await ask(newcomer.token, newOf, newQueries);
-  const after = figures('newcomer, with the pooled fit', afterAnswers);
+  const after = figures('newcomer, with the pooled fit', ones(afterAnswers));
+  const afterPairs = pairs ? figures('newcomer, with the pooled fit, two photos', twos(afterAnswers)) : null;
   // Every false match the newcomer heard, in both passes: which photo, whose it was, whom it named.
   const wrong = (answers: Answer[]) =>
     answers
@@ -225,7 +257,13 @@ try {
       params: v.params ? { ...(v.params as object), fusion: '(omitted)' } : null,
     })),
     fleet,
-    newcomer: { before, after, false_matches: { before: wrong(beforeAnswers), after: wrong(afterAnswers) } },
+    ...(pairs ? { fleet_two_photos: fleetPairs } : {}),
+    newcomer: {
+      before,
+      after,
+      ...(pairs ? { two_photos: { before: beforePairs, after: afterPairs } } : {}),
+      false_matches: { before: wrong(beforeAnswers), after: wrong(afterAnswers) },
+    },
     wall_s: Math.round((performance.now() - t0) / 1000),
     machine: machineInfo('cpu'),
   };
