@@ -22,7 +22,9 @@ const Version = Cell.extend({
   shadow: z
     .record(z.string(), z.unknown())
     .nullable()
-    .describe("how this version and the one serving before answered each owner's newest answers, which the fit did not read"),
+    .describe(
+      "how this version and the one serving before answered each owner's newest answers of each outcome and number of photos, which the fit did not read: `held_back`, then per version `samples`, `false_matches` and `correct_match_rate` for single photos and `several` (the same, per number of photos the version vouches for)",
+    ),
   created_at: z.string(),
   promoted_at: z.string().nullable(),
   retired_at: z.string().nullable(),
