@@ -22,7 +22,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import sharp from 'sharp';
 import { machineInfo, parseArgs } from './machine.js';
 import { detectableShots } from '../test/support/animal-shots.js';
-import { otherView, textureImage } from '../test/support/images.js';
+import { mixedViewsBatch, otherView, textureImage } from '../test/support/images.js';
 import { animalScene } from '../workers/src/vision/testing/animal-scene.js';
 import { herdClip } from '../workers/src/survey/testing/herd-clip.js';
 
@@ -466,15 +466,8 @@ const scenarios: Scenario[] = [
         peels[k] = [await textureImage(s, 320), await textureImage(s + 1, 320)];
         await enrol(base, owner, '/api/fruit/enroll', peels[k], { species: 'apple', tree_id: treeRef, ...(name ? { name } : {}) });
       }
-      const files = [
-        jpeg('a.jpg', peels.A![0]!),
-        // Two fruit's photos as one fruit's views: the engine cannot be sure which it is.
-        jpeg('mix__1.jpg', peels.A![0]!),
-        jpeg('mix__2.jpg', peels.B![0]!),
-        jpeg('mix2__1.jpg', await otherView(peels.A![1]!, 7)),
-        jpeg('mix2__2.jpg', await otherView(peels.B![1]!, 8)),
-        jpeg('c.jpg', peels.C![0]!),
-      ];
+      // The browser spec's batch: two of its "fruit" mix two fruit's photos as views.
+      const files = await mixedViewsBatch(peels);
       const { ctx, page } = await phone(browser);
       await signIn(page, base, owner);
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signup, startTestApp, type TestApp } from '../support/app.js';
-import { otherView, photoForm, textureImage } from '../support/images.js';
+import { mixedViewsBatch, photoForm, textureImage } from '../support/images.js';
 import { screenshotPath } from '../support/screenshots.js';
 
 /**
@@ -152,15 +152,8 @@ describe('named fruit and a batch decided in its table, in a real browser', () =
       const { ctx, page } = await signedIn(size, owner.username);
       try {
         await page.goto(`${app.url}/#/batch`);
-        await page.locator('form[name=batch] input[name=files]').setInputFiles([
-          jpeg('a.jpg', peels.A![0]!),
-          // Two fruit's photos as one fruit's views: the engine cannot be sure which it is.
-          jpeg('mix__1.jpg', peels.A![0]!),
-          jpeg('mix__2.jpg', peels.B![0]!),
-          jpeg('mix2__1.jpg', await otherView(peels.A![1]!, 7)),
-          jpeg('mix2__2.jpg', await otherView(peels.B![1]!, 8)),
-          jpeg('c.jpg', peels.C![0]!),
-        ]);
+        // Two of its "fruit" are two fruit's photos as one fruit's views: the engine cannot be sure which.
+        await page.locator('form[name=batch] input[name=files]').setInputFiles(await mixedViewsBatch(peels));
         await page.click('form[name=batch] button[type=submit]');
         await page.locator('table.rows tbody tr').nth(3).waitFor({ timeout: 120_000 });
         const row = (n: number) => page.locator(`table.rows tbody tr[data-index="${n}"]`);

@@ -105,3 +105,20 @@ export function packageImage(seed: number, size = 480): Promise<Buffer> {
     `<rect x="${size * 0.2}" y="${size * 0.15}" width="${size * 0.6}" height="${size * 0.2}" fill="#b03020"/>${lines}${bars}</svg>`;
   return sharp(Buffer.from(svg)).jpeg({ quality: 90 }).toBuffer();
 }
+
+/**
+ * A packing house's batch of six files from three enrolled fruit's two photos each (`peels`):
+ * A alone, two "fruit" whose views mix A's and B's photos (`fruit__view` names: the engine cannot
+ * be sure which fruit each is), and C alone.
+ */
+export async function mixedViewsBatch(peels: Record<string, Buffer[]>): Promise<{ name: string; mimeType: string; buffer: Buffer }[]> {
+  const jpeg = (name: string, buffer: Buffer) => ({ name, mimeType: 'image/jpeg', buffer });
+  return [
+    jpeg('a.jpg', peels.A![0]!),
+    jpeg('mix__1.jpg', peels.A![0]!),
+    jpeg('mix__2.jpg', peels.B![0]!),
+    jpeg('mix2__1.jpg', await otherView(peels.A![1]!, 7)),
+    jpeg('mix2__2.jpg', await otherView(peels.B![1]!, 8)),
+    jpeg('c.jpg', peels.C![0]!),
+  ];
+}
