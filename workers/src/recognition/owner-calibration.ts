@@ -154,8 +154,8 @@ export async function calibrationFor(
     let guard: CalibrationParams | null = null;
     if (!learned) {
       const { pool, kd } = await poolFor(await pooled());
-      const fallback = pool || kd ? kd : await kindDefault();
-      guard = pool?.params ?? (fallback?.vouched ? fallback : null);
+      const without = pool?.params ?? kd ?? (await kindDefault());
+      guard = pool || without.vouched ? without : null;
     }
     return {
       params: stored.params,
