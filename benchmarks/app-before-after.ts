@@ -108,6 +108,13 @@ async function enrol(base: string, who: Account, p: string, photos: Buffer[], fi
   return r.json;
 }
 
+/** A new account with one apple tree enrolled from one generated bark photo; its code (or id) for fruit to name. */
+async function appleTree(base: string, prefix: string, seed: number, name: string): Promise<{ owner: Account; treeRef: string }> {
+  const owner = await account(base, prefix);
+  const tree = await enrol(base, owner, '/api/enroll', [await textureImage(seed, 320)], { species: 'apple', name });
+  return { owner, treeRef: String(tree.code ?? tree.tree_id) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The browser
 
@@ -406,9 +413,7 @@ const scenarios: Scenario[] = [
     slug: 'fruit-named',
     item: 'Fruit is named: enrolment asks a name; the list shows names or short codes, not UUIDs',
     async run({ base, browser }, clock) {
-      const owner = await account(base, 'orchard');
-      const tree = await enrol(base, owner, '/api/enroll', [await textureImage(5100, 320)], { species: 'apple', name: 'Cây táo' });
-      const treeRef = String(tree.code ?? tree.tree_id);
+      const { owner, treeRef } = await appleTree(base, 'orchard', 5100, 'Cây táo');
       await enrol(base, owner, '/api/fruit/enroll', [await textureImage(5101, 320)], { tree_id: treeRef });
       const peel = await textureImage(5102, 320);
       const { ctx, page } = await phone(browser);
@@ -454,9 +459,7 @@ const scenarios: Scenario[] = [
     slug: 'batch-decide-in-table',
     item: 'Batch rows decided in the table ("Đúng quả này" / "Không phải quả nào")',
     async run({ base, browser }, clock) {
-      const owner = await account(base, 'packer');
-      const tree = await enrol(base, owner, '/api/enroll', [await textureImage(5210, 320)], { species: 'apple', name: 'Hàng táo' });
-      const treeRef = String(tree.code ?? tree.tree_id);
+      const { owner, treeRef } = await appleTree(base, 'packer', 5210, 'Hàng táo');
       const peels: Record<string, Buffer[]> = {};
       for (const [k, s, name] of [
         ['A', 5211, 'Táo A'],
