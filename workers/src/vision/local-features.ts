@@ -1,15 +1,22 @@
 /**
  * Local evidence for the engine, whichever extractor a kind uses: describe
  * one image into its stored bytes, and verify a query against shortlisted
- * gallery images (AKAZE pair by pair; XFeat mutual nearest neighbours for the
- * whole shortlist in one batched ONNX call, then USAC per pair).
+ * gallery images (AKAZE ratio-tested matches pair by pair; XFeat mutual nearest neighbours for
+ * the whole shortlist in one batched ONNX call), then the geometric check of every pair (USAC per
+ * pair, or the batched graph of robust-fit.ts).
  */
 import type { DecodedImage } from './intake.js';
 import { extractFeatures, packFeatures, unpackFeatures } from './keypoints.js';
 import type { KindSettings } from './settings.js';
-import { geometricInliers, inlierSpread, verifyPair } from './verify.js';
+import { loadOpenCV } from './opencv.js';
+import { batchedInliers, fitProvider, type FitTask } from './robust-fit.js';
+import { geometricInliers, inlierSpread, MIN_TENTATIVE, tentativeMatches } from './verify.js';
 import { mutualNearestBatch } from './xfeat-match.js';
 import { isXFeat, loadXFeat, packXFeat, unpackXFeat, type XFeat, type XFeatFeatures } from './xfeat.js';
+import { cudaLibraryPresent } from './registry.js';
+
+/** Reprojection threshold in pixels at a 640 px long side. */
+const REPROJ_PX = 6;
 
 /** Stored local-feature bytes of one image. */
 export async function describeLocal(img: DecodedImage, s: KindSettings, xfeat: () => Promise<XFeat> = loadXFeat): Promise<Uint8Array> {
@@ -73,26 +80,45 @@ export async function verifyLocal(
   ids: readonly string[],
   s: KindSettings,
 ): Promise<Map<string, LocalScore>> {
-  const out = new Map<string, LocalScore>();
-  if (isXFeat(query)) {
+  const xfeat = isXFeat(query);
+  const use = ids.filter((id) => gallery.has(id) && isXFeat(gallery.get(id)!) === xfeat);
+  let tasks: FitTask[];
+  if (xfeat) {
     const q = unpackXFeat(query);
-    const use = ids.filter((id) => gallery.has(id) && isXFeat(gallery.get(id)!));
     const feats: XFeatFeatures[] = use.map((id) => unpackXFeat(gallery.get(id)!));
     const pairs = await mutualNearestBatch(q, feats, s.xfeatMinCos);
-    for (const [i, id] of use.entries()) {
-      const kept: Array<[number, number]> = [];
-      const inliers = await geometricInliers(q, feats[i]!, pairs[i]!, 6, kept);
-      out.set(id, { inliers, spread: inlierSpread(q, inliers), pairs: Int32Array.from(kept.flat()) });
-    }
-    return out;
+    tasks = feats.map((g, i) => ({ q, g, pairs: pairs[i]! }));
+  } else {
+    const q = unpackFeatures(query);
+    const cv = await loadOpenCV();
+    tasks = use.map((id) => {
+      const g = unpackFeatures(gallery.get(id)!);
+      const enough = q.count >= MIN_TENTATIVE && g.count >= MIN_TENTATIVE;
+      return { q, g, pairs: enough ? tentativeMatches(cv, q, g, s.ratio) : [] };
+    });
   }
-  const q = unpackFeatures(query);
-  for (const id of ids) {
-    const bytes = gallery.get(id);
-    if (!bytes || isXFeat(bytes)) continue;
+  const kept = await fitAll(tasks, s);
+  const out = new Map<string, LocalScore>();
+  for (const [i, id] of use.entries()) {
+    const inliers = Int32Array.from(kept[i]!, ([qi]) => qi);
+    out.set(id, { inliers, spread: inlierSpread(tasks[i]!.q, inliers), pairs: Int32Array.from(kept[i]!.flat()) });
+  }
+  return out;
+}
+
+/**
+ * The geometric check of every pair, as the kind's `fit` says: the batched graph (robust-fit.ts)
+ * for the whole shortlist in one run, or USAC pair by pair.
+ */
+async function fitAll(tasks: readonly FitTask[], s: KindSettings): Promise<Array<Array<[number, number]>>> {
+  // `auto` asks for the graph's session only where a CUDA provider could serve it.
+  const graph = s.fit === 'graph' || (s.fit === 'auto' && cudaLibraryPresent() && (await fitProvider()) === 'cuda');
+  if (graph) return batchedInliers(tasks, REPROJ_PX);
+  const out: Array<Array<[number, number]>> = [];
+  for (const t of tasks) {
     const kept: Array<[number, number]> = [];
-    const ev = await verifyPair(q, unpackFeatures(bytes), { ratio: s.ratio }, kept);
-    out.set(id, { inliers: ev.inliers, spread: inlierSpread(q, ev.inliers), pairs: Int32Array.from(kept.flat()) });
+    await geometricInliers(t.q, t.g, t.pairs, REPROJ_PX, kept);
+    out.push(kept);
   }
   return out;
 }

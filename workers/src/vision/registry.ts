@@ -169,14 +169,25 @@ export async function openSession(
   entry: LocatedModel,
   opts: SessionOptions = {},
 ): Promise<{ session: ort.InferenceSession; provider: Provider }> {
-  const bytes = readModelBytes(entry);
+  return sessionFromBytes(readModelBytes(entry), `${entry.name}`, opts);
+}
+
+/**
+ * A session for model bytes (a manifest entry's, or a graph built in memory), on CUDA when it can
+ * start, else on CPU. `label` names it in the fallback warning.
+ */
+export async function sessionFromBytes(
+  bytes: Uint8Array,
+  label: string,
+  opts: SessionOptions = {},
+): Promise<{ session: ort.InferenceSession; provider: Provider }> {
   if (opts.provider !== 'cpu' && cudaLibraryPresent()) {
     try {
       return { session: await ort.InferenceSession.create(bytes, { executionProviders: ['cuda'] }), provider: 'cuda' };
     } catch (err) {
       // The library is there but the session failed (no GPU, a missing CUDA or cuDNN library):
       // the CPU provider is the documented fallback, and the reason must not be lost.
-      process.emitWarning(`CUDA execution provider unavailable for ${entry.name}, using CPU: ${(err as Error).message}`, 'MarklessModels');
+      process.emitWarning(`CUDA execution provider unavailable for ${label}, using CPU: ${(err as Error).message}`, 'MarklessModels');
     }
   }
   const session = await ort.InferenceSession.create(bytes, {

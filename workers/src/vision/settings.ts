@@ -45,6 +45,12 @@ export interface KindSettings {
   backgroundGuard: boolean;
   /** Local features: AKAZE (OpenCV.js) or XFeat (learned, ONNX); chosen per kind from the measured ablation. */
   local: 'akaze' | 'xfeat';
+  /**
+   * The geometric check of the tentative matches: `usac` (OpenCV's USAC homography, pair by pair
+   * on the CPU), `graph` (the batched RANSAC graph of robust-fit.ts, the whole shortlist in one
+   * run on the engine's provider), or `auto`: the graph where it runs on CUDA, else USAC.
+   */
+  fit: 'auto' | 'usac' | 'graph';
   /** XFeat keypoints kept per image. */
   xfeatTopK: number;
   /** Lowest cosine similarity of an XFeat mutual-nearest-neighbour pair. */
@@ -76,6 +82,7 @@ const TREE: KindSettings = {
   tailShortlist: 8,
   backgroundGuard: false,
   local: 'akaze',
+  fit: 'auto',
   xfeatTopK: 512,
   xfeatMinCos: 0.82,
   subject: 'off',

@@ -1,7 +1,7 @@
 /**
- * Geometric verification of one query/gallery pair: ratio-tested, one-to-one
- * descriptor matches, then a homography fitted with OpenCV's USAC (RANSAC
- * family); the inliers are the evidence.
+ * Geometric verification of one query/gallery pair on the CPU: ratio-tested, one-to-one
+ * descriptor matches (AKAZE), then a homography fitted with OpenCV's USAC (RANSAC family);
+ * the inliers are the evidence. robust-fit.ts is the batched graph that can take USAC's place.
  */
 import type { LocalFeatures } from './keypoints.js';
 import { loadOpenCV, type CV } from './opencv.js';
@@ -13,14 +13,8 @@ export interface PairEvidence {
   inliers: Int32Array;
 }
 
-export interface VerifyOptions {
-  /** Lowe ratio (nearest / second nearest distance). */
-  ratio: number;
-  /** Reprojection threshold in pixels at a 640 px long side. */
-  reprojPx?: number;
-}
-
-const MIN_TENTATIVE = 8;
+/** Fewest tentative matches a homography is fitted to. */
+export const MIN_TENTATIVE = 8;
 let matcher: CV | undefined;
 
 function descMat(cv: CV, f: LocalFeatures): CV {
@@ -56,20 +50,6 @@ export function tentativeMatches(cv: CV, q: LocalFeatures, g: LocalFeatures, rat
     knn.delete();
   }
   return [...best.entries()].map(([gi, { q: qi }]) => [qi, gi]);
-}
-
-/** Verifies one pair; returns no inliers when there is too little to fit a homography. */
-export async function verifyPair(
-  q: LocalFeatures,
-  g: LocalFeatures,
-  opts: VerifyOptions,
-  pairsOut?: Array<[number, number]>,
-): Promise<PairEvidence> {
-  if (q.count < MIN_TENTATIVE || g.count < MIN_TENTATIVE) return { tentative: 0, inliers: new Int32Array(0) };
-  const cv = await loadOpenCV();
-  const pairs = tentativeMatches(cv, q, g, opts.ratio);
-  if (pairs.length < MIN_TENTATIVE) return { tentative: pairs.length, inliers: new Int32Array(0) };
-  return { tentative: pairs.length, inliers: await geometricInliers(q, g, pairs, opts.reprojPx ?? 6, pairsOut) };
 }
 
 /**

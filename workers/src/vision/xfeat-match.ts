@@ -5,7 +5,8 @@
  * evidence.
  */
 import * as ort from 'onnxruntime-node';
-import onnxProto from 'onnx-proto';
+import { GraphBuilder } from './onnx-graph.js';
+import { sessionFromBytes } from './registry.js';
 import { geometricInliers, type PairEvidence } from './verify.js';
 import { XFEAT_DIM, type XFeatFeatures } from './xfeat.js';
 
@@ -57,45 +58,24 @@ export function mutualNearest(q: XFeatFeatures, g: XFeatFeatures, minCos: number
  * similarity of one query's descriptors to a batch of gallery descriptor sets
  * and both directions' nearest neighbours. MLAS's matrix product is an order
  * of magnitude faster than a JavaScript loop, which is what keeps XFeat
- * verification of a whole shortlist inside the latency budget.
+ * verification of a whole shortlist inside the latency budget; on a GPU worker
+ * it runs on CUDA.
  */
 function buildMnnGraph(): Uint8Array {
-  const { onnx } = onnxProto;
-  const F = onnx.TensorProto.DataType.FLOAT;
-  const I = onnx.TensorProto.DataType.INT64;
-  const int = (name: string, v: number) => ({ name, type: onnx.AttributeProto.AttributeType.INT, i: v });
-  const dims = (d: (string | number)[]) => ({ dim: d.map((x) => (typeof x === 'number' ? { dimValue: x } : { dimParam: x })) });
-  const io = (name: string, t: number, d: (string | number)[]) => ({ name, type: { tensorType: { elemType: t, shape: dims(d) } } });
-  const n = (op: string, input: string[], output: string, attribute: object[] = []) => ({
-    opType: op,
-    input,
-    output: [output],
-    name: output,
-    attribute,
-  });
-  const model = {
-    irVersion: 7,
-    producerName: 'markless/workers/src/vision/xfeat-match.ts',
-    opsetImport: [{ domain: '', version: 13 }],
-    graph: {
-      name: 'mutual-nn',
-      node: [
-        n('MatMul', ['q', 'gt'], 'sim'),
-        n('ArgMax', ['sim'], 'q_best', [int('axis', 2), int('keepdims', 0)]),
-        n('ReduceMax', ['sim'], 'q_best_sim', [
-          { name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [2] },
-          int('keepdims', 0),
-        ]),
-        n('ArgMax', ['sim'], 'g_best', [int('axis', 1), int('keepdims', 0)]),
-      ],
-      input: [io('q', F, [1, 'KQ', XFEAT_DIM]), io('gt', F, ['N', XFEAT_DIM, 'KG'])],
-      output: [io('q_best', I, ['N', 'KQ']), io('q_best_sim', F, ['N', 'KQ']), io('g_best', I, ['N', 'KG'])],
-    },
-  };
-  return onnx.ModelProto.encode(onnx.ModelProto.create(model as onnxProto.onnx.IModelProto)).finish();
+  const g = new GraphBuilder('mutual-nn');
+  g.input('q', 'float', [1, 'KQ', XFEAT_DIM]);
+  g.input('gt', 'float', ['N', XFEAT_DIM, 'KG']);
+  const sim = g.op('MatMul', ['q', 'gt']);
+  g.op('ArgMax', [sim], { axis: 2, keepdims: 0 }, 'q_best');
+  g.op('ReduceMax', [sim], { axes: [2], keepdims: 0 }, 'q_best_sim');
+  g.op('ArgMax', [sim], { axis: 1, keepdims: 0 }, 'g_best');
+  g.output('q_best', 'int64', ['N', 'KQ']);
+  g.output('q_best_sim', 'float', ['N', 'KQ']);
+  g.output('g_best', 'int64', ['N', 'KG']);
+  return g.encode('markless/workers/src/vision/xfeat-match.ts');
 }
 
-let mnnSession: Promise<ort.InferenceSession> | undefined;
+let mnnSession: Promise<{ session: ort.InferenceSession }> | undefined;
 
 /**
  * Mutual nearest neighbours of one query against many gallery sets at once
@@ -108,11 +88,8 @@ export async function mutualNearestBatch(
   minCos: number,
 ): Promise<Array<Array<[number, number]>>> {
   if (gallery.length === 0 || q.count === 0) return gallery.map(() => []);
-  mnnSession ??= ort.InferenceSession.create(buildMnnGraph(), {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: Number(process.env.MARKLESS_ORT_THREADS ?? 1),
-  });
-  const session = await mnnSession;
+  mnnSession ??= sessionFromBytes(buildMnnGraph(), 'mutual-nn');
+  const { session } = await mnnSession;
   const out: Array<Array<[number, number]>> = [];
   const CHUNK = 16;
   for (let at = 0; at < gallery.length; at += CHUNK) {
