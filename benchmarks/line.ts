@@ -76,7 +76,9 @@ async function floor(photos: Buffer[]) {
   // Fruit's local features (settings.ts): XFeat at the kind's side, the model with its keypoint decoding.
   const fs = settingsFor('fruit');
   const xfeat = await XFeat.load();
-  const xfeatOne = await time(10, () => xfeat.extract([imgs[0]!], { side: fs.localSide, topK: fs.xfeatTopK }));
+  const xfeatOne = await time(10, () =>
+    xfeat.extract([imgs[0]!], { side: fs.localSide, topK: fs.xfeatTopK, maxUpscale: fs.xfeatMaxUpscale }),
+  );
   const engine = await RecognitionEngine.create({ embedder: emb });
   const describeOne = await time(10, () => engine.describe(photos[0]!, { kind: 'fruit', enforceQuality: false }));
   const timings: StageTimings = {};
@@ -88,7 +90,7 @@ async function floor(photos: Buffer[]) {
   return {
     global_embedding_session_ms: { one_photo: round(one, 2), per_photo_in_batch_of_8: round(eight, 2) },
     engine_describe_ms: { unbatched: round(describeOne, 2), per_photo_in_batch_of_8: round(describeBatched, 2) },
-    xfeat_extract_ms: { one_photo: round(xfeatOne, 2), side: fs.localSide, top_k: fs.xfeatTopK },
+    xfeat_extract_ms: { one_photo: round(xfeatOne, 2), side: fs.localSide, max_upscale: fs.xfeatMaxUpscale, top_k: fs.xfeatTopK },
     engine_stages_ms_per_photo_batched: perPhotoStage,
     models_sum_ms: round(eight + xfeatOne, 2),
     ratio_batched_describe_to_models: round(describeBatched / (eight + xfeatOne), 2),

@@ -78,7 +78,8 @@ describe.skipIf(!existsSync(PROTOCOL))('real photos: apple-dev through the HTTP 
     console.log(
       `apple-dev: ${p.queries.length} queries (${enrolled} enrolled), verdicts ${JSON.stringify(verdicts)}, right apple first ${rightFirst}, right match ${rightMatch}`,
     );
-    // Measured 37 of 48 (77.1%) with bench:accuracy; AKAZE, before pipeline p4, ranked 26 (54.2%).
+    // What bench:accuracy measured is in benchmarks/results/README.md ("Small fruit photos described at
+    // most three times enlarged").
     // Refused photos count against it: the share is of every enrolled apple's query.
     expect(rightFirst / enrolled).toBeGreaterThanOrEqual(0.65);
     expect(verdicts.refused ?? 0).toBeLessThanOrEqual(2);

@@ -43,7 +43,16 @@ function describer(deps: IdentifyDeps, cids: string[]) {
   return async (kind: Kind): Promise<Descriptor[] | null> => {
     const s = settingsFor(kind);
     // Everything engine.describe reads from the settings besides the quality gate.
-    const key = JSON.stringify([s.local, s.localSide, s.maxKeypoints, s.xfeatTopK, s.subject, s.subjectMargin, s.subjectMinScore]);
+    const key = JSON.stringify([
+      s.local,
+      s.localSide,
+      s.maxKeypoints,
+      s.xfeatTopK,
+      s.xfeatMaxUpscale,
+      s.subject,
+      s.subjectMargin,
+      s.subjectMinScore,
+    ]);
     let all = cache.get(key);
     if (!all) {
       all = (async () => {

@@ -38,10 +38,10 @@ export { NoSubjectError, type SubjectReport, type SubjectRequest } from './subje
 /**
  * Bumped whenever a change to the pipeline (not to a model file) changes what
  * is stored: a per-kind switch of extractor, crop policy or keypoint count
- * (p4: fruit moved from AKAZE to XFeat).
- * Part of the engine's version, so a bump re-embeds like a model change.
+ * (p4: fruit moved from AKAZE to XFeat; p5: XFeat enlarges a small fruit photo at most three
+ * times). Part of the engine's version, so a bump re-embeds like a model change.
  */
-export const PIPELINE_REVISION = 'p4';
+export const PIPELINE_REVISION = 'p5';
 
 /** Everything stored for one enrolled or query image. */
 export interface Descriptor {

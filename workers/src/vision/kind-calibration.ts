@@ -28,8 +28,13 @@ export type BandThreshold = Pick<CalibrationParams, 'matchThreshold' | 'uncertai
 
 export interface KindCalibrationFile {
   kind: Kind;
-  /** RecognitionEngine.model.version it was fitted on. */
+  /** RecognitionEngine.model.version it serves: the one it was fitted on, or `carried_over`'s successor. */
   engine_version: string;
+  /**
+   * Set when a pipeline revision left this kind's descriptors and evidence unchanged, so the fit
+   * still holds for the new engine version: the version it was fitted on, and why it carries over.
+   */
+  carried_over?: { from: string; why: string };
   fitted_at: string;
   /** The fused model, with the strictest threshold of the fit (every dataset, a small herd). */
   params: CalibrationParams;

@@ -12,16 +12,21 @@ import { loadOpenCV } from './opencv.js';
 import { batchedInliers, fitProvider, type FitTask } from './robust-fit.js';
 import { geometricInliers, inlierSpread, MIN_TENTATIVE, tentativeMatches } from './verify.js';
 import { mutualNearestBatch } from './xfeat-match.js';
-import { isXFeat, loadXFeat, packXFeat, unpackXFeat, type XFeat, type XFeatFeatures } from './xfeat.js';
+import { isXFeat, loadXFeat, packXFeat, unpackXFeat, type XFeat, type XFeatFeatures, type XFeatOptions } from './xfeat.js';
 import { cudaLibraryPresent } from './registry.js';
 
 /** Reprojection threshold in pixels at a 640 px long side. */
 const REPROJ_PX = 6;
 
+/** How a kind's settings ask XFeat to describe. */
+function xfeatOptions(s: KindSettings): XFeatOptions {
+  return { side: s.localSide, topK: s.xfeatTopK, maxUpscale: s.xfeatMaxUpscale };
+}
+
 /** Stored local-feature bytes of one image. */
 export async function describeLocal(img: DecodedImage, s: KindSettings, xfeat: () => Promise<XFeat> = loadXFeat): Promise<Uint8Array> {
   if (s.local === 'xfeat') {
-    const [f] = await (await xfeat()).extract([img], { side: s.localSide, topK: s.xfeatTopK });
+    const [f] = await (await xfeat()).extract([img], xfeatOptions(s));
     return packXFeat(f!);
   }
   return packFeatures(await extractFeatures(img, { side: s.localSide, maxKeypoints: s.maxKeypoints }));
@@ -39,7 +44,7 @@ export async function describeLocalMany(
   const groups = new Map<string, number[]>();
   for (const [i, it] of items.entries()) {
     if (it.s.local === 'xfeat') {
-      const key = `${it.s.localSide}/${it.s.xfeatTopK}`;
+      const key = JSON.stringify(xfeatOptions(it.s));
       groups.set(key, [...(groups.get(key) ?? []), i]);
       continue;
     }
@@ -52,7 +57,7 @@ export async function describeLocalMany(
         await xfeat()
       ).extract(
         idx.map((i) => items[i]!.img),
-        { side: s.localSide, topK: s.xfeatTopK },
+        xfeatOptions(s),
       );
       idx.forEach((i, k) => (out[i] = packXFeat(feats[k]!)));
     } catch (err) {

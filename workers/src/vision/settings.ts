@@ -53,6 +53,8 @@ export interface KindSettings {
   fit: 'auto' | 'usac' | 'graph';
   /** XFeat keypoints kept per image. */
   xfeatTopK: number;
+  /** Most XFeat enlarges a photo smaller than `localSide` (`Infinity`: up to `localSide` whatever its size). */
+  xfeatMaxUpscale: number;
   /** Lowest cosine similarity of an XFeat mutual-nearest-neighbour pair. */
   xfeatMinCos: number;
   /** Subject isolation: `crop` describes the detected animal (with a margin), `off` the whole photo. */
@@ -84,6 +86,7 @@ const TREE: KindSettings = {
   local: 'akaze',
   fit: 'auto',
   xfeatTopK: 512,
+  xfeatMaxUpscale: Infinity,
   xfeatMinCos: 0.82,
   subject: 'off',
   subjectMargin: 0.1,
@@ -98,6 +101,10 @@ const FRUIT: KindSettings = {
   // needs (benchmarks/results/fruit-local-apple-dev.json; benchmarks/results/README.md, "Recognition
   // v2: the ablation"). Bark (trees) has no real set yet: AKAZE stays.
   local: 'xfeat',
+  // Fruit photos are often small crops (a packing line's, apple-dev's about 110 px): enlarged
+  // more than about three times, XFeat found fewer true matches, at more cost
+  // (benchmarks/results/README.md, "Small fruit photos described at most three times enlarged").
+  xfeatMaxUpscale: 3,
 };
 
 const ANIMAL: KindSettings = {

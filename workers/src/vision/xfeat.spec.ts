@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { decodeImage } from './intake.js';
 import { barkView } from './testing/synthetic.js';
@@ -28,6 +29,20 @@ describe('XFeat local features', () => {
     let dot = 0;
     for (let c = 0; c < XFEAT_DIM; c++) dot += back.desc[c]! * fa!.desc[c]!;
     expect(dot).toBeGreaterThan(0.999);
+  }, 60_000);
+
+  it('enlarges a small photo at most maxUpscale times, and leaves a large one at the long side asked', async () => {
+    const xf = await loadXFeat();
+    const small = await decodeImage(
+      await barkView(23, { left: 0, top: 0, size: 300 }, 480).then((b) => sharp(b).resize(110, 100).jpeg().toBuffer()),
+    );
+    const large = await decodeImage(await barkView(24, { left: 0, top: 0, size: 300 }, 480));
+    const [capped, bigCapped] = await xf.extract([small, large], { side: 640, topK: 256, maxUpscale: 3 });
+    const [uncapped] = await xf.extract([small], { side: 640, topK: 256 });
+    // 110 px × 3 = 330, down to a multiple of 32; without the cap, the long side asked.
+    expect([capped!.width, capped!.height]).toEqual([320, 288]);
+    expect(uncapped!.width).toBe(640);
+    expect(bigCapped!.width).toBe(640);
   }, 60_000);
 
   it('matches another view of the same surface with many more inliers than a different surface', async () => {

@@ -37,6 +37,8 @@ export interface XFeatOptions {
   side: number;
   /** Keypoints kept, best first. */
   topK: number;
+  /** Most an image is enlarged to reach `side` (default: no limit). */
+  maxUpscale?: number;
   /** Lowest keypoint probability (default 0.05, as the reference). */
   threshold?: number;
 }
@@ -62,7 +64,7 @@ export class XFeat {
 
   /** Extracts features; images resized to the same shape run as one batch. */
   async extract(images: readonly DecodedImage[], opts: XFeatOptions): Promise<XFeatFeatures[]> {
-    const prepared = await Promise.all(images.map((img) => resizeForXFeat(img, opts.side)));
+    const prepared = await Promise.all(images.map((img) => resizeForXFeat(img, opts.side, opts.maxUpscale)));
     const out: XFeatFeatures[] = new Array(images.length);
     const groups = new Map<string, number[]>();
     prepared.forEach((p, i) => {
@@ -94,9 +96,16 @@ export class XFeat {
   }
 }
 
-/** RGB 0..1 NCHW at the long side `side`, both sides multiples of 32 (at least 32). */
-async function resizeForXFeat(img: DecodedImage, side: number): Promise<{ chw: Float32Array; width: number; height: number }> {
-  const s = side / Math.max(img.width, img.height);
+/**
+ * RGB 0..1 NCHW at the long side `side` (or the image enlarged `maxUpscale` times, if that is
+ * less), both sides multiples of 32 (at least 32).
+ */
+async function resizeForXFeat(
+  img: DecodedImage,
+  side: number,
+  maxUpscale = Infinity,
+): Promise<{ chw: Float32Array; width: number; height: number }> {
+  const s = Math.min(side / Math.max(img.width, img.height), maxUpscale);
   const width = Math.max(32, Math.floor((img.width * s) / 32) * 32);
   const height = Math.max(32, Math.floor((img.height * s) / 32) * 32);
   const px = await sharp(img.rgb, { raw: { width: img.width, height: img.height, channels: 3 } })
