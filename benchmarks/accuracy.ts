@@ -3,7 +3,7 @@
  *
  *   npm run bench:accuracy -- --protocol <dir>/protocol.json [--out file.json]
  *     [--calib-samples 120] [--sample-queries N] [--limit-queries N] [--cache <dir outside the repo>]
- *     [--local akaze|xfeat] [--crop on|off] [--shortlist N] [--per-individual N] [--variant name]
+ *     [--local akaze|xfeat] [--local-side PX] [--fit usac|graph] [--reseed N] [--crop on|off] [--shortlist N] [--per-individual N] [--variant name]
  *     [--cache-queries] [--plots <dir>] [--lnbnn] [--learn-from-gallery] [--per-side] [--species id]
  *
  * Variant flags override the kind's settings (settings.ts) for an ablation;
@@ -54,6 +54,8 @@ import { writePlots } from './plots.js';
 import { LnbnnIndex } from './lnbnn.js';
 import { isXFeat, unpackXFeat } from '../workers/src/vision/xfeat.js';
 import { backboneIndex, learnedIndex, sideBySide } from './learned.js';
+import { verifyLocal } from '../workers/src/vision/local-features.js';
+import { permuteKeypoints } from './reseed.js';
 
 interface Protocol {
   name: string;
@@ -77,21 +79,34 @@ const cacheDir = args.get('cache');
 const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
 
 const engine = await RecognitionEngine.create();
+if (args.has('reseed')) {
+  // USAC reseeded, to measure its own spread (reseed.ts); the query's keypoints are reordered for every identify.
+  const seed = Number(args.get('reseed'));
+  engine.verifier = (query, gallery, ids, s) => verifyLocal(permuteKeypoints(query, seed), gallery, ids, s);
+}
 /** Ablation overrides of the kind's settings. */
 const overrides: Partial<KindSettings> = {};
 if (args.has('local')) overrides.local = args.get('local') as KindSettings['local'];
 if (args.has('crop')) overrides.subject = args.get('crop') === 'on' ? 'crop' : 'off';
 if (args.has('shortlist')) overrides.shortlist = Number(args.get('shortlist'));
 if (args.has('per-individual')) overrides.perIndividual = Number(args.get('per-individual'));
+if (args.has('local-side')) overrides.localSide = Number(args.get('local-side'));
+if (args.has('fit')) overrides.fit = args.get('fit') as KindSettings['fit'];
 const settings = settingsFor(kind, overrides);
 const variant =
   args.get('variant') ??
   `${settings.local}, crop ${settings.subject === 'crop' ? 'on' : 'off'}, shortlist ${settings.shortlist}×${settings.perIndividual}` +
     (args.has('learned-pass') ? (args.get('recipe') === 'backbone' ? ', fine-tuned backbone' : ', learned metric') : '') +
     (args.has('per-side') ? ', per side' : '') +
+    (args.has('fit') ? `, fit ${settings.fit}` : '') +
+    (args.has('local-side') ? `, local side ${settings.localSide}` : '') +
+    (args.has('reseed') ? `, reseeded ${args.get('reseed')}` : '') +
     (args.has('train-per-side') ? ', trained per flank' : '');
-/** Cached descriptors are only valid for the same extraction settings (shortlist sizes do not change them). */
-const CACHE_SALT = JSON.stringify({ settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0 }, keypointsFormat: 'v2' });
+/** Cached descriptors are only valid for the same extraction settings (shortlist sizes and the fit do not change them). */
+const CACHE_SALT = JSON.stringify({
+  settings: { ...settings, shortlist: 0, perIndividual: 0, tailShortlist: 0, fit: 'auto' },
+  keypointsFormat: 'v2',
+});
 
 async function describeCached(path: string): Promise<{ d: Descriptor; ms: number }> {
   const bytes = readFileSync(join(root, path));
