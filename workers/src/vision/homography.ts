@@ -141,7 +141,7 @@ function iterate(p: Prepared, start: number[]): number[] {
 }
 
 /** Samples of the consensus the inner local optimisation refits (USAC's own sizes). */
-const INNER_ROUNDS = 10;
+const INNER_ROUNDS = 5;
 const INNER_SAMPLE = 14;
 
 /**
