@@ -4,20 +4,9 @@
  * A few small solves a pair, cheap next to the scoring the graph does.
  */
 import type { FitTask } from './robust-fit.js';
+import { mulberry32 as rng } from './seeded.js';
 
-/** A seeded generator (mulberry32): the same pair size draws the same samples everywhere. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** `count` samples of 4 distinct indices below `n`, flat. */
+/** `count` samples of 4 distinct indices below `n`, flat; the seed is the pair's size, so a pair draws the same samples in any batch. */
 export function samples(n: number, count: number, seed: number): number[] {
   const r = rng(seed);
   const out: number[] = [];

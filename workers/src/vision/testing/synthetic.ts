@@ -4,17 +4,9 @@
  * seed gives a different individual with plenty of local structure.
  */
 import sharp from 'sharp';
+import { mulberry32 } from '../seeded.js';
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 const memo = new Map<string, Buffer>();
 
