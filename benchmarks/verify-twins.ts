@@ -2,14 +2,15 @@
  * The batched RANSAC graph (robust-fit.ts, what a GPU worker verifies with) against USAC (the CPU
  * path), on the development sets, through the engine as served (`bench:accuracy`):
  *
- *   npm run bench:verify-twins -- --protocols <dir>/protocol.json,<dir>/protocol.json
- *     --cache <dir outside the repo> [--out-dir benchmarks/results/verify-twins] [--sample-queries N] [--reuse]
+ *   npm run bench:verify-twins -- --protocols <dir>/protocol.json,<dir>/protocol.json@400
+ *     --cache <dir outside the repo> [--out-dir benchmarks/results/verify-twins] [--reuse]
  *
  * Three runs per set, on the same cached descriptors and the kind's shipped calibration: USAC; USAC reseeded (reseed.ts), which is
  * how far USAC's verdicts move by chance alone; the graph on this machine's provider (the CPU twin
  * without a GPU). For each: verdict shares, false matches, top-1 and the query time; and the
- * queries whose verdict or top answer differs from USAC's. `--reuse` keeps a run already in the
- * output folder.
+ * queries whose verdict or top answer differs from USAC's. `@N` after a protocol samples about N of
+ * its queries (bench:accuracy's `--sample-queries`). `--reuse` keeps a run already in the output
+ * folder (its file name says the sample).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,11 +38,17 @@ const VARIANTS: Record<string, string[]> = {
   graph: ['--fit', 'graph'],
 };
 
-function run(protocol: string, variant: string): Run {
-  const set = basename(dirname(protocol));
+/** `path` or `path@N` (about N queries sampled). */
+function parseSet(spec: string): { protocol: string; set: string; sample?: string } {
+  const [protocol, sample] = spec.split('@') as [string, string | undefined];
+  return { protocol, set: basename(dirname(protocol)) + (sample ? `-${sample}` : ''), sample };
+}
+
+function run(spec: string, variant: string): Run {
+  const { protocol, set, sample: n } = parseSet(spec);
   const out = join(outDir, `${set}-${variant}.json`);
   if (!(args.has('reuse') && existsSync(out))) {
-    const sample = args.has('sample-queries') ? ['--sample-queries', args.get('sample-queries')!] : [];
+    const sample = n ? ['--sample-queries', n] : [];
     const res = spawnSync(
       process.execPath,
       [
@@ -74,11 +81,11 @@ function differing(a: Run, b: Run): number {
 }
 
 const pct = (x: number) => Math.round(x * 1000) / 10;
-const sets = protocols.map((protocol) => {
-  const runs = Object.fromEntries(Object.keys(VARIANTS).map((v) => [v, run(protocol, v)])) as Record<string, Run>;
+const sets = protocols.map((spec) => {
+  const runs = Object.fromEntries(Object.keys(VARIANTS).map((v) => [v, run(spec, v)])) as Record<string, Run>;
   const usac = runs.usac!;
   return {
-    set: basename(dirname(protocol)),
+    set: parseSet(spec).set,
     queries: usac.n_queries,
     runs: Object.fromEntries(
       Object.entries(runs).map(([v, r]) => [
