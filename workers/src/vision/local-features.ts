@@ -1,16 +1,17 @@
 /**
  * Local evidence for the engine, whichever extractor a kind uses: describe
  * one image into its stored bytes, and verify a query against shortlisted
- * gallery images (AKAZE ratio-tested matches pair by pair; XFeat mutual nearest neighbours for
- * the whole shortlist in one batched ONNX call), then the geometric check of every pair (USAC per
- * pair, or the batched graph of robust-fit.ts).
+ * gallery images: tentative matches for the whole shortlist in one batched ONNX call (AKAZE's
+ * ratio test on Hamming distances, hamming-match.ts; XFeat's mutual nearest neighbours,
+ * xfeat-match.ts), then the geometric check of every pair (USAC per pair, or the batched graph of
+ * robust-fit.ts).
  */
 import type { DecodedImage } from './intake.js';
 import { extractFeatures, packFeatures, unpackFeatures } from './keypoints.js';
 import type { KindSettings } from './settings.js';
-import { loadOpenCV } from './opencv.js';
+import { hammingMatchesBatch } from './hamming-match.js';
 import { batchedInliers, fitProvider, type FitTask } from './robust-fit.js';
-import { geometricInliers, inlierSpread, MIN_TENTATIVE, tentativeMatches } from './verify.js';
+import { geometricInliers, inlierSpread } from './verify.js';
 import { mutualNearestBatch } from './xfeat-match.js';
 import { isXFeat, loadXFeat, packXFeat, unpackXFeat, type XFeat, type XFeatFeatures, type XFeatOptions } from './xfeat.js';
 import { cudaLibraryPresent } from './registry.js';
@@ -95,12 +96,10 @@ export async function verifyLocal(
     tasks = feats.map((g, i) => ({ q, g, pairs: pairs[i]! }));
   } else {
     const q = unpackFeatures(query);
-    const cv = await loadOpenCV();
-    tasks = use.map((id) => {
-      const g = unpackFeatures(gallery.get(id)!);
-      const enough = q.count >= MIN_TENTATIVE && g.count >= MIN_TENTATIVE;
-      return { q, g, pairs: enough ? tentativeMatches(cv, q, g, s.ratio) : [] };
-    });
+    const feats = use.map((id) => unpackFeatures(gallery.get(id)!));
+    // A pair with fewer than MIN_TENTATIVE matches gets no fit, whichever way they were found.
+    const pairs = await hammingMatchesBatch(q, feats, s.ratio);
+    tasks = feats.map((g, i) => ({ q, g, pairs: pairs[i]! }));
   }
   const kept = await fitAll(tasks, s);
   const out = new Map<string, LocalScore>();
