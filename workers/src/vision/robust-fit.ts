@@ -17,8 +17,7 @@
  * const [kept] = await batchedInliers([{ q, g, pairs }], 6);   // inlier (query, gallery) pairs
  * ```
  */
-import type * as ort from 'onnxruntime-node';
-import * as ortValue from 'onnxruntime-node';
+import * as ort from 'onnxruntime-node';
 import { polish, prepare, samples, type Prepared } from './homography.js';
 import { sessionFromBytes, type Provider } from './registry.js';
 import { buildFitGraph } from './robust-fit-graph.js';
@@ -105,11 +104,11 @@ async function scoreRound(
       ix.forEach((v, j) => (idx[b * s + j] = BigInt(v)));
     });
     const res = await session.run({
-      src: new ortValue.Tensor('float32', src, [n, k, 2]),
-      dst: new ortValue.Tensor('float32', dst, [n, k, 2]),
-      valid: new ortValue.Tensor('float32', valid, [n, k]),
-      idx: new ortValue.Tensor('int64', idx, [n, s]),
-      thr2: new ortValue.Tensor('float32', Float32Array.of(thr2), [1]),
+      src: new ort.Tensor('float32', src, [n, k, 2]),
+      dst: new ort.Tensor('float32', dst, [n, k, 2]),
+      valid: new ort.Tensor('float32', valid, [n, k]),
+      idx: new ort.Tensor('int64', idx, [n, s]),
+      thr2: new ort.Tensor('float32', Float32Array.of(thr2), [1]),
     });
     const mask = res.mask!.data as Float32Array;
     chunk.forEach(({ p }, b) => {
