@@ -6,8 +6,9 @@
 import type { FitTask } from './robust-fit.js';
 import { mulberry32 as rng } from './seeded.js';
 
-/** `count` samples of 4 distinct indices below `n`, flat; the seed is the pair's size, so a pair draws the same samples in any batch. */
+/** `count` samples of 4 distinct indices below `n` (at least 4), flat, drawn from `seed`. */
 export function samples(n: number, count: number, seed: number): number[] {
+  if (n < 4) throw new RangeError(`4 distinct samples asked of ${n}`);
   const r = rng(seed);
   const out: number[] = [];
   for (let h = 0; h < count; h++) {
@@ -29,6 +30,7 @@ export interface Prepared {
   thr2: number;
 }
 
+/** A pair's matches over each image's longest side, and the threshold squared in those units. */
 export function prepare(t: FitTask, reprojPx: number): Prepared {
   const n = t.pairs.length;
   const sq = Math.max(t.q.width, t.q.height);
