@@ -3,8 +3,14 @@
  * least-squares homography, and the local optimisation of a consensus as LO-RANSAC and USAC do it.
  * A few small solves a pair, cheap next to the scoring the graph does.
  */
-import type { FitTask } from './robust-fit.js';
 import { mulberry32 as rng } from './seeded.js';
+
+/** One pair to check: keypoints in pixels of each image, and the tentative matches (query, gallery). */
+export interface FitTask {
+  q: { xy: Float32Array; width: number; height: number };
+  g: { xy: Float32Array; width: number; height: number };
+  pairs: ReadonlyArray<readonly [number, number]>;
+}
 
 /** `count` samples of 4 distinct indices below `n` (at least 4), flat, drawn from `seed`. */
 export function samples(n: number, count: number, seed: number): number[] {

@@ -18,17 +18,12 @@
  * ```
  */
 import * as ort from 'onnxruntime-node';
-import { polish, prepare, samples, type Prepared } from './homography.js';
+import { polish, prepare, samples, type FitTask, type Prepared } from './homography.js';
 import { sessionFromBytes, type Provider } from './registry.js';
 import { buildFitGraph } from './robust-fit-graph.js';
 import { MIN_TENTATIVE } from './verify.js';
 
-/** One pair to check: keypoints in pixels of each image, and the tentative matches (query, gallery). */
-export interface FitTask {
-  q: { xy: Float32Array; width: number; height: number };
-  g: { xy: Float32Array; width: number; height: number };
-  pairs: ReadonlyArray<readonly [number, number]>;
-}
+export type { FitTask } from './homography.js';
 
 export interface FitOptions {
   /** Most hypotheses a pair is given (default 2048). */
