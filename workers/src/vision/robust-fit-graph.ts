@@ -110,5 +110,5 @@ export function buildFitGraph(): Uint8Array {
   const best = g.op('ArgMax', [count], { axis: 1, keepdims: 1 });
   g.op('GatherND', [inl, best], { batch_dims: 1 }, 'mask');
   g.output('mask', 'float', ['N', 'K']);
-  return g.encode('markless/workers/src/vision/robust-fit.ts');
+  return g.encode('markless/workers/src/vision/robust-fit-graph.ts');
 }
