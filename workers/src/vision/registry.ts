@@ -169,7 +169,7 @@ export async function openSession(
   entry: LocatedModel,
   opts: SessionOptions = {},
 ): Promise<{ session: ort.InferenceSession; provider: Provider }> {
-  return sessionFromBytes(readModelBytes(entry), `${entry.name}`, opts);
+  return sessionFromBytes(readModelBytes(entry), entry.name, opts);
 }
 
 /**
