@@ -8,7 +8,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import type { LocalFeatures } from './keypoints.js';
-import { GraphBuilder } from './onnx-graph.js';
+import { columnsBatch, GraphBuilder } from './onnx-graph.js';
 import { sessionFromBytes } from './registry.js';
 
 /** Gallery images matched per run, to bound the memory of one run. */
@@ -59,16 +59,12 @@ export async function hammingMatchesBatch(
   const qs = signs(q);
   for (let at = 0; at < live.length; at += CHUNK) {
     const chunk = live.slice(at, at + CHUNK);
-    const kg = Math.max(...chunk.map((i) => gallery[i]!.count));
-    const gt = new Float32Array(chunk.length * bits * kg);
+    const { data: gt, width: kg } = columnsBatch(
+      chunk.map((gi) => ({ rows: signs(gallery[gi]!), count: gallery[gi]!.count })),
+      bits,
+    );
     const pad = new Float32Array(chunk.length * kg);
-    chunk.forEach((gi, b) => {
-      const g = gallery[gi]!;
-      const s = signs(g);
-      const base = b * bits * kg;
-      for (let j = 0; j < g.count; j++) for (let c = 0; c < bits; c++) gt[base + c * kg + j] = s[j * bits + c]!;
-      pad.fill(NEVER, b * kg + g.count, (b + 1) * kg);
-    });
+    chunk.forEach((gi, b) => pad.fill(NEVER, b * kg + gallery[gi]!.count, (b + 1) * kg));
     const res = await run.run({
       q: new ort.Tensor('float32', qs, [1, q.count, bits]),
       gt: new ort.Tensor('float32', gt, [chunk.length, bits, kg]),

@@ -14,14 +14,13 @@ import onnxProto from 'onnx-proto';
 
 const { onnx } = onnxProto;
 type Dim = string | number;
-export type ElemType = 'float' | 'int64' | 'bool';
-/** An attribute: an integer, a list of integers, or a float (`{ f }`). */
-export type Attr = number | number[] | { f: number };
+export type ElemType = 'float' | 'int64';
+/** An attribute: an integer or a list of integers (the only kinds the graphs here use). */
+export type Attr = number | number[];
 
 const ELEM: Record<ElemType, number> = {
   float: onnx.TensorProto.DataType.FLOAT,
   int64: onnx.TensorProto.DataType.INT64,
-  bool: onnx.TensorProto.DataType.BOOL,
 };
 
 function valueInfo(name: string, t: ElemType, dims: Dim[]) {
@@ -31,9 +30,7 @@ function valueInfo(name: string, t: ElemType, dims: Dim[]) {
 
 function attribute(name: string, v: Attr) {
   const T = onnx.AttributeProto.AttributeType;
-  if (Array.isArray(v)) return { name, type: T.INTS, ints: v };
-  if (typeof v === 'object') return { name, type: T.FLOAT, f: v.f };
-  return { name, type: T.INT, i: v };
+  return Array.isArray(v) ? { name, type: T.INTS, ints: v } : { name, type: T.INT, i: v };
 }
 
 export class GraphBuilder {
@@ -94,4 +91,19 @@ export class GraphBuilder {
     };
     return onnx.ModelProto.encode(onnx.ModelProto.create(model as onnxProto.onnx.IModelProto)).finish();
   }
+}
+
+/**
+ * Sets of rows (`count` rows of `dim` values each) as one batch of column matrices,
+ * `[sets, dim, width]`, zero-padded to the widest set: the right-hand side of a batched matrix
+ * product against one query's rows.
+ */
+export function columnsBatch(sets: readonly { rows: Float32Array; count: number }[], dim: number): { data: Float32Array; width: number } {
+  const width = Math.max(1, ...sets.map((s) => s.count));
+  const data = new Float32Array(sets.length * dim * width);
+  sets.forEach(({ rows, count }, b) => {
+    const base = b * dim * width;
+    for (let j = 0; j < count; j++) for (let c = 0; c < dim; c++) data[base + c * width + j] = rows[j * dim + c]!;
+  });
+  return { data, width };
 }

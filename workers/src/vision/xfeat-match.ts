@@ -5,7 +5,7 @@
  * evidence.
  */
 import * as ort from 'onnxruntime-node';
-import { GraphBuilder } from './onnx-graph.js';
+import { columnsBatch, GraphBuilder } from './onnx-graph.js';
 import { sessionFromBytes } from './registry.js';
 import { geometricInliers, type PairEvidence } from './verify.js';
 import { XFEAT_DIM, type XFeatFeatures } from './xfeat.js';
@@ -94,12 +94,10 @@ export async function mutualNearestBatch(
   const CHUNK = 16;
   for (let at = 0; at < gallery.length; at += CHUNK) {
     const chunk = gallery.slice(at, at + CHUNK);
-    const kg = Math.max(1, ...chunk.map((g) => g.count));
-    const gt = new Float32Array(chunk.length * XFEAT_DIM * kg);
-    chunk.forEach((g, b) => {
-      const base = b * XFEAT_DIM * kg;
-      for (let j = 0; j < g.count; j++) for (let c = 0; c < XFEAT_DIM; c++) gt[base + c * kg + j] = g.desc[j * XFEAT_DIM + c]!;
-    });
+    const { data: gt, width: kg } = columnsBatch(
+      chunk.map((g) => ({ rows: g.desc, count: g.count })),
+      XFEAT_DIM,
+    );
     const res = await session.run({
       q: new ort.Tensor('float32', q.desc, [1, q.count, XFEAT_DIM]),
       gt: new ort.Tensor('float32', gt, [chunk.length, XFEAT_DIM, kg]),
