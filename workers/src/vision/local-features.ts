@@ -110,13 +110,23 @@ export async function verifyLocal(
   return out;
 }
 
+let onCuda: Promise<boolean> | undefined;
+
+/**
+ * Whether the fit's graph runs on CUDA here, decided once a process: `auto` asks for the graph's
+ * session only where a CUDA provider library is installed.
+ */
+function fitOnCuda(): Promise<boolean> {
+  onCuda ??= cudaLibraryPresent() ? fitProvider().then((p) => p === 'cuda') : Promise.resolve(false);
+  return onCuda;
+}
+
 /**
  * The geometric check of every pair, as the kind's `fit` says: the batched graph (robust-fit.ts)
  * for the whole shortlist in one run, or USAC pair by pair.
  */
 async function fitAll(tasks: readonly FitTask[], s: KindSettings): Promise<Array<Array<[number, number]>>> {
-  // `auto` asks for the graph's session only where a CUDA provider could serve it.
-  const graph = s.fit === 'graph' || (s.fit === 'auto' && cudaLibraryPresent() && (await fitProvider()) === 'cuda');
+  const graph = s.fit === 'graph' || (s.fit === 'auto' && (await fitOnCuda()));
   if (graph) return batchedInliers(tasks, REPROJ_PX);
   const out: Array<Array<[number, number]>> = [];
   for (const t of tasks) {
