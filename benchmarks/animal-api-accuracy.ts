@@ -21,6 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { RecognitionEngine } from '../workers/src/vision/engine.js';
 import { api, signup, startTestApp } from '../test/support/app.js';
 import { machineInfo, parseArgs, saveResult } from './machine.js';
+import { calibrationsRepo } from '../shared/src/repos/calibrations.repo.js';
 
 interface Protocol {
   name: string;
@@ -109,11 +110,7 @@ let app = await startTestApp({ mode: 'embedded', dataDir });
 // A subset too small for a fit of its own leaves no params: the benchmark then decided with the
 // kind's defaults, and so does the service when nothing is stored.
 if (eng.calibration.params)
-  await app.container.db.query('insert into calibrations (kind, params, report) values ($1, $2, $3)', [
-    'animal',
-    eng.calibration.params,
-    { source: 'benchmarks/animal-api-accuracy.ts' },
-  ]);
+  await calibrationsRepo.insert(app.container.db, 'animal', eng.calibration.params, { source: 'benchmarks/animal-api-accuracy.ts' });
 await app.stop();
 app = await startTestApp({ mode: 'embedded', dataDir, env: { JOB_WAIT_MS: '600000' } });
 const owner = await signup(app.url, 'bench');

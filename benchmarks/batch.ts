@@ -23,6 +23,7 @@ import { api, signup } from '../test/support/app.js';
 import { otherView, photoForm } from '../test/support/images.js';
 import { until } from '../test/support/process.js';
 import { distributed, embedded } from './stacks.js';
+import { fruitBatchRepo } from '../shared/src/repos/fruit-batch.repo.js';
 import { machineInfo, parseArgs, percentile } from './machine.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -72,9 +73,7 @@ async function runOne(name: string): Promise<Record<string, unknown>> {
       250,
     );
     const wallS = (performance.now() - t0) / 1000;
-    const work = (
-      await stack.db.query('select work_ms from fruit_batch_rows where batch_id = $1 and work_ms is not null', [sent.json.batch_id])
-    ).rows.map((r) => Number(r.work_ms));
+    const work = await fruitBatchRepo(stack.db).workTimes(sent.json.batch_id);
     const right = batch.rows.filter((r: any, i: number) => r.fruit_id === ids[i % nSurfaces]).length;
     const res = {
       config: name,

@@ -8,13 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { start } from '../api/src/main.js';
+import type { Database } from '../shared/src/ports/database.port.js';
 import { createTestDatabase, REDIS_URL, uniqueName } from '../test/support/postgres.js';
 import { spawnEntry, until, type Child } from '../test/support/process.js';
 import { startS3 } from '../test/support/s3.js';
 
 export interface Stack {
   url: string;
-  db: { query: (s: string, p?: unknown[]) => Promise<{ rows: any[] }> };
+  /** The stack's database, for reading what it wrote through the repositories. */
+  db: Database;
   /** Worker processes (distributed), for their CPU time. */
   pids?: number[];
   stop: () => Promise<void>;

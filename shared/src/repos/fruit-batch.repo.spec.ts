@@ -34,4 +34,15 @@ describe.each(BOTH_DATABASES)('fruit batches on $name', ({ open }) => {
     expect(byId.get(plain)).toEqual({ id: plain, tree_id: null, tree_name: null, tree_code: null, cids: ['cid-x'] });
     expect(await fruitBatchRepo(opened.db).listExtras([], 2)).toEqual([]);
   });
+
+  it('reads back the worker time of each finished row, none for a row still pending', async () => {
+    const repo = fruitBatchRepo(opened.db);
+    const done = { status: 'done' as const, fruit_id: null, candidate: null, probability: null, verdict: 'no_match' };
+    expect(await repo.finishRow(narrowed, 0, { ...done, work_ms: 120 })).toBe(true);
+    expect(await repo.finishRow(narrowed, 1, { status: 'failed', reason_code: 'image_unusable', reason_params: {}, work_ms: 7 })).toBe(
+      true,
+    );
+    expect(await repo.workTimes(narrowed)).toEqual([120, 7]);
+    expect(await repo.workTimes(plain)).toEqual([]);
+  });
 });

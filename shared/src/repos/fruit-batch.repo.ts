@@ -307,6 +307,15 @@ export function fruitBatchRepo(db: Database) {
       return { ...row, views: views.length ? views : [{ view: 0, file_name: row.file_name, cid: row.cid, failed: false }] };
     },
 
+    /** The worker's time on each row of a batch it has finished (ms): what the batch benchmark reads. */
+    async workTimes(batchId: string): Promise<number[]> {
+      const r = await db.query<{ work_ms: number }>(
+        'select work_ms from fruit_batch_rows where batch_id = $1 and work_ms is not null order by idx',
+        [batchId],
+      );
+      return r.rows.map((x) => Number(x.work_ms));
+    },
+
     /**
      * Fill a pending row once, with the failures of its views, in one transaction: a worker that
      * dies half way leaves the row pending and its views as they were, for the retry to redo.
