@@ -4,7 +4,7 @@
  * instead. The matches and the geometry stay the same; only the order USAC draws its samples
  * from changes, which is what another seed would change.
  */
-import { mulberry32 } from '../workers/src/vision/testing/synthetic.js';
+import { mulberry32 } from '../workers/src/vision/seeded.js';
 
 /** The stored local-feature bytes (AKAZE's or XFeat's: 12-byte header, positions, descriptors) with keypoints reordered. */
 export function permuteKeypoints(bytes: Uint8Array, seed: number): Uint8Array {
