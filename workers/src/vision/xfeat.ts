@@ -128,16 +128,16 @@ function heatmap(logits: Float32Array, W: number, H: number): Float32Array {
   const hc = H / 8;
   const cells = wc * hc;
   const out = new Float32Array(W * H);
+  // Each exponential once per cell (kept in float64, as summed), then divided by the sum.
+  const e = new Float64Array(65);
   for (let cy = 0; cy < hc; cy++) {
     for (let cx = 0; cx < wc; cx++) {
       const c = cy * wc + cx;
       let max = -Infinity;
       for (let k = 0; k < 65; k++) max = Math.max(max, logits[k * cells + c]!);
       let sum = 0;
-      for (let k = 0; k < 65; k++) sum += Math.exp(logits[k * cells + c]! - max);
-      for (let k = 0; k < 64; k++) {
-        out[(cy * 8 + (k >> 3)) * W + cx * 8 + (k & 7)] = Math.exp(logits[k * cells + c]! - max) / sum;
-      }
+      for (let k = 0; k < 65; k++) sum += e[k] = Math.exp(logits[k * cells + c]! - max);
+      for (let k = 0; k < 64; k++) out[(cy * 8 + (k >> 3)) * W + cx * 8 + (k & 7)] = e[k]! / sum;
     }
   }
   return out;
